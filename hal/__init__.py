@@ -1,0 +1,28 @@
+"""tt-hal: an IREE-style HAL for Tenstorrent chips.
+
+Mirrors `iree.runtime`'s HAL objects, so `import hal as rt` runs scripts written
+for iree.runtime on the device "tenstorrent" (a simulated chip unless TT-Metal
+hardware and the native layer are present). See docs/hal-api.md.
+"""
+
+from hal.allocator import HalAllocator
+from hal.buffer import HalBuffer, HalBufferView, MappedMemory
+from hal.command_buffer import BindingRef, HalCommandBuffer, HalEvent
+from hal.device import HalDevice
+from hal.driver import (
+    HalDriver, create_device, get_device, get_driver, query_available_drivers, register_driver,
+)
+from hal.semaphore import HalFence, HalSemaphore
+from hal.status import HalError, InvalidArgumentError, OutOfRangeError, StatusCode
+from hal.types import (
+    BufferCompatibility, BufferUsage, CommandBufferMode, CommandCategory, HalElementType, MemoryAccess,
+    MemoryType, WaitMode,
+)
+
+__all__ = [
+    "BindingRef", "BufferCompatibility", "BufferUsage", "CommandBufferMode", "CommandCategory", "HalAllocator",
+    "HalBuffer", "HalBufferView", "HalCommandBuffer", "HalDevice", "HalDriver", "HalElementType", "HalError",
+    "HalEvent", "HalFence", "HalSemaphore", "InvalidArgumentError", "MappedMemory", "MemoryAccess", "MemoryType",
+    "OutOfRangeError", "StatusCode", "WaitMode", "create_device", "get_device", "get_driver",
+    "query_available_drivers", "register_driver",
+]

@@ -1,0 +1,163 @@
+"""The device allocator (`iree/hal/allocator.h`).
+
+Device-local memory is simulated DRAM (interleaved over the banks); host-local
+memory and imported host allocations are host memory the device reaches over PCIe
+(tt-metal's SYSTEM_MEMORY). Both are host-visible (DRAM through a staged mapping)
+and usable for transfers, as on IREE's local-task device.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from hal.buffer import Allocation, HalBuffer, HalBufferView, to_bytes
+from hal.status import HalError, StatusCode
+from hal.types import BufferCompatibility, BufferUsage, HalElementType, MemoryAccess, MemoryType
+
+# Usage every buffer gets: all memory can be transferred and mapped.
+_IMPLIED_USAGE = BufferUsage.TRANSFER | BufferUsage.MAPPING | BufferUsage.MAPPING_PERSISTENT
+# Pages of raw (untiled) byte buffers: one fp32 tile, so DRAM traffic moves in tile-sized pages.
+RAW_PAGE_SIZE = 4096
+_HOST_LOCAL_BIT = MemoryType.HOST_LOCAL & ~(MemoryType.HOST_VISIBLE | MemoryType.HOST_COHERENT)
+
+
+class AllocatorStatistics:
+    """Byte counters in IREE's `iree_hal_allocator_statistics_t` shape."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._counts = dict.fromkeys(
+            ("host_bytes_peak", "host_bytes_allocated", "host_bytes_freed",
+             "device_bytes_peak", "device_bytes_allocated", "device_bytes_freed"), 0)
+
+    def record_alloc(self, size: int, is_device: bool) -> None:
+        kind = "device" if is_device else "host"
+        with self._lock:
+            self._counts[f"{kind}_bytes_allocated"] += size
+            live = self._counts[f"{kind}_bytes_allocated"] - self._counts[f"{kind}_bytes_freed"]
+            self._counts[f"{kind}_bytes_peak"] = max(self._counts[f"{kind}_bytes_peak"], live)
+
+    def record_free(self, size: int, is_device: bool) -> None:
+        kind = "device" if is_device else "host"
+        with self._lock:
+            self._counts[f"{kind}_bytes_freed"] += size
+
+    def as_dict(self) -> dict:
+        with self._lock:
+            return dict(self._counts)
+
+    def live_bytes(self) -> int:
+        c = self.as_dict()
+        return (c["host_bytes_allocated"] - c["host_bytes_freed"]) + (
+            c["device_bytes_allocated"] - c["device_bytes_freed"])
+
+
+def _is_host_local(memory_type: int) -> bool:
+    return bool(memory_type & _HOST_LOCAL_BIT) and not memory_type & MemoryType.DEVICE_LOCAL & ~MemoryType.DEVICE_VISIBLE
+
+
+class HalAllocator:
+    def __init__(self, device):
+        self._device = device
+        self._backend = device.backend
+        self._statistics = AllocatorStatistics()
+
+    def __repr__(self) -> str:
+        return f"<HalAllocator of {self._device!r}>"
+
+    # Placement.
+    def _resolve(self, memory_type: int, allowed_usage: int) -> tuple[MemoryType, BufferUsage, bool]:
+        """(actual memory type, actual usage, is_device) for a request."""
+        usage = BufferUsage(int(allowed_usage)) | _IMPLIED_USAGE
+        if _is_host_local(int(memory_type)):
+            return MemoryType.HOST_LOCAL | MemoryType.DEVICE_VISIBLE, usage, False
+        return MemoryType.DEVICE_LOCAL | MemoryType.HOST_VISIBLE, usage, True
+
+    def _allocate(self, memory_type: int, allowed_usage: int, allocation_size: int) -> HalBuffer:
+        allocation_size = int(allocation_size)
+        if allocation_size < 0:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"allocation size {allocation_size} is negative")
+        actual_type, usage, is_device = self._resolve(memory_type, allowed_usage)
+        if is_device:
+            page_size = min(RAW_PAGE_SIZE, max(allocation_size, 1))
+            backend_buffer = self._backend.create_buffer(allocation_size, page_size, "dram")
+        else:
+            backend_buffer = self._backend.create_buffer(allocation_size, max(allocation_size, 1), "system_memory")
+        allocation = Allocation(self._backend, backend_buffer, allocation_size, self._statistics, is_device)
+        return HalBuffer(allocation, actual_type, usage)
+
+    # iree.runtime API.
+    def allocate_buffer(self, memory_type: int, allowed_usage: int, allocation_size: int) -> HalBuffer:
+        """Allocates a buffer (contents undefined; the simulator's are zero)."""
+        return self._allocate(memory_type, allowed_usage, allocation_size)
+
+    def allocate_buffer_copy(self, memory_type: int, allowed_usage: int, device, buffer, element_type=None):
+        """Allocates a buffer holding a copy of a buffer-protocol object; with `element_type`
+        returns a HalBufferView shaped like it."""
+        data = to_bytes(buffer)
+        hal_buffer = self._allocate(memory_type, allowed_usage, data.shape[0])
+        if data.shape[0]:
+            hal_buffer.map_write(0, data)
+        if element_type is None:
+            return hal_buffer
+        shape = np.shape(buffer) if not isinstance(buffer, (bytes, bytearray, memoryview)) else (data.shape[0],)
+        return HalBufferView(hal_buffer, shape, int(element_type))
+
+    def allocate_host_staging_buffer_copy(self, device, initial_contents) -> HalBuffer:
+        """A host-memory buffer holding a copy, optimal as a transfer source or target."""
+        return self.allocate_buffer_copy(
+            MemoryType.HOST_LOCAL, BufferUsage.TRANSFER | BufferUsage.MAPPING, device, initial_contents
+        )
+
+    def import_host_allocation(self, buffer, memory_type: int, allowed_usage: int) -> HalBuffer:
+        """Wraps host memory without copying; `buffer` is kept alive by the HalBuffer."""
+        array = np.asarray(buffer) if not isinstance(buffer, np.ndarray) else buffer
+        if not array.flags.c_contiguous:
+            raise HalError(StatusCode.INVALID_ARGUMENT, "import_host_allocation needs a C-contiguous buffer")
+        flat = array.reshape(-1).view(np.uint8)
+        access = MemoryAccess.ALL if flat.flags.writeable else MemoryAccess.READ
+        backend_buffer = self._backend.import_host_buffer(flat)
+        allocation = Allocation(self._backend, backend_buffer, flat.shape[0], self._statistics, False, keep_alive=buffer)
+        usage = BufferUsage(int(allowed_usage)) | _IMPLIED_USAGE
+        actual = MemoryType(int(memory_type)) | MemoryType.HOST_VISIBLE | MemoryType.DEVICE_VISIBLE
+        return HalBuffer(allocation, actual, usage, access)
+
+    def query_buffer_compatibility(self, memory_type: int, allowed_usage: int, intended_usage: int,
+                                   allocation_size: int) -> int:
+        _, _, is_device = self._resolve(memory_type, allowed_usage)
+        arch = self._backend.arch
+        capacity = arch.dram_size if is_device else 1 << 46
+        if int(allocation_size) > capacity:
+            return BufferCompatibility.NONE
+        compatibility = BufferCompatibility.ALLOCATABLE | BufferCompatibility.IMPORTABLE | BufferCompatibility.EXPORTABLE
+        if int(intended_usage) & BufferUsage.TRANSFER:
+            compatibility |= BufferCompatibility.QUEUE_TRANSFER
+        if is_device and int(intended_usage) & BufferUsage.DISPATCH_STORAGE:
+            compatibility |= BufferCompatibility.QUEUE_DISPATCH
+        return compatibility
+
+    @property
+    def statistics(self) -> dict:
+        return self._statistics.as_dict()
+
+    @property
+    def has_statistics(self) -> bool:
+        return True
+
+    @property
+    def formatted_statistics(self) -> str:
+        c = self.statistics
+        lines = []
+        for label, kind in (("  HOST_LOCAL", "host"), ("DEVICE_LOCAL", "device")):
+            live = c[f"{kind}_bytes_allocated"] - c[f"{kind}_bytes_freed"]
+            lines.append(
+                f"{label}: {c[f'{kind}_bytes_peak']:>12}B peak / {c[f'{kind}_bytes_allocated']:>12}B allocated / "
+                f"{c[f'{kind}_bytes_freed']:>12}B freed / {live:>12}B live\n"
+            )
+        return "".join(lines)
+
+    def trim(self) -> None:
+        """Releases cached memory. This allocator caches nothing: freed memory returns to
+        the bank allocators at once."""

@@ -1,0 +1,112 @@
+"""The one seam between the HAL and a chip: a TT-Metal-shaped device protocol.
+
+`sim/` (mock mode) and `native/` (hardware mode) implement `BackendDevice`. The
+HAL never imports either directly: `open_backend(mode, ...)` loads one lazily.
+
+Shape of the protocol (tt-metalium names in brackets):
+- a device opens with `num_hw_cqs` command queues: 0 = compute, 1 = transfer [CreateDevice]
+- buffers are interleaved over DRAM or L1 banks, or host memory [CreateBuffer, BufferType]
+- `enqueue_*` commands run in order per queue, asynchronously to the host
+  [EnqueueWriteBuffer, EnqueueReadBuffer, EnqueueProgram]
+- queues order each other only through events [EnqueueRecordEvent, EnqueueWaitForEvent]
+- a failed command fails the queue until the next recorded event, which completes
+  with that error; a queue waiting on a failed event takes on its error.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Protocol
+
+import numpy as np
+
+from hal.status import HalError, StatusCode
+
+COMPUTE_QUEUE = 0
+TRANSFER_QUEUE = 1
+
+
+class BackendEvent(Protocol):
+    """Recorded on one queue; done (with `error` None or a HalError) once every
+    command before it on that queue has run."""
+
+    error: HalError | None
+
+    def query(self) -> bool: ...
+
+    def synchronize(self, timeout_s: float | None = None) -> bool: ...
+
+
+class BackendBuffer(Protocol):
+    size: int
+    page_size: int
+
+
+class BackendDevice(Protocol):
+    arch: object  # sim.arch.ArchSpec-compatible: name, grid_x, grid_y, l1_size, ...
+    num_hw_cqs: int
+    mode: str  # "mock" or "hardware"
+
+    # Buffers [CreateBuffer / DeallocateBuffer]; buffer_type: "dram" | "l1" | "system_memory".
+    def create_buffer(self, size: int, page_size: int, buffer_type: str) -> BackendBuffer: ...
+    def import_host_buffer(self, array: np.ndarray) -> BackendBuffer: ...
+    def free_buffer(self, buffer: BackendBuffer) -> None: ...
+
+    # Synchronous host access, bypassing the queues [detail::ReadFromBuffer / WriteToBuffer].
+    def read_buffer(self, buffer: BackendBuffer, offset: int, length: int) -> np.ndarray: ...
+    def write_buffer(self, buffer: BackendBuffer, offset: int, data: np.ndarray) -> None: ...
+
+    # Queue commands; run asynchronously in order on queue `cq`.
+    def enqueue_write_buffer(self, cq: int, buffer: BackendBuffer, offset: int, data: np.ndarray) -> None: ...
+    def enqueue_read_buffer(self, cq: int, buffer: BackendBuffer, offset: int, out: np.ndarray) -> None: ...
+    def enqueue_copy_buffer(self, cq: int, source: BackendBuffer, source_offset: int,
+                            target: BackendBuffer, target_offset: int, length: int) -> None: ...
+    def enqueue_fill_buffer(self, cq: int, buffer: BackendBuffer, offset: int, length: int, pattern: bytes) -> None: ...
+    def enqueue_record_event(self, cq: int,
+                             on_complete: Callable[[HalError | None], None] | None = None) -> BackendEvent:
+        """`on_complete(error)` runs once on a backend thread when the event is done; it
+        must not block nor enqueue onto this device."""
+        ...
+    def enqueue_wait_for_event(self, cq: int, event: BackendEvent) -> None: ...
+    def finish(self, cq: int) -> None: ...
+    def close(self) -> None: ...
+
+
+MODES = ("mock", "hardware", "auto")
+
+
+def native_available() -> bool:
+    """True when the pybind11 layer that drives TT-Metal is importable."""
+    try:
+        import native  # noqa: F401  (the hardware layer; not built yet)
+    except ImportError:
+        return False
+    return True
+
+
+def resolve_mode(mode: str | None = None) -> str:
+    """'mock' or 'hardware' from an explicit mode or TT_HAL_MODE (default auto)."""
+    mode = (mode or os.environ.get("TT_HAL_MODE") or "auto").lower()
+    if mode not in MODES:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"TT_HAL_MODE={mode!r}; expected one of {', '.join(MODES)}")
+    if mode == "auto":
+        return "hardware" if native_available() else "mock"
+    if mode == "hardware" and not native_available():
+        raise HalError(
+            StatusCode.UNAVAILABLE,
+            "TT_HAL_MODE=hardware but the native TT-Metal layer is not available: it is not built "
+            "in this install (it needs a TT-Metal install found through TT_METAL_HOME and a C++17 "
+            "compiler at `pip install` time, and a Tenstorrent card); use TT_HAL_MODE=mock for the simulator",
+        )
+    return mode
+
+
+def open_backend(mode: str, device_ordinal: int = 0, arch: str | None = None, **options) -> BackendDevice:
+    """Opens the backend device for a resolved mode."""
+    if mode == "mock":
+        from sim.device import SimDevice  # lazily: the HAL does not depend on the simulator
+
+        return SimDevice(arch=arch, **options)
+    import native
+
+    return native.open_device(device_ordinal, arch=arch, **options)

@@ -1,0 +1,353 @@
+"""Buffers, buffer views and mappings (`iree/hal/buffer.h`, `buffer_view.h`).
+
+A HalBuffer is a window (offset, length) onto an allocation; subspans share it.
+Device-local allocations live in the chip's DRAM, so a mapping is a staged host
+copy with non-coherent semantics: read from the device when mapped, written back
+(only the bytes the host changed) on flush(), unmap(), leaving a `with` block, or
+when the mapping and every array made from it are gone.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Sequence
+
+import numpy as np
+
+from hal.status import HalError, StatusCode
+from hal.types import BufferUsage, HalElementType, MemoryAccess, MemoryType
+
+
+def _flag_names(flags) -> str:
+    return (flags.name or hex(int(flags))) if flags else "NONE"
+
+
+def to_bytes(data) -> np.ndarray:
+    """A flat uint8 view of any buffer-protocol object (numpy arrays, bytes, scalars)."""
+    if isinstance(data, np.generic):
+        data = np.asarray(data)
+    if isinstance(data, np.ndarray):
+        return np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+    try:
+        return np.frombuffer(memoryview(data).cast("B"), np.uint8)
+    except TypeError:
+        raise HalError(
+            StatusCode.INVALID_ARGUMENT, f"expected a buffer-protocol object (bytes, numpy array), got {type(data).__name__}"
+        ) from None
+
+
+class Allocation:
+    """Backend memory shared by a buffer and its subspans; freed once, explicitly or when
+    nothing refers to it."""
+
+    def __init__(self, backend, backend_buffer, size: int, statistics, is_device: bool, keep_alive=None):
+        """`keep_alive` is an imported host object: its bytes are the caller's, so they are
+        not counted in the statistics."""
+        self.backend = backend
+        self.backend_buffer = backend_buffer
+        self.size = size
+        self.is_device = is_device
+        self.keep_alive = keep_alive  # an imported host object
+        self.lock = threading.Lock()
+        counted = 0 if keep_alive is not None else size
+        statistics.record_alloc(counted, is_device)
+        self._finalizer = weakref.finalize(self, _free, backend, backend_buffer, statistics, counted, is_device)
+
+    @property
+    def released(self) -> bool:
+        return not self._finalizer.alive
+
+    def release(self) -> None:
+        self._finalizer()
+
+
+def _free(backend, backend_buffer, statistics, size: int, is_device: bool) -> None:
+    backend.free_buffer(backend_buffer)
+    statistics.record_free(size, is_device)
+
+
+class HalBuffer:
+    def __init__(
+        self,
+        allocation: Allocation,
+        memory_type: MemoryType,
+        allowed_usage: BufferUsage,
+        allowed_access: MemoryAccess = MemoryAccess.ALL,
+        byte_offset: int = 0,
+        byte_length: int | None = None,
+    ):
+        self._allocation = allocation
+        self._memory_type = MemoryType(memory_type)
+        self._allowed_usage = BufferUsage(allowed_usage)
+        self._allowed_access = MemoryAccess(allowed_access)
+        self._byte_offset = byte_offset
+        self._byte_length = allocation.size - byte_offset if byte_length is None else byte_length
+
+    def __repr__(self) -> str:
+        return (
+            f"<HalBuffer {self._byte_length} bytes (at offset {self._byte_offset} into {self._allocation.size}), "
+            f"memory_type={_flag_names(self._memory_type)}, allowed_access={_flag_names(self._allowed_access)}, "
+            f"allowed_usage={_flag_names(self._allowed_usage)}>"
+        )
+
+    # Properties (iree.runtime names).
+    def byte_length(self) -> int:
+        return self._byte_length
+
+    def memory_type(self) -> int:
+        return self._memory_type
+
+    def allowed_usage(self) -> int:
+        return self._allowed_usage
+
+    @property
+    def allowed_access(self) -> MemoryAccess:
+        return self._allowed_access
+
+    @property
+    def byte_offset(self) -> int:
+        """Offset of this buffer inside its allocation."""
+        return self._byte_offset
+
+    @property
+    def allocation(self) -> Allocation:
+        return self._allocation
+
+    def same_allocation(self, other: "HalBuffer") -> bool:
+        return self._allocation is other._allocation
+
+    # Validation (IREE's buffer.c rules).
+    def check_alive(self) -> None:
+        if self._allocation.released:
+            raise HalError(StatusCode.FAILED_PRECONDITION, f"{self!r} was deallocated; it cannot be used")
+
+    def check_usage(self, required: BufferUsage, what: str) -> None:
+        if (self._allowed_usage & required) != required:
+            raise HalError(
+                StatusCode.PERMISSION_DENIED,
+                f"{what}: buffer allowed usage {_flag_names(self._allowed_usage)} lacks {_flag_names(BufferUsage(required))}",
+            )
+
+    def check_access(self, required: MemoryAccess, what: str) -> None:
+        if (self._allowed_access & required) != required:
+            raise HalError(
+                StatusCode.PERMISSION_DENIED,
+                f"{what}: buffer allowed access {_flag_names(self._allowed_access)} lacks {_flag_names(MemoryAccess(required))}",
+            )
+
+    def check_memory_type(self, required: MemoryType, what: str) -> None:
+        if (self._memory_type & required) != required:
+            raise HalError(
+                StatusCode.PERMISSION_DENIED,
+                f"{what}: buffer memory type {_flag_names(self._memory_type)} lacks {_flag_names(MemoryType(required))}",
+            )
+
+    def calculate_range(self, offset: int, length: int | None) -> tuple[int, int]:
+        """(offset, length) inside this buffer; None or -1 length means 'to the end'."""
+        offset = int(offset)
+        if offset < 0 or offset > self._byte_length:
+            raise HalError(
+                StatusCode.OUT_OF_RANGE,
+                f"offset {offset} is outside the buffer of byte_length={self._byte_length}",
+            )
+        if length is None or length == -1:
+            length = self._byte_length - offset
+        length = int(length)
+        if length < 0 or offset + length > self._byte_length:
+            raise HalError(
+                StatusCode.OUT_OF_RANGE,
+                "attempted to access an address outside of the valid buffer range "
+                f"(offset={offset}, length={length}, end={offset + length - 1}, buffer byte_length={self._byte_length})",
+            )
+        return offset, length
+
+    # Subspans and views.
+    def subspan(self, offset: int, length: int | None = None) -> "HalBuffer":
+        offset, length = self.calculate_range(offset, length)
+        return HalBuffer(
+            self._allocation, self._memory_type, self._allowed_usage, self._allowed_access,
+            self._byte_offset + offset, length,
+        )
+
+    def create_view(self, shape: Sequence[int], element_size_or_type: int) -> "HalBufferView":
+        """iree.runtime's form passes an element size in bytes (an opaque type); a
+        HalElementType value is also accepted."""
+        element_type = int(element_size_or_type)
+        if element_type in (1, 2, 4, 8):
+            element_type = element_type * 8  # OPAQUE_8/16/32/64
+        return HalBufferView(self, shape, element_type)
+
+    def release(self) -> None:
+        """Frees the device memory now, for this buffer and every subspan of it."""
+        self._allocation.release()
+
+    # Synchronous host access (iree_hal_buffer_map_read/write/fill/zero/copy).
+    def _backend_range(self, offset: int, length: int | None, access: MemoryAccess, what: str):
+        self.check_alive()
+        self.check_memory_type(MemoryType.HOST_VISIBLE, what)
+        self.check_access(access, what)
+        offset, length = self.calculate_range(offset, length)
+        return self._byte_offset + offset, length
+
+    def map_read(self, offset: int = 0, length: int | None = None) -> bytes:
+        start, length = self._backend_range(offset, length, MemoryAccess.READ, "map_read")
+        a = self._allocation
+        return a.backend.read_buffer(a.backend_buffer, start, length).tobytes()
+
+    def map_write(self, offset: int, data) -> None:
+        data = to_bytes(data)
+        start, length = self._backend_range(offset, data.shape[0], MemoryAccess.WRITE, "map_write")
+        a = self._allocation
+        a.backend.write_buffer(a.backend_buffer, start, data)
+
+    def map_fill(self, offset: int, length: int | None, pattern) -> None:
+        pattern = to_bytes(pattern)
+        if pattern.shape[0] not in (1, 2, 4):
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"fill pattern length {pattern.shape[0]} is not 1, 2 or 4")
+        start, length = self._backend_range(offset, length, MemoryAccess.WRITE, "map_fill")
+        if length % pattern.shape[0]:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"fill length {length} is not a multiple of the pattern length")
+        a = self._allocation
+        a.backend.write_buffer(a.backend_buffer, start, np.tile(pattern, length // pattern.shape[0]))
+
+    def map_zero(self, offset: int = 0, length: int | None = None) -> None:
+        self.map_fill(offset, length, b"\0")
+
+    def fill_zero(self, byte_offset: int, byte_length: int) -> None:
+        self.map_zero(byte_offset, byte_length)
+
+    def map_copy(self, source_buffer: "HalBuffer", source_offset: int, target_offset: int, length: int) -> None:
+        self.map_write(target_offset, np.frombuffer(source_buffer.map_read(source_offset, length), np.uint8))
+
+    def map(self, access: MemoryAccess = MemoryAccess.ALL, offset: int = 0, length: int | None = None) -> "MappedMemory":
+        """Maps a range for host access (the whole buffer by default)."""
+        self.check_usage(BufferUsage.MAPPING_SCOPED, "map")
+        required = MemoryAccess(access) & (MemoryAccess.READ | MemoryAccess.WRITE)
+        start, length = self._backend_range(offset, length, required, "map")
+        return MappedMemory(self, start, length, MemoryAccess(access))
+
+
+class MappedMemory:
+    """A host view of a buffer range. `asarray(shape, dtype)` gives numpy arrays over it."""
+
+    def __init__(self, buffer: HalBuffer, start: int, length: int, access: MemoryAccess):
+        allocation = buffer.allocation
+        self._buffer = buffer
+        self._start = start
+        backend_buffer = allocation.backend_buffer
+        host = getattr(backend_buffer, "buffer_type", None)
+        direct = host is not None and getattr(host, "value", "") == "system_memory"
+        writable = bool(access & MemoryAccess.WRITE)
+        if direct:  # host memory: a true view, nothing to stage
+            self._staging = backend_buffer.storage[0, start:start + length]
+            self._pristine = None
+        else:
+            if access & MemoryAccess.DISCARD and not access & MemoryAccess.READ:
+                self._staging = np.zeros(length, np.uint8)
+            else:
+                self._staging = allocation.backend.read_buffer(backend_buffer, start, length)
+            self._pristine = self._staging.copy() if writable else None
+        if not writable:
+            self._staging = self._staging.view()
+            self._staging.flags.writeable = False
+        self._flusher = weakref.finalize(
+            self, _write_back, allocation, start, self._staging, self._pristine
+        ) if self._pristine is not None else None
+
+    @property
+    def __array_interface__(self):
+        # Arrays made from the mapping keep it alive, so it writes back only when all are gone.
+        return self._staging.__array_interface__
+
+    def asarray(self, shape, dtype) -> np.ndarray:
+        dtype = np.dtype(dtype)
+        shape = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape]))
+        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        if count * dtype.itemsize > self._staging.shape[0]:
+            raise HalError(
+                StatusCode.OUT_OF_RANGE,
+                f"array of shape {shape} and dtype {dtype} needs {count * dtype.itemsize} bytes; "
+                f"the mapping has {self._staging.shape[0]}",
+            )
+        raw = np.asarray(self)[: count * dtype.itemsize]
+        return raw.view(dtype).reshape(shape)
+
+    def flush(self) -> None:
+        """Writes the bytes the host changed back to the device."""
+        if self._pristine is not None:
+            _write_back(self._buffer.allocation, self._start, self._staging, self._pristine)
+
+    def invalidate(self) -> None:
+        """Re-reads the range from the device, dropping host changes not flushed."""
+        if self._pristine is not None:
+            allocation = self._buffer.allocation
+            fresh = allocation.backend.read_buffer(allocation.backend_buffer, self._start, self._staging.shape[0])
+            self._staging[:] = fresh
+            self._pristine[:] = fresh
+
+    def unmap(self) -> None:
+        if self._flusher is not None:
+            self._flusher()
+
+    def __enter__(self) -> "MappedMemory":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.unmap()
+
+
+def _write_back(allocation: Allocation, start: int, staging: np.ndarray, pristine: np.ndarray) -> None:
+    if allocation.released:
+        return
+    changed = np.flatnonzero(staging != pristine)
+    if changed.size == 0:
+        return
+    first, last = int(changed[0]), int(changed[-1]) + 1
+    allocation.backend.write_buffer(allocation.backend_buffer, start + first, staging[first:last].copy())
+    pristine[first:last] = staging[first:last]
+
+
+class HalBufferView:
+    """A buffer with a shape and an element type (IREE's int encoding)."""
+
+    def __init__(self, buffer: HalBuffer, shape: Sequence[int], element_type: int):
+        self._buffer = buffer
+        self._shape = [int(d) for d in shape]
+        self._element_type = int(element_type)
+        if any(d < 0 for d in self._shape):
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"negative dimension in shape {self._shape}")
+        bits = HalElementType.bit_count(self._element_type) * int(np.prod(self._shape, dtype=np.int64))
+        self._byte_length = (bits + 7) // 8
+        if self._byte_length > buffer.byte_length():
+            raise HalError(
+                StatusCode.OUT_OF_RANGE,
+                f"buffer view byte length {self._byte_length} exceeds backing buffer byte length {buffer.byte_length()}",
+            )
+
+    def __repr__(self) -> str:
+        return f"<HalBufferView {tuple(self._shape)}, element_type={self._element_type:#x}, {self._buffer!r}>"
+
+    @property
+    def shape(self) -> list[int]:
+        return list(self._shape)
+
+    @property
+    def element_type(self) -> int:
+        return self._element_type
+
+    @property
+    def byte_length(self) -> int:
+        return self._byte_length
+
+    def get_buffer(self) -> HalBuffer:
+        return self._buffer
+
+    def map(self) -> MappedMemory:
+        return self._buffer.map()
+
+    def to_numpy(self) -> np.ndarray:
+        """A host copy with the view's shape and dtype."""
+        dtype = HalElementType.map_to_dtype(self._element_type)
+        data = np.frombuffer(self._buffer.map_read(0, self._byte_length), dtype)
+        return data.reshape(self._shape).copy()

@@ -1,0 +1,289 @@
+"""The HAL device (`iree/hal/device.h`): allocator, semaphores, command buffers and
+the asynchronous queue operations, scheduled onto the backend's command queues
+(transfers on the transfer queue CQ1, dispatches on the compute queue CQ0)."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import weakref
+
+import numpy as np
+
+from hal import validation
+from hal.allocator import HalAllocator
+from hal.backend import COMPUTE_QUEUE, TRANSFER_QUEUE
+from hal.buffer import HalBuffer, to_bytes
+from hal.command_buffer import (
+    BindingRef, BufferRange, CopyCommand, DispatchCommand, FillCommand, HalCommandBuffer, HalEvent, UpdateCommand,
+    resolve_operand,
+)
+from hal.queue import QueueScheduler, Submission
+from hal.semaphore import HalSemaphore, as_timepoints, wait_all_or_any
+from hal.status import HalError, StatusCode
+from hal.types import BufferUsage, CommandBufferMode, CommandCategory, MemoryAccess, MemoryType, WaitMode
+
+EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"
+DEVICE_ID = "tenstorrent"
+
+
+def _range_op(method: str, target: BufferRange, *extra) -> tuple:
+    a = target.buffer.allocation
+    return method, (a.backend_buffer, target.buffer.byte_offset + target.offset, *extra)
+
+
+class HalDevice:
+    def __init__(self, driver, backend, uri: str, ordinal: int = 0):
+        self.driver = driver
+        self.backend = backend
+        self.uri = uri
+        self.ordinal = ordinal
+        self._allocator = HalAllocator(self)
+        self._scheduler = QueueScheduler(backend, f"tt{ordinal}")
+        self._transfer_cq = TRANSFER_QUEUE if backend.num_hw_cqs > 1 else COMPUTE_QUEUE
+        self._profile_path: str | None = None
+        self._finalizer = weakref.finalize(self, _shutdown, self._scheduler, backend)
+
+    def __repr__(self) -> str:
+        return f"<HalDevice {self.uri} ({self.backend.mode}, {self.backend.arch.name})>"
+
+    def __str__(self) -> str:
+        return DEVICE_ID
+
+    @property
+    def allocator(self) -> HalAllocator:
+        return self._allocator
+
+    @property
+    def arch(self):
+        return self.backend.arch
+
+    def close(self) -> None:
+        """Cancels waiting submissions, drains the queues and stops their threads."""
+        self._finalizer()
+
+    # Objects.
+    def create_semaphore(self, initial_value: int = 0) -> HalSemaphore:
+        return HalSemaphore(initial_value, device=self)
+
+    def create_command_buffer(self, mode: CommandBufferMode = CommandBufferMode.ONE_SHOT,
+                              categories: CommandCategory = CommandCategory.ANY,
+                              binding_capacity: int = 0, begin: bool = True) -> HalCommandBuffer:
+        return HalCommandBuffer(self, binding_capacity=binding_capacity, begin=begin, mode=mode, categories=categories)
+
+    def create_event(self) -> HalEvent:
+        return HalEvent(self)
+
+    def query_i64(self, category: str, key: str) -> int:
+        arch = self.backend.arch
+        if category == "hal.device.id":
+            return int(fnmatch.fnmatchcase(DEVICE_ID, key))
+        if category == "hal.executable.format":
+            return int(fnmatch.fnmatchcase(EXECUTABLE_FORMAT, key))
+        if category == "tt.device":
+            if key.startswith("arch."):
+                return int(key[len("arch."):] == arch.name)
+            values = {
+                "grid_x": arch.grid_x, "grid_y": arch.grid_y, "worker_cores": arch.worker_cores,
+                "l1_size": arch.l1_size, "l1_bank_size": arch.l1_bank_size,
+                "l1_alignment": arch.l1_alignment, "dram_bank_count": arch.dram_bank_count,
+                "dram_bank_size": arch.dram_bank_size, "dram_size": arch.dram_size,
+                "dram_alignment": arch.dram_alignment, "num_hw_cqs": self.backend.num_hw_cqs,
+                "mock": int(self.backend.mode == "mock"),
+            }
+            if key in values:
+                return int(values[key])
+        raise HalError(StatusCode.NOT_FOUND, f"unknown device query ({category!r}, {key!r})")
+
+    # Queue operations. Each returns at once; the work runs when its waits are reached.
+    def _submit(self, label, cq, wait_semaphores, signal_semaphores, ops=(), resources=(), on_done=None) -> None:
+        waits = as_timepoints(wait_semaphores)
+        signals = as_timepoints(signal_semaphores)
+        self._scheduler.submit(Submission(label, cq, waits, signals, list(ops), list(resources), on_done))
+
+    def queue_alloca(self, allocation_size: int, wait_semaphores, signal_semaphores,
+                     memory_type: int = MemoryType.DEVICE_LOCAL, allowed_usage: int = BufferUsage.DEFAULT) -> HalBuffer:
+        """A buffer usable by work that waits on `signal_semaphores`. Memory is reserved at
+        once, so an allocation that does not fit fails here with RESOURCE_EXHAUSTED."""
+        buffer = self._allocator.allocate_buffer(memory_type, allowed_usage, allocation_size)
+        self._submit("queue_alloca", self._transfer_cq, wait_semaphores, signal_semaphores)
+        return buffer
+
+    def queue_dealloca(self, buffer: HalBuffer, wait_semaphores, signal_semaphores) -> None:
+        """Frees `buffer` once the waits are reached (if they fail, it is freed when unreferenced)."""
+        buffer.check_alive()
+
+        def release(error):
+            if error is None:
+                buffer.release()
+
+        self._submit("queue_dealloca", self._transfer_cq, wait_semaphores, signal_semaphores, on_done=release)
+
+    def queue_fill(self, target_buffer: HalBuffer, pattern, wait_semaphores, signal_semaphores,
+                   target_offset: int = 0, length: int | None = None) -> None:
+        pattern = validation.check_pattern(pattern)
+        target = self._transfer_range(target_buffer, BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE,
+                                      target_offset, length, "queue_fill")
+        validation.check_aligned(target.offset, target.length, len(pattern), "queue_fill")
+        self._submit("queue_fill", self._transfer_cq, wait_semaphores, signal_semaphores,
+                     self._fill_ops(target, pattern), [target_buffer])
+
+    def queue_update(self, source, target_buffer: HalBuffer, wait_semaphores, signal_semaphores,
+                     target_offset: int = 0, length: int | None = None) -> None:
+        """Writes host bytes into the buffer; `source` is copied now, at the call."""
+        data = to_bytes(source)
+        if length is not None:
+            data = data[:length]
+        data = data.copy()
+        target = self._transfer_range(target_buffer, BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE,
+                                      target_offset, data.shape[0], "queue_update")
+        self._submit("queue_update", self._transfer_cq, wait_semaphores, signal_semaphores,
+                     self._update_ops(target, data), [target_buffer])
+
+    def queue_copy(self, source_buffer: HalBuffer, target_buffer: HalBuffer, wait_semaphores, signal_semaphores,
+                   source_offset: int = 0, target_offset: int = 0, length: int | None = None) -> None:
+        source = self._transfer_range(source_buffer, BufferUsage.TRANSFER_SOURCE, MemoryAccess.READ,
+                                      source_offset, length, "queue_copy source")
+        target = self._transfer_range(target_buffer, BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE,
+                                      target_offset, source.length, "queue_copy target")
+        validation.check_no_overlap(source_buffer, source.offset, target_buffer, target.offset, source.length)
+        self._submit("queue_copy", self._transfer_cq, wait_semaphores, signal_semaphores,
+                     self._copy_ops(source, target), [source_buffer, target_buffer])
+
+    def queue_execute(self, command_buffers, wait_semaphores, signal_semaphores, binding_table=None) -> None:
+        """Runs command buffers in order (one HalCommandBuffer or a list). Their buffer
+        references to binding-table slots resolve against `binding_table`."""
+        if isinstance(command_buffers, HalCommandBuffer):
+            command_buffers = [command_buffers]
+        binding_table = list(binding_table or [])
+        ops, resources, dispatches = [], [], False
+        for command_buffer in command_buffers:
+            self._check_executable(command_buffer, wait_semaphores, binding_table)
+            ops.extend(self._command_ops(command_buffer, binding_table))
+            resources.append(command_buffer)
+            dispatches |= command_buffer.has_dispatches
+        for command_buffer in command_buffers:
+            if command_buffer.mode & CommandBufferMode.ONE_SHOT:
+                command_buffer.submitted = True
+        resources.extend(binding_table)
+        cq = COMPUTE_QUEUE if dispatches else self._transfer_cq
+        self._submit("queue_execute", cq, wait_semaphores, signal_semaphores, ops, resources)
+
+    def queue_barrier(self, wait_semaphores, signal_semaphores) -> None:
+        self._submit("queue_barrier", self._transfer_cq, wait_semaphores, signal_semaphores)
+
+    def queue_flush(self) -> None:
+        """Submissions are issued as soon as their waits allow; nothing is held back."""
+
+    def wait_semaphores(self, semaphores, mode=WaitMode.ALL, timeout: int | None = None,
+                        deadline: int | None = None) -> bool:
+        """Waits for all (or any) of a list of (semaphore, value) or a HalFence.
+        True when reached, False on timeout; raises a semaphore's failure."""
+        if isinstance(mode, str):
+            try:
+                mode = WaitMode[mode.upper()]
+            except KeyError:
+                raise HalError(StatusCode.INVALID_ARGUMENT, f"wait mode {mode!r}; expected 'all' or 'any'") from None
+        return wait_all_or_any(as_timepoints(semaphores), WaitMode(mode), timeout, deadline)
+
+    # Profiling: queue submissions as Chrome trace events (one track per hardware queue).
+    def begin_profiling(self, mode: str | None = None, file_path: str | None = None) -> None:
+        self._profile_path = file_path or os.environ.get("TT_HAL_TRACE")
+        self._scheduler.trace = []
+
+    def flush_profiling(self) -> None:
+        if self._scheduler.trace is not None and self._profile_path:
+            with open(self._profile_path, "w") as f:
+                json.dump(self.profiling_trace(), f)
+
+    def end_profiling(self) -> None:
+        self.flush_profiling()
+        self._scheduler.trace = None
+
+    def profiling_trace(self) -> dict:
+        """The trace so far in the Chrome/Perfetto JSON trace-event format."""
+        records = list(self._scheduler.trace or [])
+        events = [
+            {"name": r["name"], "ph": "X", "pid": self.ordinal, "tid": r["cq"], "ts": r["start_ns"] / 1e3,
+             "dur": (r["end_ns"] - r["start_ns"]) / 1e3, "args": {"failed": r["failed"]}}
+            for r in records
+        ]
+        names = [{"name": "thread_name", "ph": "M", "pid": self.ordinal, "tid": cq,
+                  "args": {"name": "CQ0 compute" if cq == COMPUTE_QUEUE else "CQ1 transfer"}}
+                 for cq in range(self.backend.num_hw_cqs)]
+        return {"traceEvents": names + events, "displayTimeUnit": "ns"}
+
+    # Lowering HAL commands to backend queue commands.
+    @staticmethod
+    def _transfer_range(buffer, usage, access, offset, length, what) -> BufferRange:
+        offset, length = validation.check_buffer(buffer, usage, access, offset, length, what)
+        return BufferRange(buffer, offset, length)
+
+    @staticmethod
+    def _fill_ops(target: BufferRange, pattern: bytes) -> list:
+        return [_range_op("enqueue_fill_buffer", target, target.length, pattern)] if target.length else []
+
+    @staticmethod
+    def _update_ops(target: BufferRange, data: np.ndarray) -> list:
+        return [_range_op("enqueue_write_buffer", target, data)] if target.length else []
+
+    @staticmethod
+    def _copy_ops(source: BufferRange, target: BufferRange) -> list:
+        if not source.length:
+            return []
+        s, t = source.buffer.allocation, target.buffer.allocation
+        return [("enqueue_copy_buffer", (s.backend_buffer, source.buffer.byte_offset + source.offset,
+                                         t.backend_buffer, target.buffer.byte_offset + target.offset, source.length))]
+
+    def _check_executable(self, command_buffer, wait_semaphores, binding_table) -> None:
+        if not isinstance(command_buffer, HalCommandBuffer):
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"expected a HalCommandBuffer, got {type(command_buffer).__name__}")
+        if not command_buffer.is_executable:
+            raise HalError(StatusCode.FAILED_PRECONDITION,
+                           "command buffer is not ended; call end() (or pass end=True) before executing it")
+        if command_buffer.submitted:
+            raise HalError(StatusCode.FAILED_PRECONDITION,
+                           "one-shot command buffer was already submitted; record a new one or use mode DEFAULT")
+        if command_buffer.mode & CommandBufferMode.ALLOW_INLINE_EXECUTION and as_timepoints(wait_semaphores):
+            raise HalError(StatusCode.INVALID_ARGUMENT, "inline execution command buffers cannot wait on semaphores")
+        if len(binding_table) < command_buffer.binding_capacity and any(
+                _uses_bindings(c) for c in command_buffer.commands):
+            raise HalError(StatusCode.INVALID_ARGUMENT,
+                           f"binding table has {len(binding_table)} entries; the command buffer needs "
+                           f"{command_buffer.binding_capacity}")
+
+    def _command_ops(self, command_buffer: HalCommandBuffer, table) -> list:
+        ops = []
+        for command in command_buffer.commands:
+            if isinstance(command, FillCommand):
+                target = resolve_operand(command.target, table, command.offset, command.length,
+                                         BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE, "fill")
+                validation.check_aligned(target.offset, target.length, len(command.pattern), "fill")
+                ops += self._fill_ops(target, command.pattern)
+            elif isinstance(command, UpdateCommand):
+                target = resolve_operand(command.target, table, command.offset, len(command.data),
+                                         BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE, "update")
+                ops += self._update_ops(target, np.frombuffer(command.data, np.uint8))
+            elif isinstance(command, CopyCommand):
+                source = resolve_operand(command.source, table, command.source_offset, command.length,
+                                         BufferUsage.TRANSFER_SOURCE, MemoryAccess.READ, "copy source")
+                target = resolve_operand(command.target, table, command.target_offset, source.length,
+                                         BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE, "copy target")
+                validation.check_no_overlap(source.buffer, source.offset, target.buffer, target.offset, source.length)
+                ops += self._copy_ops(source, target)
+            elif isinstance(command, DispatchCommand):
+                raise HalError(
+                    StatusCode.UNIMPLEMENTED,
+                    "dispatch is recorded but cannot execute yet: Tensix executables (.ttx) are not implemented",
+                )
+        return ops
+
+
+def _uses_bindings(command) -> bool:
+    return any(isinstance(v, BindingRef) for v in vars(command).values())
+
+
+def _shutdown(scheduler: QueueScheduler, backend) -> None:
+    scheduler.close()
+    backend.close()

@@ -1,0 +1,185 @@
+"""Drivers and the driver registry (`iree/hal/driver.h`, `driver_registry.h`).
+
+The `tenstorrent` driver opens the simulated chip (mock mode) or, where the native
+layer is built, TT-Metal hardware. URIs: `tenstorrent`, `tenstorrent://`,
+`tenstorrent://N`, `tenstorrent://mock?arch=blackhole_p150&num_hw_cqs=1`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import urllib.parse
+from typing import Callable
+
+from hal.backend import open_backend, resolve_mode
+from hal.device import HalDevice
+from hal.status import HalError, StatusCode
+
+DRIVER_NAME = "tenstorrent"
+# URI query options a device accepts, and how to parse each.
+_DEVICE_OPTIONS = {"arch": str, "num_hw_cqs": int, "l1_unreserved_base": int, "l1_small_size": int}
+
+
+class HalDriver:
+    """The `tenstorrent` driver."""
+
+    def __init__(self, name: str = DRIVER_NAME, mode: str | None = None):
+        self.name = name
+        self._mode = mode
+
+    def __repr__(self) -> str:
+        return f"<HalDriver {self.name}>"
+
+    @property
+    def mode(self) -> str:
+        """'mock' or 'hardware', from TT_HAL_MODE at the time of asking."""
+        return resolve_mode(self._mode)
+
+    @staticmethod
+    def query() -> list[str]:
+        return query_available_drivers()
+
+    def query_available_devices(self) -> list[dict]:
+        mode = self.mode
+        arch = os.environ.get("TT_HAL_MOCK_ARCH", "wormhole_b0")
+        requested = (self._mode or os.environ.get("TT_HAL_MODE") or "auto").lower()
+        if mode == "mock":
+            why = "; auto mode: native TT-Metal layer not available" if requested == "auto" else ""
+            return [{"device_id": 0, "path": "0", "name": f"{arch} (mock: simulated chip{why})"}]
+        import native
+
+        return native.query_devices()
+
+    def dump_device_info(self, device_id: int) -> str:
+        info = self._info_for_id(device_id)
+        return f"- tenstorrent://{info['path']}: {info['name']}"
+
+    def _info_for_id(self, device_id: int) -> dict:
+        devices = self.query_available_devices()
+        for info in devices:
+            if info["device_id"] == device_id:
+                return info
+        raise HalError(StatusCode.NOT_FOUND, f"Device id {device_id} not found. Available devices: {devices}")
+
+    def create_default_device(self, allocators: list | None = None) -> HalDevice:
+        return self.create_device(self.query_available_devices()[0]["device_id"])
+
+    def create_device(self, device_id: "int | dict", params: dict | None = None,
+                      allocators: list | None = None) -> HalDevice:
+        """Opens a device by id or by an info dict from `query_available_devices()`."""
+        if isinstance(device_id, dict):
+            device_id = device_id.get("device_id")
+        info = self._info_for_id(int(device_id))
+        options = _parse_options(params or {})
+        return self._open(int(info["device_id"]), options)
+
+    def create_device_by_uri(self, device_uri: str, allocators: list | None = None) -> HalDevice:
+        scheme, path, options = parse_uri(device_uri)
+        if scheme != self.name:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"URI {device_uri!r} is not for driver {self.name!r}")
+        mode = self.mode
+        if path == "mock":
+            mode, ordinal = "mock", 0
+        elif path == "":
+            ordinal = self.query_available_devices()[0]["device_id"]
+        else:
+            try:
+                ordinal = int(path)
+            except ValueError:
+                raise HalError(StatusCode.INVALID_ARGUMENT,
+                               f"device path {path!r} in {device_uri!r}; expected an ordinal or 'mock'") from None
+            count = len(self.query_available_devices())
+            if not 0 <= ordinal < count:
+                raise HalError(StatusCode.OUT_OF_RANGE, f"device ordinal {ordinal} in {device_uri!r}; {count} available")
+        return self._open(ordinal, options, mode)
+
+    def _open(self, ordinal: int, options: dict, mode: str | None = None) -> HalDevice:
+        mode = mode or self.mode
+        if mode == "mock" and "arch" not in options:
+            options["arch"] = os.environ.get("TT_HAL_MOCK_ARCH", "wormhole_b0")
+        backend = open_backend(mode, ordinal, **options)
+        query = urllib.parse.urlencode(options)
+        return HalDevice(self, backend, f"{self.name}://{ordinal}" + (f"?{query}" if query else ""), ordinal)
+
+
+def _parse_options(raw: dict) -> dict:
+    options = {}
+    for key, value in raw.items():
+        if key not in _DEVICE_OPTIONS:
+            raise HalError(StatusCode.INVALID_ARGUMENT,
+                           f"unknown device option {key!r}; known: {', '.join(_DEVICE_OPTIONS)}")
+        try:
+            options[key] = _DEVICE_OPTIONS[key](value)
+        except ValueError:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"device option {key}={value!r} is not a valid "
+                                                        f"{_DEVICE_OPTIONS[key].__name__}") from None
+    return options
+
+
+def parse_uri(uri: str) -> tuple[str, str, dict]:
+    """'driver', 'driver://', 'driver://path?k=v' -> (driver, path, options)."""
+    if "://" not in uri:
+        if "?" in uri or "/" in uri:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"malformed device URI {uri!r}; expected driver://path?options")
+        return uri, "", {}
+    parsed = urllib.parse.urlsplit(uri)
+    try:
+        raw = dict(urllib.parse.parse_qsl(parsed.query, keep_blank_values=True, strict_parsing=bool(parsed.query)))
+    except ValueError:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"malformed query in device URI {uri!r}") from None
+    return parsed.scheme, parsed.netloc + parsed.path, _parse_options(raw)
+
+
+# The registry.
+_registry_lock = threading.Lock()
+_factories: dict[str, Callable[[], HalDriver]] = {}
+_drivers: dict[str, HalDriver] = {}
+_devices: dict[str, HalDevice] = {}
+
+
+def register_driver(name: str, factory: Callable[[], HalDriver]) -> None:
+    with _registry_lock:
+        if name in _factories:
+            raise HalError(StatusCode.ALREADY_EXISTS, f"a driver named {name!r} is already registered")
+        _factories[name] = factory
+
+
+def query_available_drivers() -> list[str]:
+    with _registry_lock:
+        return list(_factories)
+
+
+def get_driver(name: str) -> HalDriver:
+    """The driver for a name or device URI (created once, then cached)."""
+    name = parse_uri(name)[0]
+    with _registry_lock:
+        driver = _drivers.get(name)
+        if driver is None:
+            factory = _factories.get(name)
+            if factory is None:
+                raise HalError(StatusCode.NOT_FOUND,
+                               f"no driver {name!r} registered; available: {', '.join(_factories)}")
+            driver = _drivers[name] = factory()
+        return driver
+
+
+def create_device(device_uri: str = DRIVER_NAME, allocators: list | None = None) -> HalDevice:
+    """A new device for a URI such as 'tenstorrent' or 'tenstorrent://mock?arch=blackhole_p150'."""
+    return get_driver(device_uri).create_device_by_uri(device_uri)
+
+
+def get_device(device_uri: str = DRIVER_NAME, cache: bool = True) -> HalDevice:
+    """The device for a URI, created once and then shared (as iree.runtime.get_device)."""
+    if not cache:
+        return create_device(device_uri)
+    with _registry_lock:
+        device = _devices.get(device_uri)
+    if device is None:
+        device = create_device(device_uri)
+        with _registry_lock:
+            device = _devices.setdefault(device_uri, device)
+    return device
+
+
+register_driver(DRIVER_NAME, HalDriver)

@@ -1,0 +1,282 @@
+"""Timeline semaphores and fences (`iree/hal/semaphore.h`, `fence.h`).
+
+A semaphore is a monotonically increasing 64-bit value, or failed with a status
+that then sticks. Queues attach *device timepoints* to it (value v is reached when
+backend event E completes), so that a submission on another queue can wait on the
+device for E instead of on the host.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable, Iterable, Sequence
+
+from hal.status import HalError, StatusCode, as_error
+from hal.types import WaitMode
+
+# Values at or above this mean "failed" in IREE's C API.
+FAILURE_VALUE = (1 << 31) - 1
+MAX_VALUE = (1 << 63) - 1
+
+
+def deadline_from(timeout: int | None, deadline: int | None) -> int | None:
+    """Absolute `time.monotonic_ns()` deadline from a relative ns timeout or an absolute
+    ns deadline; None waits forever."""
+    if timeout is not None and deadline is not None:
+        raise HalError(StatusCode.INVALID_ARGUMENT, "pass timeout or deadline, not both")
+    if timeout is not None:
+        return time.monotonic_ns() + max(int(timeout), 0)
+    return None if deadline is None else int(deadline)
+
+
+def _seconds_left(deadline_ns: int | None) -> float | None:
+    if deadline_ns is None:
+        return None
+    return max(deadline_ns - time.monotonic_ns(), 0) / 1e9
+
+
+class HalSemaphore:
+    def __init__(self, initial_value: int = 0, device=None):
+        if not 0 <= int(initial_value) < FAILURE_VALUE:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"initial value {initial_value} out of range")
+        self._value = int(initial_value)
+        self._failure: HalError | None = None
+        self._cond = threading.Condition(threading.Lock())
+        self._listeners: list[Callable[[], None]] = []
+        self._timepoints: list[tuple[int, object, object]] = []  # (value, event, owner queue)
+        self.device = device
+
+    def __repr__(self) -> str:
+        state = f"failed {self._failure.code.name}" if self._failure else f"value={self._value}"
+        return f"<HalSemaphore {state}>"
+
+    # State.
+    def query(self) -> int:
+        with self._cond:
+            if self._failure is not None:
+                raise self._failure
+            return self._value
+
+    @property
+    def failure(self) -> HalError | None:
+        return self._failure
+
+    def signal(self, value: int) -> None:
+        """Advances the timeline to `value`, which must exceed the current value."""
+        value = int(value)
+        with self._cond:
+            if self._failure is not None:
+                return  # the failure sticks; a late signal does not clear it (as local-task)
+            if value <= self._value:
+                raise HalError(
+                    StatusCode.INVALID_ARGUMENT,
+                    f"semaphore already signaled past {self._value} (signal of {value} must increase it)",
+                )
+            if value >= FAILURE_VALUE:
+                raise HalError(StatusCode.INVALID_ARGUMENT, f"value {value} is reserved for failure")
+            self._value = value
+            self._timepoints = [t for t in self._timepoints if t[0] > value]
+            self._cond.notify_all()
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener()
+
+    def fail(self, failure: "str | HalError | StatusCode" = "semaphore failed") -> None:
+        """Fails the timeline; waiters and dependent submissions see `failure`. The first
+        failure sticks. A string fails with UNKNOWN, as iree.runtime does."""
+        error = as_error(failure)
+        with self._cond:
+            if self._failure is not None:
+                return
+            self._failure = error
+            self._timepoints.clear()
+            self._cond.notify_all()
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener()
+
+    def wait(self, value: int, timeout: int | None = None, deadline: int | None = None) -> bool:
+        """Waits for `value` (ns `timeout` or absolute ns `deadline`; neither: forever).
+        True when reached, False on timeout; raises the failure if the semaphore failed."""
+        value = int(value)
+        end = deadline_from(timeout, deadline)
+        with self._cond:
+            while True:
+                if self._failure is not None:
+                    raise self._failure
+                if self._value >= value:
+                    return True
+                left = _seconds_left(end)
+                if left == 0:
+                    return False
+                self._cond.wait(left)
+
+    # For queues and multi-waits.
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        """`listener()` runs (without locks held) after every signal, failure or new timepoint."""
+        with self._cond:
+            self._listeners.append(listener)
+
+    def remove_listener(self, listener: Callable[[], None]) -> None:
+        with self._cond:
+            try:
+                self._listeners.remove(listener)
+            except ValueError:
+                pass
+
+    def add_device_timepoint(self, value: int, event, owner) -> None:
+        """Records that `value` is reached when backend `event` (on `owner`'s device) completes."""
+        with self._cond:
+            if self._failure is not None or value <= self._value or event.query():
+                return
+            self._timepoints.append((value, event, owner))
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener()
+
+    def resolve(self, value: int, owner) -> tuple[str, object]:
+        """How a queue of `owner` can wait for `value`: ("done", None), ("failed", error),
+        ("event", backend_event) for a device-side wait, or ("pending", None)."""
+        with self._cond:
+            if self._failure is not None:
+                return "failed", self._failure
+            if self._value >= value:
+                return "done", None
+            best = None
+            for tp_value, event, tp_owner in self._timepoints:
+                if tp_value >= value and tp_owner is owner and (best is None or tp_value < best[0]):
+                    best = (tp_value, event)
+            return ("event", best[1]) if best else ("pending", None)
+
+
+def wait_all_or_any(
+    timepoints: Sequence[tuple[HalSemaphore, int]],
+    mode: WaitMode,
+    timeout: int | None = None,
+    deadline: int | None = None,
+) -> bool:
+    """Waits until all (or any) of the timepoints are reached. A failed semaphore raises
+    its failure (in ANY mode only if no other timepoint is reached)."""
+    end = deadline_from(timeout, deadline)
+    if not timepoints:
+        return True
+    wake = threading.Condition(threading.Lock())
+    changed = [True]
+
+    def listener() -> None:
+        with wake:
+            changed[0] = True
+            wake.notify()
+
+    semaphores = {id(s): s for s, _ in timepoints}.values()
+    for s in semaphores:
+        s.add_listener(listener)
+    try:
+        while True:
+            with wake:
+                changed[0] = False
+            reached, failures = 0, []
+            for semaphore, value in timepoints:
+                failure = semaphore.failure
+                if failure is not None:
+                    failures.append(failure)
+                elif semaphore._value >= value:
+                    reached += 1
+            if mode == WaitMode.ANY and reached:
+                return True
+            if failures:
+                raise failures[0]
+            if mode == WaitMode.ALL and reached == len(timepoints):
+                return True
+            with wake:
+                if not changed[0]:
+                    left = _seconds_left(end)
+                    if left == 0:
+                        return False
+                    wake.wait(left)
+    finally:
+        for s in semaphores:
+            s.remove_listener(listener)
+
+
+class HalFence:
+    """A set of (semaphore, value) timepoints, at most one per semaphore (the max)."""
+
+    def __init__(self, capacity: int = 0):
+        if capacity < 0:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"fence capacity {capacity} is negative")
+        self._capacity = int(capacity)
+        self._timepoints: dict[int, list] = {}  # id(semaphore) -> [semaphore, value]
+
+    @staticmethod
+    def create_at(sem: HalSemaphore, value: int) -> "HalFence":
+        fence = HalFence(1)
+        fence.insert(sem, value)
+        return fence
+
+    @staticmethod
+    def join(fences: Iterable["HalFence"]) -> "HalFence":
+        fences = list(fences)
+        joined = HalFence(sum(f.timepoint_count for f in fences))
+        for fence in fences:
+            joined.extend(fence)
+        return joined
+
+    def __repr__(self) -> str:
+        return f"<HalFence {self.timepoints()}>"
+
+    @property
+    def timepoint_count(self) -> int:
+        return len(self._timepoints)
+
+    def timepoints(self) -> list[tuple[HalSemaphore, int]]:
+        return [(s, v) for s, v in self._timepoints.values()]
+
+    def insert(self, sem: HalSemaphore, value: int) -> None:
+        """Adds a timepoint; a semaphore already in the fence keeps the larger value."""
+        entry = self._timepoints.get(id(sem))
+        if entry is not None:
+            entry[1] = max(entry[1], int(value))
+            return
+        if len(self._timepoints) >= self._capacity:
+            raise HalError(
+                StatusCode.RESOURCE_EXHAUSTED,
+                f"fence capacity {self._capacity} reached; create the fence with a larger capacity",
+            )
+        self._timepoints[id(sem)] = [sem, int(value)]
+
+    def extend(self, from_fence: "HalFence") -> None:
+        for sem, value in from_fence.timepoints():
+            self.insert(sem, value)
+
+    def signal(self) -> None:
+        for sem, value in self.timepoints():
+            sem.signal(value)
+
+    def fail(self, message: "str | HalError | StatusCode" = "fence failed") -> None:
+        for sem, _ in self.timepoints():
+            sem.fail(message)
+
+    def wait(self, timeout: int | None = None, deadline: int | None = None) -> bool:
+        return wait_all_or_any(self.timepoints(), WaitMode.ALL, timeout, deadline)
+
+
+def as_timepoints(semaphores) -> list[tuple[HalSemaphore, int]]:
+    """Normalises a wait/signal argument: a HalFence, a list of (semaphore, value), or None."""
+    if semaphores is None:
+        return []
+    if isinstance(semaphores, HalFence):
+        return semaphores.timepoints()
+    result = []
+    for item in semaphores:
+        try:
+            sem, value = item
+        except (TypeError, ValueError):
+            raise HalError(
+                StatusCode.INVALID_ARGUMENT, f"expected (HalSemaphore, value) pairs or a HalFence, got {item!r}"
+            ) from None
+        if not isinstance(sem, HalSemaphore):
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"expected a HalSemaphore, got {type(sem).__name__}")
+        result.append((sem, int(value)))
+    return result

@@ -1,0 +1,79 @@
+"""IREE status codes and the one exception type of the HAL.
+
+Codes and their numbers are IREE's (`iree/base/status.h`). As in `iree.runtime`,
+an INVALID_ARGUMENT error is also a `ValueError` and an OUT_OF_RANGE error also an
+`IndexError`, so code written against `iree.runtime` catches ours.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class StatusCode(enum.IntEnum):
+    OK = 0
+    CANCELLED = 1
+    UNKNOWN = 2
+    INVALID_ARGUMENT = 3
+    DEADLINE_EXCEEDED = 4
+    NOT_FOUND = 5
+    ALREADY_EXISTS = 6
+    PERMISSION_DENIED = 7
+    RESOURCE_EXHAUSTED = 8
+    FAILED_PRECONDITION = 9
+    ABORTED = 10
+    OUT_OF_RANGE = 11
+    UNIMPLEMENTED = 12
+    INTERNAL = 13
+    UNAVAILABLE = 14
+    DATA_LOSS = 15
+    UNAUTHENTICATED = 16
+    DEFERRED = 17
+
+
+class HalError(RuntimeError):
+    """A failed HAL operation: `code` says what kind, `message` says what was wrong.
+
+    `HalError(code, message)` builds the subclass that matches the code, so
+    `HalError(StatusCode.INVALID_ARGUMENT, ...)` is also a `ValueError`.
+    """
+
+    def __new__(cls, code: StatusCode | int, message: str = ""):
+        if cls is HalError:
+            cls = _SUBCLASS_BY_CODE.get(StatusCode(code), HalError)
+        return super().__new__(cls)
+
+    def __init__(self, code: StatusCode | int, message: str = ""):
+        self.code = StatusCode(code)
+        self.message = message
+        super().__init__(f"{self.code.name}; {message}" if message else self.code.name)
+
+    def __reduce__(self):
+        return (HalError, (int(self.code), self.message))
+
+
+class InvalidArgumentError(HalError, ValueError):
+    pass
+
+
+class OutOfRangeError(HalError, IndexError):
+    pass
+
+
+_SUBCLASS_BY_CODE = {
+    StatusCode.INVALID_ARGUMENT: InvalidArgumentError,
+    StatusCode.OUT_OF_RANGE: OutOfRangeError,
+}
+
+
+def as_error(failure: "HalError | StatusCode | int | str | BaseException") -> HalError:
+    """Turns what a caller may pass as a failure into a HalError (a string is UNKNOWN)."""
+    if isinstance(failure, HalError):
+        return failure
+    if isinstance(failure, str):
+        return HalError(StatusCode.UNKNOWN, failure)
+    if isinstance(failure, (StatusCode, int)) and not isinstance(failure, bool):
+        return HalError(StatusCode(failure), f"failed with {StatusCode(failure).name}")
+    if isinstance(failure, BaseException):
+        return HalError(StatusCode.INTERNAL, f"{type(failure).__name__}: {failure}")
+    raise TypeError(f"cannot make a HAL failure of {failure!r}")

@@ -1,0 +1,220 @@
+"""The simulated chip behind `hal/backend.py`: memory plus hardware command queues.
+
+Each command queue is a worker thread running its commands in order. An event
+is done when its queue reaches it; a queue waiting on another queue's event stalls
+(a device-side wait), it never blocks the host.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+from typing import Callable
+
+import numpy as np
+
+from hal.status import HalError, StatusCode, as_error
+from sim.arch import DEFAULT_ARCH, ArchSpec, get_arch
+from sim.memory import BufferType, ChipMemory, SimBuffer, system_memory_buffer
+
+log = logging.getLogger(__name__)
+
+
+class SimEvent:
+    """A point on one command queue (tt-metal's Event)."""
+
+    __slots__ = ("cq", "error", "_done", "_on_complete")
+
+    def __init__(self, cq: int, on_complete: Callable[[HalError | None], None] | None):
+        self.cq = cq
+        self.error: HalError | None = None
+        self._done = threading.Event()
+        self._on_complete = on_complete
+
+    def query(self) -> bool:
+        return self._done.is_set()
+
+    def synchronize(self, timeout_s: float | None = None) -> bool:
+        return self._done.wait(timeout_s)
+
+    def _complete(self, error: HalError | None) -> None:
+        self.error = error
+        self._done.set()
+        if self._on_complete is not None:
+            try:
+                self._on_complete(error)
+            except Exception:  # a callback bug must not kill the queue
+                log.exception("event completion callback failed")
+
+
+class CommandQueue:
+    """One hardware command queue: a thread running commands in order.
+
+    A failing command poisons the queue until the next recorded event, which then
+    completes with the failure; later commands of that stretch are skipped.
+    """
+
+    def __init__(self, device_name: str, index: int):
+        self.index = index
+        self._commands: collections.deque = collections.deque()
+        self._ready = threading.Condition(threading.Lock())
+        self._closed = False
+        self._idle = threading.Condition(self._ready._lock)  # shares the lock
+        self._pending = 0
+        self._thread = threading.Thread(target=self._run, name=f"{device_name}-cq{index}", daemon=True)
+        self._thread.start()
+
+    def enqueue(self, function: Callable, *args) -> None:
+        with self._ready:
+            if self._closed:
+                raise HalError(StatusCode.FAILED_PRECONDITION, f"command queue {self.index} is closed")
+            self._commands.append((function, args))
+            self._pending += 1
+            self._ready.notify()
+
+    def finish(self) -> None:
+        with self._idle:
+            self._idle.wait_for(lambda: self._pending == 0)
+
+    def close(self) -> None:
+        with self._ready:
+            self._closed = True
+            self._ready.notify()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        error: HalError | None = None
+        while True:
+            with self._ready:
+                while not self._commands and not self._closed:
+                    self._ready.wait()
+                if not self._commands:
+                    return
+                function, args = self._commands.popleft()
+            if function is _record:
+                args[0]._complete(error)
+                error = None
+            elif function is _wait:
+                event = args[0]
+                event.synchronize()
+                if event.error is not None and error is None:
+                    error = event.error
+            elif error is None:
+                try:
+                    function(*args)
+                except Exception as exc:  # the command failed: the queue carries its error
+                    error = as_error(exc)
+            with self._idle:
+                self._pending -= 1
+                if self._pending == 0:
+                    self._idle.notify_all()
+
+
+def _record(event: SimEvent) -> None:  # marker commands, interpreted by CommandQueue._run
+    raise AssertionError
+
+
+def _wait(event: SimEvent) -> None:
+    raise AssertionError
+
+
+def _fill(buffer: SimBuffer, offset: int, length: int, pattern: bytes) -> None:
+    buffer.check_range(offset, length)
+    chunk = 1 << 22  # bounded host memory for large fills; a multiple of every pattern length
+    tile = np.frombuffer(pattern * (min(length, chunk) // len(pattern)), np.uint8)
+    for start in range(0, length, chunk):
+        piece = tile[: min(chunk, length - start)]
+        buffer.write(offset + start, piece)
+
+
+def _copy(source: SimBuffer, source_offset: int, target: SimBuffer, target_offset: int, length: int) -> None:
+    target.check_range(target_offset, length)
+    target.write(target_offset, source.read(source_offset, length))
+
+
+class SimDevice:
+    """A simulated Tenstorrent chip (`hal/backend.py`'s BackendDevice)."""
+
+    mode = "mock"
+
+    def __init__(self, arch: str | ArchSpec | None = None, num_hw_cqs: int = 2, **arch_options):
+        spec = arch if isinstance(arch, ArchSpec) else get_arch(arch or DEFAULT_ARCH)
+        if arch_options:
+            spec = spec.with_options(**arch_options)
+        if not 1 <= num_hw_cqs <= spec.max_hw_cqs:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"num_hw_cqs={num_hw_cqs}; {spec.name} has 1..{spec.max_hw_cqs}")
+        self.arch = spec
+        self.num_hw_cqs = num_hw_cqs
+        self.memory = ChipMemory(spec)
+        self._queues: list[CommandQueue | None] = [None] * num_hw_cqs
+        self._queues_lock = threading.Lock()
+        self._closed = False
+
+    # Buffers.
+    def create_buffer(self, size: int, page_size: int, buffer_type: str) -> SimBuffer:
+        kind = BufferType(buffer_type)
+        if kind is BufferType.SYSTEM_MEMORY:
+            return system_memory_buffer(np.zeros(size, np.uint8))
+        return self.memory.create_interleaved(size, page_size, kind)
+
+    def import_host_buffer(self, array: np.ndarray) -> SimBuffer:
+        return system_memory_buffer(array)
+
+    def free_buffer(self, buffer: SimBuffer) -> None:
+        self.memory.free(buffer)
+
+    def read_buffer(self, buffer: SimBuffer, offset: int, length: int) -> np.ndarray:
+        return buffer.read(offset, length)
+
+    def write_buffer(self, buffer: SimBuffer, offset: int, data: np.ndarray) -> None:
+        buffer.write(offset, data)
+
+    # Queue commands.
+    def _queue(self, cq: int) -> CommandQueue:
+        queue = self._queues[cq]
+        if queue is None:  # started on first use: most devices in tests never use both
+            with self._queues_lock:
+                if self._closed:
+                    raise HalError(StatusCode.FAILED_PRECONDITION, "device is closed")
+                queue = self._queues[cq]
+                if queue is None:
+                    queue = self._queues[cq] = CommandQueue(self.arch.name, cq)
+        return queue
+
+    def enqueue_write_buffer(self, cq: int, buffer: SimBuffer, offset: int, data: np.ndarray) -> None:
+        self._queue(cq).enqueue(buffer.write, offset, data)
+
+    def enqueue_read_buffer(self, cq: int, buffer: SimBuffer, offset: int, out: np.ndarray) -> None:
+        self._queue(cq).enqueue(buffer.read, offset, out.shape[0], out)
+
+    def enqueue_copy_buffer(self, cq, source, source_offset, target, target_offset, length) -> None:
+        self._queue(cq).enqueue(_copy, source, source_offset, target, target_offset, length)
+
+    def enqueue_fill_buffer(self, cq: int, buffer: SimBuffer, offset: int, length: int, pattern: bytes) -> None:
+        self._queue(cq).enqueue(_fill, buffer, offset, length, bytes(pattern))
+
+    def enqueue_host_function(self, cq: int, function: Callable, *args) -> None:
+        """Runs `function(*args)` in order on the queue (the simulator's stand-in for a
+        program; used by tests to inject faults)."""
+        self._queue(cq).enqueue(function, *args)
+
+    def enqueue_record_event(self, cq: int, on_complete=None) -> SimEvent:
+        event = SimEvent(cq, on_complete)
+        self._queue(cq).enqueue(_record, event)
+        return event
+
+    def enqueue_wait_for_event(self, cq: int, event: SimEvent) -> None:
+        self._queue(cq).enqueue(_wait, event)
+
+    def finish(self, cq: int) -> None:
+        if self._queues[cq] is not None:
+            self._queues[cq].finish()
+
+    def close(self) -> None:
+        with self._queues_lock:
+            self._closed = True
+            queues = [q for q in self._queues if q is not None]
+        for queue in queues:
+            queue.close()

@@ -1,0 +1,270 @@
+"""Queue submissions ordered by semaphores: wait-before-signal, cross-queue chains,
+fan-out, out-of-order submission, failure propagation, barriers.
+
+Modelled on IREE's cts/semaphore_submission_test.h and queue/semaphore_submission_test.cc.
+"""
+
+import time
+
+import numpy as np
+import pytest
+
+import hal
+
+from .ctsutil import (SC, TIMEOUT_NS, det_bytes, new_buffer, raises_status, read_bytes,
+                      transfer_cb, wait_ok)
+
+MS = 1_000_000
+
+
+def _copy_cb(device, src, dst, **kw):
+    cb = transfer_cb(device)
+    cb.copy(src, dst, **kw)
+    cb.end()
+    return cb
+
+
+def test_submit_with_no_waits(device, allocator):
+    buf = new_buffer(allocator, 32)
+    cb = transfer_cb(device)
+    cb.fill(buf, b"\x61")
+    cb.end()
+    sem = device.create_semaphore(0)
+    device.queue_execute(cb, [], [(sem, 1)])
+    wait_ok(sem, 1)
+    assert (read_bytes(buf) == 0x61).all()
+
+
+def test_signal_multiple_semaphores(device, allocator):
+    cb = transfer_cb(device)
+    cb.end()
+    a, b = device.create_semaphore(0), device.create_semaphore(10)
+    device.queue_execute(cb, [], [(a, 1), (b, 11)])
+    assert device.wait_semaphores([(a, 1), (b, 11)], "all", timeout=TIMEOUT_NS)
+    assert a.query() == 1 and b.query() == 11
+
+
+def test_wait_before_signal(device, allocator):
+    src = new_buffer(allocator, 256, init=det_bytes(256, seed=1))
+    dst = new_buffer(allocator, 256)
+    gate, done = device.create_semaphore(0), device.create_semaphore(0)
+    t0 = time.monotonic()
+    device.queue_execute(_copy_cb(device, src, dst), [(gate, 1)], [(done, 1)])
+    assert time.monotonic() - t0 < 1.0, "queue_execute blocked on an unsignalled wait"
+    time.sleep(0.02)
+    assert done.query() == 0
+    assert not read_bytes(dst).any(), "work ran before its wait was satisfied"
+    gate.signal(1)
+    wait_ok(done, 1)
+    np.testing.assert_array_equal(read_bytes(dst), det_bytes(256, seed=1))
+
+
+def test_wait_on_value_already_reached(device, allocator):
+    buf = new_buffer(allocator, 16)
+    gate, done = device.create_semaphore(5), device.create_semaphore(0)
+    cb = transfer_cb(device)
+    cb.fill(buf, b"\x01")
+    cb.end()
+    device.queue_execute(cb, [(gate, 3)], [(done, 1)])
+    wait_ok(done, 1)
+    assert (read_bytes(buf) == 1).all()
+
+
+def test_wait_on_several_semaphores(device, allocator):
+    buf = new_buffer(allocator, 16)
+    a, b, done = (device.create_semaphore(0) for _ in range(3))
+    cb = transfer_cb(device)
+    cb.fill(buf, b"\x02")
+    cb.end()
+    device.queue_execute(cb, [(a, 1), (b, 1)], [(done, 1)])
+    a.signal(1)
+    assert done.wait(1, timeout=20 * MS) is False
+    b.signal(1)
+    wait_ok(done, 1)
+    assert (read_bytes(buf) == 2).all()
+
+
+def test_cross_queue_chain(device, allocator):
+    """transfer-queue update -> compute-queue command buffer -> transfer-queue copy."""
+    data = det_bytes(512, seed=2)
+    a = new_buffer(allocator, 512)
+    b = new_buffer(allocator, 512)
+    c = new_buffer(allocator, 512)
+    start, s1, s2, s3 = (device.create_semaphore(0) for _ in range(4))
+    device.queue_update(data, a, [(start, 1)], [(s1, 1)])
+    cb = transfer_cb(device)
+    cb.copy(a, b)
+    cb.fill(b, b"\xFF", 0, 16)
+    cb.end()
+    device.queue_execute(cb, [(s1, 1)], [(s2, 1)])
+    device.queue_copy(b, c, [(s2, 1)], [(s3, 1)])
+    assert s3.query() == 0
+    start.signal(1)
+    wait_ok(s3, 1)
+    ref = data.copy()
+    ref[:16] = 0xFF
+    np.testing.assert_array_equal(read_bytes(c), ref)
+    np.testing.assert_array_equal(read_bytes(a), data)
+
+
+def test_timeline_chain_on_one_semaphore(device, allocator):
+    buf = new_buffer(allocator, 4)
+    sem = device.create_semaphore(0)
+    for i in range(1, 9):
+        device.queue_update(np.uint32(i).tobytes(), buf, [(sem, i - 1)], [(sem, i)])
+    wait_ok(sem, 8)
+    assert np.frombuffer(buf.map_read(), np.uint32)[0] == 8
+
+
+def test_fan_out(device, allocator):
+    src = new_buffer(allocator, 128, init=det_bytes(128, seed=3))
+    outs = [new_buffer(allocator, 128) for _ in range(4)]
+    gate = device.create_semaphore(0)
+    dones = [device.create_semaphore(0) for _ in outs]
+    for out, done in zip(outs, dones):
+        device.queue_execute(_copy_cb(device, src, out), [(gate, 1)], [(done, 1)])
+    time.sleep(0.01)
+    assert all(d.query() == 0 for d in dones)
+    gate.signal(1)
+    assert device.wait_semaphores([(d, 1) for d in dones], "all", timeout=TIMEOUT_NS)
+    for out in outs:
+        np.testing.assert_array_equal(read_bytes(out), det_bytes(128, seed=3))
+
+
+def test_fan_in(device, allocator):
+    parts = [new_buffer(allocator, 32) for _ in range(3)]
+    joined = new_buffer(allocator, 96)
+    sems = [device.create_semaphore(0) for _ in parts]
+    done = device.create_semaphore(0)
+    cb = transfer_cb(device)
+    for i, p in enumerate(parts):
+        cb.copy(p, joined, 0, 32 * i, 32)
+    cb.end()
+    device.queue_execute(cb, [(s, 1) for s in sems], [(done, 1)])
+    for i, (p, s) in enumerate(zip(parts, sems)):
+        device.queue_fill(p, bytes([i + 1]), [], [(s, 1)])
+    wait_ok(done, 1)
+    assert read_bytes(joined).tolist() == [1] * 32 + [2] * 32 + [3] * 32
+
+
+def test_consumer_submitted_before_producer(device, allocator):
+    src = new_buffer(allocator, 64, init=det_bytes(64, seed=4))
+    mid = new_buffer(allocator, 64)
+    dst = new_buffer(allocator, 64)
+    produced, consumed = device.create_semaphore(0), device.create_semaphore(0)
+    # the consumer first, waiting on a value nobody has promised yet
+    device.queue_execute(_copy_cb(device, mid, dst), [(produced, 1)], [(consumed, 1)])
+    time.sleep(0.01)
+    device.queue_execute(_copy_cb(device, src, mid), [], [(produced, 1)])
+    wait_ok(consumed, 1)
+    np.testing.assert_array_equal(read_bytes(dst), det_bytes(64, seed=4))
+
+
+def test_many_outstanding_submissions(device, allocator):
+    """32 independent submissions gated on one value; each signals its own semaphore."""
+    buf = new_buffer(allocator, 4 * 32)
+    gate = device.create_semaphore(0)
+    dones = [device.create_semaphore(0) for _ in range(32)]
+    for i, done in enumerate(dones):
+        device.queue_fill(buf, np.uint32(i + 1).tobytes(), [(gate, 1)], [(done, 1)],
+                          target_offset=4 * i, length=4)
+    time.sleep(0.01)
+    assert not read_bytes(buf).any()
+    gate.signal(1)
+    assert device.wait_semaphores([(d, 1) for d in dones], "all", timeout=TIMEOUT_NS)
+    np.testing.assert_array_equal(np.frombuffer(buf.map_read(), np.uint32),
+                                  np.arange(1, 33, dtype=np.uint32))
+
+
+# -- failure propagation ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("code", [SC.CANCELLED, SC.DATA_LOSS])
+def test_failed_wait_fails_signals_and_downstream(device, allocator, code):
+    a_buf = new_buffer(allocator, 64)
+    b_buf = new_buffer(allocator, 64)
+    gate, s1, s2 = (device.create_semaphore(0) for _ in range(3))
+    cb = transfer_cb(device)
+    cb.fill(a_buf, b"\x77")
+    cb.end()
+    device.queue_execute(cb, [(gate, 1)], [(s1, 1)])
+    device.queue_copy(a_buf, b_buf, [(s1, 1)], [(s2, 1)])
+    gate.fail(code)
+    with raises_status(code):
+        s1.wait(1, timeout=TIMEOUT_NS)
+    with raises_status(code):
+        s2.wait(1, timeout=TIMEOUT_NS)
+    with raises_status(code):
+        s2.query()
+    assert not read_bytes(a_buf).any(), "a failed submission must not run"
+    assert not read_bytes(b_buf).any()
+
+
+def test_submit_on_already_failed_wait_raises_and_fails_signals(device, allocator):
+    buf = new_buffer(allocator, 16)
+    gate, done = device.create_semaphore(0), device.create_semaphore(0)
+    gate.fail(SC.CANCELLED)
+    with raises_status(SC.CANCELLED):
+        device.queue_fill(buf, b"\x01", [(gate, 1)], [(done, 1)])
+    with raises_status(SC.CANCELLED):
+        done.wait(1, timeout=TIMEOUT_NS)
+    assert not read_bytes(buf).any()
+
+
+def test_failure_does_not_affect_independent_work(device, allocator):
+    buf = new_buffer(allocator, 16)
+    bad_gate, bad_done = device.create_semaphore(0), device.create_semaphore(0)
+    ok_done = device.create_semaphore(0)
+    device.queue_barrier([(bad_gate, 1)], [(bad_done, 1)])
+    device.queue_fill(buf, b"\x05", [], [(ok_done, 1)])
+    bad_gate.fail(SC.CANCELLED)
+    wait_ok(ok_done, 1)
+    assert (read_bytes(buf) == 5).all()
+    with raises_status(SC.CANCELLED):
+        bad_done.wait(1, timeout=TIMEOUT_NS)
+    # the device still works after a failed submission
+    again = device.create_semaphore(0)
+    device.queue_fill(buf, b"\x06", [], [(again, 1)])
+    wait_ok(again, 1)
+    assert (read_bytes(buf) == 6).all()
+
+
+def test_failing_one_of_several_waits(device, allocator):
+    a, b, done = (device.create_semaphore(0) for _ in range(3))
+    device.queue_barrier([(a, 1), (b, 1)], [(done, 1)])
+    a.signal(1)
+    b.fail(SC.DATA_LOSS)
+    with raises_status(SC.DATA_LOSS):
+        done.wait(1, timeout=TIMEOUT_NS)
+
+
+# -- barriers ------------------------------------------------------------------------------
+
+def test_queue_barrier_orders_work(device, allocator):
+    src = new_buffer(allocator, 64)
+    dst = new_buffer(allocator, 64)
+    gate, filled, barrier_done, copied = (device.create_semaphore(0) for _ in range(4))
+    device.queue_fill(src, b"\x3E", [(gate, 1)], [(filled, 1)])
+    device.queue_barrier([(filled, 1)], [(barrier_done, 1)])
+    device.queue_copy(src, dst, [(barrier_done, 1)], [(copied, 1)])
+    time.sleep(0.01)
+    assert barrier_done.query() == 0 and copied.query() == 0
+    gate.signal(1)
+    wait_ok(copied, 1)
+    assert barrier_done.query() == 1
+    assert (read_bytes(dst) == 0x3E).all()
+
+
+def test_queue_barrier_no_waits_signals(device):
+    sem = device.create_semaphore(0)
+    device.queue_barrier([], [(sem, 4)])
+    wait_ok(sem, 4)
+    assert sem.query() == 4
+
+
+def test_queue_flush(device, allocator):
+    buf = new_buffer(allocator, 16)
+    sem = device.create_semaphore(0)
+    device.queue_fill(buf, b"\x09", [], [(sem, 1)])
+    device.queue_flush()
+    wait_ok(sem, 1)
+    assert (read_bytes(buf) == 9).all()

@@ -1,0 +1,691 @@
+"""Differential tests: `hal` (device "tenstorrent") against `iree.runtime` (local-task).
+
+Each scenario is one function written purely against the iree.runtime HAL API; it
+takes a module `rt` and a device and returns what it observes (bytes as numpy arrays,
+plus shapes, counts, wait results and the kind of error raised). Every test runs on
+both backends; each run is checked against a numpy expectation, and the `hal` run is
+also checked byte for byte against the same scenario run on iree.runtime, so a test
+cannot pass because both backends agree on a wrong answer.
+
+Scenarios respect `hal`'s non-coherent mapping: host writes go through a
+`MappedMemory` that is dropped (a one-statement `buf.map().asarray(...)[...] = x`)
+before device work is submitted.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+import iree.runtime as iree_rt
+
+WAIT_NS = 10 * 1_000_000_000  # completion waits fail a test rather than hang it
+U8 = np.dtype(np.uint8)
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    rt: ModuleType
+    device: object
+
+
+@cache
+def _iree_device():
+    return iree_rt.get_device("local-task")
+
+
+@pytest.fixture(scope="module", params=["iree", "hal"])
+def backend(request) -> Backend:
+    if request.param == "iree":
+        return Backend("iree", iree_rt, _iree_device())
+    import hal
+
+    return Backend("hal", hal, hal.create_device("tenstorrent"))
+
+
+def check(backend: Backend, scenario, expected: dict, *args) -> None:
+    """Runs `scenario` on `backend`; compares with numpy, and with iree.runtime."""
+    observed = scenario(backend.rt, backend.device, *args)
+    _assert_same(observed, expected, f"{backend.name} vs numpy")
+    if backend.name != "iree":
+        reference = scenario(iree_rt, _iree_device(), *args)
+        _assert_same(observed, reference, f"{backend.name} vs iree.runtime")
+
+
+def _assert_same(observed: dict, expected: dict, what: str) -> None:
+    assert observed.keys() == expected.keys(), what
+    for key, want in expected.items():
+        got = observed[key]
+        if isinstance(want, np.ndarray):
+            assert isinstance(got, np.ndarray), f"{what}: {key} is {type(got)}"
+            assert (got.dtype, got.shape) == (want.dtype, want.shape), f"{what}: {key}"
+            if got.tobytes() != want.tobytes():
+                diff = np.flatnonzero(got.view(U8).ravel() != want.view(U8).ravel())
+                pytest.fail(
+                    f"{what}: {key} differs at byte offsets {diff[:16].tolist()}"
+                    f"\n got {got!r}\nwant {want!r}"
+                )
+        else:
+            assert type(got) is type(want) and got == want, (
+                f"{what}: {key} = {got!r}, want {want!r}"
+            )
+
+
+# -- helpers written against the iree.runtime API --------------------------------
+
+
+def mappable(rt):
+    return (
+        rt.MemoryType.DEVICE_LOCAL | rt.MemoryType.HOST_VISIBLE,
+        rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING,
+    )
+
+
+def alloc(rt, device, contents: np.ndarray):
+    """A host-visible device buffer holding `contents` (written through a mapping)."""
+    memory_type, usage = mappable(rt)
+    buf = device.allocator.allocate_buffer(memory_type, usage, contents.nbytes)
+    buf.map().asarray(contents.shape, contents.dtype)[...] = contents
+    return buf
+
+
+def read(buf, count: int, dtype=U8) -> np.ndarray:
+    mapping = buf.map()
+    out = mapping.asarray((count,), np.dtype(dtype)).copy()
+    del mapping
+    return out
+
+
+def sync_args(rt, sync: str, wait_sem, wait_value, signal_sem, signal_value):
+    """The same (wait, signal) timepoints as `[(sem, value)]` lists or as HalFences."""
+    if sync == "list":
+        waits = [] if wait_sem is None else [(wait_sem, wait_value)]
+        return waits, [(signal_sem, signal_value)]
+    waits = rt.HalFence(1)
+    if wait_sem is not None:
+        waits.insert(wait_sem, wait_value)
+    return waits, rt.HalFence.create_at(signal_sem, signal_value)
+
+
+def error_kind(fn) -> str:
+    """The iree.runtime exception family `fn` raises (a `hal` error may be several)."""
+    try:
+        fn()
+    except IndexError:
+        return "IndexError"
+    except ValueError:
+        return "ValueError"
+    except RuntimeError:
+        return "RuntimeError"
+    except Exception as e:  # noqa: BLE001 - reported, then fails the comparison
+        return f"unexpected {type(e).__name__}: {e}"
+    return "no error"
+
+
+def seeded(n: int, salt: int = 0) -> np.ndarray:
+    return ((np.arange(n) * 7 + salt) % 251).astype(np.uint8)
+
+
+# -- mapping -----------------------------------------------------------------------
+
+
+def scenario_map_write_read(rt, device):
+    memory_type, usage = mappable(rt)
+    buf = device.allocator.allocate_buffer(memory_type, usage, 256)
+    buf.map().asarray((256,), U8)[...] = np.arange(256, dtype=np.uint8)
+    first = read(buf, 256)
+    buf.map().asarray((16,), np.dtype(np.float32))[4:8] = [1.5, -2.0, 3.25, 1e30]
+    buf.map().asarray((16, 16), U8)[15, 8:] = 0xEE
+    mapping = buf.map()
+    as_u32 = mapping.asarray((64,), np.dtype(np.uint32)).copy()
+    as_2d = mapping.asarray((4, 64), U8).copy()
+    del mapping
+    return {
+        "byte_length": buf.byte_length(),
+        "first": first,
+        "as_u32": as_u32,
+        "as_2d": as_2d,
+    }
+
+
+def test_map_write_read(backend):
+    data = np.arange(256, dtype=np.uint8)
+    first = data.copy()
+    data[16:32] = np.array([1.5, -2.0, 3.25, 1e30], np.float32).view(np.uint8)
+    data[15 * 16 + 8 :] = 0xEE
+    expected = {
+        "byte_length": 256,
+        "first": first,
+        "as_u32": data.view(np.uint32),
+        "as_2d": data.reshape(4, 64),
+    }
+    check(backend, scenario_map_write_read, expected)
+
+
+# -- allocate_buffer_copy ----------------------------------------------------------
+
+COPY_SOURCES = {
+    "f32_3x5": lambda: np.arange(15, dtype=np.float32).reshape(3, 5) / 3,
+    "i16_7": lambda: np.arange(-3, 4, dtype=np.int16) * 1000,
+    "bytes_5": lambda: b"hello",
+    "u8_multi_page": lambda: seeded(3 * 4096 + 12, salt=3),
+}
+
+
+def scenario_allocate_buffer_copy(rt, device, source):
+    memory_type, usage = mappable(rt)
+    buf = device.allocator.allocate_buffer_copy(memory_type, usage, device, source)
+    n = buf.byte_length()
+    return {"byte_length": n, "bytes": read(buf, n)}
+
+
+@pytest.mark.parametrize("name", COPY_SOURCES)
+def test_allocate_buffer_copy(backend, name):
+    source = COPY_SOURCES[name]()
+    raw = np.frombuffer(bytes(memoryview(source)), U8)
+    expected = {"byte_length": raw.size, "bytes": raw}
+    check(backend, scenario_allocate_buffer_copy, expected, source)
+
+
+VIEW_SOURCES = {
+    "FLOAT_32": lambda: np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5,
+    "SINT_16": lambda: np.array([-32768, -1, 0, 32767], np.int16),
+    "UINT_8": lambda: seeded(30).reshape(2, 3, 5),
+    "FLOAT_16": lambda: np.linspace(-4, 4, 9, dtype=np.float16),
+    "FLOAT_64": lambda: np.array([[np.pi], [-np.e]], np.float64),
+    "INT_32": lambda: np.array(-7, np.int32),  # 0-d: shape []
+    "UINT_32": lambda: np.zeros((2, 0, 3), np.uint32),  # empty allocation
+}
+
+
+def scenario_buffer_view(rt, device, source, element_type_name):
+    memory_type, usage = mappable(rt)
+    element_type = getattr(rt.HalElementType, element_type_name)
+    view = device.allocator.allocate_buffer_copy(
+        memory_type, usage, device, source, element_type
+    )
+    observed = {
+        "shape": view.shape,
+        "element_type": int(view.element_type),
+        "byte_length": view.byte_length,
+        "buffer_byte_length": view.get_buffer().byte_length(),
+    }
+    if view.byte_length:
+        mapping = view.map()
+        observed["array"] = mapping.asarray(view.shape, source.dtype).copy()
+        del mapping
+        rewrapped = rt.HalBufferView(view.get_buffer(), [view.byte_length], rt.HalElementType.UINT_8)
+        observed["rewrapped_shape"] = rewrapped.shape
+        observed["rewrapped_bytes"] = read(rewrapped.get_buffer(), rewrapped.byte_length)
+    return observed
+
+
+@pytest.mark.parametrize("element_type_name", VIEW_SOURCES)
+def test_allocate_buffer_copy_view(backend, element_type_name):
+    source = VIEW_SOURCES[element_type_name]()
+    element_type = int(getattr(iree_rt.HalElementType, element_type_name))
+    expected = {
+        "shape": list(source.shape),
+        "element_type": element_type,
+        "byte_length": source.nbytes,
+        "buffer_byte_length": source.nbytes,
+    }
+    if source.nbytes:
+        expected["array"] = source
+        expected["rewrapped_shape"] = [source.nbytes]
+        expected["rewrapped_bytes"] = source.reshape(-1).view(U8)
+    check(backend, scenario_buffer_view, expected, source, element_type_name)
+
+
+# -- command buffer fill / copy -----------------------------------------------------
+
+FILL_PATTERNS = {
+    "np_u8": np.uint8(0x07),
+    "np_u16": np.uint16(0xAB23),
+    "np_u32": np.uint32(0xAB23CD45),
+    "np_f32": np.float32(-1.5),
+    "bytes1": b"\x07",
+    "bytes2": b"\x23\xab",
+    "bytes4": b"\x45\xcd\x23\xab",
+}
+FILL_SIZE = 1088
+FILL_RANGES = [(0, None), (4, 8), (8, 24), (16, 0), (12, 1000), (FILL_SIZE - 4, 4)]
+
+
+def scenario_fill(rt, device, pattern, offset, length, sync):
+    buf = alloc(rt, device, seeded(FILL_SIZE))
+    sem = device.create_semaphore(0)
+    cb = rt.HalCommandBuffer(device)
+    cb.fill(buf, pattern, offset, length, end=True)
+    waits, signals = sync_args(rt, sync, None, 0, sem, 1)
+    device.queue_execute(cb, waits, signals)
+    done = sem.wait(1, timeout=WAIT_NS)
+    return {"done": done, "bytes": read(buf, FILL_SIZE)}
+
+
+@pytest.mark.parametrize("sync", ["list", "fence"])
+@pytest.mark.parametrize("offset,length", FILL_RANGES)
+@pytest.mark.parametrize("pattern_name", FILL_PATTERNS)
+def test_fill(backend, pattern_name, offset, length, sync):
+    pattern = FILL_PATTERNS[pattern_name]
+    raw = np.frombuffer(bytes(memoryview(pattern)), U8)
+    want = seeded(FILL_SIZE)
+    n = FILL_SIZE - offset if length is None else length
+    want[offset : offset + n] = np.resize(raw, n)
+    check(backend, scenario_fill, {"done": True, "bytes": want}, pattern, offset, length, sync)
+
+
+COPY_SIZE = 1024
+COPY_RANGES = [(0, 0, None), (8, 8, 16), (4, 4, 32), (1, 2, 5), (0, 100, 900), (1000, 3, 24)]
+
+
+def scenario_copy(rt, device, source_offset, target_offset, length, sync):
+    src = alloc(rt, device, seeded(COPY_SIZE, salt=1))
+    dst = alloc(rt, device, seeded(COPY_SIZE, salt=2))
+    sem = device.create_semaphore(0)
+    cb = rt.HalCommandBuffer(device)
+    cb.copy(src, dst, source_offset, target_offset, length, end=True)
+    waits, signals = sync_args(rt, sync, None, 0, sem, 1)
+    device.queue_execute(cb, waits, signals)
+    done = sem.wait(1, timeout=WAIT_NS)
+    return {"done": done, "src": read(src, COPY_SIZE), "dst": read(dst, COPY_SIZE)}
+
+
+@pytest.mark.parametrize("sync", ["list", "fence"])
+@pytest.mark.parametrize("source_offset,target_offset,length", COPY_RANGES)
+def test_copy(backend, source_offset, target_offset, length, sync):
+    src, dst = seeded(COPY_SIZE, salt=1), seeded(COPY_SIZE, salt=2)
+    n = COPY_SIZE if length is None else length
+    dst[target_offset : target_offset + n] = src[source_offset : source_offset + n]
+    expected = {"done": True, "src": src, "dst": dst}
+    check(backend, scenario_copy, expected, source_offset, target_offset, length, sync)
+
+
+def scenario_multi_command(rt, device):
+    """Independent commands in one command buffer: disjoint ranges, one buffer reused."""
+    a = alloc(rt, device, seeded(512, salt=5))
+    b = alloc(rt, device, np.zeros(512, np.uint8))
+    sem = device.create_semaphore(0)
+    cb = rt.HalCommandBuffer(device)
+    cb.fill(b, np.uint32(0x01020304), 0, 64)
+    cb.copy(a, b, 0, 64, 128)
+    cb.copy(a, a, 0, 256, 64)  # same buffer, disjoint ranges
+    cb.fill(b, np.uint16(0xBEEF), 448, 64, end=True)
+    device.queue_execute(cb, [], [(sem, 1)])
+    done = sem.wait(1, timeout=WAIT_NS)
+    return {"done": done, "a": read(a, 512), "b": read(b, 512)}
+
+
+def test_multi_command(backend):
+    a, b = seeded(512, salt=5), np.zeros(512, np.uint8)
+    b[0:64] = np.resize(np.frombuffer(np.uint32(0x01020304).tobytes(), U8), 64)
+    b[64:192] = a[0:128]
+    a[256:320] = a[0:64]
+    b[448:512] = np.resize(np.frombuffer(np.uint16(0xBEEF).tobytes(), U8), 64)
+    check(backend, scenario_multi_command, {"done": True, "a": a, "b": b})
+
+
+# -- queue operations ----------------------------------------------------------------
+
+
+def scenario_queue_copy(rt, device, sync):
+    """Two chained queue copies, both submitted before the host waits."""
+    src = alloc(rt, device, seeded(4096, salt=9))
+    mid = alloc(rt, device, np.zeros(4096, np.uint8))
+    dst = alloc(rt, device, np.full(4096, 0x5A, np.uint8))
+    sem = device.create_semaphore(0)
+    device.queue_copy(src, mid, *sync_args(rt, sync, None, 0, sem, 1))
+    device.queue_copy(mid, dst, *sync_args(rt, sync, sem, 1, sem, 2))
+    done = sem.wait(2, timeout=WAIT_NS)
+    return {"done": done, "value": sem.query(), "mid": read(mid, 4096), "dst": read(dst, 4096)}
+
+
+@pytest.mark.parametrize("sync", ["list", "fence"])
+def test_queue_copy(backend, sync):
+    src = seeded(4096, salt=9)
+    expected = {"done": True, "value": 2, "mid": src, "dst": src}
+    check(backend, scenario_queue_copy, expected, sync)
+
+
+def scenario_queue_alloca(rt, device, sync):
+    """alloca -> fill + copy out -> dealloca, all queued before the host waits."""
+    out = alloc(rt, device, np.zeros(256, np.uint8))
+    sem = device.create_semaphore(0)
+    transient = device.queue_alloca(256, *sync_args(rt, sync, None, 0, sem, 1))
+    cb = rt.HalCommandBuffer(device)
+    cb.fill(transient, np.uint32(0xDEADBEEF), 0, 256)
+    cb.end()
+    device.queue_execute(cb, *sync_args(rt, sync, sem, 1, sem, 2))
+    device.queue_copy(transient, out, *sync_args(rt, sync, sem, 2, sem, 3))
+    device.queue_dealloca(transient, *sync_args(rt, sync, sem, 3, sem, 4))
+    done = sem.wait(4, timeout=WAIT_NS)
+    return {"done": done, "byte_length": transient.byte_length(), "out": read(out, 256)}
+
+
+@pytest.mark.parametrize("sync", ["list", "fence"])
+def test_queue_alloca_dealloca(backend, sync):
+    want = np.frombuffer(np.full(64, 0xDEADBEEF, np.uint32).tobytes(), U8)
+    check(backend, scenario_queue_alloca, {"done": True, "byte_length": 256, "out": want}, sync)
+
+
+def scenario_wait_before_signal(rt, device):
+    """Consumer submitted first, producer second, the host signals last."""
+    buf = alloc(rt, device, seeded(128))
+    out = alloc(rt, device, np.zeros(128, np.uint8))
+    host = device.create_semaphore(0)
+    produced = device.create_semaphore(0)
+    consumed = device.create_semaphore(0)
+    consumer = rt.HalCommandBuffer(device)
+    consumer.copy(buf, out, 0, 0, 128, end=True)
+    device.queue_execute(consumer, [(produced, 1)], [(consumed, 1)])
+    producer = rt.HalCommandBuffer(device)
+    producer.fill(buf, np.uint16(0x1234), 32, 64, end=True)
+    device.queue_execute(producer, [(host, 1)], [(produced, 1)])
+    time.sleep(0.01)
+    pending = {
+        "produced_early": produced.wait(1, timeout=0),
+        "consumed_early": consumed.wait(1, timeout=0),
+        "query_early": consumed.query(),
+        "out_early": read(out, 128),
+    }
+    host.signal(1)
+    done = consumed.wait(1, timeout=WAIT_NS)
+    return {**pending, "done": done, "produced": produced.query(), "out": read(out, 128)}
+
+
+def test_wait_before_signal(backend):
+    want = seeded(128)
+    want[32:96] = np.resize(np.frombuffer(np.uint16(0x1234).tobytes(), U8), 64)
+    expected = {
+        "produced_early": False,
+        "consumed_early": False,
+        "query_early": 0,
+        "out_early": np.zeros(128, np.uint8),
+        "done": True,
+        "produced": 1,
+        "out": want,
+    }
+    check(backend, scenario_wait_before_signal, expected)
+
+
+def scenario_fence_wait_before_signal(rt, device):
+    """A submission waiting on a joined fence runs only once every timepoint is reached."""
+    out = alloc(rt, device, np.zeros(64, np.uint8))
+    s1 = device.create_semaphore(0)
+    s2 = device.create_semaphore(10)
+    done_sem = device.create_semaphore(0)
+    waits = rt.HalFence.join([rt.HalFence.create_at(s1, 2), rt.HalFence.create_at(s2, 11)])
+    cb = rt.HalCommandBuffer(device)
+    cb.fill(out, np.uint8(0x3C), 0, 64, end=True)
+    device.queue_execute(cb, waits, rt.HalFence.create_at(done_sem, 5))
+    s1.signal(2)
+    time.sleep(0.01)
+    early = done_sem.wait(5, timeout=0)
+    s2.signal(11)
+    done = done_sem.wait(5, timeout=WAIT_NS)
+    return {"early": early, "done": done, "value": done_sem.query(), "out": read(out, 64)}
+
+
+def test_fence_wait_before_signal(backend):
+    expected = {"early": False, "done": True, "value": 5, "out": np.full(64, 0x3C, np.uint8)}
+    check(backend, scenario_fence_wait_before_signal, expected)
+
+
+# -- semaphores and fences -----------------------------------------------------------
+
+
+def scenario_semaphore(rt, device):
+    sem = device.create_semaphore(5)
+    observed = {
+        "initial": sem.query(),
+        "wait_reached": sem.wait(5, timeout=0),
+        "wait_below": sem.wait(3, timeout=0),
+        "wait_timeout_0": sem.wait(6, timeout=0),
+        "wait_deadline_0": sem.wait(6, deadline=0),
+        "wait_timeout_1ms": sem.wait(6, timeout=1_000_000),
+        "wait_deadline_past": sem.wait(6, deadline=time.monotonic_ns() - 1),
+    }
+    sem.signal(7)
+    observed.update(
+        after=sem.query(),
+        wait_after=sem.wait(6, timeout=0),
+        wait_no_timeout=sem.wait(7),
+        wait_beyond=sem.wait(8, timeout=0),
+    )
+    return observed
+
+
+def test_semaphore_query_signal_wait(backend):
+    expected = {
+        "initial": 5,
+        "wait_reached": True,
+        "wait_below": True,
+        "wait_timeout_0": False,
+        "wait_deadline_0": False,
+        "wait_timeout_1ms": False,
+        "wait_deadline_past": False,
+        "after": 7,
+        "wait_after": True,
+        "wait_no_timeout": True,
+        "wait_beyond": False,
+    }
+    check(backend, scenario_semaphore, expected)
+
+
+def scenario_fence(rt, device):
+    s1 = device.create_semaphore(0)
+    s2 = device.create_semaphore(0)
+    at = rt.HalFence.create_at(s1, 1)
+    inserted = rt.HalFence(2)
+    inserted.insert(s1, 3)
+    inserted.insert(s1, 1)  # keeps the max, 3
+    inserted.insert(s2, 2)
+    joined = rt.HalFence.join([at, rt.HalFence.create_at(s2, 5), rt.HalFence.create_at(s1, 2)])
+    empty = rt.HalFence(1)
+    full = rt.HalFence.create_at(s1, 1)
+    capacity = error_kind(lambda: full.insert(s2, 1))  # RESOURCE_EXHAUSTED
+    observed = {
+        "at_count": at.timepoint_count,
+        "inserted_count": inserted.timepoint_count,
+        "joined_count": joined.timepoint_count,
+        "empty_count": empty.timepoint_count,
+        "empty_wait": empty.wait(timeout=0),
+        "at_early": at.wait(timeout=0),
+        "over_capacity": capacity,
+        "full_count": full.timepoint_count,
+    }
+    s1.signal(2)
+    observed.update(
+        at_after_s1=at.wait(timeout=0),
+        inserted_after_s1=inserted.wait(timeout=0),  # needs s1 >= 3
+        joined_after_s1=joined.wait(timeout=0, deadline=None),
+    )
+    inserted.signal()
+    observed.update(
+        s1_after_signal=s1.query(),
+        s2_after_signal=s2.query(),
+        inserted_done=inserted.wait(timeout=WAIT_NS),
+        joined_still=joined.wait(deadline=0),
+    )
+    extended = rt.HalFence(2)
+    extended.extend(at)
+    extended.extend(rt.HalFence.create_at(s2, 5))
+    observed["extended_count"] = extended.timepoint_count
+    observed["extended_early"] = extended.wait(timeout=0)
+    s2.signal(5)
+    observed.update(joined_done=joined.wait(), extended_done=extended.wait(timeout=0))
+    return observed
+
+
+def test_fence_create_at_join_insert_wait(backend):
+    expected = {
+        "at_count": 1,
+        "inserted_count": 2,
+        "joined_count": 2,
+        "empty_count": 0,
+        "empty_wait": True,
+        "at_early": False,
+        "over_capacity": "RuntimeError",
+        "full_count": 1,
+        "at_after_s1": True,
+        "inserted_after_s1": False,
+        "joined_after_s1": False,
+        "s1_after_signal": 3,
+        "s2_after_signal": 2,
+        "inserted_done": True,
+        "joined_still": False,
+        "extended_count": 2,
+        "extended_early": False,
+        "joined_done": True,
+        "extended_done": True,
+    }
+    check(backend, scenario_fence, expected)
+
+
+# -- error classes -------------------------------------------------------------------
+
+
+def scenario_signal_not_increasing(rt, device):
+    sem = device.create_semaphore(3)
+    return {
+        "equal": error_kind(lambda: sem.signal(3)),
+        "lower": error_kind(lambda: sem.signal(2)),
+        "value": sem.query(),
+        "higher": error_kind(lambda: sem.signal(4)),
+        "value_after": sem.query(),
+    }
+
+
+def test_signal_not_increasing(backend):
+    expected = {
+        "equal": "ValueError",
+        "lower": "ValueError",
+        "value": 3,
+        "higher": "no error",
+        "value_after": 4,
+    }
+    check(backend, scenario_signal_not_increasing, expected)
+
+
+def scenario_bad_record(rt, device, record):
+    """A rejected command is not recorded; the buffer ends up untouched."""
+    buf = alloc(rt, device, seeded(64))
+    other = alloc(rt, device, seeded(64, salt=4))
+    cb = rt.HalCommandBuffer(device)
+    kind = error_kind(lambda: record(cb, buf, other))
+    cb.end()
+    sem = device.create_semaphore(0)
+    device.queue_execute(cb, [], [(sem, 1)])
+    done = sem.wait(1, timeout=WAIT_NS)
+    return {"error": kind, "done": done, "buf": read(buf, 64), "other": read(other, 64)}
+
+
+BAD_RECORDS = {
+    "fill_3_byte_pattern": ("ValueError", lambda cb, b, o: cb.fill(b, b"abc", 0, 3)),
+    "fill_3_byte_pattern_np": ("ValueError", lambda cb, b, o: cb.fill(b, np.zeros(3, np.uint8), 0, 6)),
+    "fill_misaligned_offset": ("ValueError", lambda cb, b, o: cb.fill(b, np.uint32(1), 2, 4)),
+    "fill_misaligned_length": ("ValueError", lambda cb, b, o: cb.fill(b, np.uint16(1), 0, 3)),
+    "fill_past_end": ("IndexError", lambda cb, b, o: cb.fill(b, np.uint32(1), 60, 8)),
+    "fill_offset_past_end": ("IndexError", lambda cb, b, o: cb.fill(b, np.uint32(1), 68, 4)),
+    "copy_overlap": ("ValueError", lambda cb, b, o: cb.copy(b, b, 0, 8, 16)),
+    "copy_overlap_same_range": ("ValueError", lambda cb, b, o: cb.copy(b, b, 4, 4, 4)),
+    "copy_source_past_end": ("IndexError", lambda cb, b, o: cb.copy(b, o, 60, 0, 8)),
+    "copy_target_past_end": ("IndexError", lambda cb, b, o: cb.copy(b, o, 0, 60, 8)),
+}
+
+
+@pytest.mark.parametrize("case", BAD_RECORDS)
+def test_bad_record_raises(backend, case):
+    kind, record = BAD_RECORDS[case]
+    expected = {"error": kind, "done": True, "buf": seeded(64), "other": seeded(64, salt=4)}
+    check(backend, scenario_bad_record, expected, record)
+
+
+def scenario_recording_state(rt, device):
+    buf = alloc(rt, device, seeded(16))
+    not_begun = rt.HalCommandBuffer(device, begin=False)
+    ended = rt.HalCommandBuffer(device)
+    ended.end()
+    sem = device.create_semaphore(0)
+    return {
+        "record_before_begin": error_kind(lambda: not_begun.fill(buf, np.uint8(1), 0, 4)),
+        "record_after_end": error_kind(lambda: ended.fill(buf, np.uint8(1), 0, 4)),
+        "second_begin": error_kind(ended.begin),
+        "execute_not_ended": error_kind(
+            lambda: device.queue_execute(rt.HalCommandBuffer(device), [], [(sem, 1)])
+        ),
+        "buf": read(buf, 16),
+    }
+
+
+def test_recording_state_errors(backend):
+    expected = {
+        "record_before_begin": "RuntimeError",
+        "record_after_end": "RuntimeError",
+        "second_begin": "RuntimeError",
+        "execute_not_ended": "RuntimeError",
+        "buf": seeded(16),
+    }
+    check(backend, scenario_recording_state, expected)
+
+
+def scenario_failed_semaphore(rt, device):
+    failed = device.create_semaphore(0)
+    failed.fail("producer failed")
+    return {
+        "wait": error_kind(lambda: failed.wait(1, timeout=0)),
+        "wait_reached_value": error_kind(lambda: failed.wait(0, timeout=0)),
+        "wait_blocking": error_kind(lambda: failed.wait(1, timeout=WAIT_NS)),
+        "query": error_kind(failed.query),
+        "fence_wait": error_kind(lambda: rt.HalFence.create_at(failed, 1).wait(timeout=0)),
+        "signal_after_failure": error_kind(lambda: failed.signal(5)),
+        "fail_again": error_kind(lambda: failed.fail("second failure")),
+        "query_still_failed": error_kind(failed.query),
+    }
+
+
+def test_wait_on_failed_semaphore(backend):
+    kinds = ["wait", "wait_reached_value", "wait_blocking", "query", "fence_wait"]
+    expected = dict.fromkeys(kinds, "RuntimeError")
+    expected.update(
+        signal_after_failure="no error", fail_again="no error", query_still_failed="RuntimeError"
+    )
+    check(backend, scenario_failed_semaphore, expected)
+
+
+def scenario_failure_propagates(rt, device):
+    """A submission waiting on a semaphore that fails fails its signal semaphore."""
+    buf = alloc(rt, device, seeded(64))
+    upstream = device.create_semaphore(0)
+    downstream = device.create_semaphore(0)
+    cb = rt.HalCommandBuffer(device)
+    cb.fill(buf, np.uint8(0xFF), 0, 64, end=True)
+    device.queue_execute(cb, [(upstream, 1)], [(downstream, 1)])
+    upstream.fail("upstream failed")
+    waited = error_kind(lambda: downstream.wait(1, timeout=WAIT_NS))
+    cb2 = rt.HalCommandBuffer(device)
+    cb2.fill(buf, np.uint8(0xEE), 0, 64, end=True)
+    later = device.create_semaphore(0)
+    submit_after = error_kind(lambda: device.queue_execute(cb2, [(upstream, 1)], [(later, 1)]))
+    return {
+        "downstream_wait": waited,
+        "downstream_query": error_kind(downstream.query),
+        "submit_after_failure": submit_after,
+        "buf": read(buf, 64),
+    }
+
+
+def test_failure_propagates(backend):
+    expected = {
+        "downstream_wait": "RuntimeError",
+        "downstream_query": "RuntimeError",
+        "submit_after_failure": "RuntimeError",
+        "buf": seeded(64),
+    }
+    check(backend, scenario_failure_propagates, expected)
