@@ -9,7 +9,7 @@ import pytest
 
 import hal
 
-from .ctsutil import (BU, DEVICE_MAPPABLE, MT, SC, USAGE_MAPPABLE, det_bytes, new_buffer,
+from .ctsutil import (BU, DEVICE_MAPPABLE, MT, SC, det_bytes, new_buffer,
                       raises_status, read_bytes, submit_and_wait, transfer_cb, wait_ok)
 
 SIZES = [4, 8, 12, 16, 100, 256, 1024, 4096, 65536]

@@ -10,7 +10,7 @@ import pytest
 
 import hal
 
-from .ctsutil import (BU, DEVICE_MAPPABLE, MT, SC, filled_reference, new_buffer,
+from .ctsutil import (BU, MT, SC, filled_reference, new_buffer,
                       pattern_bytes, raises_status, read_bytes, submit_and_wait, transfer_cb)
 
 # (buffer_size, target_offset, length, pattern value, pattern length)

@@ -7,8 +7,6 @@ Modelled on IREE's command_buffer/update_buffer_test.cc.
 import numpy as np
 import pytest
 
-import hal
-
 from .ctsutil import (BU, MT, SC, det_bytes, new_buffer, raises_status, read_bytes,
                       submit_and_wait, transfer_cb)
 

@@ -6,11 +6,9 @@ Modelled on iree.runtime's HalFence and IREE's fence semantics (runtime/src/iree
 import threading
 import time
 
-import pytest
-
 import hal
 
-from .ctsutil import SC, TIMEOUT_NS, raises_status, wait_ok
+from .ctsutil import SC, TIMEOUT_NS, new_buffer, raises_status, read_bytes
 
 
 def test_empty_fence(device):
@@ -148,7 +146,6 @@ def test_fence_wait_woken_from_thread(device):
 
 
 def test_fences_as_queue_wait_and_signal(device, allocator):
-    from .ctsutil import new_buffer, read_bytes
     buf = new_buffer(allocator, 64)
     gate = device.create_semaphore(0)
     done_a, done_b = device.create_semaphore(0), device.create_semaphore(0)

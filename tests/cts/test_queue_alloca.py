@@ -3,6 +3,7 @@
 Modelled on IREE's queue/queue_alloca_test.cc.
 """
 
+import gc
 import time
 
 import numpy as np
@@ -163,6 +164,5 @@ def test_allocator_buffer_with_queue_dealloca(device, allocator):
     device.queue_dealloca(buf, [], [(sem, 1)])
     wait_ok(sem, 1)
     del buf
-    import gc
     gc.collect()
     assert _live_device(allocator) == base

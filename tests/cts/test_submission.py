@@ -9,8 +9,6 @@ import time
 import numpy as np
 import pytest
 
-import hal
-
 from .ctsutil import (SC, TIMEOUT_NS, det_bytes, new_buffer, raises_status, read_bytes,
                       transfer_cb, wait_ok)
 
