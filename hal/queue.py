@@ -54,7 +54,7 @@ class QueueScheduler:
         state, detail = self._resolve(submission.waits)
         if state == "failed":
             self._fail(submission, detail)
-            raise detail
+            raise detail.copy()
         if state == "ready":
             self._issue(submission, detail)
             return
@@ -159,22 +159,28 @@ class QueueScheduler:
                 if self._closed:
                     return
                 self._dirty = False
-                pending = list(self._pending)
-            for submission in pending:
-                state, detail = self._resolve(submission.waits)
-                if state == "pending":
-                    continue
-                with self._cond:
-                    self._pending.remove(submission)
-                for semaphore, _ in submission.waits:
-                    self._unwatch(semaphore)
-                try:
-                    if state == "failed":
-                        self._fail(submission, detail)
-                    else:
-                        self._issue(submission, detail)
-                except HalError as error:  # e.g. the backend closed under it
-                    self._fail(submission, error)
+            self._issue_ready()
+
+    def _issue_ready(self) -> None:
+        """Issues (or fails) every pending submission whose waits are now resolvable.
+        A method of its own so no submission stays referenced while the thread sleeps."""
+        with self._cond:
+            pending = list(self._pending)
+        for submission in pending:
+            state, detail = self._resolve(submission.waits)
+            if state == "pending":
+                continue
+            with self._cond:
+                self._pending.remove(submission)
+            for semaphore, _ in submission.waits:
+                self._unwatch(semaphore)
+            try:
+                if state == "failed":
+                    self._fail(submission, detail)
+                else:
+                    self._issue(submission, detail)
+            except HalError as error:  # e.g. the backend closed under it
+                self._fail(submission, error)
 
     def pending_count(self) -> int:
         with self._cond:

@@ -55,7 +55,7 @@ class HalSemaphore:
     def query(self) -> int:
         with self._cond:
             if self._failure is not None:
-                raise self._failure
+                raise self._failure.copy()
             return self._value
 
     @property
@@ -104,7 +104,7 @@ class HalSemaphore:
         with self._cond:
             while True:
                 if self._failure is not None:
-                    raise self._failure
+                    raise self._failure.copy()
                 if self._value >= value:
                     return True
                 left = _seconds_left(end)
@@ -186,7 +186,7 @@ def wait_all_or_any(
             if mode == WaitMode.ANY and reached:
                 return True
             if failures:
-                raise failures[0]
+                raise failures[0].copy()
             if mode == WaitMode.ALL and reached == len(timepoints):
                 return True
             with wake:

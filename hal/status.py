@@ -48,6 +48,10 @@ class HalError(RuntimeError):
         self.message = message
         super().__init__(f"{self.code.name}; {message}" if message else self.code.name)
 
+    def copy(self) -> "HalError":
+        """The same code and message without a traceback: raise copies of stored failures."""
+        return HalError(self.code, self.message)
+
     def __reduce__(self):
         return (HalError, (int(self.code), self.message))
 
@@ -67,9 +71,12 @@ _SUBCLASS_BY_CODE = {
 
 
 def as_error(failure: "HalError | StatusCode | int | str | BaseException") -> HalError:
-    """Turns what a caller may pass as a failure into a HalError (a string is UNKNOWN)."""
+    """Turns what a caller may pass as a failure into a fresh HalError (a string is UNKNOWN).
+
+    Stored failures never carry a traceback: its frames would keep alive everything
+    the failing code referred to (buffers, submissions) for as long as the failure."""
     if isinstance(failure, HalError):
-        return failure
+        return failure.copy()
     if isinstance(failure, str):
         return HalError(StatusCode.UNKNOWN, failure)
     if isinstance(failure, (StatusCode, int)) and not isinstance(failure, bool):

@@ -92,24 +92,31 @@ class CommandQueue:
                     self._ready.wait()
                 if not self._commands:
                     return
-                function, args = self._commands.popleft()
-            if function is _record:
-                args[0]._complete(error)
-                error = None
-            elif function is _wait:
-                event = args[0]
-                event.synchronize()
-                if event.error is not None and error is None:
-                    error = event.error
-            elif error is None:
-                try:
-                    function(*args)
-                except Exception as exc:  # the command failed: the queue carries its error
-                    error = as_error(exc)
+                command = self._commands.popleft()
+            error = self._execute(command, error)
+            del command  # let go of the command's buffers while idle
             with self._idle:
                 self._pending -= 1
                 if self._pending == 0:
                     self._idle.notify_all()
+
+    @staticmethod
+    def _execute(command, error: HalError | None) -> HalError | None:
+        """Runs one command; returns the queue's error state after it."""
+        function, args = command
+        if function is _record:
+            args[0]._complete(error)
+            return None
+        if function is _wait:
+            event = args[0]
+            event.synchronize()
+            return error or event.error
+        if error is None:
+            try:
+                function(*args)
+            except Exception as exc:  # the command failed: the queue carries its error
+                return as_error(exc)
+        return error
 
 
 def _record(event: SimEvent) -> None:  # marker commands, interpreted by CommandQueue._run

@@ -1,0 +1,142 @@
+"""The queue scheduler on the simulated chip's command queues: device-side waits
+across queues, wait-before-signal, and failure propagation from device faults."""
+
+import threading
+import time
+
+import pytest
+
+from hal.queue import QueueScheduler, Submission
+from hal.semaphore import HalSemaphore
+from hal.status import HalError, StatusCode
+from sim.device import SimDevice
+
+SECOND = 10**9
+
+
+@pytest.fixture
+def chip():
+    backend = SimDevice("wormhole_b0")
+    scheduler = QueueScheduler(backend, "test")
+    yield backend, scheduler
+    scheduler.close()
+    backend.close()
+
+
+def host_op(function):
+    return ("enqueue_host_function", (function,))
+
+
+def submission(label, cq, waits, signals, *functions):
+    return Submission(label, cq, list(waits), list(signals), [host_op(f) for f in functions], [])
+
+
+def test_cross_queue_wait_is_a_device_side_wait(chip):
+    """A transfer-queue submission waiting on a compute-queue one is issued at once with
+    an event wait; no host thread holds it back."""
+    backend, scheduler = chip
+    order, gate = [], threading.Event()
+    s = HalSemaphore(0)
+    scheduler.submit(submission("compute", 0, [], [(s, 1)], lambda: gate.wait(5), lambda: order.append("compute")))
+    scheduler.submit(submission("transfer", 1, [(s, 1)], [(s, 2)], lambda: order.append("transfer")))
+    assert scheduler.pending_count() == 0  # issued to CQ1 behind an enqueue_wait_for_event
+    time.sleep(0.05)
+    assert order == []  # CQ1 is stalled on the device until CQ0's event
+    gate.set()
+    assert s.wait(2, timeout=5 * SECOND)
+    assert order == ["compute", "transfer"]
+
+
+def test_wait_before_signal_stays_pending_until_the_host_signals(chip):
+    _, scheduler = chip
+    done = []
+    s, t = HalSemaphore(0), HalSemaphore(0)
+    scheduler.submit(submission("consumer", 1, [(s, 5)], [(t, 1)], lambda: done.append(1)))
+    assert scheduler.pending_count() == 1
+    assert not t.wait(1, timeout=20_000_000)
+    s.signal(4)
+    assert not t.wait(1, timeout=20_000_000)
+    s.signal(5)
+    assert t.wait(1, timeout=5 * SECOND) and done == [1]
+
+
+def test_device_fault_fails_signals_and_downstream_submissions(chip):
+    _, scheduler = chip
+    s, t = HalSemaphore(0), HalSemaphore(0)
+    ran = []
+
+    def fault():
+        raise HalError(StatusCode.DATA_LOSS, "injected fault")
+
+    scheduler.submit(submission("faulty", 0, [], [(s, 1)], fault, lambda: ran.append("after fault")))
+    scheduler.submit(submission("downstream", 1, [(s, 1)], [(t, 1)], lambda: ran.append("downstream")))
+    for semaphore in (s, t):
+        with pytest.raises(HalError) as info:
+            semaphore.wait(1, timeout=5 * SECOND)
+        assert info.value.code == StatusCode.DATA_LOSS and "injected fault" in info.value.message
+    assert ran == []  # nothing after the fault ran, on either queue
+
+
+def test_queue_recovers_after_a_failed_submission(chip):
+    _, scheduler = chip
+    s, t = HalSemaphore(0), HalSemaphore(0)
+
+    def fault():
+        raise ValueError("boom")
+
+    scheduler.submit(submission("faulty", 1, [], [(s, 1)], fault))
+    scheduler.submit(submission("next", 1, [], [(t, 1)], lambda: None))
+    assert t.wait(1, timeout=5 * SECOND)
+    with pytest.raises(HalError) as info:
+        s.wait(1, timeout=5 * SECOND)
+    assert info.value.code == StatusCode.INTERNAL and "boom" in info.value.message
+
+
+def test_host_failure_of_a_wait_fails_the_pending_submission(chip):
+    _, scheduler = chip
+    s, t = HalSemaphore(0), HalSemaphore(0)
+    ran = []
+    scheduler.submit(submission("consumer", 1, [(s, 1)], [(t, 1)], lambda: ran.append(1)))
+    s.fail(HalError(StatusCode.CANCELLED, "producer cancelled"))
+    with pytest.raises(HalError) as info:
+        t.wait(1, timeout=5 * SECOND)
+    assert info.value.code == StatusCode.CANCELLED and ran == []
+
+
+def test_submitting_on_an_already_failed_wait_raises_and_fails_signals(chip):
+    _, scheduler = chip
+    s, t = HalSemaphore(0), HalSemaphore(0)
+    s.fail(StatusCode.ABORTED)
+    with pytest.raises(HalError) as info:
+        scheduler.submit(submission("late", 1, [(s, 1)], [(t, 1)]))
+    assert info.value.code == StatusCode.ABORTED
+    assert t.failure is not None and t.failure.code == StatusCode.ABORTED
+
+
+def test_close_cancels_waiting_submissions(chip):
+    backend, scheduler = chip
+    s, t = HalSemaphore(0), HalSemaphore(0)
+    scheduler.submit(submission("never", 1, [(s, 1)], [(t, 1)]))
+    scheduler.close()
+    with pytest.raises(HalError) as info:
+        t.wait(1, timeout=5 * SECOND)
+    assert info.value.code == StatusCode.CANCELLED
+
+
+def test_fan_out_and_fan_in_across_queues(chip):
+    _, scheduler = chip
+    root, joined = HalSemaphore(0), HalSemaphore(0)
+    leaves = [HalSemaphore(0) for _ in range(6)]
+    hits = []
+    lock = threading.Lock()
+
+    def hit(i):
+        with lock:
+            hits.append(i)
+
+    for i, leaf in enumerate(leaves):
+        scheduler.submit(submission(f"leaf{i}", i % 2, [(root, 1)], [(leaf, 1)], lambda i=i: hit(i)))
+    scheduler.submit(submission("join", 0, [(leaf, 1) for leaf in leaves], [(joined, 1)], lambda: hit("join")))
+    root.signal(1)
+    assert joined.wait(1, timeout=5 * SECOND)
+    assert sorted(hits[:-1]) == list(range(6)) and hits[-1] == "join"
