@@ -242,11 +242,12 @@ class MappedMemory:
         if direct:  # host memory: a true view, nothing to stage
             self._staging = backend_buffer.storage[0, start:start + length]
             self._pristine = None
+        elif access & MemoryAccess.DISCARD and not access & MemoryAccess.READ:
+            # The old contents are discarded: nothing to read, and every byte is written back.
+            self._staging = np.zeros(length, np.uint8)
+            self._pristine = np.zeros(0, np.uint8)
         else:
-            if access & MemoryAccess.DISCARD and not access & MemoryAccess.READ:
-                self._staging = np.zeros(length, np.uint8)
-            else:
-                self._staging = allocation.backend.read_buffer(backend_buffer, start, length)
+            self._staging = allocation.backend.read_buffer(backend_buffer, start, length)
             self._pristine = self._staging.copy() if writable else None
         if not writable:
             self._staging = self._staging.view()
@@ -298,14 +299,20 @@ class MappedMemory:
 
 
 def _write_back(allocation: Allocation, start: int, staging: np.ndarray, pristine: np.ndarray) -> None:
+    """Writes the runs of bytes the host changed (all bytes for a discard mapping, whose
+    `pristine` is empty), leaving the device's bytes in between alone."""
     if allocation.released:
+        return
+    if pristine.shape[0] != staging.shape[0]:
+        allocation.backend.write_buffer(allocation.backend_buffer, start, staging.copy())
         return
     changed = np.flatnonzero(staging != pristine)
     if changed.size == 0:
         return
-    first, last = int(changed[0]), int(changed[-1]) + 1
-    allocation.backend.write_buffer(allocation.backend_buffer, start + first, staging[first:last].copy())
-    pristine[first:last] = staging[first:last]
+    breaks = np.flatnonzero(np.diff(changed) > 1)
+    for first, last in zip(changed[np.r_[0, breaks + 1]], changed[np.r_[breaks, changed.size - 1]] + 1):
+        allocation.backend.write_buffer(allocation.backend_buffer, start + int(first), staging[first:last].copy())
+    pristine[:] = staging
 
 
 class HalBufferView:

@@ -156,8 +156,10 @@ class HalCommandBuffer:
             validation.check_category(self.categories, CommandCategory.TRANSFER, "fill")
             offset, length_ = self._check_operand(
                 target_buffer, BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE, target_offset, length, "fill")
-            if length_ is not None:
-                validation.check_aligned(offset, length_, len(pattern), "fill")
+            if isinstance(target_buffer, BindingRef):
+                offset += target_buffer.offset
+                length_ = length if length is not None else target_buffer.length
+            validation.check_aligned(offset, length_ or 0, len(pattern), "fill")
         self._record(FillCommand(target_buffer, int(target_offset), length, pattern), end)
 
     def update(self, source, target_buffer, target_offset: int = 0, length: int | None = None, end: bool = False) -> None:
@@ -241,7 +243,9 @@ class HalCommandBuffer:
 
 
 def resolve_operand(ref, binding_table: Sequence, offset: int, length: int | None, usage, access, what) -> BufferRange:
-    """A command operand at execution: a direct buffer, or a binding-table slot."""
+    """A command operand at execution: a direct buffer, or a binding-table slot. A slot's
+    range is the reference's offset plus the command's, inside the bound buffer, so
+    alignment rules see the real offset."""
     if isinstance(ref, BindingRef):
         if not 0 <= ref.slot < len(binding_table):
             raise HalError(
@@ -249,10 +253,15 @@ def resolve_operand(ref, binding_table: Sequence, offset: int, length: int | Non
                 f"{what}: binding slot {ref.slot} is outside the binding table of {len(binding_table)} entries",
             )
         entry = binding_table[ref.slot]
-        buffer = entry[0] if isinstance(entry, tuple) else entry
-        if isinstance(entry, tuple):  # (buffer, offset, length)
-            buffer = buffer.subspan(entry[1], entry[2] if len(entry) > 2 else None)
-        buffer = buffer.subspan(ref.offset, ref.length)
+        buffer = entry[0].subspan(*entry[1:]) if isinstance(entry, tuple) else entry
+        ref_offset, ref_length = buffer.calculate_range(ref.offset, ref.length)
+        if length is None:
+            length = ref_length - offset
+        if offset + length > ref_length:
+            raise HalError(StatusCode.OUT_OF_RANGE,
+                           f"{what}: range [{offset}, {offset + length}) exceeds binding slot {ref.slot}'s "
+                           f"{ref_length} bytes")
+        offset += ref_offset
     else:
         buffer = ref
     offset, length = validation.check_buffer(buffer, usage, access, offset, length, what)

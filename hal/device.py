@@ -134,6 +134,9 @@ class HalDevice:
         """Writes host bytes into the buffer; `source` is copied now, at the call."""
         data = to_bytes(source)
         if length is not None:
+            if not 0 <= length <= data.shape[0]:
+                raise HalError(StatusCode.OUT_OF_RANGE,
+                               f"queue_update length {length} exceeds the {data.shape[0]}-byte source")
             data = data[:length]
         data = data.copy()
         target = self._transfer_range(target_buffer, BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE,

@@ -40,6 +40,9 @@ class QueueScheduler:
         self._backend = backend
         self._name = name
         self._cond = threading.Condition(threading.Lock())
+        # A submission's waits, commands and event go onto its queue as one unit: a fault
+        # fails the queue up to the next event, which must be that submission's own.
+        self._issue_lock = threading.Lock()
         self._pending: list[Submission] = []
         self._watch_counts: dict[int, list] = {}  # id(semaphore) -> [semaphore, count]
         self._dirty = False
@@ -87,11 +90,12 @@ class QueueScheduler:
         backend, cq = self._backend, submission.cq
         if self.trace is not None:
             submission.issued_ns = time.monotonic_ns()
-        for event in {id(e): e for e in events}.values():
-            backend.enqueue_wait_for_event(cq, event)
-        for method, args in submission.ops:
-            getattr(backend, method)(cq, *args)
-        event = backend.enqueue_record_event(cq, lambda error: self._complete(submission, error))
+        with self._issue_lock:
+            for event in {id(e): e for e in events}.values():
+                backend.enqueue_wait_for_event(cq, event)
+            for method, args in submission.ops:
+                getattr(backend, method)(cq, *args)
+            event = backend.enqueue_record_event(cq, lambda error: self._complete(submission, error))
         for semaphore, value in submission.signals:
             semaphore.add_device_timepoint(value, event, self)
 
