@@ -123,21 +123,21 @@ class HalBuffer:
             raise HalError(StatusCode.FAILED_PRECONDITION, f"{self!r} was deallocated; it cannot be used")
 
     def check_usage(self, required: BufferUsage, what: str) -> None:
-        if (self._allowed_usage & required) != required:
+        if (int(self._allowed_usage) & int(required)) != int(required):  # ints: IntFlag ops are slow
             raise HalError(
                 StatusCode.PERMISSION_DENIED,
                 f"{what}: buffer allowed usage {_flag_names(self._allowed_usage)} lacks {_flag_names(BufferUsage(required))}",
             )
 
     def check_access(self, required: MemoryAccess, what: str) -> None:
-        if (self._allowed_access & required) != required:
+        if (int(self._allowed_access) & int(required)) != int(required):
             raise HalError(
                 StatusCode.PERMISSION_DENIED,
                 f"{what}: buffer allowed access {_flag_names(self._allowed_access)} lacks {_flag_names(MemoryAccess(required))}",
             )
 
     def check_memory_type(self, required: MemoryType, what: str) -> None:
-        if (self._memory_type & required) != required:
+        if (int(self._memory_type) & int(required)) != int(required):
             raise HalError(
                 StatusCode.PERMISSION_DENIED,
                 f"{what}: buffer memory type {_flag_names(self._memory_type)} lacks {_flag_names(MemoryType(required))}",

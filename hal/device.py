@@ -167,7 +167,7 @@ class HalDevice:
             resources.append(command_buffer)
             dispatches |= command_buffer.has_dispatches
         for command_buffer in command_buffers:
-            if command_buffer.mode & CommandBufferMode.ONE_SHOT:
+            if int(command_buffer.mode) & CommandBufferMode.ONE_SHOT.value:
                 command_buffer.submitted = True
         resources.extend(binding_table)
         cq = COMPUTE_QUEUE if dispatches else self._transfer_cq
@@ -248,7 +248,8 @@ class HalDevice:
         if command_buffer.submitted:
             raise HalError(StatusCode.FAILED_PRECONDITION,
                            "one-shot command buffer was already submitted; record a new one or use mode DEFAULT")
-        if command_buffer.mode & CommandBufferMode.ALLOW_INLINE_EXECUTION and as_timepoints(wait_semaphores):
+        inline = int(command_buffer.mode) & CommandBufferMode.ALLOW_INLINE_EXECUTION.value
+        if inline and as_timepoints(wait_semaphores):
             raise HalError(StatusCode.INVALID_ARGUMENT, "inline execution command buffers cannot wait on semaphores")
         if len(binding_table) < command_buffer.binding_capacity and any(
                 _uses_bindings(c) for c in command_buffer.commands):

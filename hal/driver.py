@@ -110,6 +110,8 @@ def _parse_options(raw: dict) -> dict:
             raise HalError(StatusCode.INVALID_ARGUMENT,
                            f"unknown device option {key!r}; known: {', '.join(_DEVICE_OPTIONS)}")
         try:
+            if value == "":
+                raise ValueError
             options[key] = _DEVICE_OPTIONS[key](value)
         except ValueError:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"device option {key}={value!r} is not a valid "

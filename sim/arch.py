@@ -29,6 +29,17 @@ class ArchSpec:
     l1_small_size: int = 0  # CreateDevice(l1_small_size=...): carved from the top of L1
     max_hw_cqs: int = 2
 
+    def __post_init__(self):
+        if self.l1_unreserved_base < 0 or self.l1_small_size < 0:
+            raise HalError(StatusCode.INVALID_ARGUMENT,
+                           f"{self.name}: l1_unreserved_base and l1_small_size must not be negative")
+        if self.l1_bank_size <= 0:
+            raise HalError(
+                StatusCode.INVALID_ARGUMENT,
+                f"{self.name}: l1_unreserved_base {self.l1_unreserved_base} + l1_small_size {self.l1_small_size} "
+                f"leave no L1 for buffers (L1 is {self.l1_size} bytes per core)",
+            )
+
     @property
     def worker_cores(self) -> int:
         return self.grid_x * self.grid_y

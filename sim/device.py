@@ -20,27 +20,39 @@ from sim.memory import BufferType, ChipMemory, SimBuffer, system_memory_buffer
 
 log = logging.getLogger(__name__)
 
+# Transfers up to this size run on the enqueuing thread when their queue is idle.
+INLINE_BYTES = 64 * 1024
+
 
 class SimEvent:
-    """A point on one command queue (tt-metal's Event)."""
+    """A point on one command queue (tt-metal's Event). A held lock, released when the
+    queue reaches the event, is the cheapest one-shot signal Python offers."""
 
-    __slots__ = ("cq", "error", "_done", "_on_complete")
+    __slots__ = ("cq", "error", "_done", "_gate", "_on_complete")
 
     def __init__(self, cq: int, on_complete: Callable[[HalError | None], None] | None):
         self.cq = cq
         self.error: HalError | None = None
-        self._done = threading.Event()
+        self._done = False
+        self._gate = threading.Lock()
+        self._gate.acquire()
         self._on_complete = on_complete
 
     def query(self) -> bool:
-        return self._done.is_set()
+        return self._done
 
     def synchronize(self, timeout_s: float | None = None) -> bool:
-        return self._done.wait(timeout_s)
+        if self._done:
+            return True
+        if not self._gate.acquire(timeout=-1 if timeout_s is None else timeout_s):
+            return False
+        self._gate.release()
+        return True
 
     def _complete(self, error: HalError | None) -> None:
         self.error = error
-        self._done.set()
+        self._done = True
+        self._gate.release()
         if self._on_complete is not None:
             try:
                 self._on_complete(error)
@@ -49,7 +61,8 @@ class SimEvent:
 
 
 class CommandQueue:
-    """One hardware command queue: a thread running commands in order.
+    """One hardware command queue: commands run in order, on the queue's thread or,
+    when the queue is idle and the command small, at once on the enqueuing thread.
 
     A failing command poisons the queue until the next recorded event, which then
     completes with the failure; later commands of that stretch are skipped.
@@ -59,46 +72,59 @@ class CommandQueue:
         self.index = index
         self._commands: collections.deque = collections.deque()
         self._ready = threading.Condition(threading.Lock())
+        self._busy = False  # a command is running (on the thread or inline)
+        self._finishing = 0  # threads waiting in finish()
+        self._error: HalError | None = None
         self._closed = False
-        self._idle = threading.Condition(self._ready._lock)  # shares the lock
-        self._pending = 0
         self._thread = threading.Thread(target=self._run, name=f"{device_name}-cq{index}", daemon=True)
         self._thread.start()
 
-    def enqueue(self, function: Callable, *args) -> None:
+    def enqueue(self, function: Callable, *args, inline: bool = False) -> None:
+        """Queues a command. With `inline`, an idle queue runs it now on this thread:
+        in order all the same, without two thread switches per small command."""
         with self._ready:
             if self._closed:
                 raise HalError(StatusCode.FAILED_PRECONDITION, f"command queue {self.index} is closed")
-            self._commands.append((function, args))
-            self._pending += 1
-            self._ready.notify()
+            if not (inline and not self._busy and not self._commands):
+                self._commands.append((function, args))
+                self._ready.notify_all()
+                return
+            self._busy = True
+        self._run_one((function, args))
 
     def finish(self) -> None:
-        with self._idle:
-            self._idle.wait_for(lambda: self._pending == 0)
+        with self._ready:
+            self._finishing += 1
+            self._ready.wait_for(lambda: not self._commands and not self._busy)
+            self._finishing -= 1
 
     def close(self) -> None:
         with self._ready:
             self._closed = True
-            self._ready.notify()
+            self._ready.notify_all()
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
 
     def _run(self) -> None:
-        error: HalError | None = None
         while True:
             with self._ready:
-                while not self._commands and not self._closed:
+                while (self._busy or not self._commands) and not self._closed:
                     self._ready.wait()
                 if not self._commands:
                     return
                 command = self._commands.popleft()
-            error = self._execute(command, error)
+                self._busy = True
+            self._run_one(command)
             del command  # let go of the command's buffers while idle
-            with self._idle:
-                self._pending -= 1
-                if self._pending == 0:
-                    self._idle.notify_all()
+
+    def _run_one(self, command) -> None:
+        try:
+            self._error = self._execute(command, self._error)
+        finally:
+            with self._ready:
+                self._busy = False
+                if self._commands or self._finishing:
+                    self._ready.notify_all()
 
     @staticmethod
     def _execute(command, error: HalError | None) -> HalError | None:
@@ -191,16 +217,17 @@ class SimDevice:
         return queue
 
     def enqueue_write_buffer(self, cq: int, buffer: SimBuffer, offset: int, data: np.ndarray) -> None:
-        self._queue(cq).enqueue(buffer.write, offset, data)
+        self._queue(cq).enqueue(buffer.write, offset, data, inline=data.shape[0] <= INLINE_BYTES)
 
     def enqueue_read_buffer(self, cq: int, buffer: SimBuffer, offset: int, out: np.ndarray) -> None:
-        self._queue(cq).enqueue(buffer.read, offset, out.shape[0], out)
+        self._queue(cq).enqueue(buffer.read, offset, out.shape[0], out, inline=out.shape[0] <= INLINE_BYTES)
 
     def enqueue_copy_buffer(self, cq, source, source_offset, target, target_offset, length) -> None:
-        self._queue(cq).enqueue(_copy, source, source_offset, target, target_offset, length)
+        self._queue(cq).enqueue(_copy, source, source_offset, target, target_offset, length,
+                                inline=length <= INLINE_BYTES)
 
     def enqueue_fill_buffer(self, cq: int, buffer: SimBuffer, offset: int, length: int, pattern: bytes) -> None:
-        self._queue(cq).enqueue(_fill, buffer, offset, length, bytes(pattern))
+        self._queue(cq).enqueue(_fill, buffer, offset, length, bytes(pattern), inline=length <= INLINE_BYTES)
 
     def enqueue_host_function(self, cq: int, function: Callable, *args) -> None:
         """Runs `function(*args)` in order on the queue (the simulator's stand-in for a
@@ -209,11 +236,11 @@ class SimDevice:
 
     def enqueue_record_event(self, cq: int, on_complete=None) -> SimEvent:
         event = SimEvent(cq, on_complete)
-        self._queue(cq).enqueue(_record, event)
+        self._queue(cq).enqueue(_record, event, inline=True)
         return event
 
     def enqueue_wait_for_event(self, cq: int, event: SimEvent) -> None:
-        self._queue(cq).enqueue(_wait, event)
+        self._queue(cq).enqueue(_wait, event, inline=event.query())
 
     def finish(self, cq: int) -> None:
         if self._queues[cq] is not None:

@@ -131,16 +131,37 @@ class SimBuffer:
                 f"range [{offset}, {offset + length}) outside the {self.size}-byte {self.buffer_type.value} buffer",
             )
 
+    def _single_page(self, offset: int, length: int) -> tuple[int, int] | None:
+        """(bank row, address) when the range lies in one page: plain slicing is then
+        cheaper than a numba call."""
+        page = offset // self.page_size
+        within = offset - page * self.page_size
+        if within + length > self.page_size:
+            return None
+        n = self.banks.shape[0]
+        return int(self.banks[page % n]), self.address + (page // n) * self.aligned_page_size + within
+
     def read(self, offset: int, length: int, out: np.ndarray | None = None) -> np.ndarray:
         self.check_range(offset, length)
         if out is None:
             out = np.empty(length, np.uint8)
-        interleaved_read(self.storage, self.banks, self.address, self.page_size, self.aligned_page_size, offset, out)
+        place = self._single_page(offset, length)
+        if place is not None:
+            out[:] = self.storage[place[0], place[1]:place[1] + length]
+        else:
+            interleaved_read(self.storage, self.banks, self.address, self.page_size, self.aligned_page_size,
+                             offset, out)
         return out
 
     def write(self, offset: int, data: np.ndarray) -> None:
-        self.check_range(offset, data.shape[0])
-        interleaved_write(self.storage, self.banks, self.address, self.page_size, self.aligned_page_size, offset, data)
+        length = data.shape[0]
+        self.check_range(offset, length)
+        place = self._single_page(offset, length)
+        if place is not None:
+            self.storage[place[0], place[1]:place[1] + length] = data
+        else:
+            interleaved_write(self.storage, self.banks, self.address, self.page_size, self.aligned_page_size,
+                              offset, data)
 
 
 @numba.njit(cache=True, nogil=True)
