@@ -149,8 +149,8 @@ class SimBuffer:
         if place is not None:
             out[:] = self.storage[place[0], place[1]:place[1] + length]
         else:
-            interleaved_read(self.storage, self.banks, self.address, self.page_size, self.aligned_page_size,
-                             offset, out)
+            interleaved_copy(self.storage, self.banks, self.address, self.page_size, self.aligned_page_size,
+                             offset, out, False)
         return out
 
     def write(self, offset: int, data: np.ndarray) -> None:
@@ -160,39 +160,27 @@ class SimBuffer:
         if place is not None:
             self.storage[place[0], place[1]:place[1] + length] = data
         else:
-            interleaved_write(self.storage, self.banks, self.address, self.page_size, self.aligned_page_size,
-                              offset, data)
+            interleaved_copy(self.storage, self.banks, self.address, self.page_size, self.aligned_page_size,
+                             offset, data, True)
 
 
 @numba.njit(cache=True, nogil=True)
-def interleaved_read(storage, banks, address, page_size, aligned_page_size, offset, out):
-    """Copies out.shape[0] buffer bytes starting at `offset` from their banks into `out`."""
+def interleaved_copy(storage, banks, address, page_size, aligned_page_size, offset, host, to_device):
+    """Copies between `host` (host.shape[0] bytes) and the buffer's bytes from `offset`,
+    walking its pages over the banks: into the banks if `to_device`, else out of them."""
     n = banks.shape[0]
     pos = 0
-    length = out.shape[0]
+    length = host.shape[0]
     while pos < length:
         byte = offset + pos
         page = byte // page_size
         within = byte - page * page_size
         chunk = min(page_size - within, length - pos)
         at = address + (page // n) * aligned_page_size + within
-        out[pos:pos + chunk] = storage[banks[page % n], at:at + chunk]
-        pos += chunk
-
-
-@numba.njit(cache=True, nogil=True)
-def interleaved_write(storage, banks, address, page_size, aligned_page_size, offset, data):
-    """Copies `data` into the buffer's pages starting at buffer byte `offset`."""
-    n = banks.shape[0]
-    pos = 0
-    length = data.shape[0]
-    while pos < length:
-        byte = offset + pos
-        page = byte // page_size
-        within = byte - page * page_size
-        chunk = min(page_size - within, length - pos)
-        at = address + (page // n) * aligned_page_size + within
-        storage[banks[page % n], at:at + chunk] = data[pos:pos + chunk]
+        if to_device:
+            storage[banks[page % n], at:at + chunk] = host[pos:pos + chunk]
+        else:
+            host[pos:pos + chunk] = storage[banks[page % n], at:at + chunk]
         pos += chunk
 
 
