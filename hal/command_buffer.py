@@ -88,9 +88,12 @@ class HalCommandBuffer:
         device,
         binding_capacity: int = 0,
         begin: bool = True,
-        mode: CommandBufferMode = CommandBufferMode.ONE_SHOT,
+        mode: CommandBufferMode = CommandBufferMode.DEFAULT,
         categories: CommandCategory = CommandCategory.ANY,
     ):
+        """The iree.runtime constructor form. Its command buffers are reusable (mode DEFAULT),
+        since iree.runtime's local-task runs them again; pass mode=ONE_SHOT for IREE's
+        submit-once contract, which is then enforced."""
         mode = CommandBufferMode(mode)
         validation.check_mode(mode, binding_capacity)
         self.device = device

@@ -149,8 +149,8 @@ class SimBuffer:
         if place is not None:
             out[:] = self.storage[place[0], place[1]:place[1] + length]
         else:
-            interleaved_copy(self.storage, self.banks, self.address, self.page_size, self.aligned_page_size,
-                             offset, out, False)
+            interleaved_read(self.storage, self.banks, self.address, self.page_size, self.aligned_page_size,
+                             offset, out)
         return out
 
     def write(self, offset: int, data: np.ndarray) -> None:
@@ -160,27 +160,37 @@ class SimBuffer:
         if place is not None:
             self.storage[place[0], place[1]:place[1] + length] = data
         else:
-            interleaved_copy(self.storage, self.banks, self.address, self.page_size, self.aligned_page_size,
-                             offset, data, True)
+            interleaved_write(self.storage, self.banks, self.address, self.page_size, self.aligned_page_size,
+                              offset, data)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _page_span(banks, address, page_size, aligned_page_size, byte, remaining):
+    """(bank row, bank address, bytes until the page ends or `remaining`) for buffer byte `byte`."""
+    n = banks.shape[0]
+    page = byte // page_size
+    within = byte - page * page_size
+    chunk = min(page_size - within, remaining)
+    return banks[page % n], address + (page // n) * aligned_page_size + within, chunk
 
 
 @numba.njit(cache=True, nogil=True)
-def interleaved_copy(storage, banks, address, page_size, aligned_page_size, offset, host, to_device):
-    """Copies between `host` (host.shape[0] bytes) and the buffer's bytes from `offset`,
-    walking its pages over the banks: into the banks if `to_device`, else out of them."""
-    n = banks.shape[0]
+def interleaved_read(storage, banks, address, page_size, aligned_page_size, offset, out):
+    """Copies out.shape[0] buffer bytes from `offset`, page by page, out of the banks."""
     pos = 0
-    length = host.shape[0]
-    while pos < length:
-        byte = offset + pos
-        page = byte // page_size
-        within = byte - page * page_size
-        chunk = min(page_size - within, length - pos)
-        at = address + (page // n) * aligned_page_size + within
-        if to_device:
-            storage[banks[page % n], at:at + chunk] = host[pos:pos + chunk]
-        else:
-            host[pos:pos + chunk] = storage[banks[page % n], at:at + chunk]
+    while pos < out.shape[0]:
+        row, at, chunk = _page_span(banks, address, page_size, aligned_page_size, offset + pos, out.shape[0] - pos)
+        out[pos:pos + chunk] = storage[row, at:at + chunk]
+        pos += chunk
+
+
+@numba.njit(cache=True, nogil=True)
+def interleaved_write(storage, banks, address, page_size, aligned_page_size, offset, data):
+    """Copies `data` into the buffer's bytes from `offset`, page by page, into the banks."""
+    pos = 0
+    while pos < data.shape[0]:
+        row, at, chunk = _page_span(banks, address, page_size, aligned_page_size, offset + pos, data.shape[0] - pos)
+        storage[row, at:at + chunk] = data[pos:pos + chunk]
         pos += chunk
 
 

@@ -331,6 +331,27 @@ def test_multi_command(backend):
     check(backend, scenario_multi_command, {"done": True, "a": a, "b": b})
 
 
+def scenario_reexecute(rt, device):
+    """A command buffer from the iree.runtime constructor executed three times: each run
+    copies the accumulated bytes one step further."""
+    buf = alloc(rt, device, np.zeros(64, np.uint8))
+    sem = device.create_semaphore(0)
+    cb = rt.HalCommandBuffer(device)
+    cb.copy(buf, buf, 0, 16, 16)
+    cb.fill(buf, np.uint8(7), 0, 16, end=True)
+    for value in (1, 2, 3):
+        device.queue_execute(cb, [], [(sem, value)])
+        if not sem.wait(value, timeout=WAIT_NS):
+            return {"done": False}
+    return {"done": True, "buf": read(buf, 64)}
+
+
+def test_reexecute_command_buffer(backend):
+    expected = np.zeros(64, np.uint8)
+    expected[0:32] = 7  # run 1 fills [0,16); run 2 copies it to [16,32); run 3 repeats both
+    check(backend, scenario_reexecute, {"done": True, "buf": expected})
+
+
 # -- queue operations ----------------------------------------------------------------
 
 

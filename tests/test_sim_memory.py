@@ -18,7 +18,7 @@ def reference_page_location(page: int, banks: int, address: int, aligned_page: i
 
 
 def reference_write(storage, banks, address, page_size, aligned_page, offset, data):
-    """numpy twin of sim.memory.interleaved_copy into the banks: byte by byte."""
+    """numpy twin of sim.memory.interleaved_write: byte by byte."""
     for i, value in enumerate(data):
         byte = offset + i
         bank, at = reference_page_location(byte // page_size, len(banks), address, aligned_page)
@@ -42,6 +42,7 @@ def test_interleaved_write_matches_numpy_reference(memory, size, page_size, data
         offset = data.draw(st.integers(0, size - 1))
         length = data.draw(st.integers(0, size - offset))
         payload = np.random.default_rng(size).integers(0, 256, length, dtype=np.uint8)
+        payload.flags.writeable = False  # host data is often read-only (bytes, frombuffer)
         buffer.write(offset, payload)
         # Compare bank bytes against the reference placement, written into a copy of the touched region.
         span = round_up(-(-size // page_size), 12) // 12 * buffer.aligned_page_size + page_size

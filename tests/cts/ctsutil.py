@@ -79,7 +79,7 @@ def submit_and_wait(device, command_buffers, binding_table=None):
 
 
 def transfer_cb(device, binding_capacity=0):
-    """A begun ONE_SHOT command buffer (the iree.runtime constructor form)."""
+    """A begun command buffer in the iree.runtime constructor form (reusable)."""
     return hal.HalCommandBuffer(device, binding_capacity=binding_capacity, begin=True)
 
 

@@ -232,6 +232,19 @@ def test_too_large_allocation_resource_exhausted(device, allocator, which):
     np.testing.assert_array_equal(read_bytes(buf), np.arange(64, dtype=np.uint8))
 
 
+def test_large_allocation_spanning_banks(device, allocator):
+    """Larger than one DRAM bank; only the touched bytes need real memory."""
+    size = device.query_i64("tt.device", "dram_bank_size") * 2 + 12345
+    buf = allocator.allocate_buffer(DEVICE_MAPPABLE, USAGE_MAPPABLE, size)
+    assert buf.byte_length() == size
+    head, tail = det_bytes(100, seed=20), det_bytes(100, seed=21)
+    buf.map_write(0, head)
+    buf.map_write(size - 100, tail)
+    np.testing.assert_array_equal(read_bytes(buf, 0, 100), head)
+    np.testing.assert_array_equal(read_bytes(buf, size - 100, 100), tail)
+    buf.release()
+
+
 def test_allocations_do_not_alias(allocator):
     bufs = [new_buffer(allocator, 4096, init=np.full(4096, i, np.uint8)) for i in range(8)]
     for i, buf in enumerate(bufs):

@@ -252,6 +252,62 @@ def test_execute_not_ended_failed_precondition(device, allocator):
     assert not read_bytes(buf).any()
 
 
+def test_one_shot_executed_twice_failed_precondition(device, allocator):
+    buf = new_buffer(allocator, 16)
+    cb = device.create_command_buffer(mode=hal.CommandBufferMode.ONE_SHOT)
+    cb.fill(buf, b"\x01")
+    cb.end()
+    submit_and_wait(device, cb)
+    sem = device.create_semaphore(0)
+    with raises_status(SC.FAILED_PRECONDITION):
+        device.queue_execute(cb, [], [(sem, 1)])
+
+
+def test_execute_after_buffer_released(device, allocator):
+    buf = new_buffer(allocator, 16)
+    cb = transfer_cb(device)
+    cb.fill(buf, b"\x01")
+    cb.end()
+    buf.release()
+    sem = device.create_semaphore(0)
+    with raises_status(SC.FAILED_PRECONDITION):
+        device.queue_execute(cb, [], [(sem, 1)])
+
+
+def test_copy_from_read_only_import_allowed_into_it_denied(device, allocator):
+    arr = np.arange(16, dtype=np.uint8)
+    arr.flags.writeable = False
+    ro = allocator.import_host_allocation(arr, MT.HOST_LOCAL, BU.DEFAULT)
+    dst = new_buffer(allocator, 16)
+    cb = transfer_cb(device)
+    cb.copy(ro, dst)
+    with raises_status(SC.PERMISSION_DENIED):
+        cb.copy(dst, ro)
+    cb.end()
+    submit_and_wait(device, cb)
+    np.testing.assert_array_equal(read_bytes(dst), arr)
+
+
+def test_inline_execution_mode_rules(device, allocator):
+    M = hal.CommandBufferMode
+    with raises_status(SC.INVALID_ARGUMENT):
+        device.create_command_buffer(mode=M.ALLOW_INLINE_EXECUTION)  # needs ONE_SHOT
+    with raises_status(SC.INVALID_ARGUMENT):
+        device.create_command_buffer(mode=M.ONE_SHOT | M.ALLOW_INLINE_EXECUTION,
+                                     binding_capacity=1)
+    buf = new_buffer(allocator, 16)
+    gate = device.create_semaphore(0)
+    cb = device.create_command_buffer(mode=M.ONE_SHOT | M.ALLOW_INLINE_EXECUTION)
+    cb.fill(buf, b"\x08")
+    cb.end()
+    sem = device.create_semaphore(0)
+    with raises_status(SC.INVALID_ARGUMENT):
+        device.queue_execute(cb, [(gate, 1)], [(sem, 1)])
+    device.queue_execute(cb, [], [(sem, 1)])
+    wait_ok(sem, 1)
+    assert (read_bytes(buf) == 8).all()
+
+
 def test_category_mismatch(device, allocator):
     buf = new_buffer(allocator, 16)
     cb = device.create_command_buffer(categories=hal.CommandCategory.DISPATCH)

@@ -161,6 +161,12 @@ def test_fills_in_one_command_buffer_run_in_order(device, allocator):
 
 # -- validation -------------------------------------------------------------------------
 
+def test_fill_pattern_not_buffer_protocol(device, allocator):
+    cb = transfer_cb(device)
+    with raises_status(SC.INVALID_ARGUMENT):
+        cb.fill(new_buffer(allocator, 16), 7)
+
+
 @pytest.mark.parametrize("pattern", [b"", b"\x01\x02\x03", b"\x01" * 8])
 def test_fill_bad_pattern_length(device, allocator, pattern):
     buf = new_buffer(allocator, 16)
@@ -182,7 +188,38 @@ def test_fill_misaligned(device, allocator, pattern, offset, length):
         cb.fill(buf, pattern, offset, length)
 
 
-@pytest.mark.parametrize("offset,length", [(12, 8), (36, 4), (0, 36)])
+@pytest.mark.parametrize("ref_offset,ref_length", [(2, 8), (0, 6), (4, 2)])
+def test_fill_misaligned_binding_ref(device, allocator, ref_offset, ref_length):
+    """The alignment rule holds for a binding-table reference's own offset/length too:
+    refused when recorded or when executed, and nothing is written."""
+    buf = new_buffer(allocator, 16)
+    cb = transfer_cb(device, binding_capacity=1)
+    try:
+        cb.fill(hal.BindingRef(0, ref_offset, ref_length), b"\x01\x02\x03\x04")
+    except hal.HalError as e:
+        assert e.code == SC.INVALID_ARGUMENT, e
+        return
+    cb.end()
+    sem = device.create_semaphore(0)
+    with raises_status(SC.INVALID_ARGUMENT):
+        device.queue_execute(cb, [], [(sem, 1)], binding_table=[buf])
+    assert not read_bytes(buf).any()
+
+
+def test_fill_into_read_only_import_denied(device, allocator):
+    arr = np.zeros(16, np.uint8)
+    arr.flags.writeable = False
+    buf = allocator.import_host_allocation(arr, MT.HOST_LOCAL, BU.DEFAULT)
+    cb = transfer_cb(device)
+    with raises_status(SC.PERMISSION_DENIED):
+        cb.fill(buf, b"\x01")
+    sem = device.create_semaphore(0)
+    with raises_status(SC.PERMISSION_DENIED):
+        device.queue_fill(buf, b"\x01", [], [(sem, 1)])
+    assert not arr.any()
+
+
+@pytest.mark.parametrize("offset,length", [(28, 8), (36, 4), (0, 36)])
 def test_fill_out_of_range(device, allocator, offset, length):
     buf = new_buffer(allocator, 32)
     cb = transfer_cb(device)

@@ -7,6 +7,8 @@ Modelled on IREE's command_buffer/update_buffer_test.cc.
 import numpy as np
 import pytest
 
+import hal
+
 from .ctsutil import (BU, MT, SC, det_bytes, new_buffer, raises_status, read_bytes,
                       submit_and_wait, transfer_cb)
 
@@ -86,6 +88,21 @@ def test_update_captures_source_at_record_time(device, allocator):
     got = read_bytes(buf)
     np.testing.assert_array_equal(got[:128], det_bytes(256, seed=42)[:128])
     np.testing.assert_array_equal(got[128:].view(np.uint32), np.arange(32, dtype=np.uint32))
+
+
+def test_reusable_update_replays_captured_data(device, allocator):
+    buf = new_buffer(allocator, 8)
+    src = bytearray(b"ABCDEFGH")
+    cb = device.create_command_buffer(mode=hal.CommandBufferMode.DEFAULT)
+    cb.update(src, buf)
+    cb.end()
+    src[:] = b"zzzzzzzz"
+    sem = device.create_semaphore(0)
+    for i in range(1, 4):
+        buf.map_write(0, bytes(8))
+        device.queue_execute(cb, [], [(sem, i)])
+        assert sem.wait(i, timeout=10_000_000_000)
+        assert buf.map_read() == b"ABCDEFGH"
 
 
 def test_updates_interleaved_with_fills_in_order(device, allocator):

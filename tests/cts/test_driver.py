@@ -145,11 +145,43 @@ def test_unknown_device_id():
 
 @pytest.mark.parametrize("uri", [
     "tenstorrent://mock?arch=no_such_arch",
+    "tenstorrent://mock?arch=",
     "tenstorrent://mock?no_such_option=1",
+    "tenstorrent://mock?num_hw_cqs=0",
+    "tenstorrent://mock?num_hw_cqs=3",
+    "tenstorrent://mock?num_hw_cqs=two",
+    "tenstorrent://mock?l1_small_size=-5",
+    "tenstorrent://mock?l1_unreserved_base=-16",
+    "tenstorrent://mock?l1_unreserved_base=99999999",
+    "tenstorrent://not_an_ordinal",
 ])
 def test_bad_uri_query_invalid_argument(uri):
     with raises_status(SC.INVALID_ARGUMENT):
         hal.create_device(uri)
+
+
+@pytest.mark.parametrize("option", ["l1_small_size=65536", "l1_unreserved_base=200000"])
+def test_l1_options_shrink_the_l1_bank(option):
+    base = hal.create_device("tenstorrent://mock?arch=wormhole_b0")
+    dev = hal.create_device(f"tenstorrent://mock?arch=wormhole_b0&{option}")
+    assert 0 < _tt(dev, "l1_bank_size") < _tt(base, "l1_bank_size")
+
+
+def test_single_command_queue_device():
+    from .ctsutil import new_buffer, wait_ok
+    dev = hal.create_device("tenstorrent://mock?num_hw_cqs=1")
+    assert _tt(dev, "num_hw_cqs") == 1
+    a = new_buffer(dev.allocator, 64)
+    b = new_buffer(dev.allocator, 64)
+    gate, sem = dev.create_semaphore(0), dev.create_semaphore(0)
+    dev.queue_fill(a, b"\x03", [(gate, 1)], [(sem, 1)])
+    cb = hal.HalCommandBuffer(dev)
+    cb.copy(a, b)
+    cb.end()
+    dev.queue_execute(cb, [(sem, 1)], [(sem, 2)])
+    gate.signal(1)
+    wait_ok(sem, 2)
+    assert b.map_read() == b"\x03" * 64
 
 
 def test_hardware_mode_without_native_layer_unavailable(monkeypatch):

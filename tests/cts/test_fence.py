@@ -43,6 +43,19 @@ def test_insert_raises_value(device):
     assert a.query() == 4
 
 
+def test_capacity_limits_distinct_semaphores(device):
+    a, b = device.create_semaphore(0), device.create_semaphore(0)
+    fence = hal.HalFence(1)
+    fence.insert(a, 1)
+    fence.insert(a, 2)          # same semaphore: no new slot needed
+    with raises_status(SC.RESOURCE_EXHAUSTED):
+        fence.insert(b, 1)
+    assert fence.timepoint_count == 1
+    small = hal.HalFence.create_at(a, 1)
+    with raises_status(SC.RESOURCE_EXHAUSTED):
+        small.extend(hal.HalFence.create_at(b, 1))
+
+
 def test_create_at(device):
     a = device.create_semaphore(0)
     fence = hal.HalFence.create_at(a, 7)
@@ -69,7 +82,8 @@ def test_join_empty_list(device):
 
 def test_extend(device):
     a, b = device.create_semaphore(0), device.create_semaphore(0)
-    f1 = hal.HalFence.create_at(a, 2)
+    f1 = hal.HalFence(2)
+    f1.insert(a, 2)
     f2 = hal.HalFence(2)
     f2.insert(a, 4)
     f2.insert(b, 1)

@@ -252,6 +252,107 @@ def test_flush_writes_back_only_changed_bytes(device, allocator):
     np.testing.assert_array_equal(read_bytes(buf), ref)
 
 
+def test_flush_preserves_device_writes_between_host_changes(device, allocator):
+    """Host changes at both ends of a mapping, the device writes the middle: the flush
+    must write back the host's bytes only, not the whole span between them."""
+    buf = new_buffer(allocator, 256)
+    m = buf.map()
+    a = m.asarray((256,), np.uint8)
+    sem = device.create_semaphore(0)
+    device.queue_fill(buf, b"\x11", [], [(sem, 1)], target_offset=64, length=128)
+    wait_ok(sem, 1)
+    a[0:4] = 0xAA
+    a[252:256] = 0xBB
+    m.flush()
+    m.unmap()
+    ref = np.zeros(256, np.uint8)
+    ref[0:4] = 0xAA
+    ref[64:192] = 0x11
+    ref[252:256] = 0xBB
+    np.testing.assert_array_equal(read_bytes(buf), ref)
+
+
+def test_flush_interleaved_host_and_device_bytes(device, allocator):
+    """Host changes every even byte, the device rewrote every byte meanwhile: only the
+    even bytes may be written back."""
+    buf = new_buffer(allocator, 64)
+    m = buf.map()
+    a = m.asarray((64,), np.uint8)
+    sem = device.create_semaphore(0)
+    device.queue_fill(buf, b"\x11", [], [(sem, 1)])
+    wait_ok(sem, 1)
+    a[::2] = 0xAA
+    m.unmap()
+    got = read_bytes(buf)
+    assert (got[::2] == 0xAA).all() and (got[1::2] == 0x11).all()
+
+
+def test_invalidate_drops_unflushed_host_changes(allocator):
+    buf = new_buffer(allocator, 16)
+    m = buf.map()
+    m.asarray((16,), np.uint8)[:] = 9
+    m.invalidate()
+    assert not m.asarray((16,), np.uint8).any()
+    m.unmap()
+    assert not read_bytes(buf).any()
+
+
+def test_host_local_mapping_is_coherent(device, allocator):
+    buf = new_buffer(allocator, 16, memory_type=MT.HOST_LOCAL)
+    m = buf.map()
+    a = m.asarray((16,), np.uint8)
+    sem = device.create_semaphore(0)
+    device.queue_fill(buf, b"\x33", [], [(sem, 1)])
+    wait_ok(sem, 1)
+    assert (a == 0x33).all()       # no invalidate needed for HOST_COHERENT memory
+    a[:4] = 1                      # and host writes are visible to the device at once
+    out = _device_view(device, allocator, buf)
+    assert out[:4].tolist() == [1] * 4 and (out[4:] == 0x33).all()
+    m.unmap()
+
+
+def test_map_range(allocator):
+    buf = new_buffer(allocator, 32, init=np.arange(32, dtype=np.uint8))
+    with buf.map(offset=4, length=8) as m:
+        a = m.asarray((8,), np.uint8)
+        assert a.tolist() == list(range(4, 12))
+        a[:] = 0
+    ref = np.arange(32, dtype=np.uint8)
+    ref[4:12] = 0
+    np.testing.assert_array_equal(read_bytes(buf), ref)
+
+
+def test_asarray_larger_than_mapping(allocator):
+    buf = new_buffer(allocator, 16)
+    m = buf.map()
+    with raises_status(SC.OUT_OF_RANGE):
+        m.asarray((5,), np.float32)
+    m.unmap()
+
+
+def test_two_mappings_flush_independently(allocator):
+    buf = new_buffer(allocator, 64)
+    m1, m2 = buf.map(), buf.map()
+    m1.asarray((64,), np.uint8)[0] = 1
+    m2.asarray((64,), np.uint8)[63] = 2
+    m1.flush()
+    m2.flush()
+    ref = np.zeros(64, np.uint8)
+    ref[0], ref[63] = 1, 2
+    np.testing.assert_array_equal(read_bytes(buf), ref)
+    m1.unmap()
+    m2.unmap()
+
+
+def test_discard_write_mapping_writes_every_byte(allocator):
+    """With DISCARD the previous contents are not read: every byte the host writes,
+    even one that equals what the staging copy happened to hold, reaches the device."""
+    buf = new_buffer(allocator, 64, init=np.full(64, 0xFF, np.uint8))
+    with buf.map(access=hal.MemoryAccess.WRITE | hal.MemoryAccess.DISCARD) as m:
+        m.asarray((64,), np.uint8)[:] = 0
+    assert not read_bytes(buf).any()
+
+
 def test_invalidate_rereads_device(device, allocator):
     buf = new_buffer(allocator, 64)
     m = buf.map()
@@ -296,6 +397,22 @@ def test_mapping_requires_host_visible_and_mapping_usage(allocator, memory_type,
     for call in calls:
         with raises_status(SC.PERMISSION_DENIED):
             call()
+
+
+def test_read_only_import_denies_writes(device, allocator):
+    arr = np.arange(32, dtype=np.uint8)
+    arr.flags.writeable = False
+    buf = allocator.import_host_allocation(arr, MT.HOST_LOCAL, USAGE_MAPPABLE)
+    assert not int(buf.allowed_access) & int(hal.MemoryAccess.WRITE)
+    np.testing.assert_array_equal(read_bytes(buf), arr)
+    for call in (lambda: buf.map_write(0, b"\x01"), lambda: buf.map_zero(0, 4),
+                 lambda: buf.map_fill(0, 4, b"\x01"), lambda: buf.map(access=hal.MemoryAccess.WRITE)):
+        with raises_status(SC.PERMISSION_DENIED):
+            call()
+    m = buf.map(access=hal.MemoryAccess.READ)
+    np.testing.assert_array_equal(m.asarray((32,), np.uint8), arr)
+    m.unmap()
+    np.testing.assert_array_equal(arr, np.arange(32, dtype=np.uint8))
 
 
 def test_map_with_access_bits(allocator):

@@ -60,6 +60,18 @@ def test_alloca_wait_before_signal(device, allocator):
     np.testing.assert_array_equal(read_bytes(buf), det_bytes(256, seed=9))
 
 
+def test_alloca_host_local(device, allocator):
+    sem = device.create_semaphore(0)
+    buf = device.queue_alloca(64, [], [(sem, 1)], memory_type=MT.HOST_LOCAL,
+                              allowed_usage=USAGE_MAPPABLE)
+    device.queue_fill(buf, b"\x5A", [(sem, 1)], [(sem, 2)])
+    wait_ok(sem, 2)
+    assert int(buf.memory_type()) & int(MT.HOST_VISIBLE)
+    assert (read_bytes(buf) == 0x5A).all()
+    device.queue_dealloca(buf, [(sem, 2)], [(sem, 3)])
+    wait_ok(sem, 3)
+
+
 def test_alloca_mappable_properties(device, allocator):
     sem = device.create_semaphore(0)
     buf = device.queue_alloca(100, [], [(sem, 1)], memory_type=DEVICE_MAPPABLE,
@@ -102,6 +114,28 @@ def test_use_after_dealloca_fails(device, allocator):
     done = device.create_semaphore(0)
     _expect_failure(device, lambda: device.queue_fill(buf, b"\x01", [(sem, 2)], [(done, 1)]),
                     done, 1, (SC.FAILED_PRECONDITION,))
+
+
+def test_use_after_dealloca_queued_before_it_runs(device, allocator):
+    """The fill is validated while the buffer is still live, but is ordered after the
+    dealloca: it must fail when it runs, not write to freed (maybe reused) memory."""
+    sem, gate, done = (device.create_semaphore(0) for _ in range(3))
+    buf = device.queue_alloca(256, [], [(sem, 1)])
+    device.queue_dealloca(buf, [(gate, 1)], [(sem, 2)])
+    device.queue_fill(buf, b"\x01", [(sem, 2)], [(done, 1)])
+    gate.signal(1)
+    with raises_status(SC.FAILED_PRECONDITION):
+        done.wait(1, timeout=TIMEOUT_NS)
+
+
+def test_release_while_queued_fails_submission(device, allocator):
+    buf = new_buffer(allocator, 64)
+    gate, done = device.create_semaphore(0), device.create_semaphore(0)
+    device.queue_fill(buf, b"\x01", [(gate, 1)], [(done, 1)])
+    buf.release()
+    gate.signal(1)
+    with raises_status(SC.FAILED_PRECONDITION):
+        done.wait(1, timeout=TIMEOUT_NS)
 
 
 def test_copy_from_deallocated_buffer_fails(device, allocator):

@@ -73,6 +73,26 @@ def test_fill_validation(device, allocator):
     assert sem.query() == 0 and not read_bytes(buf).any()
 
 
+@pytest.mark.parametrize("arch", ["wormhole_b0", "blackhole_p150"])
+def test_transfers_on_each_arch(arch):
+    """Interleaving differs per arch (bank count, alignment): odd sizes and offsets."""
+    import hal
+    dev = hal.create_device(f"tenstorrent://mock?arch={arch}")
+    alloc = dev.allocator
+    n = 3 * 4096 + 77
+    data = det_bytes(n, seed=13)
+    src = new_buffer(alloc, n, init=data)
+    dst = new_buffer(alloc, n + 11)
+    sem = _done(dev)
+    dev.queue_copy(src, dst, [], [(sem, 1)], source_offset=5, target_offset=9, length=n - 5)
+    dev.queue_fill(dst, b"\x7E\x7F", [(sem, 1)], [(sem, 2)], target_offset=4096, length=64)
+    wait_ok(sem, 2)
+    ref = np.zeros(n + 11, np.uint8)
+    ref[9:9 + n - 5] = data[5:]
+    ref[4096:4160] = [0x7E, 0x7F] * 32
+    np.testing.assert_array_equal(read_bytes(dst), ref)
+
+
 # -- update -------------------------------------------------------------------------------
 
 def test_update_entire_buffer(device, allocator):
@@ -132,6 +152,10 @@ def test_update_validation(device, allocator):
     sem = _done(device)
     with raises_status(SC.OUT_OF_RANGE):
         device.queue_update(bytes(8), buf, [], [(sem, 1)], target_offset=12)
+    # asking for more bytes than the source holds is an error (as for cb.update), not a
+    # silently shorter write
+    with raises_status(SC.OUT_OF_RANGE, SC.INVALID_ARGUMENT):
+        device.queue_update(b"\x01\x02\x03\x04", buf, [], [(sem, 1)], length=16)
     assert sem.query() == 0 and not read_bytes(buf).any()
 
 

@@ -9,7 +9,9 @@ import time
 import numpy as np
 import pytest
 
-from .ctsutil import (SC, TIMEOUT_NS, det_bytes, new_buffer, raises_status, read_bytes,
+import hal
+
+from .ctsutil import (BU, MT, SC, TIMEOUT_NS, det_bytes, new_buffer, raises_status, read_bytes,
                       transfer_cb, wait_ok)
 
 MS = 1_000_000
@@ -174,6 +176,80 @@ def test_many_outstanding_submissions(device, allocator):
                                   np.arange(1, 33, dtype=np.uint32))
 
 
+def test_semaphores_and_buffers_across_devices(allocator):
+    """A semaphore signalled by one device's queue unblocks another device's queue."""
+    import hal
+    d1, d2 = hal.create_device("tenstorrent"), hal.create_device("tenstorrent")
+    b1 = new_buffer(d1.allocator, 64)
+    b2 = new_buffer(d2.allocator, 64)
+    gate, s1, s2 = d1.create_semaphore(0), d1.create_semaphore(0), d2.create_semaphore(0)
+    d1.queue_fill(b1, b"\x05", [(gate, 1)], [(s1, 1)])
+    d2.queue_copy(b1, b2, [(s1, 1)], [(s2, 1)])
+    time.sleep(0.01)
+    assert s2.query() == 0
+    gate.signal(1)
+    wait_ok(s2, 1)
+    assert (read_bytes(b2) == 5).all()
+
+
+def test_empty_execute_signals(device):
+    sem = device.create_semaphore(0)
+    device.queue_execute([], [], [(sem, 1)])
+    wait_ok(sem, 1)
+
+
+def test_in_flight_work_keeps_its_resources_alive(device, allocator):
+    """Dropping the Python references to buffers and command buffers of a pending
+    submission does not free them before it runs (IREE retains them)."""
+    import gc
+    src = new_buffer(allocator, 64, init=np.full(64, 7, np.uint8))
+    dst = new_buffer(allocator, 64)
+    cb = transfer_cb(device)
+    cb.copy(src, dst)
+    cb.end()
+    gate, done = device.create_semaphore(0), device.create_semaphore(0)
+    device.queue_execute(cb, [(gate, 1)], [(done, 1)])
+    del cb, src
+    gc.collect()
+    gate.signal(1)
+    wait_ok(done, 1)
+    assert (read_bytes(dst) == 7).all()
+
+
+def test_dropped_in_flight_buffer_freed_after_completion(device, allocator):
+    import gc
+
+    def live():
+        s = allocator.statistics
+        return s["device_bytes_allocated"] - s["device_bytes_freed"]
+
+    base = live()
+    buf = allocator.allocate_buffer(MT.DEVICE_LOCAL, BU.DEFAULT, 8192)
+    gate, done = device.create_semaphore(0), device.create_semaphore(0)
+    device.queue_fill(buf, b"\x01", [(gate, 1)], [(done, 1)])
+    del buf
+    gc.collect()
+    assert live() >= base + 8192, "freed while still in flight"
+    gate.signal(1)
+    wait_ok(done, 1)
+    deadline = time.monotonic() + 5
+    while live() != base and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.005)
+    assert live() == base
+
+
+def test_profiling_does_not_disturb_queues(device, allocator):
+    buf = new_buffer(allocator, 16)
+    device.begin_profiling()
+    sem = device.create_semaphore(0)
+    device.queue_fill(buf, b"\x0A", [], [(sem, 1)])
+    wait_ok(sem, 1)
+    device.flush_profiling()
+    device.end_profiling()
+    assert (read_bytes(buf) == 0x0A).all()
+
+
 # -- failure propagation ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("code", [SC.CANCELLED, SC.DATA_LOSS])
@@ -266,3 +342,109 @@ def test_queue_flush(device, allocator):
     device.queue_flush()
     wait_ok(sem, 1)
     assert (read_bytes(buf) == 9).all()
+
+
+# -- concurrency ---------------------------------------------------------------------------
+
+def test_failure_attributed_to_the_failing_submission_under_concurrency(device, allocator):
+    """Submissions issued at the same time from two threads (the scheduler issuing a
+    newly unblocked submission and the host issuing a ready one) must each complete with
+    their own status: a failing op must fail its own submission, never a neighbour's."""
+    import sys
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # make thread interleavings frequent
+    mixed_up = []
+    try:
+        for _ in range(40):
+            bad = new_buffer(allocator, 64)
+            good = new_buffer(allocator, 64)
+            gate, bad_done = device.create_semaphore(0), device.create_semaphore(0)
+            device.queue_fill(bad, b"\x01", [(gate, 1)], [(bad_done, 1)])
+            bad.release()  # the fill will fail with FAILED_PRECONDITION when it runs
+            good_done = [device.create_semaphore(0) for _ in range(10)]
+            gate.signal(1)
+            for s in good_done:
+                device.queue_fill(good, b"\x02", [], [(s, 1)])
+            with raises_status(SC.FAILED_PRECONDITION):
+                bad_done.wait(1, timeout=TIMEOUT_NS)
+            for s in good_done:
+                try:
+                    s.wait(1, timeout=TIMEOUT_NS)
+                except hal.HalError as e:
+                    mixed_up.append(e)
+    finally:
+        sys.setswitchinterval(old)
+    assert not mixed_up, f"{len(mixed_up)} good submissions failed with another's error: {mixed_up[0]}"
+
+
+def test_concurrent_submitters(device, allocator):
+    """Several host threads each run their own semaphore-chained pipeline."""
+    import threading
+    n_threads, steps = 4, 30
+    bufs = [new_buffer(allocator, 4) for _ in range(n_threads)]
+    errors = []
+
+    def pipeline(k):
+        try:
+            sem = device.create_semaphore(0)
+            for i in range(1, steps + 1):
+                device.queue_update(np.uint32(k * 1000 + i).tobytes(), bufs[k],
+                                    [(sem, i - 1)], [(sem, i)])
+            assert sem.wait(steps, timeout=TIMEOUT_NS)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=pipeline, args=(k,), daemon=True) for k in range(n_threads)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not errors, errors
+    for k, buf in enumerate(bufs):
+        assert np.frombuffer(buf.map_read(), np.uint32)[0] == k * 1000 + steps
+
+
+def test_threads_with_cross_thread_waits(device, allocator):
+    """Four host threads each build a semaphore chain of mixed queue operations; some
+    steps also wait on another thread's timeline. Every chain completes, in order."""
+    import random
+    import threading
+    n_threads, steps = 4, 100
+    sems = [device.create_semaphore(0) for _ in range(n_threads)]
+    bufs = [new_buffer(allocator, 4 * steps) for _ in range(n_threads)]
+    errors = []
+
+    def worker(k):
+        try:
+            rng = random.Random(k)
+            for i in range(1, steps + 1):
+                waits = [(sems[k], i - 1)]
+                other = rng.randrange(n_threads)
+                if other != k and rng.random() < 0.3:
+                    waits.append((sems[other], max(0, i - 5)))
+                value = np.uint32(i).tobytes()
+                kind = rng.random()
+                if kind < 0.4:
+                    device.queue_update(value, bufs[k], waits, [(sems[k], i)], target_offset=4 * (i - 1))
+                elif kind < 0.7:
+                    cb = transfer_cb(device)
+                    cb.update(value, bufs[k], 4 * (i - 1))
+                    cb.end()
+                    device.queue_execute(cb, waits, [(sems[k], i)])
+                else:
+                    device.queue_fill(bufs[k], value, waits, [(sems[k], i)],
+                                      target_offset=4 * (i - 1), length=4)
+            assert sems[k].wait(steps, timeout=TIMEOUT_NS)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(n_threads)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not any(t.is_alive() for t in threads), "a submitting thread hung"
+    assert not errors, errors
+    for buf in bufs:
+        np.testing.assert_array_equal(np.frombuffer(buf.map_read(), np.uint32),
+                                      np.arange(1, steps + 1, dtype=np.uint32))
