@@ -127,9 +127,12 @@ def parse_uri(uri: str) -> tuple[str, str, dict]:
         return uri, "", {}
     parsed = urllib.parse.urlsplit(uri)
     try:
-        raw = dict(urllib.parse.parse_qsl(parsed.query, keep_blank_values=True, strict_parsing=bool(parsed.query)))
+        pairs = urllib.parse.parse_qsl(parsed.query, keep_blank_values=True, strict_parsing=bool(parsed.query))
     except ValueError:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"malformed query in device URI {uri!r}") from None
+    raw = dict(pairs)
+    if len(raw) != len(pairs):
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"device URI {uri!r} gives an option more than once")
     return parsed.scheme, parsed.netloc + parsed.path, _parse_options(raw)
 
 

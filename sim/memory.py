@@ -222,7 +222,14 @@ class ChipMemory:
         aligned = round_up(page_size, allocator.alignment)
         pages = -(-size // page_size)
         pages_per_bank = -(-pages // len(banks))
-        address = allocator.allocate(max(pages_per_bank, 1) * aligned)
+        try:
+            address = allocator.allocate(max(pages_per_bank, 1) * aligned)
+        except HalError as error:
+            raise HalError(
+                error.code,
+                f"a {size}-byte buffer ({pages} pages of {page_size} B over {len(banks)} {allocator.name} banks) "
+                f"does not fit: {error.message}",
+            ) from None
         return SimBuffer(buffer_type, address, size, page_size, aligned, storage, banks)
 
     def free(self, buffer: SimBuffer) -> None:

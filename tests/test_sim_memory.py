@@ -124,7 +124,8 @@ def test_exhaustion_reports_sizes():
     with pytest.raises(HalError) as info:
         memory.create_interleaved(13 * (1 << 30), 4096, BufferType.DRAM)
     assert info.value.code == StatusCode.RESOURCE_EXHAUSTED
-    assert "DRAM" in info.value.message and str(1 << 30) in info.value.message
+    message = info.value.message
+    assert str(13 * (1 << 30)) in message and "12 DRAM banks" in message and str(1 << 30) in message
 
 
 def test_banks_are_lazily_backed():

@@ -153,6 +153,7 @@ def test_unknown_device_id():
     "tenstorrent://mock?l1_small_size=-5",
     "tenstorrent://mock?l1_unreserved_base=-16",
     "tenstorrent://mock?l1_unreserved_base=99999999",
+    "tenstorrent://mock?arch=blackhole_p150&arch=wormhole_b0",
     "tenstorrent://not_an_ordinal",
 ])
 def test_bad_uri_query_invalid_argument(uri):
