@@ -352,9 +352,3 @@ class HalBufferView:
 
     def map(self) -> MappedMemory:
         return self._buffer.map()
-
-    def to_numpy(self) -> np.ndarray:
-        """A host copy with the view's shape and dtype."""
-        dtype = HalElementType.map_to_dtype(self._element_type)
-        data = np.frombuffer(self._buffer.map_read(0, self._byte_length), dtype)
-        return data.reshape(self._shape).copy()

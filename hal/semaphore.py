@@ -17,7 +17,6 @@ from hal.types import WaitMode
 
 # Values at or above this mean "failed" in IREE's C API.
 FAILURE_VALUE = (1 << 31) - 1
-MAX_VALUE = (1 << 63) - 1
 
 
 def deadline_from(timeout: int | None, deadline: int | None) -> int | None:

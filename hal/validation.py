@@ -7,8 +7,6 @@ from hal.buffer import HalBuffer, to_bytes
 from hal.status import HalError, StatusCode
 from hal.types import BufferUsage, CommandBufferMode, CommandCategory, MemoryAccess
 
-MAX_UPDATE_SIZE = 64 * 1024  # IREE_HAL_COMMAND_BUFFER_MAX_UPDATE_SIZE
-
 
 def check_mode(mode: CommandBufferMode, binding_capacity: int) -> None:
     if binding_capacity < 0:
