@@ -1,6 +1,7 @@
 """Shared helpers for the conformance tests: buffers, reads, status checks, submits."""
 
 import contextlib
+import threading
 
 import numpy as np
 import pytest
@@ -85,3 +86,24 @@ def transfer_cb(device, binding_capacity=0):
 
 def has_bits(value, bits):
     return (int(value) & int(bits)) == int(bits)
+
+
+def run_threads(target, count: int, timeout_s: float = 30) -> None:
+    """Runs target(k) for k in range(count) on threads; fails if one hangs, re-raises
+    the first error a thread hit."""
+    errors = []
+
+    def guarded(k):
+        try:
+            target(k)
+        except BaseException as e:  # noqa: BLE001 - re-raised below, in the test's thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=guarded, args=(k,), daemon=True) for k in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout_s)
+    assert not any(t.is_alive() for t in threads), "a submitting thread hung"
+    if errors:
+        raise errors[0]

@@ -11,7 +11,7 @@ import pytest
 
 import hal
 
-from .ctsutil import (BU, MT, SC, TIMEOUT_NS, det_bytes, new_buffer, raises_status, read_bytes,
+from .ctsutil import (BU, MT, SC, TIMEOUT_NS, det_bytes, new_buffer, raises_status, read_bytes, run_threads,
                       transfer_cb, wait_ok)
 
 MS = 1_000_000
@@ -379,27 +379,17 @@ def test_failure_attributed_to_the_failing_submission_under_concurrency(device, 
 
 def test_concurrent_submitters(device, allocator):
     """Several host threads each run their own semaphore-chained pipeline."""
-    import threading
     n_threads, steps = 4, 30
     bufs = [new_buffer(allocator, 4) for _ in range(n_threads)]
-    errors = []
 
     def pipeline(k):
-        try:
-            sem = device.create_semaphore(0)
-            for i in range(1, steps + 1):
-                device.queue_update(np.uint32(k * 1000 + i).tobytes(), bufs[k],
-                                    [(sem, i - 1)], [(sem, i)])
-            assert sem.wait(steps, timeout=TIMEOUT_NS)
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        sem = device.create_semaphore(0)
+        for i in range(1, steps + 1):
+            device.queue_update(np.uint32(k * 1000 + i).tobytes(), bufs[k],
+                                [(sem, i - 1)], [(sem, i)])
+        assert sem.wait(steps, timeout=TIMEOUT_NS)
 
-    threads = [threading.Thread(target=pipeline, args=(k,), daemon=True) for k in range(n_threads)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-    assert not errors, errors
+    run_threads(pipeline, n_threads)
     for k, buf in enumerate(bufs):
         assert np.frombuffer(buf.map_read(), np.uint32)[0] == k * 1000 + steps
 
@@ -408,43 +398,32 @@ def test_threads_with_cross_thread_waits(device, allocator):
     """Four host threads each build a semaphore chain of mixed queue operations; some
     steps also wait on another thread's timeline. Every chain completes, in order."""
     import random
-    import threading
     n_threads, steps = 4, 100
     sems = [device.create_semaphore(0) for _ in range(n_threads)]
     bufs = [new_buffer(allocator, 4 * steps) for _ in range(n_threads)]
-    errors = []
 
     def worker(k):
-        try:
-            rng = random.Random(k)
-            for i in range(1, steps + 1):
-                waits = [(sems[k], i - 1)]
-                other = rng.randrange(n_threads)
-                if other != k and rng.random() < 0.3:
-                    waits.append((sems[other], max(0, i - 5)))
-                value = np.uint32(i).tobytes()
-                kind = rng.random()
-                if kind < 0.4:
-                    device.queue_update(value, bufs[k], waits, [(sems[k], i)], target_offset=4 * (i - 1))
-                elif kind < 0.7:
-                    cb = transfer_cb(device)
-                    cb.update(value, bufs[k], 4 * (i - 1))
-                    cb.end()
-                    device.queue_execute(cb, waits, [(sems[k], i)])
-                else:
-                    device.queue_fill(bufs[k], value, waits, [(sems[k], i)],
-                                      target_offset=4 * (i - 1), length=4)
-            assert sems[k].wait(steps, timeout=TIMEOUT_NS)
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        rng = random.Random(k)
+        for i in range(1, steps + 1):
+            waits = [(sems[k], i - 1)]
+            other = rng.randrange(n_threads)
+            if other != k and rng.random() < 0.3:
+                waits.append((sems[other], max(0, i - 5)))
+            value = np.uint32(i).tobytes()
+            kind = rng.random()
+            if kind < 0.4:
+                device.queue_update(value, bufs[k], waits, [(sems[k], i)], target_offset=4 * (i - 1))
+            elif kind < 0.7:
+                cb = transfer_cb(device)
+                cb.update(value, bufs[k], 4 * (i - 1))
+                cb.end()
+                device.queue_execute(cb, waits, [(sems[k], i)])
+            else:
+                device.queue_fill(bufs[k], value, waits, [(sems[k], i)],
+                                  target_offset=4 * (i - 1), length=4)
+        assert sems[k].wait(steps, timeout=TIMEOUT_NS)
 
-    threads = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(n_threads)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-    assert not any(t.is_alive() for t in threads), "a submitting thread hung"
-    assert not errors, errors
+    run_threads(worker, n_threads)
     for buf in bufs:
         np.testing.assert_array_equal(np.frombuffer(buf.map_read(), np.uint32),
                                       np.arange(1, steps + 1, dtype=np.uint32))
