@@ -12,6 +12,11 @@ from hal.device import HalDevice
 from hal.driver import (
     HalDriver, create_device, get_device, get_driver, query_available_drivers, register_driver,
 )
+from hal.layout import DataFormat, Layout, TensorSpec
+from hal.placement import (
+    DRAM_MEMORY_CONFIG, L1_MEMORY_CONFIG, BufferType, CoreCoord, CoreRange, CoreRangeSet, MemoryConfig,
+    ShardOrientation, ShardSpec, TensorMemoryLayout,
+)
 from hal.semaphore import HalFence, HalSemaphore
 from hal.status import HalError, InvalidArgumentError, OutOfRangeError, StatusCode
 from hal.types import (
@@ -20,6 +25,8 @@ from hal.types import (
 )
 
 __all__ = [
+    "DRAM_MEMORY_CONFIG", "L1_MEMORY_CONFIG", "BufferType", "CoreCoord", "CoreRange", "CoreRangeSet", "DataFormat",
+    "Layout", "MemoryConfig", "ShardOrientation", "ShardSpec", "TensorMemoryLayout", "TensorSpec",
     "BindingRef", "BufferCompatibility", "BufferUsage", "CommandBufferMode", "CommandCategory", "HalAllocator",
     "HalBuffer", "HalBufferView", "HalCommandBuffer", "HalDevice", "HalDriver", "HalElementType", "HalError",
     "HalEvent", "HalFence", "HalSemaphore", "InvalidArgumentError", "MappedMemory", "MemoryAccess", "MemoryType",

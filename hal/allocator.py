@@ -1,9 +1,18 @@
 """The device allocator (`iree/hal/allocator.h`).
 
-Device-local memory is simulated DRAM (interleaved over the banks); host-local
-memory and imported host allocations are host memory the device reaches over PCIe
-(tt-metal's SYSTEM_MEMORY). Both are host-visible (DRAM through a staged mapping)
-and usable for transfers, as on IREE's local-task device.
+Device-local memory is the chip's DRAM (raw buffers interleaved over the banks) or,
+for tensors, DRAM or L1 interleaved or sharded; host-local memory and imported host
+allocations are host memory the device reaches over PCIe (tt-metal's
+SYSTEM_MEMORY). All are host-visible (device memory through a staged mapping) and
+usable for transfers, as on IREE's local-task device.
+
+Tensor placement policy (`allocate_tensor`): an explicit memory config always
+wins, and one that does not fit is RESOURCE_EXHAUSTED. Otherwise a tensor whose
+usage includes DISPATCH_STORAGE and whose height shards fit in half of a core's
+L1 bank (the other half is left to circular buffers) goes to L1, HEIGHT_SHARDED
+over as few cores as give every core at most ceil(page rows / cores) page rows;
+if L1 is too full at that moment, or the tensor is not for dispatch, it goes to
+DRAM INTERLEAVED.
 """
 
 from __future__ import annotations
@@ -13,6 +22,11 @@ import threading
 import numpy as np
 
 from hal.buffer import Allocation, HalBuffer, HalBufferView, to_bytes
+from hal.layout import DataFormat, Layout, TensorSpec
+from hal.placement import (
+    DRAM_MEMORY_CONFIG, BufferType, MemoryConfig, ShardOrientation, ShardSpec, TensorMemoryLayout,
+    num_cores_to_core_range_set,
+)
 from hal.status import HalError, StatusCode
 from hal.types import BufferCompatibility, BufferUsage, HalElementType, MemoryAccess, MemoryType
 
@@ -21,6 +35,8 @@ _IMPLIED_USAGE = BufferUsage.TRANSFER | BufferUsage.MAPPING | BufferUsage.MAPPIN
 # Pages of raw (untiled) byte buffers: one fp32 tile, so DRAM traffic moves in tile-sized pages.
 RAW_PAGE_SIZE = 4096
 _HOST_LOCAL_BIT = MemoryType.HOST_LOCAL & ~(MemoryType.HOST_VISIBLE | MemoryType.HOST_COHERENT)
+# A tensor placed in L1 by the policy may take at most this share of a core's L1 bank.
+L1_SHARD_SHARE = 0.5
 
 
 class AllocatorStatistics:
@@ -87,6 +103,48 @@ class HalAllocator:
             backend_buffer = self._backend.create_buffer(allocation_size, max(allocation_size, 1), "system_memory")
         allocation = Allocation(self._backend, backend_buffer, allocation_size, self._statistics, is_device)
         return HalBuffer(allocation, actual_type, usage)
+
+    def _allocate_placed(self, spec: TensorSpec, allowed_usage: int) -> HalBuffer:
+        config = spec.memory_config
+        shard = config.sharded_pages(spec) if config.is_sharded else None
+        backend_buffer = self._backend.create_buffer(spec.size, spec.page_size, config.buffer_type.value, shard)
+        actual_type, usage, _ = self._resolve(MemoryType.DEVICE_LOCAL, allowed_usage)
+        return HalBuffer(Allocation(self._backend, backend_buffer, spec.size, self._statistics, True), actual_type, usage)
+
+    def _l1_height_sharded(self, spec: TensorSpec) -> TensorSpec | None:
+        """The policy's L1 placement for `spec`, or None when its shards would not fit."""
+        arch = self._backend.arch
+        rows, columns = spec.page_grid
+        if rows == 0 or columns == 0:
+            return None
+        cores = min(rows, arch.worker_cores)
+        shard_rows = -(-rows // cores)
+        aligned_page = -(-spec.page_size // arch.l1_alignment) * arch.l1_alignment
+        if shard_rows * columns * aligned_page > arch.l1_bank_size * L1_SHARD_SHARE:
+            return None
+        grid = num_cores_to_core_range_set(-(-rows // shard_rows), arch.grid_x)
+        shard = ShardSpec(grid, (shard_rows * spec.page_shape[0], spec.padded_width), ShardOrientation.ROW_MAJOR)
+        return spec.with_memory_config(MemoryConfig(TensorMemoryLayout.HEIGHT_SHARDED, BufferType.L1, shard))
+
+    def allocate_tensor(self, shape, dtype, layout=Layout.ROW_MAJOR, memory_config: MemoryConfig | None = None, *,
+                        usage: int = BufferUsage.DEFAULT, transpose_within_face: bool = False,
+                        transpose_of_faces: bool = False) -> HalBufferView:
+        """A device tensor: a buffer view carrying its TensorSpec (contents undefined;
+        the simulator's are zero). Placement by the policy in this module's docstring."""
+        spec = TensorSpec(tuple(shape), DataFormat.parse(dtype), Layout.parse(layout),
+                          memory_config or DRAM_MEMORY_CONFIG, transpose_within_face, transpose_of_faces)
+        buffer = None
+        if memory_config is None and int(usage) & BufferUsage.DISPATCH_STORAGE:
+            l1_spec = self._l1_height_sharded(spec)
+            if l1_spec is not None:
+                try:
+                    buffer, spec = self._allocate_placed(l1_spec, usage), l1_spec
+                except HalError as error:
+                    if error.code != StatusCode.RESOURCE_EXHAUSTED:
+                        raise
+        if buffer is None:
+            buffer = self._allocate_placed(spec, usage)
+        return HalBufferView(buffer, spec.shape, spec.element_type, spec=spec)
 
     # iree.runtime API.
     def allocate_buffer(self, memory_type: int, allowed_usage: int, allocation_size: int) -> HalBuffer:

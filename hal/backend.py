@@ -5,7 +5,10 @@ HAL never imports either directly: `open_backend(mode, ...)` loads one lazily.
 
 Shape of the protocol (tt-metalium names in brackets):
 - a device opens with `num_hw_cqs` command queues: 0 = compute, 1 = transfer [CreateDevice]
-- buffers are interleaved over DRAM or L1 banks, or host memory [CreateBuffer, BufferType]
+- buffers are interleaved over DRAM or L1 banks, sharded over cores, or host memory
+  [CreateBuffer, InterleavedBufferConfig / ShardedBufferConfig, BufferType]
+- host tensors become device bytes by the backend's own (fastest) conversions:
+  tilize and data formats [tilize_utils, blockfloat_common]
 - `enqueue_*` commands run in order per queue, asynchronously to the host
   [EnqueueWriteBuffer, EnqueueReadBuffer, EnqueueProgram]
 - queues order each other only through events [EnqueueRecordEvent, EnqueueWaitForEvent]
@@ -47,14 +50,20 @@ class BackendDevice(Protocol):
     num_hw_cqs: int
     mode: str  # "mock" or "hardware"
 
-    # Buffers [CreateBuffer / DeallocateBuffer]; buffer_type: "dram" | "l1" | "system_memory".
-    def create_buffer(self, size: int, page_size: int, buffer_type: str) -> BackendBuffer: ...
+    # Buffers [CreateBuffer / DeallocateBuffer]; buffer_type: "dram" | "l1" | "system_memory";
+    # `shard` (hal.placement.ShardedPages) makes it sharded, else interleaved.
+    def create_buffer(self, size: int, page_size: int, buffer_type: str, shard=None) -> BackendBuffer: ...
     def import_host_buffer(self, array: np.ndarray) -> BackendBuffer: ...
     def free_buffer(self, buffer: BackendBuffer) -> None: ...
 
     # Synchronous host access, bypassing the queues [detail::ReadFromBuffer / WriteToBuffer].
     def read_buffer(self, buffer: BackendBuffer, offset: int, length: int) -> np.ndarray: ...
     def write_buffer(self, buffer: BackendBuffer, offset: int, data: np.ndarray) -> None: ...
+
+    # Host-side tensor conversions (spec: hal.layout.TensorSpec). `values` are float32 for
+    # float formats, else the format's integer dtype; device bytes are uint8, spec.size long.
+    def encode_tensor(self, values: np.ndarray, spec, pad_value=0) -> np.ndarray: ...
+    def decode_tensor(self, data: np.ndarray, spec, as_float32: bool = False) -> np.ndarray: ...
 
     # Queue commands; run asynchronously in order on queue `cq`.
     def enqueue_write_buffer(self, cq: int, buffer: BackendBuffer, offset: int, data: np.ndarray) -> None: ...

@@ -191,9 +191,13 @@ class HalBuffer:
         return self._byte_offset + offset, length
 
     def map_read(self, offset: int = 0, length: int | None = None) -> bytes:
-        start, length = self._backend_range(offset, length, MemoryAccess.READ, "map_read")
+        return self.read_array(offset, length, "map_read").tobytes()
+
+    def read_array(self, offset: int = 0, length: int | None = None, what: str = "read") -> np.ndarray:
+        """The buffer's bytes [offset, offset + length) as a new uint8 array."""
+        start, length = self._backend_range(offset, length, MemoryAccess.READ, what)
         a = self._allocation
-        return a.backend.read_buffer(a.backend_buffer, start, length).tobytes()
+        return a.backend.read_buffer(a.backend_buffer, start, length)
 
     def map_write(self, offset: int, data) -> None:
         data = to_bytes(data)
@@ -316,16 +320,26 @@ def _write_back(allocation: Allocation, start: int, staging: np.ndarray, pristin
 
 
 class HalBufferView:
-    """A buffer with a shape and an element type (IREE's int encoding)."""
+    """A buffer with a shape and an element type (IREE's int encoding). With a
+    `spec` (hal.layout.TensorSpec) the bytes are a device tensor encoding: tiles
+    and/or a device data format, `spec.size` bytes; `to_host()` decodes them."""
 
-    def __init__(self, buffer: HalBuffer, shape: Sequence[int], element_type: int):
+    def __init__(self, buffer: HalBuffer, shape: Sequence[int], element_type: int, spec=None):
         self._buffer = buffer
         self._shape = [int(d) for d in shape]
         self._element_type = int(element_type)
+        self._spec = spec
         if any(d < 0 for d in self._shape):
             raise HalError(StatusCode.INVALID_ARGUMENT, f"negative dimension in shape {self._shape}")
-        bits = HalElementType.bit_count(self._element_type) * int(np.prod(self._shape, dtype=np.int64))
-        self._byte_length = (bits + 7) // 8
+        if spec is not None:
+            if tuple(self._shape) != spec.shape or self._element_type != spec.element_type:
+                raise HalError(StatusCode.INVALID_ARGUMENT,
+                               f"view shape {self._shape} / element type {self._element_type:#x} differ from its "
+                               f"tensor spec's {list(spec.shape)} / {int(spec.element_type):#x}")
+            self._byte_length = spec.size
+        else:
+            bits = HalElementType.bit_count(self._element_type) * int(np.prod(self._shape, dtype=np.int64))
+            self._byte_length = (bits + 7) // 8
         if self._byte_length > buffer.byte_length():
             raise HalError(
                 StatusCode.OUT_OF_RANGE,
@@ -333,7 +347,33 @@ class HalBufferView:
             )
 
     def __repr__(self) -> str:
+        if self._spec is not None:
+            return f"<HalBufferView {self._spec.describe()}, {self._buffer!r}>"
         return f"<HalBufferView {tuple(self._shape)}, element_type={self._element_type:#x}, {self._buffer!r}>"
+
+    @property
+    def spec(self):
+        """The device tensor encoding (hal.layout.TensorSpec), or None for IREE's dense
+        row-major bytes."""
+        return self._spec
+
+    def to_host(self, dtype=None) -> np.ndarray:
+        """The tensor as a new numpy array: decoded from tiles and the device data format
+        (bfloat16 as ml_dtypes.bfloat16, block floats as float32), or, for a dense view,
+        its bytes in its element type; then cast to `dtype` if given. Reads the device
+        synchronously: wait for the work that writes the buffer first, as for map()."""
+        data = self._buffer.read_array(0, self._byte_length, "to_host")
+        if self._spec is not None:
+            backend = self._buffer.allocation.backend
+            as_float32 = dtype is not None and np.dtype(dtype) == np.float32
+            array = backend.decode_tensor(data, self._spec, as_float32=as_float32)
+        else:
+            try:
+                element_dtype = HalElementType.map_to_dtype(self._element_type)
+            except ValueError as error:
+                raise HalError(StatusCode.UNIMPLEMENTED, f"to_host: {error}") from None
+            array = data.view(element_dtype).reshape(self._shape)
+        return array if dtype is None else array.astype(dtype, copy=False)
 
     @property
     def shape(self) -> list[int]:

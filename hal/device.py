@@ -14,11 +14,13 @@ import numpy as np
 from hal import validation
 from hal.allocator import HalAllocator
 from hal.backend import COMPUTE_QUEUE, TRANSFER_QUEUE
-from hal.buffer import HalBuffer, to_bytes
+from hal.buffer import HalBuffer, HalBufferView, to_bytes
 from hal.command_buffer import (
     BindingRef, BufferRange, CopyCommand, DispatchCommand, FillCommand, HalCommandBuffer, HalEvent, UpdateCommand,
     resolve_operand,
 )
+from hal.layout import DataFormat, Layout, host_values
+from hal.placement import MemoryConfig
 from hal.queue import QueueScheduler, Submission
 from hal.semaphore import HalSemaphore, as_timepoints, wait_all_or_any
 from hal.status import HalError, StatusCode
@@ -74,6 +76,25 @@ class HalDevice:
 
     def create_event(self) -> HalEvent:
         return HalEvent(self)
+
+    def to_device(self, array, dtype=None, layout=Layout.ROW_MAJOR, memory_config: MemoryConfig | None = None, *,
+                  pad_value=0, usage: int = BufferUsage.DEFAULT, transpose_within_face: bool = False,
+                  transpose_of_faces: bool = False) -> HalBufferView:
+        """A device tensor holding `array` (ttnn.from_torch's role): allocated by the
+        allocator's placement policy (or `memory_config`), tilized for TILE layout with
+        `pad_value` in the padding, converted to `dtype` (a hal.DataFormat or its name;
+        default: the format holding array's dtype exactly) with the host's
+        round-to-nearest-even, and written synchronously."""
+        array = np.asarray(array)
+        data_format = DataFormat.from_dtype(array.dtype) if dtype is None else DataFormat.parse(dtype)
+        values = host_values(array, data_format)
+        pad = host_values(np.asarray(pad_value), data_format, "pad_value")
+        view = self._allocator.allocate_tensor(
+            array.shape, data_format, layout, memory_config, usage=usage,
+            transpose_within_face=transpose_within_face, transpose_of_faces=transpose_of_faces)
+        if view.byte_length:
+            view.get_buffer().map_write(0, self.backend.encode_tensor(values, view.spec, pad))
+        return view
 
     def query_i64(self, category: str, key: str) -> int:
         arch = self.backend.arch

@@ -14,7 +14,9 @@ from typing import Callable
 
 import numpy as np
 
+from hal.placement import ShardedPages
 from hal.status import HalError, StatusCode, as_error
+from sim import codec
 from sim.arch import DEFAULT_ARCH, ArchSpec, get_arch
 from sim.memory import BufferType, ChipMemory, SimBuffer, system_memory_buffer
 
@@ -186,11 +188,16 @@ class SimDevice:
         self._closed = False
 
     # Buffers.
-    def create_buffer(self, size: int, page_size: int, buffer_type: str) -> SimBuffer:
+    def create_buffer(self, size: int, page_size: int, buffer_type: str, shard: ShardedPages | None = None) -> SimBuffer:
         kind = BufferType(buffer_type)
         if kind is BufferType.SYSTEM_MEMORY:
             return system_memory_buffer(np.zeros(size, np.uint8))
+        if shard is not None:
+            return self.memory.create_sharded(size, page_size, kind, shard)
         return self.memory.create_interleaved(size, page_size, kind)
+
+    encode_tensor = staticmethod(codec.encode_tensor)
+    decode_tensor = staticmethod(codec.decode_tensor)
 
     def import_host_buffer(self, array: np.ndarray) -> SimBuffer:
         return system_memory_buffer(array)

@@ -1,9 +1,11 @@
 """Simulated chip memory: lazily backed DRAM banks and per-core L1, bank allocators,
-and interleaved page placement.
+and page placement.
 
-Every bank of a kind shares one address range (as in tt-metal's BankManager): an
-interleaved buffer has the same base address in every bank, page i lives in bank
-i % N at `base + (i // N) * aligned_page_size`.
+Every bank of a kind shares one address range (as in tt-metal's BankManager), so a
+buffer has the same base address in every bank. Interleaved: page i lives in bank
+i % N at `base + (i // N) * aligned_page_size`; L1 bank ids are spread over the
+worker cores in tt-metal's shuffled order. Sharded: a page table, from
+hal.placement.ShardedPages, gives each page its core and its slot in the shard.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import threading
 import numba
 import numpy as np
 
+from hal.placement import ShardedPages
 from hal.status import HalError, StatusCode
 from sim.arch import ArchSpec
 
@@ -108,10 +111,14 @@ class BufferType(enum.Enum):
     SYSTEM_MEMORY = "system_memory"
 
 
+_NO_PAGE_TABLE = np.zeros(0, np.int64)
+
+
 @dataclasses.dataclass(eq=False)
 class SimBuffer:
-    """A placed buffer: `size` bytes in pages of `page_size`, page i in bank
-    `banks[i % len(banks)]` (a row of `storage`) at `address + (i // N) * aligned_page_size`."""
+    """A placed buffer: `size` bytes in pages of `page_size`. Interleaved, page i is in
+    bank `banks[i % len(banks)]` (a row of `storage`) at `address + (i // N) *
+    aligned_page_size`; sharded, at row `page_rows[i]`, byte `page_addresses[i]`."""
 
     buffer_type: BufferType
     address: int
@@ -120,6 +127,9 @@ class SimBuffer:
     aligned_page_size: int
     storage: np.ndarray  # uint8 [rows, bytes per row]
     banks: np.ndarray  # int64 rows of `storage`, in bank order
+    page_rows: np.ndarray = dataclasses.field(default_factory=lambda: _NO_PAGE_TABLE)  # sharded: row of each page
+    page_addresses: np.ndarray = dataclasses.field(default_factory=lambda: _NO_PAGE_TABLE)  # sharded: its address
+    shard: ShardedPages | None = None
     freed: bool = False
 
     def check_range(self, offset: int, length: int) -> None:
@@ -138,6 +148,8 @@ class SimBuffer:
         within = offset - page * self.page_size
         if within + length > self.page_size:
             return None
+        if self.shard is not None:
+            return int(self.page_rows[page]), int(self.page_addresses[page]) + within
         n = self.banks.shape[0]
         return int(self.banks[page % n]), self.address + (page // n) * self.aligned_page_size + within
 
@@ -149,8 +161,8 @@ class SimBuffer:
         if place is not None:
             out[:] = self.storage[place[0], place[1]:place[1] + length]
         else:
-            interleaved_read(self.storage, self.banks, self.address, self.page_size, self.aligned_page_size,
-                             offset, out)
+            paged_read(self.storage, self.banks, self.page_rows, self.page_addresses, self.address, self.page_size,
+                       self.aligned_page_size, offset, out)
         return out
 
     def write(self, offset: int, data: np.ndarray) -> None:
@@ -160,42 +172,95 @@ class SimBuffer:
         if place is not None:
             self.storage[place[0], place[1]:place[1] + length] = data
         else:
-            interleaved_write(self.storage, self.banks, self.address, self.page_size, self.aligned_page_size,
-                              offset, data)
+            paged_write(self.storage, self.banks, self.page_rows, self.page_addresses, self.address, self.page_size,
+                        self.aligned_page_size, offset, data)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _page_span(banks, address, page_size, aligned_page_size, byte, remaining):
-    """(bank row, bank address, bytes until the page ends or `remaining`) for buffer byte `byte`."""
-    n = banks.shape[0]
+def _page_span(banks, page_rows, page_addresses, address, page_size, aligned_page_size, byte, remaining):
+    """(storage row, address, bytes until the page ends or `remaining`) for buffer byte `byte`."""
     page = byte // page_size
     within = byte - page * page_size
     chunk = min(page_size - within, remaining)
+    if page_rows.shape[0]:
+        return page_rows[page], page_addresses[page] + within, chunk
+    n = banks.shape[0]
     return banks[page % n], address + (page // n) * aligned_page_size + within, chunk
 
 
 @numba.njit(cache=True, nogil=True)
-def interleaved_read(storage, banks, address, page_size, aligned_page_size, offset, out):
+def paged_read(storage, banks, page_rows, page_addresses, address, page_size, aligned_page_size, offset, out):
     """Copies out.shape[0] buffer bytes from `offset`, page by page, out of the banks."""
     pos = 0
     while pos < out.shape[0]:
-        row, at, chunk = _page_span(banks, address, page_size, aligned_page_size, offset + pos, out.shape[0] - pos)
+        row, at, chunk = _page_span(banks, page_rows, page_addresses, address, page_size, aligned_page_size,
+                                    offset + pos, out.shape[0] - pos)
         out[pos:pos + chunk] = storage[row, at:at + chunk]
         pos += chunk
 
 
 @numba.njit(cache=True, nogil=True)
-def interleaved_write(storage, banks, address, page_size, aligned_page_size, offset, data):
+def paged_write(storage, banks, page_rows, page_addresses, address, page_size, aligned_page_size, offset, data):
     """Copies `data` into the buffer's bytes from `offset`, page by page, into the banks."""
     pos = 0
     while pos < data.shape[0]:
-        row, at, chunk = _page_span(banks, address, page_size, aligned_page_size, offset + pos, data.shape[0] - pos)
+        row, at, chunk = _page_span(banks, page_rows, page_addresses, address, page_size, aligned_page_size,
+                                    offset + pos, data.shape[0] - pos)
         storage[row, at:at + chunk] = data[pos:pos + chunk]
         pos += chunk
 
 
+def l1_bank_cores(num_banks: int) -> np.ndarray:
+    """Core index (row-major over the worker grid) of each L1 bank id. tt-metal's L1
+    banking allocator gives the k-th worker core bank `shuffled[k]`, where `shuffled`
+    is 0..N-1 shuffled by libstdc++'s std::shuffle with std::default_random_engine(0)
+    (minstd_rand0); this replays that shuffle."""
+    shuffled = list(range(num_banks))
+    draw = _MinstdRand0()
+    if num_banks > 1 and _MinstdRand0.RANGE // num_banks >= num_banks:
+        # libstdc++ draws two swap positions from one number when the range allows.
+        i = 1
+        if num_banks % 2 == 0:
+            j = draw.uniform(1)
+            shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+            i += 1
+        while i != num_banks:
+            both = draw.uniform((i + 1) * (i + 2) - 1)
+            for j in divmod(both, i + 2):
+                shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+                i += 1
+    else:
+        for i in range(1, num_banks):
+            j = draw.uniform(i)
+            shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+    cores = np.empty(num_banks, np.int64)
+    cores[shuffled] = np.arange(num_banks)
+    return cores
+
+
+class _MinstdRand0:
+    """std::minstd_rand0 seeded with 0 (which the engine turns into 1), drawing as
+    libstdc++'s uniform_int_distribution does (rejection, then division)."""
+
+    MODULUS = 2_147_483_647
+    RANGE = MODULUS - 2  # max() - min()
+
+    def __init__(self):
+        self.state = 1
+
+    def uniform(self, high: int) -> int:
+        """A draw in [0, high]."""
+        scaling = self.RANGE // (high + 1)
+        past = (high + 1) * scaling
+        while True:
+            self.state = self.state * 16807 % self.MODULUS
+            if self.state - 1 < past:
+                return (self.state - 1) // scaling
+
+
 class ChipMemory:
-    """DRAM banks and worker L1s of one chip, with their allocators."""
+    """DRAM banks and worker L1s of one chip, with their allocators. L1 rows of
+    `storage` are the worker cores, row-major over the grid (y * grid_x + x)."""
 
     def __init__(self, arch: ArchSpec):
         self.arch = arch
@@ -208,38 +273,71 @@ class ChipMemory:
             "L1", arch.l1_unreserved_base, arch.l1_bank_size, arch.l1_alignment, top_down=True
         )
         self._dram_banks = np.arange(arch.dram_bank_count, dtype=np.int64)
-        self._l1_banks = np.arange(arch.worker_cores, dtype=np.int64)
+        self._l1_banks = l1_bank_cores(arch.worker_cores)
+
+    def _kind(self, buffer_type: BufferType):
+        if buffer_type is BufferType.DRAM:
+            return self.dram_allocator, self.dram, self._dram_banks
+        if buffer_type is BufferType.L1:
+            return self.l1_allocator, self.l1, self._l1_banks
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"cannot place a device buffer in {buffer_type}")
+
+    @staticmethod
+    def _allocate(allocator: BankAllocator, bytes_per_bank: int, what: str) -> int:
+        try:
+            return allocator.allocate(bytes_per_bank)
+        except HalError as error:
+            raise HalError(error.code, f"{what} does not fit: {error.message}") from None
 
     def create_interleaved(self, size: int, page_size: int, buffer_type: BufferType) -> SimBuffer:
         if page_size <= 0 or size < 0:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"buffer size {size} / page size {page_size} invalid")
-        if buffer_type is BufferType.DRAM:
-            allocator, storage, banks = self.dram_allocator, self.dram, self._dram_banks
-        elif buffer_type is BufferType.L1:
-            allocator, storage, banks = self.l1_allocator, self.l1, self._l1_banks
-        else:
-            raise HalError(StatusCode.INVALID_ARGUMENT, f"cannot place an interleaved buffer in {buffer_type}")
+        allocator, storage, banks = self._kind(buffer_type)
         aligned = round_up(page_size, allocator.alignment)
         pages = -(-size // page_size)
         pages_per_bank = -(-pages // len(banks))
-        try:
-            address = allocator.allocate(max(pages_per_bank, 1) * aligned)
-        except HalError as error:
-            raise HalError(
-                error.code,
-                f"a {size}-byte buffer ({pages} pages of {page_size} B over {len(banks)} {allocator.name} banks) "
-                f"does not fit: {error.message}",
-            ) from None
+        address = self._allocate(
+            allocator, max(pages_per_bank, 1) * aligned,
+            f"a {size}-byte buffer ({pages} pages of {page_size} B over {len(banks)} {allocator.name} banks)")
         return SimBuffer(buffer_type, address, size, page_size, aligned, storage, banks)
+
+    def create_sharded(self, size: int, page_size: int, buffer_type: BufferType, shard: ShardedPages) -> SimBuffer:
+        """Shard k of `shard` on core `shard.cores[k]` (a DRAM bank for DRAM), every
+        core holding pages_per_shard aligned pages at one common address."""
+        allocator, storage, _ = self._kind(buffer_type)
+        pages = shard.page_grid[0] * shard.page_grid[1]
+        if page_size <= 0 or size != pages * page_size:
+            raise HalError(StatusCode.INVALID_ARGUMENT,
+                           f"a sharded buffer of {pages} pages of {page_size} B must be {pages * page_size} bytes, "
+                           f"not {size}")
+        rows = np.array([self._core_row(buffer_type, core) for core in shard.cores], np.int64)
+        aligned = round_up(page_size, allocator.alignment)
+        address = self._allocate(
+            allocator, max(shard.pages_per_shard, 1) * aligned,
+            f"a sharded buffer ({shard.pages_per_shard} pages of {page_size} B per shard on {len(rows)} "
+            f"{allocator.name} banks)")
+        shard_of_page, slot = shard.page_map()
+        return SimBuffer(buffer_type, address, size, page_size, aligned, storage, rows,
+                         page_rows=rows[shard_of_page], page_addresses=address + slot * aligned, shard=shard)
+
+    def _core_row(self, buffer_type: BufferType, core) -> int:
+        if buffer_type is BufferType.DRAM:
+            if core.y != 0 or not 0 <= core.x < self.arch.dram_bank_count:
+                raise HalError(StatusCode.INVALID_ARGUMENT,
+                               f"DRAM shards go to DRAM banks (x, 0) with x < {self.arch.dram_bank_count}, not {core!r}")
+            return core.x
+        if not (0 <= core.x < self.arch.grid_x and 0 <= core.y < self.arch.grid_y):
+            raise HalError(StatusCode.INVALID_ARGUMENT,
+                           f"core {core!r} is outside the {self.arch.grid_x}x{self.arch.grid_y} worker grid of "
+                           f"{self.arch.name}")
+        return core.y * self.arch.grid_x + core.x
 
     def free(self, buffer: SimBuffer) -> None:
         if buffer.freed:
             return
         buffer.freed = True
-        if buffer.buffer_type is BufferType.DRAM:
-            self.dram_allocator.free(buffer.address)
-        elif buffer.buffer_type is BufferType.L1:
-            self.l1_allocator.free(buffer.address)
+        if buffer.buffer_type is not BufferType.SYSTEM_MEMORY:
+            self._kind(buffer.buffer_type)[0].free(buffer.address)
 
 
 def system_memory_buffer(array: np.ndarray) -> SimBuffer:

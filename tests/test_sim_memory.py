@@ -18,7 +18,7 @@ def reference_page_location(page: int, banks: int, address: int, aligned_page: i
 
 
 def reference_write(storage, banks, address, page_size, aligned_page, offset, data):
-    """numpy twin of sim.memory.interleaved_write: byte by byte."""
+    """numpy twin of sim.memory.paged_write: byte by byte."""
     for i, value in enumerate(data):
         byte = offset + i
         bank, at = reference_page_location(byte // page_size, len(banks), address, aligned_page)
