@@ -1,5 +1,6 @@
 """The main job on the simulated chip: an iree.runtime-style HAL program on the
-`tenstorrent` device, with asynchronous queues, semaphores and a check of the bytes.
+`tenstorrent` device, with asynchronous queues, semaphores and a check of the bytes,
+then device tensors in TILE layout and Tenstorrent data formats.
 
     python examples/quickstart.py [--uri tenstorrent://mock?arch=blackhole_p150]
 """
@@ -54,8 +55,25 @@ def main() -> int:
     ok = np.array_equal(result, expected)
     print(f"fill + copy + readback of {args.size} B through the queues: {elapsed * 1e3:.2f} ms, "
           f"bytes {'match' if ok else 'DIFFER'}")
-    print(allocator.formatted_statistics, end="")
-    return 0 if ok else 1
+    return 0 if ok and tensors(device) else 1
+
+
+def tensors(device) -> bool:
+    """Tensors through tiles and formats: exact where the format holds the values,
+    within the format's error bound otherwise (docs/layouts.md)."""
+    x = np.random.default_rng(1).standard_normal((2, 100, 300)).astype(np.float32)
+    ok = True
+    for dtype in ("float32", "bfloat16", "bfloat8_b", "bfloat4_b"):
+        view = device.to_device(x, dtype=dtype, layout="tile")
+        error = np.max(np.abs(view.to_host(np.float32) - x))
+        # One code step of the row's shared exponent bounds a block float's error.
+        bound = {"float32": 0.0, "bfloat16": np.max(np.abs(x)) * 2.0 ** -8,
+                 "bfloat8_b": 2.0 ** (np.floor(np.log2(np.max(np.abs(x)))) - 6),
+                 "bfloat4_b": 2.0 ** (np.floor(np.log2(np.max(np.abs(x)))) - 2)}[dtype]
+        ok &= bool(error <= bound)
+        print(f"  {view.spec.describe()}: max error {error:.3g} (bound {bound:.3g})")
+    print(device.allocator.formatted_statistics, end="")
+    return ok
 
 
 if __name__ == "__main__":

@@ -44,10 +44,12 @@ def encode_tensor(values: np.ndarray, spec: TensorSpec, pad_value=0,
     out = np.empty(spec.size, np.uint8)
     variants = spec.transpose_within_face, spec.transpose_of_faces
     if spec.dtype.is_block_float:
-        tiles.tilize_block_float(tensor, out, _MAGNITUDE_BITS[spec.dtype], rounding, pad, *variants)
+        tiles.run_by_tile_rows(tiles.tilize_block_float, tensor, tensor, out, _MAGNITUDE_BITS[spec.dtype], rounding, pad,
+                               *variants)
     else:
         conversion = tiles.BF16 if spec.dtype is DataFormat.bfloat16 else tiles.COPY
-        tiles.tilize(tensor, out.view(_tile_dtype(spec)), conversion, rounding, pad, *variants)
+        tiles.run_by_tile_rows(tiles.tilize, tensor, tensor, out.view(_tile_dtype(spec)), conversion, rounding, pad,
+                               *variants)
     return out
 
 
@@ -63,7 +65,8 @@ def decode_tensor(data: np.ndarray, spec: TensorSpec, as_float32: bool = False) 
     out = np.empty((spec.batch, spec.height, spec.width), _UNSIGNED[host_dtype.itemsize])
     variants = spec.transpose_within_face, spec.transpose_of_faces
     if spec.dtype.is_block_float:
-        tiles.untilize_block_float(data, out, _MAGNITUDE_BITS[spec.dtype], *variants)
+        tiles.run_by_tile_rows(tiles.untilize_block_float, out, data, out, _MAGNITUDE_BITS[spec.dtype], *variants)
     else:
-        tiles.untilize(data.view(_tile_dtype(spec)), out, tiles.BF16 if widen else tiles.COPY, *variants)
+        conversion = tiles.BF16 if widen else tiles.COPY
+        tiles.run_by_tile_rows(tiles.untilize, out, data.view(_tile_dtype(spec)), out, conversion, *variants)
     return out.view(host_dtype).reshape(spec.shape)
