@@ -159,6 +159,7 @@ class ShardedPages:
     page_grid: tuple[int, int]
     shard_shape: tuple[int, int]
     cores: tuple[CoreCoord, ...]
+    grid_cores: tuple[CoreCoord, ...]  # every core of the shard spec's grid
 
     @property
     def shard_grid(self) -> tuple[int, int]:
@@ -253,7 +254,8 @@ class MemoryConfig:
         cores = shard.cores()
         if self.memory_layout is TensorMemoryLayout.BLOCK_SHARDED:
             cores = _block_cores(shard, spec, page_rows, page_cols)
-        return ShardedPages(spec.page_grid, (shard.shape[0] // page_rows, shard.shape[1] // page_cols), tuple(cores))
+        return ShardedPages(spec.page_grid, (shard.shape[0] // page_rows, shard.shape[1] // page_cols), tuple(cores),
+                            tuple(shard.grid.cores()))
 
 
 def _block_cores(shard: ShardSpec, spec, page_rows: int, page_cols: int) -> list[CoreCoord]:

@@ -157,6 +157,8 @@ class SimBuffer:
         self.check_range(offset, length)
         if out is None:
             out = np.empty(length, np.uint8)
+        if length == 0:  # also at offset == size, where no page exists
+            return out
         place = self._single_page(offset, length)
         if place is not None:
             out[:] = self.storage[place[0], place[1]:place[1] + length]
@@ -168,6 +170,8 @@ class SimBuffer:
     def write(self, offset: int, data: np.ndarray) -> None:
         length = data.shape[0]
         self.check_range(offset, length)
+        if length == 0:
+            return
         place = self._single_page(offset, length)
         if place is not None:
             self.storage[place[0], place[1]:place[1] + length] = data
@@ -310,6 +314,8 @@ class ChipMemory:
             raise HalError(StatusCode.INVALID_ARGUMENT,
                            f"a sharded buffer of {pages} pages of {page_size} B must be {pages * page_size} bytes, "
                            f"not {size}")
+        for core in shard.grid_cores:  # every core the spec names must exist, holding a shard or not
+            self._core_row(buffer_type, core)
         rows = np.array([self._core_row(buffer_type, core) for core in shard.cores], np.int64)
         aligned = round_up(page_size, allocator.alignment)
         address = self._allocate(
