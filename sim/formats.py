@@ -16,7 +16,8 @@ Numerics, checked by tests/test_formats.py:
   (shared - own exponent), dropping those bits, then rounded to the code width
   (NEAREST_EVEN on the host); a carry past the largest code saturates; a code of
   magnitude 0 drops the sign; denormal inputs are 0. Inf and NaN keep exponent 255
-  and round-trip (Inf has magnitude 0x40 in Bfp8_b, quiet NaN 0x60).
+  and round-trip (Inf has magnitude 0x40 in Bfp8_b, quiet NaN 0x60; a NaN with
+  payload only below the kept bits becomes Inf).
 - block float decode builds the float32 bits as tt-metal does: the magnitude is
   normalised and its exponent is shared - shifts; one below 0 flushes to +-0.
 """
