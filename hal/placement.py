@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Iterable, Sequence
+from typing import Iterable
 
 import numpy as np
 
@@ -107,11 +107,6 @@ class CoreRangeSet:
 
     def cores(self, orientation: ShardOrientation = ShardOrientation.ROW_MAJOR) -> list[CoreCoord]:
         return [core for r in self.ranges for core in r.cores(orientation)]
-
-    def bounding_box(self) -> CoreRange:
-        cores = self.cores()
-        return CoreRange(CoreCoord(min(c.x for c in cores), min(c.y for c in cores)),
-                         CoreCoord(max(c.x for c in cores), max(c.y for c in cores)))
 
 
 def _coord(value) -> CoreCoord:
@@ -287,10 +282,3 @@ def _parse(enum_type, value):
 DRAM_MEMORY_CONFIG = MemoryConfig(TensorMemoryLayout.INTERLEAVED, BufferType.DRAM)
 L1_MEMORY_CONFIG = MemoryConfig(TensorMemoryLayout.INTERLEAVED, BufferType.L1)
 
-
-def shard_cores_in_grid(cores: Sequence[CoreCoord], grid_x: int, grid_y: int) -> CoreCoord | None:
-    """The first core outside a grid_x x grid_y grid, or None."""
-    for core in cores:
-        if not (0 <= core.x < grid_x and 0 <= core.y < grid_y):
-            return core
-    return None
