@@ -16,7 +16,9 @@ import numpy as np
 
 from hal.placement import ShardedPages
 from hal.status import HalError, StatusCode, as_error
+from hal.program import Program
 from sim import codec
+from sim.dispatch import Dispatch, run_program
 from sim.arch import DEFAULT_ARCH, ArchSpec, get_arch
 from sim.memory import BufferType, ChipMemory, SimBuffer, system_memory_buffer
 
@@ -235,6 +237,9 @@ class SimDevice:
 
     def enqueue_fill_buffer(self, cq: int, buffer: SimBuffer, offset: int, length: int, pattern: bytes) -> None:
         self._queue(cq).enqueue(_fill, buffer, offset, length, bytes(pattern), inline=length <= INLINE_BYTES)
+
+    def enqueue_program(self, cq: int, program: Program, dispatch: Dispatch) -> None:
+        self._queue(cq).enqueue(run_program, program, dispatch, self.memory)
 
     def enqueue_host_function(self, cq: int, function: Callable, *args) -> None:
         """Runs `function(*args)` in order on the queue (the simulator's stand-in for a

@@ -64,6 +64,11 @@ class BankAllocator:
     def largest_free_block(self) -> int:
         return max((end - start for start, end in self._free), default=0)
 
+    def lowest_allocated(self) -> int:
+        """The lowest allocated address, or the end of the range when nothing is."""
+        with self._lock:
+            return min(self._allocated, default=self.base + self.size)
+
     def allocate(self, size: int) -> int:
         size = round_up(max(size, 1), self.alignment)
         with self._lock:

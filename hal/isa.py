@@ -1,0 +1,415 @@
+"""The Tensix kernel ISA: TT-Metal's kernel API as instructions, plus scalar
+registers, arithmetic and branches. Shared by every backend: the simulator runs it
+(sim/tensix.py), the native layer turns it into TT-Metal C++ kernel source.
+
+A kernel's code is an int64 array of shape (n, 7): an opcode and six operands.
+Each operand is a register number (R0..R31), an immediate, a circular-buffer index
+(c_0..c_31) or a branch target, as OPERANDS says. `KernelBuilder` writes code with
+named registers, labels and loops; `disassemble` prints it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import enum
+import struct
+
+import numpy as np
+
+from hal.status import HalError, StatusCode
+
+NUM_REGISTERS = 32
+NUM_CIRCULAR_BUFFERS = 32
+MAX_RUNTIME_ARGS = 341  # per core and kernel (tt-metal's limit)
+WIDTH = 7  # opcode + 6 operands
+
+
+class Op(enum.IntEnum):
+    # Scalar.
+    LI = 1  # rd, imm
+    MOV = 2  # rd, ra
+    ADD = 3  # rd, ra, rb
+    SUB = 4
+    MUL = 5
+    DIV = 6  # floor division; by zero faults
+    MOD = 7
+    AND = 8
+    OR = 9
+    XOR = 10
+    SHL = 11
+    SHR = 12
+    MIN = 13
+    MAX = 14
+    ADDI = 15  # rd, ra, imm
+    MULI = 16  # rd, ra, imm
+    # Control.
+    JMP = 20  # target
+    BEQ = 21  # ra, rb, target
+    BNE = 22
+    BLT = 23
+    BGE = 24
+    HALT = 25
+    # Arguments: get_arg_val / get_compile_time_arg_val / push constants / workgroup.
+    ARG = 30  # rd, index
+    CT_ARG = 31  # rd, index
+    CONSTANT = 32  # rd, index
+    WORKGROUP_ID = 33  # rd, dimension
+    WORKGROUP_COUNT = 34  # rd, dimension
+    # Circular buffers.
+    CB_RESERVE_BACK = 40  # cb, rn
+    CB_PUSH_BACK = 41  # cb, rn
+    CB_WAIT_FRONT = 42  # cb, rn
+    CB_POP_FRONT = 43  # cb, rn
+    GET_WRITE_PTR = 44  # rd, cb
+    GET_READ_PTR = 45  # rd, cb
+    # NoC, through address generators (InterleavedAddrGen / sharded): a generator slot
+    # names a buffer by its base address; the page decides the bank or core.
+    ADDRGEN = 50  # slot, raddr, rpage_size, is_dram
+    NOC_READ_PAGE = 51  # slot, rpage, rl1
+    NOC_WRITE_PAGE = 52  # slot, rpage, rl1
+    NOC_READ = 53  # slot, rpage, roffset, rl1, rlength
+    NOC_WRITE = 54  # slot, rpage, roffset, rl1, rlength
+    NOC_READ_BARRIER = 55
+    NOC_WRITE_BARRIER = 56
+    # Compute: Dst register file.
+    TILE_REGS_ACQUIRE = 60
+    TILE_REGS_COMMIT = 61
+    TILE_REGS_WAIT = 62
+    TILE_REGS_RELEASE = 63
+    COPY_TILE = 64  # cb, ri, rdst
+    ADD_TILES = 65  # cb_a, cb_b, ria, rib, rdst, broadcast
+    SUB_TILES = 66
+    MUL_TILES = 67
+    MATMUL_TILES = 68  # cb_a, cb_b, ria, rib, rdst, transpose
+    REDUCE_TILE = 69  # reduce kind, cb, cb_scaler, ri, ri_scaler, rdst
+    TRANSPOSE_WH_TILE = 70  # cb, ri, rdst
+    SFPU_UNARY = 71  # sfpu op, rdst, float32 bits of the parameter
+    SFPU_BINARY = 72  # sfpu op, rdst_a, rdst_b (result in a)
+    FILL_TILE = 73  # rdst, float32 bits of the value
+    PACK_TILE = 74  # rdst, cb, ri (tile index from the write pointer)
+
+
+# Operand kinds: r = register, i = immediate, c = circular buffer, t = branch target,
+# f = float32 bits (printed as a float), e = enum (printed by name).
+OPERANDS: dict[Op, str] = {
+    Op.LI: "ri", Op.MOV: "rr", **{op: "rrr" for op in (
+        Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.MOD, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR, Op.MIN, Op.MAX)},
+    Op.ADDI: "rri", Op.MULI: "rri",
+    Op.JMP: "t", Op.BEQ: "rrt", Op.BNE: "rrt", Op.BLT: "rrt", Op.BGE: "rrt", Op.HALT: "",
+    Op.ARG: "ri", Op.CT_ARG: "ri", Op.CONSTANT: "ri", Op.WORKGROUP_ID: "ri", Op.WORKGROUP_COUNT: "ri",
+    Op.CB_RESERVE_BACK: "cr", Op.CB_PUSH_BACK: "cr", Op.CB_WAIT_FRONT: "cr", Op.CB_POP_FRONT: "cr",
+    Op.GET_WRITE_PTR: "rc", Op.GET_READ_PTR: "rc",
+    Op.ADDRGEN: "irri", Op.NOC_READ_PAGE: "irr", Op.NOC_WRITE_PAGE: "irr", Op.NOC_READ: "irrrr",
+    Op.NOC_WRITE: "irrrr", Op.NOC_READ_BARRIER: "", Op.NOC_WRITE_BARRIER: "",
+    Op.TILE_REGS_ACQUIRE: "", Op.TILE_REGS_COMMIT: "", Op.TILE_REGS_WAIT: "", Op.TILE_REGS_RELEASE: "",
+    Op.COPY_TILE: "crr", Op.ADD_TILES: "ccrrre", Op.SUB_TILES: "ccrrre", Op.MUL_TILES: "ccrrre",
+    Op.MATMUL_TILES: "ccrrri", Op.REDUCE_TILE: "eccrrr", Op.TRANSPOSE_WH_TILE: "crr",
+    Op.SFPU_UNARY: "erf", Op.SFPU_BINARY: "err", Op.FILL_TILE: "rf", Op.PACK_TILE: "rcr",
+}
+
+
+class Broadcast(enum.IntEnum):
+    """BroadcastType of add/sub/mul_tiles_bcast: which of operand B is repeated."""
+
+    NONE = 0
+    ROW = 1  # B's first row, for every row
+    COL = 2  # B's first column, for every column
+    SCALAR = 3  # B's element (0, 0)
+
+
+class ReduceKind(enum.IntEnum):
+    """reduce_tile<PoolType, ReduceDim>: (pool << 2) | dim."""
+
+    SUM_ROW = 0  # REDUCE_ROW: sum along each row -> column 0
+    SUM_COL = 1  # REDUCE_COL: sum along each column -> row 0
+    SUM_SCALAR = 2  # both -> element (0, 0)
+    MAX_ROW = 4
+    MAX_COL = 5
+    MAX_SCALAR = 6
+
+
+class SfpuOp(enum.IntEnum):
+    EXP = 0
+    LOG = 1
+    SQRT = 2
+    RSQRT = 3
+    RECIP = 4
+    RELU = 5
+    GELU = 6
+    SIGMOID = 7
+    TANH = 8
+    SILU = 9
+    NEG = 10
+    ABS = 11
+    SQUARE = 12
+    SIN = 13
+    COS = 14
+    ADD_SCALAR = 15  # x + parameter
+    MUL_SCALAR = 16  # x * parameter
+    POWER = 17  # x ** parameter
+    LEAKY_RELU = 18  # parameter = slope
+    # SFPU binary, on two Dst tiles.
+    ADD = 32
+    SUB = 33
+    MUL = 34
+    DIV = 35
+    MAXIMUM = 36
+    MINIMUM = 37
+
+
+class MathFidelity(enum.IntEnum):
+    """How many multiplier phases a matmul runs (../shared/FACTS.md)."""
+
+    LoFi = 0
+    HiFi2 = 2
+    HiFi3 = 3
+    HiFi4 = 4
+
+
+class Processor(enum.IntEnum):
+    """Where a kernel runs: the data movement RISC-Vs or the compute TRISCs."""
+
+    RISCV_0 = 0  # BRISC: the writer by convention
+    RISCV_1 = 1  # NCRISC: the reader
+    COMPUTE = 2
+
+
+_ENUMS = {Op.ADD_TILES: Broadcast, Op.SUB_TILES: Broadcast, Op.MUL_TILES: Broadcast, Op.REDUCE_TILE: ReduceKind,
+          Op.SFPU_UNARY: SfpuOp, Op.SFPU_BINARY: SfpuOp}
+
+
+def float_bits(value: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+def bits_float(bits: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class Reg:
+    index: int
+    name: str
+
+    def __repr__(self) -> str:
+        return f"r{self.index}:{self.name}"
+
+
+class Label:
+    def __init__(self, name: str):
+        self.name = name
+        self.position: int | None = None
+
+
+class KernelBuilder:
+    """Writes one kernel. Registers are named and allocated on demand; `loop` and
+    `if_less` give structured control flow.
+
+        k = KernelBuilder("reader")
+        n = k.arg(0, "num_tiles")
+        with k.loop(n) as i:
+            k.cb_reserve_back(0, k.const(1))
+            ...
+        kernel = k.build()
+    """
+
+    def __init__(self, name: str):
+        self.name = name
+        self._rows: list[list] = []
+        self._names: dict[int, str] = {}
+        self._free = list(range(NUM_REGISTERS))
+        self._labels: list[Label] = []
+
+    # Registers and constants.
+    def reg(self, name: str = "t") -> Reg:
+        if not self._free:
+            raise HalError(StatusCode.RESOURCE_EXHAUSTED, f"kernel {self.name}: all {NUM_REGISTERS} registers in use")
+        index = self._free.pop(0)
+        self._names[index] = name
+        return Reg(index, name)
+
+    def release(self, *regs: Reg) -> None:
+        for reg in regs:
+            self._free.insert(0, reg.index)
+
+    def const(self, value: int, name: str | None = None) -> Reg:
+        reg = self.reg(name or f"k{value}")
+        self.emit(Op.LI, reg, int(value))
+        return reg
+
+    # Raw emission.
+    def emit(self, op: Op, *operands) -> None:
+        kinds = OPERANDS[op]
+        if len(operands) != len(kinds):
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"{op.name} takes {len(kinds)} operands ({kinds}), "
+                                                        f"got {len(operands)}")
+        row = [int(op)]
+        for kind, operand in zip(kinds, operands):
+            if kind == "r":
+                if not isinstance(operand, Reg):
+                    raise HalError(StatusCode.INVALID_ARGUMENT, f"{op.name}: expected a register, got {operand!r}")
+                row.append(operand.index)
+            elif kind == "t":
+                row.append(operand)  # a Label, resolved in build()
+            elif kind == "f":
+                row.append(float_bits(float(operand)))
+            else:
+                row.append(int(operand))
+        self._rows.append(row + [0] * (WIDTH - len(row)))
+
+    def label(self, name: str = "L") -> Label:
+        label = Label(name)
+        self._labels.append(label)
+        return label
+
+    def place(self, label: Label) -> None:
+        label.position = len(self._rows)
+
+    @contextlib.contextmanager
+    def loop(self, count: Reg | int, name: str = "i"):
+        """for i in range(count): the body runs count times (not at all if count <= 0)."""
+        i = self.const(0, name)
+        end = count if isinstance(count, Reg) else self.const(count, f"{name}_end")
+        top, done = self.label(f"{name}_top"), self.label(f"{name}_done")
+        self.place(top)
+        self.emit(Op.BGE, i, end, done)
+        yield i
+        self.emit(Op.ADDI, i, i, 1)
+        self.emit(Op.JMP, top)
+        self.place(done)
+        self.release(i)
+        if not isinstance(count, Reg):
+            self.release(end)
+
+    # TT-Metal kernel API, by name.
+    def arg(self, index: int, name: str = "arg") -> Reg:
+        reg = self.reg(name)
+        self.emit(Op.ARG, reg, index)
+        return reg
+
+    def ct_arg(self, index: int, name: str = "ct_arg") -> Reg:
+        reg = self.reg(name)
+        self.emit(Op.CT_ARG, reg, index)
+        return reg
+
+    def __getattr__(self, name: str):
+        """k.cb_wait_front(cb, n) emits Op.CB_WAIT_FRONT, for every Op; an int where a
+        register is expected is loaded into a scratch register first."""
+        try:
+            op = Op[name.upper()]
+        except KeyError:
+            raise AttributeError(name) from None
+
+        def emit(*operands):
+            scratch = []
+            converted = []
+            for kind, operand in zip(OPERANDS[op], operands):
+                if kind == "r" and not isinstance(operand, Reg):
+                    reg = self.const(int(operand))
+                    scratch.append(reg)
+                    operand = reg
+                converted.append(operand)
+            self.emit(op, *converted)
+            self.release(*scratch)
+
+        return emit
+
+    def build(self, processor: Processor = Processor.COMPUTE, compile_args=(), **config) -> "Kernel":
+        rows = []
+        for row in self._rows:
+            resolved = list(row)
+            for k, kind in enumerate(OPERANDS[Op(row[0])]):
+                if kind == "t":
+                    label = row[k + 1]
+                    if label.position is None:
+                        raise HalError(StatusCode.INVALID_ARGUMENT, f"kernel {self.name}: label {label.name} never placed")
+                    resolved[k + 1] = label.position
+            rows.append(resolved)
+        rows.append([int(Op.HALT)] + [0] * (WIDTH - 1))
+        code = np.array(rows, np.int64).reshape(-1, WIDTH)
+        return Kernel(self.name, Processor(processor), code, tuple(int(a) for a in compile_args),
+                      KernelConfig(**config) if processor == Processor.COMPUTE else KernelConfig(),
+                      dict(self._names))
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelConfig:
+    """ComputeConfig: math fidelity, fp32 Dst accumulation, approximate SFPU."""
+
+    math_fidelity: MathFidelity = MathFidelity.HiFi4
+    fp32_dest_acc_en: bool = False
+    math_approx_mode: bool = False
+    dst_full_sync_en: bool = False
+
+    def dst_capacity(self) -> int:
+        """Dst tiles a kernel may use between acquire and release."""
+        tiles = 16 if self.dst_full_sync_en else 8
+        return tiles // 2 if self.fp32_dest_acc_en else tiles
+
+
+@dataclasses.dataclass(frozen=True)
+class Kernel:
+    name: str
+    processor: Processor
+    code: np.ndarray  # int64 (n, WIDTH)
+    compile_args: tuple[int, ...] = ()
+    config: KernelConfig = KernelConfig()
+    register_names: dict = dataclasses.field(default_factory=dict, compare=False)
+
+    def disassemble(self) -> str:
+        return disassemble(self.code, self.register_names, title=f"{self.name} ({self.processor.name})")
+
+
+def validate_code(code: np.ndarray, where: str) -> None:
+    """INVALID_ARGUMENT unless `code` is well formed: known opcodes, registers,
+    circular buffers and branch targets in range, ending in HALT reachable."""
+    if code.ndim != 2 or code.shape[1] != WIDTH or code.shape[0] == 0:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: code must be a non-empty (n, {WIDTH}) array")
+    for pc, row in enumerate(code):
+        try:
+            op = Op(int(row[0]))
+        except ValueError:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: unknown opcode {int(row[0])} at {pc}") from None
+        for k, kind in enumerate(OPERANDS[op]):
+            value = int(row[k + 1])
+            if kind == "r" and not 0 <= value < NUM_REGISTERS:
+                raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: {op.name} at {pc}: register {value} out of range")
+            if kind == "c" and not 0 <= value < NUM_CIRCULAR_BUFFERS:
+                raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: {op.name} at {pc}: circular buffer {value} "
+                                                            f"out of range")
+            if kind == "t" and not 0 <= value < code.shape[0]:
+                raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: {op.name} at {pc}: branch target {value} "
+                                                            f"outside the code")
+            if kind == "e" and op in _ENUMS and value not in _ENUMS[op]._value2member_map_:
+                raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: {op.name} at {pc}: bad {_ENUMS[op].__name__} "
+                                                            f"{value}")
+    if int(code[-1, 0]) != Op.HALT:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: code must end with HALT")
+
+
+def disassemble(code: np.ndarray, register_names: dict | None = None, title: str | None = None) -> str:
+    names = register_names or {}
+    targets = {int(row[k + 1]) for row in code for k, kind in enumerate(OPERANDS.get(Op(int(row[0])), ""))
+               if kind == "t"}
+    lines = [f"; {title}"] if title else []
+    for pc, row in enumerate(code):
+        op = Op(int(row[0]))
+        parts = []
+        for k, kind in enumerate(OPERANDS[op]):
+            value = int(row[k + 1])
+            if kind == "r":
+                parts.append(f"r{value}" + (f":{names[value]}" if value in names else ""))
+            elif kind == "c":
+                parts.append(f"c_{value}")
+            elif kind == "t":
+                parts.append(f"@{value}")
+            elif kind == "f":
+                parts.append(repr(bits_float(value)))
+            elif kind == "e" and op in _ENUMS:
+                parts.append(_ENUMS[op](value).name)
+            else:
+                parts.append(str(value))
+        marker = f"{pc:4d}{'>' if pc in targets else ' '} "
+        lines.append(f"{marker}{op.name.lower():<18} {', '.join(parts)}".rstrip())
+    return "\n".join(lines)

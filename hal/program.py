@@ -1,0 +1,101 @@
+"""A Tensix program: what one export of a .ttx executable runs on each core
+(tt-metal's Program: CreateCircularBuffer, CreateKernel, SetRuntimeArgs).
+
+Every core a dispatch uses runs the same kernels over its own circular buffers.
+Workgroup w (x fastest over the dispatch grid) runs on core w % cores, row-major
+over the worker grid; a core with several workgroups runs them one after another.
+Each kernel's runtime args come from `RuntimeArg` templates, filled per workgroup
+from the dispatch's bindings, push constants and workgroup id.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+from hal.isa import MAX_RUNTIME_ARGS, NUM_CIRCULAR_BUFFERS, Kernel, Processor, validate_code
+from hal.layout import DataFormat
+from hal.status import HalError, StatusCode
+
+
+@dataclasses.dataclass(frozen=True)
+class CircularBufferConfig:
+    """CircularBufferConfig(total_size, {index: format}).set_page_size(index, page_size)."""
+
+    index: int
+    data_format: DataFormat
+    page_size: int
+    num_pages: int
+
+    @property
+    def total_size(self) -> int:
+        return self.page_size * self.num_pages
+
+
+class ArgKind(enum.IntEnum):
+    LITERAL = 0  # value
+    BINDING_ADDRESS = 1  # base address of binding `value`'s buffer
+    BINDING_PAGE_OFFSET = 2  # binding offset / the buffer's page size
+    BINDING_PAGES = 3  # binding length / page size, rounded up
+    CONSTANT = 4  # push constant `value` (uint32)
+    WORKGROUP_ID = 5  # dimension `value`
+    WORKGROUP_COUNT = 6  # dimension `value`
+
+
+@dataclasses.dataclass(frozen=True)
+class RuntimeArg:
+    kind: ArgKind
+    value: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Program:
+    circular_buffers: tuple[CircularBufferConfig, ...]
+    kernels: tuple[Kernel, ...]  # at most one per processor
+    runtime_args: tuple[tuple[RuntimeArg, ...], ...]  # per kernel, same order
+
+    def __post_init__(self):
+        where = "program"
+        seen = set()
+        for cb in self.circular_buffers:
+            if not 0 <= cb.index < NUM_CIRCULAR_BUFFERS or cb.index in seen:
+                raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: circular buffer index {cb.index} is out of "
+                                                            f"range or repeated")
+            if cb.page_size <= 0 or cb.num_pages <= 0:
+                raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: circular buffer c_{cb.index} needs a positive "
+                                                            f"page size and page count")
+            seen.add(cb.index)
+        processors = [k.processor for k in self.kernels]
+        if len(set(processors)) != len(processors):
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: two kernels on one processor")
+        if len(self.runtime_args) != len(self.kernels):
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: one runtime-args template per kernel expected")
+        for kernel, args in zip(self.kernels, self.runtime_args):
+            validate_code(kernel.code, f"kernel {kernel.name}")
+            if len(args) > MAX_RUNTIME_ARGS:
+                raise HalError(StatusCode.INVALID_ARGUMENT,
+                               f"kernel {kernel.name}: {len(args)} runtime args; the hardware allows "
+                               f"{MAX_RUNTIME_ARGS} per core")
+
+    def kernel(self, processor: Processor) -> Kernel | None:
+        for kernel in self.kernels:
+            if kernel.processor == processor:
+                return kernel
+        return None
+
+    def circular_buffer(self, index: int) -> CircularBufferConfig | None:
+        for cb in self.circular_buffers:
+            if cb.index == index:
+                return cb
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Export:
+    """One entry point of an executable (iree_hal_executable_export_info_t)."""
+
+    name: str
+    constant_count: int
+    binding_count: int
+    workgroup_size: tuple[int, int, int]
+    program: Program
