@@ -9,6 +9,7 @@ from hal.allocator import HalAllocator
 from hal.buffer import HalBuffer, HalBufferView, MappedMemory
 from hal.command_buffer import BindingRef, HalCommandBuffer, HalEvent
 from hal.device import HalDevice
+from hal.executable import HalExecutable, HalExecutableCache
 from hal.driver import (
     HalDriver, create_device, get_device, get_driver, query_available_drivers, register_driver,
 )
@@ -28,7 +29,7 @@ __all__ = [
     "DRAM_MEMORY_CONFIG", "L1_MEMORY_CONFIG", "BufferType", "CoreCoord", "CoreRange", "CoreRangeSet", "DataFormat",
     "Layout", "MemoryConfig", "ShardOrientation", "ShardSpec", "TensorMemoryLayout", "TensorSpec",
     "BindingRef", "BufferCompatibility", "BufferUsage", "CommandBufferMode", "CommandCategory", "HalAllocator",
-    "HalBuffer", "HalBufferView", "HalCommandBuffer", "HalDevice", "HalDriver", "HalElementType", "HalError",
+    "HalBuffer", "HalBufferView", "HalExecutable", "HalExecutableCache", "HalCommandBuffer", "HalDevice", "HalDriver", "HalElementType", "HalError",
     "HalEvent", "HalFence", "HalSemaphore", "InvalidArgumentError", "MappedMemory", "MemoryAccess", "MemoryType",
     "OutOfRangeError", "StatusCode", "WaitMode", "create_device", "get_device", "get_driver",
     "query_available_drivers", "register_driver",

@@ -71,6 +71,11 @@ class BackendDevice(Protocol):
     def enqueue_copy_buffer(self, cq: int, source: BackendBuffer, source_offset: int,
                             target: BackendBuffer, target_offset: int, length: int) -> None: ...
     def enqueue_fill_buffer(self, cq: int, buffer: BackendBuffer, offset: int, length: int, pattern: bytes) -> None: ...
+    def enqueue_program(self, cq: int, program, name: str, workgroup_count, constants: np.ndarray, bindings,
+                        indirect=None) -> None:
+        """Runs a hal.program.Program over a workgroup grid [EnqueueProgram]; bindings are
+        (buffer, offset, length); `indirect` = (buffer, offset) of three uint32 counts."""
+        ...
     def enqueue_record_event(self, cq: int,
                              on_complete: Callable[[HalError | None], None] | None = None) -> BackendEvent:
         """`on_complete(error)` runs once on a backend thread when the event is done; it

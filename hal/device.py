@@ -15,6 +15,7 @@ from hal import validation
 from hal.allocator import HalAllocator
 from hal.backend import COMPUTE_QUEUE, TRANSFER_QUEUE
 from hal.buffer import HalBuffer, HalBufferView, to_bytes
+from hal.executable import EXECUTABLE_FORMAT, HalExecutable, HalExecutableCache
 from hal.command_buffer import (
     BindingRef, BufferRange, CopyCommand, DispatchCommand, FillCommand, HalCommandBuffer, HalEvent, UpdateCommand,
     resolve_operand,
@@ -26,7 +27,6 @@ from hal.semaphore import HalSemaphore, as_timepoints, wait_all_or_any
 from hal.status import HalError, StatusCode
 from hal.types import BufferUsage, CommandBufferMode, CommandCategory, MemoryAccess, MemoryType, WaitMode
 
-EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"
 DEVICE_ID = "tenstorrent"
 
 
@@ -76,6 +76,9 @@ class HalDevice:
 
     def create_event(self) -> HalEvent:
         return HalEvent(self)
+
+    def create_executable_cache(self, identifier: str = "default") -> HalExecutableCache:
+        return HalExecutableCache(self, identifier)
 
     def to_device(self, array, dtype=None, layout=Layout.ROW_MAJOR, memory_config: MemoryConfig | None = None, *,
                   pad_value=0, usage: int = BufferUsage.DEFAULT, transpose_within_face: bool = False,
@@ -298,11 +301,39 @@ class HalDevice:
                 validation.check_no_overlap(source.buffer, source.offset, target.buffer, target.offset, source.length)
                 ops += self._copy_ops(source, target)
             elif isinstance(command, DispatchCommand):
-                raise HalError(
-                    StatusCode.UNIMPLEMENTED,
-                    "dispatch is recorded but cannot execute yet: Tensix executables (.ttx) are not implemented",
-                )
+                ops.append(self._dispatch_op(command, table))
         return ops
+
+    @staticmethod
+    def _dispatch_op(command: DispatchCommand, table) -> tuple:
+        executable = command.executable
+        if not isinstance(executable, HalExecutable):
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"dispatch needs a HalExecutable, got {type(executable).__name__}")
+        export = executable.export(command.export_ordinal)
+        constants = np.frombuffer(command.constants, np.uint32)
+        if constants.shape[0] != export.constant_count:
+            raise HalError(StatusCode.INVALID_ARGUMENT,
+                           f"dispatch of {export.name}: {constants.shape[0]} push constants; the export takes "
+                           f"{export.constant_count}")
+        if len(command.bindings) < export.binding_count:
+            raise HalError(StatusCode.INVALID_ARGUMENT,
+                           f"dispatch of {export.name}: {len(command.bindings)} bindings; the export takes "
+                           f"{export.binding_count}")
+        bindings = []
+        for i, binding in enumerate(command.bindings):
+            ref, offset, length = (binding + (0, None))[:3] if isinstance(binding, tuple) else (binding, 0, None)
+            resolved = resolve_operand(ref, table, offset, length, BufferUsage.DISPATCH_STORAGE, MemoryAccess.NONE,
+                                       f"dispatch of {export.name} binding {i}")
+            bindings.append((resolved.buffer.allocation.backend_buffer,
+                             resolved.buffer.byte_offset + resolved.offset, resolved.length))
+        indirect = None
+        workgroup_count = command.workgroup_count
+        if not isinstance(workgroup_count, tuple):
+            source = resolve_operand(workgroup_count, table, 0, 12, BufferUsage.DISPATCH_INDIRECT_PARAMETERS,
+                                     MemoryAccess.READ, f"dispatch of {export.name} workgroup count")
+            indirect = (source.buffer.allocation.backend_buffer, source.buffer.byte_offset + source.offset)
+            workgroup_count = None
+        return "enqueue_program", (export.program, export.name, workgroup_count, constants, bindings, indirect)
 
 
 def _uses_bindings(command) -> bool:

@@ -65,7 +65,7 @@ class Op(enum.IntEnum):
     GET_READ_PTR = 45  # rd, cb
     # NoC, through address generators (InterleavedAddrGen / sharded): a generator slot
     # names a buffer by its base address; the page decides the bank or core.
-    ADDRGEN = 50  # slot, raddr, rpage_size, is_dram
+    ADDRGEN = 50  # slot, raddr, rpage_size, ris_dram
     NOC_READ_PAGE = 51  # slot, rpage, rl1
     NOC_WRITE_PAGE = 52  # slot, rpage, rl1
     NOC_READ = 53  # slot, rpage, roffset, rl1, rlength
@@ -100,7 +100,7 @@ OPERANDS: dict[Op, str] = {
     Op.ARG: "ri", Op.CT_ARG: "ri", Op.CONSTANT: "ri", Op.WORKGROUP_ID: "ri", Op.WORKGROUP_COUNT: "ri",
     Op.CB_RESERVE_BACK: "cr", Op.CB_PUSH_BACK: "cr", Op.CB_WAIT_FRONT: "cr", Op.CB_POP_FRONT: "cr",
     Op.GET_WRITE_PTR: "rc", Op.GET_READ_PTR: "rc",
-    Op.ADDRGEN: "irri", Op.NOC_READ_PAGE: "irr", Op.NOC_WRITE_PAGE: "irr", Op.NOC_READ: "irrrr",
+    Op.ADDRGEN: "irrr", Op.NOC_READ_PAGE: "irr", Op.NOC_WRITE_PAGE: "irr", Op.NOC_READ: "irrrr",
     Op.NOC_WRITE: "irrrr", Op.NOC_READ_BARRIER: "", Op.NOC_WRITE_BARRIER: "",
     Op.TILE_REGS_ACQUIRE: "", Op.TILE_REGS_COMMIT: "", Op.TILE_REGS_WAIT: "", Op.TILE_REGS_RELEASE: "",
     Op.COPY_TILE: "crr", Op.ADD_TILES: "ccrrre", Op.SUB_TILES: "ccrrre", Op.MUL_TILES: "ccrrre",

@@ -40,6 +40,7 @@ class ArgKind(enum.IntEnum):
     CONSTANT = 4  # push constant `value` (uint32)
     WORKGROUP_ID = 5  # dimension `value`
     WORKGROUP_COUNT = 6  # dimension `value`
+    BINDING_IS_DRAM = 7  # 1 if binding `value`'s buffer is in DRAM, 0 for L1
 
 
 @dataclasses.dataclass(frozen=True)

@@ -238,7 +238,11 @@ class SimDevice:
     def enqueue_fill_buffer(self, cq: int, buffer: SimBuffer, offset: int, length: int, pattern: bytes) -> None:
         self._queue(cq).enqueue(_fill, buffer, offset, length, bytes(pattern), inline=length <= INLINE_BYTES)
 
-    def enqueue_program(self, cq: int, program: Program, dispatch: Dispatch) -> None:
+    def enqueue_program(self, cq: int, program: Program, name: str, workgroup_count, constants: np.ndarray,
+                        bindings, indirect=None) -> None:
+        """EnqueueProgram: `bindings` are (buffer, offset, length); with `indirect` =
+        (buffer, offset) the workgroup count is read there when the program runs."""
+        dispatch = Dispatch(name, workgroup_count, constants, list(bindings), indirect=indirect)
         self._queue(cq).enqueue(run_program, program, dispatch, self.memory)
 
     def enqueue_host_function(self, cq: int, function: Callable, *args) -> None:

@@ -30,10 +30,11 @@ class Dispatch:
     buffers as (buffer, byte offset, byte length)."""
 
     name: str
-    workgroup_count: tuple[int, int, int]
+    workgroup_count: tuple[int, int, int] | None
     constants: np.ndarray
     bindings: list[tuple[SimBuffer, int, int]]
     instruction_budget: int = DEFAULT_INSTRUCTION_BUDGET
+    indirect: tuple[SimBuffer, int] | None = None  # workgroup count read from (buffer, offset) at run time
 
 
 def _circular_buffer_table(program: Program, memory: ChipMemory) -> np.ndarray:
@@ -88,6 +89,8 @@ def _runtime_arg(arg, dispatch: Dispatch, workgroup: tuple[int, int, int]) -> in
     buffer, offset, length = dispatch.bindings[value]
     if kind == ArgKind.BINDING_ADDRESS:
         return buffer.address
+    if kind == ArgKind.BINDING_IS_DRAM:
+        return int(buffer.buffer_type is BufferType.DRAM)
     if offset % buffer.page_size:
         raise HalError(StatusCode.INVALID_ARGUMENT,
                        f"{dispatch.name}: binding {value} starts at byte {offset}, not at a page boundary of its "
@@ -104,6 +107,9 @@ def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> Non
         raise HalError(StatusCode.INVALID_ARGUMENT,
                        f"{dispatch.name}: the program uses binding {missing[0]} but the dispatch has "
                        f"{len(dispatch.bindings)} bindings")
+    if dispatch.indirect is not None:
+        buffer, offset = dispatch.indirect
+        dispatch.workgroup_count = tuple(int(v) for v in buffer.read(offset, 12).view(np.uint32))
     total = int(np.prod(dispatch.workgroup_count))
     if total == 0:
         return
@@ -155,7 +161,8 @@ def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> Non
 def _binding_args(program: Program):
     for template in program.runtime_args:
         for arg in template:
-            if arg.kind in (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_PAGE_OFFSET, ArgKind.BINDING_PAGES):
+            if arg.kind in (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_PAGE_OFFSET, ArgKind.BINDING_PAGES,
+                            ArgKind.BINDING_IS_DRAM):
                 yield arg.value, arg
 
 

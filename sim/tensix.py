@@ -407,7 +407,7 @@ def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, work
                                 else:
                                     cb_popped[c, cb] += n
                     elif op == ADDRGEN:
-                        addrgens[c, p, a, 0], addrgens[c, p, a, 1], addrgens[c, p, a, 2] = r[b], r[cc], d
+                        addrgens[c, p, a, 0], addrgens[c, p, a, 1], addrgens[c, p, a, 2] = r[b], r[cc], r[d] != 0
                     elif NOC_READ_PAGE <= op <= NOC_WRITE:
                         slot = a
                         if not 0 <= slot < SLOTS or addrgens[c, p, slot, 1] == 0:

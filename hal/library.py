@@ -1,0 +1,148 @@
+"""The kernel library: parameterised Tensix programs as TTNN users know them, built
+with hal.isa.KernelBuilder. Every program is multi-core: workgroup w of n takes the
+tiles [w * T // n, (w + 1) * T // n) of the T tiles named by push constant 0.
+
+So far: eltwise binary (add, sub, mul; with row, column or scalar broadcast of B)
+and eltwise unary (the SFPU ops).
+"""
+
+from __future__ import annotations
+
+from hal.isa import Broadcast, KernelBuilder, MathFidelity, Op, Processor, SfpuOp
+from hal.layout import DataFormat
+from hal.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg
+
+CB_IN0, CB_IN1, CB_OUT = 0, 1, 16
+PAGES = 2  # double buffering
+
+
+def _tile_range(k: KernelBuilder):
+    """(first, end) tile of this workgroup."""
+    total, wg, count = k.reg("total"), k.reg("wg"), k.reg("wgs")
+    k.emit(Op.CONSTANT, total, 0)
+    k.emit(Op.WORKGROUP_ID, wg, 0)
+    k.emit(Op.WORKGROUP_COUNT, count, 0)
+    first, end = k.reg("first"), k.reg("end")
+    k.emit(Op.MUL, first, wg, total)
+    k.emit(Op.DIV, first, first, count)
+    k.emit(Op.ADDI, end, wg, 1)
+    k.emit(Op.MUL, end, end, total)
+    k.emit(Op.DIV, end, end, count)
+    k.release(total, wg, count)
+    return first, end
+
+
+def _reader(inputs: list[tuple[int, DataFormat]], broadcast: Broadcast = Broadcast.NONE):
+    """Reads tile t of every input (tile 0 of a broadcast second input) into its CB."""
+    k = KernelBuilder("reader")
+    first, end = _tile_range(k)
+    one, ptr, page = k.const(1, "one"), k.reg("ptr"), k.reg("page")
+    for slot, (cb, fmt) in enumerate(inputs):
+        address, is_dram = k.arg(2 * slot, f"in{slot}_addr"), k.arg(2 * slot + 1, f"in{slot}_is_dram")
+        k.addrgen(slot, address, k.const(fmt.tile_size), is_dram)
+        k.release(address, is_dram)
+    tile = k.reg("t")
+    k.emit(Op.MOV, tile, first)
+    top, done = k.label("top"), k.label("done")
+    k.place(top)
+    k.emit(Op.BGE, tile, end, done)
+    for slot, (cb, _) in enumerate(inputs):
+        k.cb_reserve_back(cb, one)
+        k.emit(Op.GET_WRITE_PTR, ptr, cb)
+        if slot == 1 and broadcast != Broadcast.NONE:
+            k.emit(Op.LI, page, 0)
+        else:
+            k.emit(Op.MOV, page, tile)
+        k.noc_read_page(slot, page, ptr)
+        k.noc_read_barrier()
+        k.cb_push_back(cb, one)
+    k.emit(Op.ADDI, tile, tile, 1)
+    k.emit(Op.JMP, top)
+    k.place(done)
+    return k.build(Processor.RISCV_1), _buffer_args(range(len(inputs)))
+
+
+def _buffer_args(bindings) -> tuple[RuntimeArg, ...]:
+    """(address, is_dram) runtime args of each binding, for its address generator."""
+    return tuple(RuntimeArg(kind, b) for b in bindings for kind in (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM))
+
+
+def _writer(output: DataFormat, binding: int):
+    k = KernelBuilder("writer")
+    first, end = _tile_range(k)
+    one, ptr = k.const(1, "one"), k.reg("ptr")
+    address, is_dram = k.arg(0, "out_addr"), k.arg(1, "out_is_dram")
+    k.addrgen(0, address, k.const(output.tile_size), is_dram)
+    with_tile = k.reg("t")
+    k.emit(Op.MOV, with_tile, first)
+    top, done = k.label("top"), k.label("done")
+    k.place(top)
+    k.emit(Op.BGE, with_tile, end, done)
+    k.cb_wait_front(CB_OUT, one)
+    k.emit(Op.GET_READ_PTR, ptr, CB_OUT)
+    k.noc_write_page(0, with_tile, ptr)
+    k.noc_write_barrier()
+    k.cb_pop_front(CB_OUT, one)
+    k.emit(Op.ADDI, with_tile, with_tile, 1)
+    k.emit(Op.JMP, top)
+    k.place(done)
+    return k.build(Processor.RISCV_0), _buffer_args([binding])
+
+
+def _compute(name: str, body, inputs: int, **config):
+    """A compute kernel running `body(k, zero)` on each tile between waiting for its
+    inputs and packing Dst tile 0 to the output CB."""
+    k = KernelBuilder(name)
+    first, end = _tile_range(k)
+    one, zero = k.const(1, "one"), k.const(0, "zero")
+    count = k.reg("count")
+    k.emit(Op.SUB, count, end, first)
+    with k.loop(count):
+        for cb in (CB_IN0, CB_IN1)[:inputs]:
+            k.cb_wait_front(cb, one)
+        k.tile_regs_acquire()
+        body(k, zero)
+        k.tile_regs_commit()
+        k.cb_reserve_back(CB_OUT, one)
+        k.tile_regs_wait()
+        k.pack_tile(zero, CB_OUT, zero)
+        k.tile_regs_release()
+        k.cb_push_back(CB_OUT, one)
+        for cb in (CB_IN0, CB_IN1)[:inputs]:
+            k.cb_pop_front(cb, one)
+    return k.build(Processor.COMPUTE, **config), ()
+
+
+_BINARY = {"add": Op.ADD_TILES, "sub": Op.SUB_TILES, "mul": Op.MUL_TILES}
+
+
+def eltwise_binary(op: str, a: DataFormat, b: DataFormat, out: DataFormat, broadcast: Broadcast = Broadcast.NONE,
+                   math_fidelity: MathFidelity = MathFidelity.HiFi4, fp32_dest_acc_en: bool = False) -> Export:
+    """out = a <op> b tile by tile; bindings (a, b, out); push constant 0: tiles of out.
+    With a broadcast, b is one tile whose row, column or element (0, 0) repeats."""
+    instruction = _BINARY[op]
+    reader, reader_args = _reader([(CB_IN0, a), (CB_IN1, b)], broadcast)
+    compute, compute_args = _compute(
+        f"eltwise_{op}", lambda k, zero: k.emit(instruction, CB_IN0, CB_IN1, zero, zero, zero, int(broadcast)), 2,
+        math_fidelity=math_fidelity, fp32_dest_acc_en=fp32_dest_acc_en)
+    writer, writer_args = _writer(out, 2)
+    cbs = (CircularBufferConfig(CB_IN0, a, a.tile_size, PAGES), CircularBufferConfig(CB_IN1, b, b.tile_size, PAGES),
+           CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES))
+    program = Program(cbs, (reader, compute, writer), (reader_args, compute_args, writer_args))
+    return Export(f"eltwise_{op}", 1, 3, (1, 1, 1), program)
+
+
+def eltwise_unary(op: SfpuOp, a: DataFormat, out: DataFormat, parameter: float = 0.0,
+                  fp32_dest_acc_en: bool = False) -> Export:
+    """out = op(a) on the SFPU, tile by tile; bindings (a, out); push constant 0: tiles."""
+    reader, reader_args = _reader([(CB_IN0, a)])
+
+    def body(k, zero):
+        k.copy_tile(CB_IN0, zero, zero)
+        k.sfpu_unary(op, zero, parameter)
+
+    compute, compute_args = _compute(f"eltwise_{op.name.lower()}", body, 1, fp32_dest_acc_en=fp32_dest_acc_en)
+    writer, writer_args = _writer(out, 1)
+    cbs = (CircularBufferConfig(CB_IN0, a, a.tile_size, PAGES), CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES))
+    program = Program(cbs, (reader, compute, writer), (reader_args, compute_args, writer_args))
+    return Export(f"eltwise_{op.name.lower()}", 1, 2, (1, 1, 1), program)
