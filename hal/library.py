@@ -146,3 +146,70 @@ def eltwise_unary(op: SfpuOp, a: DataFormat, out: DataFormat, parameter: float =
     cbs = (CircularBufferConfig(CB_IN0, a, a.tile_size, PAGES), CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES))
     program = Program(cbs, (reader, compute, writer), (reader_args, compute_args, writer_args))
     return Export(f"eltwise_{op.name.lower()}", 1, 2, (1, 1, 1), program)
+
+
+def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFidelity = MathFidelity.HiFi4,
+           fp32_dest_acc_en: bool = False) -> Export:
+    """out (M, N) = a (M, K) @ b (K, N) in tiles; bindings (a, b, out); push constants:
+    output tiles Mt * Nt, Kt, Nt. Workgroups split the output tiles; each output tile
+    accumulates its Kt products in Dst."""
+    r = KernelBuilder("reader")
+    first, end = _tile_range(r)
+    one, ptr, page = r.const(1, "one"), r.reg("ptr"), r.reg("page")
+    k_tiles, n_tiles = r.reg("Kt"), r.reg("Nt")
+    r.emit(Op.CONSTANT, k_tiles, 1)
+    r.emit(Op.CONSTANT, n_tiles, 2)
+    for slot, fmt in enumerate((a, b)):
+        address, is_dram = r.arg(2 * slot, f"in{slot}_addr"), r.arg(2 * slot + 1, f"in{slot}_is_dram")
+        r.addrgen(slot, address, r.const(fmt.tile_size), is_dram)
+        r.release(address, is_dram)
+    t, m, n = r.reg("t"), r.reg("m"), r.reg("n")
+    r.emit(Op.MOV, t, first)
+    top, done = r.label("top"), r.label("done")
+    r.place(top)
+    r.emit(Op.BGE, t, end, done)
+    r.emit(Op.DIV, m, t, n_tiles)
+    r.emit(Op.MOD, n, t, n_tiles)
+    with r.loop(k_tiles, "k") as k:
+        for slot, cb in enumerate((CB_IN0, CB_IN1)):
+            r.cb_reserve_back(cb, one)
+            r.emit(Op.GET_WRITE_PTR, ptr, cb)
+            if slot == 0:  # a tile (m, k)
+                r.emit(Op.MUL, page, m, k_tiles)
+                r.emit(Op.ADD, page, page, k)
+            else:  # b tile (k, n)
+                r.emit(Op.MUL, page, k, n_tiles)
+                r.emit(Op.ADD, page, page, n)
+            r.noc_read_page(slot, page, ptr)
+            r.noc_read_barrier()
+            r.cb_push_back(cb, one)
+    r.emit(Op.ADDI, t, t, 1)
+    r.emit(Op.JMP, top)
+    r.place(done)
+    reader = r.build(Processor.RISCV_1)
+
+    c = KernelBuilder("matmul")
+    first, end = _tile_range(c)
+    one, zero, k_tiles, count = c.const(1, "one"), c.const(0, "zero"), c.reg("Kt"), c.reg("count")
+    c.emit(Op.CONSTANT, k_tiles, 1)
+    c.emit(Op.SUB, count, end, first)
+    with c.loop(count):
+        c.tile_regs_acquire()
+        with c.loop(k_tiles, "k"):
+            c.cb_wait_front(CB_IN0, one)
+            c.cb_wait_front(CB_IN1, one)
+            c.matmul_tiles(CB_IN0, CB_IN1, zero, zero, zero, 0)
+            c.cb_pop_front(CB_IN0, one)
+            c.cb_pop_front(CB_IN1, one)
+        c.tile_regs_commit()
+        c.cb_reserve_back(CB_OUT, one)
+        c.tile_regs_wait()
+        c.pack_tile(zero, CB_OUT, zero)
+        c.tile_regs_release()
+        c.cb_push_back(CB_OUT, one)
+    compute = c.build(Processor.COMPUTE, math_fidelity=math_fidelity, fp32_dest_acc_en=fp32_dest_acc_en)
+    writer, writer_args = _writer(out, 2)
+    cbs = (CircularBufferConfig(CB_IN0, a, a.tile_size, PAGES), CircularBufferConfig(CB_IN1, b, b.tile_size, PAGES),
+           CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES))
+    program = Program(cbs, (reader, compute, writer), (_buffer_args([0, 1]), (), writer_args))
+    return Export("matmul", 3, 3, (1, 1, 1), program)
