@@ -8,6 +8,7 @@ hardware and the native layer are present). See docs/hal-api.md.
 from hal.allocator import HalAllocator
 from hal.buffer import HalBuffer, HalBufferView, MappedMemory
 from hal.command_buffer import BindingRef, HalCommandBuffer, HalEvent
+from hal import ops
 from hal.device import HalDevice
 from hal.executable import HalExecutable, HalExecutableCache
 from hal.driver import (
@@ -32,5 +33,5 @@ __all__ = [
     "HalBuffer", "HalBufferView", "HalExecutable", "HalExecutableCache", "HalCommandBuffer", "HalDevice", "HalDriver", "HalElementType", "HalError",
     "HalEvent", "HalFence", "HalSemaphore", "InvalidArgumentError", "MappedMemory", "MemoryAccess", "MemoryType",
     "OutOfRangeError", "StatusCode", "WaitMode", "create_device", "get_device", "get_driver",
-    "query_available_drivers", "register_driver",
+    "ops", "query_available_drivers", "register_driver",
 ]

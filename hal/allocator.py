@@ -109,7 +109,9 @@ class HalAllocator:
         shard = config.sharded_pages(spec) if config.is_sharded else None
         backend_buffer = self._backend.create_buffer(spec.size, spec.page_size, config.buffer_type.value, shard)
         actual_type, usage, _ = self._resolve(MemoryType.DEVICE_LOCAL, allowed_usage)
-        return HalBuffer(Allocation(self._backend, backend_buffer, spec.size, self._statistics, True), actual_type, usage)
+        allocation = Allocation(self._backend, backend_buffer, spec.size, self._statistics, True)
+        allocation.device = self._device  # device tensors know their device, as ttnn tensors do (hal.ops)
+        return HalBuffer(allocation, actual_type, usage)
 
     def _l1_height_sharded(self, spec: TensorSpec) -> TensorSpec | None:
         """The policy's L1 placement for `spec`, or None when its shards would not fit."""

@@ -49,6 +49,7 @@ class Allocation:
         self.size = size
         self.is_device = is_device
         self.keep_alive = keep_alive  # an imported host object
+        self.device = None  # the HalDevice, for device tensors
         self.lock = threading.Lock()
         counted = 0 if keep_alive is not None else size
         statistics.record_alloc(counted, is_device)

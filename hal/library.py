@@ -33,10 +33,15 @@ def _tile_range(k: KernelBuilder):
 
 
 def _reader(inputs: list[tuple[int, DataFormat]], broadcast: Broadcast = Broadcast.NONE):
-    """Reads tile t of every input (tile 0 of a broadcast second input) into its CB."""
+    """Reads tile t of every input into its CB; a broadcast second input is one row of
+    tiles (ROW: tile t % Wt), one column (COL: tile t // Wt) or one tile (SCALAR),
+    with Wt = push constant 1."""
     k = KernelBuilder("reader")
     first, end = _tile_range(k)
     one, ptr, page = k.const(1, "one"), k.reg("ptr"), k.reg("page")
+    tiles_per_row = k.reg("Wt")
+    if broadcast in (Broadcast.ROW, Broadcast.COL):
+        k.emit(Op.CONSTANT, tiles_per_row, 1)
     for slot, (cb, fmt) in enumerate(inputs):
         address, is_dram = k.arg(2 * slot, f"in{slot}_addr"), k.arg(2 * slot + 1, f"in{slot}_is_dram")
         k.addrgen(slot, address, k.const(fmt.tile_size), is_dram)
@@ -49,7 +54,11 @@ def _reader(inputs: list[tuple[int, DataFormat]], broadcast: Broadcast = Broadca
     for slot, (cb, _) in enumerate(inputs):
         k.cb_reserve_back(cb, one)
         k.emit(Op.GET_WRITE_PTR, ptr, cb)
-        if slot == 1 and broadcast != Broadcast.NONE:
+        if slot == 1 and broadcast == Broadcast.ROW:  # b's tile in this tile's column
+            k.emit(Op.MOD, page, tile, tiles_per_row)
+        elif slot == 1 and broadcast == Broadcast.COL:  # b's tile in this tile's row
+            k.emit(Op.DIV, page, tile, tiles_per_row)
+        elif slot == 1 and broadcast == Broadcast.SCALAR:
             k.emit(Op.LI, page, 0)
         else:
             k.emit(Op.MOV, page, tile)
@@ -118,8 +127,9 @@ _BINARY = {"add": Op.ADD_TILES, "sub": Op.SUB_TILES, "mul": Op.MUL_TILES}
 
 def eltwise_binary(op: str, a: DataFormat, b: DataFormat, out: DataFormat, broadcast: Broadcast = Broadcast.NONE,
                    math_fidelity: MathFidelity = MathFidelity.HiFi4, fp32_dest_acc_en: bool = False) -> Export:
-    """out = a <op> b tile by tile; bindings (a, b, out); push constant 0: tiles of out.
-    With a broadcast, b is one tile whose row, column or element (0, 0) repeats."""
+    """out = a <op> b tile by tile; bindings (a, b, out); push constants: tiles of out,
+    tiles per row (Wt). With a broadcast, b is a (1, W) row, an (H, 1) column (outer
+    dimensions folded into H) or a scalar tensor whose row, column or element repeats."""
     instruction = _BINARY[op]
     reader, reader_args = _reader([(CB_IN0, a), (CB_IN1, b)], broadcast)
     compute, compute_args = _compute(
@@ -129,7 +139,7 @@ def eltwise_binary(op: str, a: DataFormat, b: DataFormat, out: DataFormat, broad
     cbs = (CircularBufferConfig(CB_IN0, a, a.tile_size, PAGES), CircularBufferConfig(CB_IN1, b, b.tile_size, PAGES),
            CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES))
     program = Program(cbs, (reader, compute, writer), (reader_args, compute_args, writer_args))
-    return Export(f"eltwise_{op}", 1, 3, (1, 1, 1), program)
+    return Export(f"eltwise_{op}", 2, 3, (1, 1, 1), program)
 
 
 def eltwise_unary(op: SfpuOp, a: DataFormat, out: DataFormat, parameter: float = 0.0,
