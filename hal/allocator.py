@@ -131,8 +131,9 @@ class HalAllocator:
     def allocate_tensor(self, shape, dtype, layout=Layout.ROW_MAJOR, memory_config: MemoryConfig | None = None, *,
                         usage: int = BufferUsage.DEFAULT, transpose_within_face: bool = False,
                         transpose_of_faces: bool = False) -> HalBufferView:
-        """A device tensor: a buffer view carrying its TensorSpec (contents undefined;
-        the simulator's are zero). Placement by the policy in this module's docstring."""
+        """A device tensor: a buffer view carrying its TensorSpec (contents undefined: the
+        simulator's memory is zero until first used, then keeps what the last owner
+        left, as a chip's does). Placement by the policy in this module's docstring."""
         spec = TensorSpec(tuple(shape), DataFormat.parse(dtype), Layout.parse(layout),
                           memory_config or DRAM_MEMORY_CONFIG, transpose_within_face, transpose_of_faces)
         buffer = None
@@ -150,7 +151,8 @@ class HalAllocator:
 
     # iree.runtime API.
     def allocate_buffer(self, memory_type: int, allowed_usage: int, allocation_size: int) -> HalBuffer:
-        """Allocates a buffer (contents undefined; the simulator's are zero)."""
+        """Allocates a buffer (contents undefined: zero until the memory is first used,
+        then what its last owner left)."""
         return self._allocate(memory_type, allowed_usage, allocation_size)
 
     def allocate_buffer_copy(self, memory_type: int, allowed_usage: int, device, buffer, element_type=None):

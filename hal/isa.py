@@ -21,6 +21,7 @@ from hal.status import HalError, StatusCode
 
 NUM_REGISTERS = 32
 NUM_CIRCULAR_BUFFERS = 32
+ADDRGEN_SLOTS = 8  # address generators per kernel
 MAX_RUNTIME_ARGS = 341  # per core and kernel (tt-metal's limit)
 WIDTH = 7  # opcode + 6 operands
 
@@ -177,6 +178,14 @@ class Processor(enum.IntEnum):
 
 _ENUMS = {Op.ADD_TILES: Broadcast, Op.SUB_TILES: Broadcast, Op.MUL_TILES: Broadcast, Op.REDUCE_TILE: ReduceKind,
           Op.SFPU_UNARY: SfpuOp, Op.SFPU_BINARY: SfpuOp}
+# Immediates with a fixed range: (op, operand position) -> allowed values.
+_IMMEDIATE_RANGES = {
+    (Op.ADDRGEN, 0): range(ADDRGEN_SLOTS), (Op.NOC_READ_PAGE, 0): range(ADDRGEN_SLOTS),
+    (Op.NOC_WRITE_PAGE, 0): range(ADDRGEN_SLOTS), (Op.NOC_READ, 0): range(ADDRGEN_SLOTS),
+    (Op.NOC_WRITE, 0): range(ADDRGEN_SLOTS), (Op.WORKGROUP_ID, 1): range(3), (Op.WORKGROUP_COUNT, 1): range(3),
+    (Op.ARG, 1): range(MAX_RUNTIME_ARGS), (Op.SFPU_UNARY, 0): range(SfpuOp.ADD),
+    (Op.SFPU_BINARY, 0): range(SfpuOp.ADD, SfpuOp.MINIMUM + 1), (Op.MATMUL_TILES, 5): range(2),
+}
 
 
 def float_bits(value: float) -> int:
@@ -217,7 +226,7 @@ class KernelBuilder:
     def __init__(self, name: str):
         self.name = name
         self._rows: list[list] = []
-        self._names: dict[int, str] = {}
+        self._row_names: list[dict[int, str]] = []  # each row's registers, named as when it was emitted
         self._free = list(range(NUM_REGISTERS))
         self._labels: list[Label] = []
 
@@ -225,9 +234,7 @@ class KernelBuilder:
     def reg(self, name: str = "t") -> Reg:
         if not self._free:
             raise HalError(StatusCode.RESOURCE_EXHAUSTED, f"kernel {self.name}: all {NUM_REGISTERS} registers in use")
-        index = self._free.pop(0)
-        self._names[index] = name
-        return Reg(index, name)
+        return Reg(self._free.pop(0), name)
 
     def release(self, *regs: Reg) -> None:
         for reg in regs:
@@ -245,11 +252,13 @@ class KernelBuilder:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"{op.name} takes {len(kinds)} operands ({kinds}), "
                                                         f"got {len(operands)}")
         row = [int(op)]
+        names = {}
         for kind, operand in zip(kinds, operands):
             if kind == "r":
                 if not isinstance(operand, Reg):
                     raise HalError(StatusCode.INVALID_ARGUMENT, f"{op.name}: expected a register, got {operand!r}")
                 row.append(operand.index)
+                names[operand.index] = operand.name
             elif kind == "t":
                 row.append(operand)  # a Label, resolved in build()
             elif kind == "f":
@@ -257,6 +266,7 @@ class KernelBuilder:
             else:
                 row.append(int(operand))
         self._rows.append(row + [0] * (WIDTH - len(row)))
+        self._row_names.append(names)
 
     def label(self, name: str = "L") -> Label:
         label = Label(name)
@@ -330,7 +340,7 @@ class KernelBuilder:
         code = np.array(rows, np.int64).reshape(-1, WIDTH)
         return Kernel(self.name, Processor(processor), code, tuple(int(a) for a in compile_args),
                       KernelConfig(**config) if processor == Processor.COMPUTE else KernelConfig(),
-                      dict(self._names))
+                      tuple(self._row_names) + ({},))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -355,7 +365,7 @@ class Kernel:
     code: np.ndarray  # int64 (n, WIDTH)
     compile_args: tuple[int, ...] = ()
     config: KernelConfig = KernelConfig()
-    register_names: dict = dataclasses.field(default_factory=dict, compare=False)
+    register_names: tuple = dataclasses.field(default=(), compare=False)  # per row: {register: name}
 
     def disassemble(self) -> str:
         return disassemble(self.code, self.register_names, title=f"{self.name} ({self.processor.name})")
@@ -384,17 +394,23 @@ def validate_code(code: np.ndarray, where: str) -> None:
             if kind == "e" and op in _ENUMS and value not in _ENUMS[op]._value2member_map_:
                 raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: {op.name} at {pc}: bad {_ENUMS[op].__name__} "
                                                             f"{value}")
+            allowed = _IMMEDIATE_RANGES.get((op, k))
+            if allowed is not None and value not in allowed:
+                raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: {op.name} at {pc}: operand {k} is {value}, "
+                                                            f"outside [{allowed.start}, {allowed.stop})")
     if int(code[-1, 0]) != Op.HALT:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: code must end with HALT")
 
 
-def disassemble(code: np.ndarray, register_names: dict | None = None, title: str | None = None) -> str:
-    names = register_names or {}
+def disassemble(code: np.ndarray, register_names=(), title: str | None = None, first_pc: int = 0) -> str:
+    """Readable text of `code`; `register_names` gives each row's register names (as
+    Kernel.register_names does; .ttx files do not carry them)."""
     targets = {int(row[k + 1]) for row in code for k, kind in enumerate(OPERANDS.get(Op(int(row[0])), ""))
                if kind == "t"}
     lines = [f"; {title}"] if title else []
-    for pc, row in enumerate(code):
+    for pc, row in enumerate(code, first_pc):
         op = Op(int(row[0]))
+        names = register_names[pc] if pc < len(register_names) else {}
         parts = []
         for k, kind in enumerate(OPERANDS[op]):
             value = int(row[k + 1])

@@ -18,10 +18,20 @@ PAGES = 2  # double buffering
 
 def _tile_range(k: KernelBuilder):
     """(first, end) tile of this workgroup."""
-    total, wg, count = k.reg("total"), k.reg("wg"), k.reg("wgs")
+    total, wg, count, scratch = k.reg("total"), k.reg("wg"), k.reg("wgs"), k.reg("s")
     k.emit(Op.CONSTANT, total, 0)
-    k.emit(Op.WORKGROUP_ID, wg, 0)
+    # The linear workgroup id (x fastest) and count over all three dimensions.
+    k.emit(Op.WORKGROUP_ID, wg, 2)
+    for dim in (1, 0):
+        k.emit(Op.WORKGROUP_COUNT, scratch, dim)
+        k.emit(Op.MUL, wg, wg, scratch)
+        k.emit(Op.WORKGROUP_ID, scratch, dim)
+        k.emit(Op.ADD, wg, wg, scratch)
     k.emit(Op.WORKGROUP_COUNT, count, 0)
+    for dim in (1, 2):
+        k.emit(Op.WORKGROUP_COUNT, scratch, dim)
+        k.emit(Op.MUL, count, count, scratch)
+    k.release(scratch)
     first, end = k.reg("first"), k.reg("end")
     k.emit(Op.MUL, first, wg, total)
     k.emit(Op.DIV, first, first, count)

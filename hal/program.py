@@ -100,3 +100,17 @@ class Export:
     binding_count: int
     workgroup_size: tuple[int, int, int]
     program: Program
+
+    def __post_init__(self):
+        """INVALID_ARGUMENT for a runtime arg naming a binding, push constant or
+        workgroup dimension the export does not have."""
+        limits = {ArgKind.CONSTANT: self.constant_count, ArgKind.WORKGROUP_ID: 3, ArgKind.WORKGROUP_COUNT: 3,
+                  **dict.fromkeys((ArgKind.BINDING_ADDRESS, ArgKind.BINDING_PAGE_OFFSET, ArgKind.BINDING_PAGES,
+                                   ArgKind.BINDING_IS_DRAM), self.binding_count)}
+        for kernel, template in zip(self.program.kernels, self.program.runtime_args):
+            for k, arg in enumerate(template):
+                limit = limits.get(arg.kind)
+                if limit is not None and not 0 <= arg.value < limit:
+                    raise HalError(StatusCode.INVALID_ARGUMENT,
+                                   f"export {self.name}: kernel {kernel.name} runtime arg {k} is {arg.kind.name} "
+                                   f"{arg.value}, but the export has {limit}")

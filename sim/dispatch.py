@@ -33,11 +33,11 @@ class Dispatch:
     workgroup_count: tuple[int, int, int] | None
     constants: np.ndarray
     bindings: list[tuple[SimBuffer, int, int]]
-    instruction_budget: int = DEFAULT_INSTRUCTION_BUDGET
+    instruction_budget: int | None = None  # None: DEFAULT_INSTRUCTION_BUDGET when the program runs
     indirect: tuple[SimBuffer, int] | None = None  # workgroup count read from (buffer, offset) at run time
 
 
-def _circular_buffer_table(program: Program, memory: ChipMemory) -> np.ndarray:
+def _circular_buffer_table(program: Program, memory: ChipMemory, name: str) -> np.ndarray:
     """(32, 4) rows (format, page size, pages, L1 address), from the bottom of the
     unreserved L1 upwards; RESOURCE_EXHAUSTED where they reach the L1 buffers."""
     table = np.zeros((NUM_CIRCULAR_BUFFERS, 4), np.int64)
@@ -50,7 +50,7 @@ def _circular_buffer_table(program: Program, memory: ChipMemory) -> np.ndarray:
     if address > lowest_buffer:
         raise HalError(
             StatusCode.RESOURCE_EXHAUSTED,
-            f"L1 overflow: the program's circular buffers need L1 [{arch.l1_unreserved_base:#x}, {address:#x}) "
+            f"{name}: L1 overflow: the program's circular buffers need L1 [{arch.l1_unreserved_base:#x}, {address:#x}) "
             f"({address - arch.l1_unreserved_base} B) but L1 buffers start at {lowest_buffer:#x}; shrink the "
             f"circular buffers or move tensors to DRAM")
     return table
@@ -114,7 +114,7 @@ def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> Non
     if total == 0:
         return
     arch = memory.arch
-    cb_config = _circular_buffer_table(program, memory)
+    cb_config = _circular_buffer_table(program, memory, dispatch.name)
     kernels = [program.kernel(p) for p in _PROCESSOR_ORDER]
     length = max(k.code.shape[0] for k in kernels if k is not None) if any(kernels) else 1
     codes = np.zeros((3, length, WIDTH), np.int64)
@@ -133,7 +133,7 @@ def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> Non
     rt_counts = np.array([len(t) for t in templates], np.int64)
     cores = arch.worker_cores
     count_x, count_y, _ = dispatch.workgroup_count
-    budget = dispatch.instruction_budget
+    budget = dispatch.instruction_budget if dispatch.instruction_budget is not None else DEFAULT_INSTRUCTION_BUDGET
     for first in range(0, total, cores):
         active = min(cores, total - first)
         ids = [(w % count_x, (w // count_x) % count_y, w // (count_x * count_y)) for w in range(first, first + active)]
@@ -193,6 +193,7 @@ _FAULTS = {
     tensix.ARG_INDEX: (StatusCode.ABORTED, "argument index beyond the arguments given"),
     tensix.ADDRGEN_UNSET: (StatusCode.ABORTED, "NoC access through an address generator slot never set"),
     tensix.DST_NOT_ACQUIRED: (StatusCode.ABORTED, "Dst used outside tile_regs_acquire / tile_regs_release"),
+    tensix.CB_NEGATIVE: (StatusCode.ABORTED, "negative page count for a circular buffer"),
 }
 
 
@@ -221,7 +222,7 @@ def _fault_error(program, dispatch, kernels, cb_config, state, fault, arch) -> H
     status, what = _FAULTS[code]
     c, p, pc = int(fault[1]), int(fault[2]), int(fault[3])
     kernel = kernels[p]
-    instruction = disassemble(kernel.code[pc:pc + 1], kernel.register_names).split(None, 1)[-1]
+    instruction = disassemble(kernel.code[pc:pc + 1], kernel.register_names, first_pc=pc).split(None, 1)[-1]
     details = ", ".join(f"{v}" for v in fault[4:8])
     return HalError(status, f"{dispatch.name}: {what}, on {_core_name(c, arch)} in {kernel.name} "
                             f"({kernel.processor.name}) at pc {pc}: `{instruction.strip()}` (details {details})")

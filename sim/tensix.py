@@ -30,6 +30,7 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
+from hal.isa import ADDRGEN_SLOTS as SLOTS
 from sim.formats import (
     BFP4_MAGNITUDE_BITS, BFP8_MAGNITUDE_BITS, ROUND_NEAREST_AWAY, ROUND_NEAREST_EVEN, bf16_from_f32_bits,
     bfp_bits, bfp_code, bfp_shared_exponent,
@@ -46,7 +47,8 @@ ADDRGEN, NOC_READ_PAGE, NOC_WRITE_PAGE, NOC_READ, NOC_WRITE, NOC_READ_BARRIER, N
 
 # Fault codes; sim/dispatch.py turns them into reports.
 OK, DEADLOCK, CB_PUSH_UNRESERVED, CB_POP_UNAVAILABLE, CB_TOO_SMALL, NOC_OUT_OF_BOUNDS, DST_INDEX, BUDGET, \
-    DIVIDE_BY_ZERO, CB_UNCONFIGURED, L1_OUT_OF_BOUNDS, ARG_INDEX, ADDRGEN_UNSET, DST_NOT_ACQUIRED = range(14)
+    DIVIDE_BY_ZERO, CB_UNCONFIGURED, L1_OUT_OF_BOUNDS, ARG_INDEX, ADDRGEN_UNSET, DST_NOT_ACQUIRED, \
+    CB_NEGATIVE = range(15)
 
 # Data formats (tt::DataFormat codes).
 FLOAT32, FLOAT16_B, BFP8_B, BFP4_B, INT32, UINT16, UINT32, UINT8 = 0, 5, 6, 7, 8, 9, 24, 30
@@ -55,7 +57,6 @@ TILE = 32
 FACE = 16
 WRITER, READER, COMPUTE = 0, 1, 2
 PROCESSORS = 3
-SLOTS = 8  # address generator slots per kernel
 DST_TILES = 16
 NO_WAIT = -1
 
@@ -195,7 +196,10 @@ def _mantissa_split(value, high_bits):
 def fidelity_product(src_a, src_b, fidelity):
     """src_a * src_b as the multiplier computes it in `fidelity` phases (0 = LoFi,
     2, 3, 4 = HiFi2..4): phase 0 takes SrcA's hidden bit + 4 MSBs and SrcB's hidden
-    bit + 6 MSBs; phase 1 adds SrcA's 3 LSBs, phase 2 SrcB's LSB, phase 3 both."""
+    bit + 6 MSBs; phase 1 adds SrcA's 3 LSBs, phase 2 SrcB's LSB, phase 3 both.
+    Infinities, NaN and zeros follow IEEE (signed zero included)."""
+    if not (math.isfinite(src_a) and math.isfinite(src_b)) or src_a == 0 or src_b == 0:
+        return np.float32(src_a) * np.float32(src_b)
     a_high, a_low = _mantissa_split(src_a, 4)
     b_high, b_low = _mantissa_split(src_b, 6)
     product = a_high * b_high
@@ -210,26 +214,28 @@ def fidelity_product(src_a, src_b, fidelity):
 
 @numba.njit(cache=True, nogil=True)
 def sfpu_unary(op, x, parameter):
+    """One SFPU op in float64 (stored as float32 afterwards): the reference results,
+    not the hardware's polynomial approximations."""
     if op == 0:
-        return math.exp(x) if x < 88.7 else math.inf
+        return math.exp(x)
     if op == 1:
         return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
     if op == 2:
         return math.sqrt(x) if x >= 0 else math.nan
     if op == 3:
-        return 1.0 / math.sqrt(x) if x > 0 else (math.inf if x == 0 else math.nan)
+        return 1.0 / math.sqrt(x) if x > 0 else (math.copysign(math.inf, x) if x == 0 else math.nan)
     if op == 4:
         return 1.0 / x if x != 0 else math.copysign(math.inf, x)
     if op == 5:
         return max(x, 0.0)
     if op == 6:
-        return 0.5 * x * (1.0 + math.erf(x / math.sqrt(2.0)))
+        return 0.5 * x * math.erfc(-x / math.sqrt(2.0))  # erfc keeps the negative tail accurate
     if op == 7:
-        return 1.0 / (1.0 + math.exp(-x)) if x > -88.7 else 0.0
+        return 1.0 / (1.0 + math.exp(-x))
     if op == 8:
         return math.tanh(x)
     if op == 9:
-        return x / (1.0 + math.exp(-x)) if x > -88.7 else 0.0
+        return x / (1.0 + math.exp(-x))
     if op == 10:
         return -x
     if op == 11:
@@ -245,7 +251,11 @@ def sfpu_unary(op, x, parameter):
     if op == 16:
         return x * parameter
     if op == 17:
-        return x ** parameter if x > 0 or parameter == int(parameter) else math.nan
+        if x < 0 and parameter != int(parameter):
+            return math.nan
+        if x == 0:
+            return 0.0 if parameter > 0 else (1.0 if parameter == 0 else math.inf)
+        return x ** parameter
     return x if x >= 0 else x * parameter  # 18: leaky relu
 
 
@@ -384,7 +394,10 @@ def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, work
                         else:
                             n = r[b]
                             held = cb_pushed[c, cb] - cb_popped[c, cb]
-                            if (op == CB_RESERVE_BACK or op == CB_WAIT_FRONT) and n > pages:
+                            fault[4], fault[5], fault[6], fault[7] = cb, n, held, pages
+                            if n < 0:
+                                err = CB_NEGATIVE
+                            elif (op == CB_RESERVE_BACK or op == CB_WAIT_FRONT) and n > pages:
                                 err = CB_TOO_SMALL
                             elif op == CB_RESERVE_BACK:
                                 if pages - held < n:
@@ -518,7 +531,7 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         target, cb0, cb1 = r[a], -1, -1
     else:  # PACK_TILE
         target, cb0, cb1 = r[a], b, -1
-    fault[4] = target
+    fault[4], fault[5], fault[6], fault[7] = target, 0, 0, 0
     if not 0 <= target < dst_capacity:
         fault[5] = dst_capacity
         return DST_INDEX

@@ -1,7 +1,8 @@
-"""The .ttx executable format: FlatBuffers (schema hal/ttx/ttx.fbs, file identifier
-TTX0) holding exports, each a Tensix program. `write_executable` and
-`read_executable` convert between bytes and hal.program.Export objects; any
-malformed input is INVALID_ARGUMENT, never a crash.
+"""The .ttx executable format: a size-prefixed FlatBuffer (schema hal/ttx/ttx.fbs,
+file identifier TTX0 at bytes 8..12) holding exports, each a Tensix program.
+`write_executable` and `read_executable` convert between bytes and
+hal.program.Export objects; any malformed input is INVALID_ARGUMENT, never a crash.
+The size prefix lets a truncated or extended file be told from a whole one.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def write_executable(exports: list[Export]) -> bytes:
     fb.ExecutableStart(builder)
     fb.ExecutableAddVersion(builder, VERSION)
     fb.ExecutableAddExports(builder, vector)
-    builder.Finish(fb.ExecutableEnd(builder), FILE_IDENTIFIER)
+    builder.FinishSizePrefixed(fb.ExecutableEnd(builder), FILE_IDENTIFIER)
     return bytes(builder.Output())
 
 
@@ -116,11 +117,16 @@ def _read_export(e) -> Export:
 def read_executable(data) -> list[Export]:
     """The exports of a .ttx file; INVALID_ARGUMENT for anything malformed."""
     data = bytes(data)
-    if len(data) < 8 or data[4:8] != FILE_IDENTIFIER:
+    if len(data) < 12 or data[8:12] != FILE_IDENTIFIER:
         raise HalError(StatusCode.INVALID_ARGUMENT,
                        f"not a .ttx executable: {len(data)} bytes without the TTX0 file identifier")
+    size = int.from_bytes(data[:4], "little")
+    if size != len(data) - 4:
+        raise HalError(StatusCode.INVALID_ARGUMENT,
+                       f"malformed .ttx executable: {len(data)} bytes, but its size prefix says {size + 4} "
+                       f"(truncated or extended)")
     try:
-        root = fb.Executable.GetRootAs(data, 0)
+        root = fb.Executable.GetRootAs(data, 4)
         if root.Version() != VERSION:
             raise HalError(StatusCode.INVALID_ARGUMENT, f".ttx version {root.Version()}; this reader knows {VERSION}")
         return [_read_export(root.Exports(i)) for i in range(root.ExportsLength())]

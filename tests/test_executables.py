@@ -1,0 +1,1311 @@
+"""Executables end to end: the Tensix kernel ISA (hal/isa.py), the .ttx format
+(hal/ttx), the executable cache (hal/executable.py), dispatch validation
+(hal/device.py, hal/command_buffer.py) and the simulator's fault reports
+(sim/dispatch.py, sim/tensix.py).
+
+Scalar results are read back through a "probe": a writer kernel that cannot store
+a register to memory directly (the ISA has no store), so it copies page `value`
+of a table whose page p holds p into the next row of an output tensor. Every
+recorded register therefore lands, exactly, in the output on the host.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import hal
+import sim.device
+import sim.dispatch
+from hal import library
+from hal.executable import EXECUTABLE_FORMAT, ExportInfo
+from hal.isa import (
+    MAX_RUNTIME_ARGS, NUM_REGISTERS, WIDTH, Broadcast, Kernel, KernelBuilder, KernelConfig,
+    MathFidelity, Op, Processor, ReduceKind, SfpuOp, disassemble, float_bits, validate_code,
+)
+from hal.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg
+from hal.ttx import FILE_IDENTIFIER, read_executable, write_executable
+from tests.cts.ctsutil import raises_status
+
+SC = hal.StatusCode
+DF = hal.DataFormat
+TIMEOUT_NS = 60_000_000_000
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# ---------------------------------------------------------------------------
+# Helpers: programs, executables, dispatches.
+# ---------------------------------------------------------------------------
+
+def make_export(*kernels, cbs=(), constants=0, bindings=0, name="test", workgroup_size=(1, 1, 1)) -> Export:
+    """kernels: (Kernel, runtime-arg template) pairs."""
+    program = Program(tuple(cbs), tuple(k for k, _ in kernels), tuple(tuple(a) for _, a in kernels))
+    return Export(name, constants, bindings, workgroup_size, program)
+
+
+def prepare(device, *exports):
+    return device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, write_executable(list(exports)))
+
+
+def record(device, executable, workgroup_count=(1, 1, 1), constants=(), bindings=(), ordinal=0):
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(executable, ordinal, workgroup_count, np.asarray(constants, np.uint32).tobytes(), list(bindings))
+    cb.end()
+    return cb
+
+
+def run(device, executable, workgroup_count=(1, 1, 1), constants=(), bindings=(), ordinal=0):
+    """Dispatches and waits; raises the dispatch's failure."""
+    sem = device.create_semaphore(0)
+    device.queue_execute(record(device, executable, workgroup_count, constants, bindings, ordinal), [], [(sem, 1)])
+    assert sem.wait(1, timeout=TIMEOUT_NS), "dispatch did not complete in time"
+
+
+def dram_tensor(device, array, dtype, layout="row_major"):
+    return device.to_device(array, dtype, layout, hal.DRAM_MEMORY_CONFIG)
+
+
+# ---- The probe: a writer kernel recording register values into an output tensor ----
+
+TABLE_PAGES = 1024
+BIAS = 512  # values in [-BIAS, TABLE_PAGES - BIAS) can be recorded
+ROW_BYTES = 32  # one page of the table / output: 8 x uint32
+SENTINEL = 0xDEAD
+PROBE_ARGS = (RuntimeArg(ArgKind.BINDING_ADDRESS, 0), RuntimeArg(ArgKind.BINDING_IS_DRAM, 0),
+              RuntimeArg(ArgKind.BINDING_ADDRESS, 1), RuntimeArg(ArgKind.BINDING_IS_DRAM, 1))
+PROBE_CB = CircularBufferConfig(0, DF.uint32, ROW_BYTES, 1)
+
+
+class Probe:
+    """A writer kernel. `record(reg)` stores the register's value in the next output
+    row (or row `row`, a register or int): it reads page reg + BIAS of the table into
+    c_0 and writes that page to the output. Runtime args 0..3 address the table
+    (binding 0) and the output (binding 1); extra args follow from index 4."""
+
+    def __init__(self, name: str = "probe"):
+        self.k = k = KernelBuilder(name)
+        taddr, tdram, oaddr, odram = k.arg(0, "taddr"), k.arg(1, "tdram"), k.arg(2, "oaddr"), k.arg(3, "odram")
+        size = k.const(ROW_BYTES, "row_bytes")
+        k.addrgen(0, taddr, size, tdram)
+        k.addrgen(1, oaddr, size, odram)
+        k.release(taddr, tdram, oaddr, odram, size)
+        self.ptr = k.reg("ptr")
+        k.cb_reserve_back(0, 1)
+        k.get_write_ptr(self.ptr, 0)
+        self.rows = 0
+
+    def record(self, reg, row=None) -> None:
+        k = self.k
+        biased = k.reg("biased")
+        k.addi(biased, reg, BIAS)
+        k.noc_read_page(0, biased, self.ptr)
+        k.noc_read_barrier()
+        k.release(biased)
+        if row is None:
+            row, self.rows = self.rows, self.rows + 1
+        k.noc_write_page(1, row, self.ptr)
+        k.noc_write_barrier()
+
+    def export(self, extra_args=(), compile_args=(), constants=0, name="probe", bindings=2) -> Export:
+        kernel = self.k.build(Processor.RISCV_0, compile_args)
+        return make_export((kernel, PROBE_ARGS + tuple(extra_args)), cbs=(PROBE_CB,), constants=constants,
+                           bindings=bindings, name=name)
+
+
+@pytest.fixture(scope="module")
+def device():
+    dev = hal.create_device("tenstorrent")
+    yield dev
+    dev.close()
+
+
+@pytest.fixture(scope="module")
+def table(device):
+    values = np.repeat(np.arange(TABLE_PAGES, dtype=np.uint32)[:, None], ROW_BYTES // 4, 1)
+    view = dram_tensor(device, values, "uint32")
+    assert view.spec.page_size == ROW_BYTES
+    return view
+
+
+def output(device, rows):
+    return dram_tensor(device, np.full((rows, ROW_BYTES // 4), SENTINEL, np.uint32), "uint32")
+
+
+def recorded(out) -> np.ndarray:
+    """Row values as recorded (SENTINEL - BIAS where a row was never written)."""
+    host = out.to_host()
+    assert (host == host[:, :1]).all(), "a probe row is not one table page"
+    return host[:, 0].astype(np.int64) - BIAS
+
+
+UNWRITTEN = SENTINEL - BIAS
+
+
+def run_probe(device, table, export, rows, workgroup_count=(1, 1, 1), constants=()):
+    out = output(device, rows)
+    run(device, prepare(device, export), workgroup_count, constants, [table.get_buffer(), out.get_buffer()])
+    return recorded(out)
+
+
+# ---- A known-good dispatch: eltwise add through the kernel library ----
+
+def eltwise_constants(executable, out) -> list[int]:
+    """Push constants of the library's eltwise programs: tiles of `out`, then (in newer
+    versions of the library) tiles per row. Sized by the export's constant count."""
+    spec = out.spec
+    values = [spec.num_pages, spec.padded_width // 32]
+    count = executable.export_info(0).constant_count
+    assert 1 <= count <= len(values), f"unexpected eltwise export with {count} push constants"
+    return values[:count]
+
+
+def check_device_works(device) -> None:
+    """A good dispatch after a failure still runs and computes the right thing."""
+    a = np.arange(32 * 64, dtype=np.float32).reshape(32, 64) % 97
+    b = np.full((32, 64), 3.0, np.float32)
+    va, vb = dram_tensor(device, a, "bfloat16", "tile"), dram_tensor(device, b, "bfloat16", "tile")
+    vc = dram_tensor(device, np.zeros((32, 64), np.float32), "bfloat16", "tile")
+    exe = prepare(device, library.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16))
+    run(device, exe, (2, 1, 1), eltwise_constants(exe, vc), [va.get_buffer(), vb.get_buffer(), vc.get_buffer()])
+    np.testing.assert_array_equal(vc.to_host(np.float32), a + b)
+
+
+def expect_fault(device, executable, code, words, workgroup_count=(1, 1, 1), constants=(), bindings=()) -> str:
+    """Runs a dispatch that must fail with `code`; checks the report names `words`,
+    that its signal semaphore fails, that a submission waiting on it fails too
+    (without running), and that the device then runs a good dispatch. Returns the report."""
+    gate, sem, dependent = device.create_semaphore(0), device.create_semaphore(0), device.create_semaphore(0)
+    device.queue_execute(record(device, executable, workgroup_count, constants, bindings), [(gate, 1)], [(sem, 1)])
+    # The dependent submission would write 7s over `marker`; it must never run.
+    marker = device.allocator.allocate_buffer(hal.MemoryType.DEVICE_LOCAL, hal.BufferUsage.DEFAULT
+                                              | hal.BufferUsage.MAPPING, 64)
+    marker.map_write(0, bytes(64))
+    follow = hal.HalCommandBuffer(device)
+    follow.fill(marker, np.uint8(7))
+    follow.end()
+    device.queue_execute(follow, [(sem, 1)], [(dependent, 1)])
+    gate.signal(1)
+    with raises_status(code) as info:
+        sem.wait(1, timeout=TIMEOUT_NS)
+    report = info.value.message
+    for word in words:
+        assert word in report, f"{word!r} missing from the fault report:\n{report}"
+    with raises_status(code):
+        dependent.wait(1, timeout=TIMEOUT_NS)
+    assert bytes(marker.map_read()) == bytes(64), "a submission waiting on a failed dispatch ran"
+    check_device_works(device)
+    return report
+
+
+# ---------------------------------------------------------------------------
+# 1. The ISA: KernelBuilder, execution of scalar code, disassembly, validation.
+# ---------------------------------------------------------------------------
+
+def row(op, *operands):
+    return [int(op), *operands] + [0] * (WIDTH - 1 - len(operands))
+
+
+def test_builder_emits_rows():
+    k = KernelBuilder("rows")
+    a = k.const(5, "a")
+    b = k.reg("b")
+    k.emit(Op.ADDI, b, a, -3)
+    k.cb_wait_front(16, a)
+    k.sfpu_unary(SfpuOp.MUL_SCALAR, b, 2.5)
+    k.fill_tile(a, -1.0)
+    k.add_tiles(0, 1, a, b, a, Broadcast.COL)
+    kernel = k.build(Processor.COMPUTE, compile_args=(4, 5), math_fidelity=MathFidelity.LoFi, fp32_dest_acc_en=True)
+    expected = [
+        row(Op.LI, 0, 5),
+        row(Op.ADDI, 1, 0, -3),
+        row(Op.CB_WAIT_FRONT, 16, 0),
+        row(Op.SFPU_UNARY, int(SfpuOp.MUL_SCALAR), 1, float_bits(2.5)),
+        row(Op.FILL_TILE, 0, float_bits(-1.0)),
+        row(Op.ADD_TILES, 0, 1, 0, 1, 0, int(Broadcast.COL)),
+        row(Op.HALT),
+    ]
+    assert kernel.code.dtype == np.int64 and kernel.code.shape == (7, WIDTH)
+    assert kernel.code.tolist() == expected
+    assert kernel.name == "rows" and kernel.processor == Processor.COMPUTE
+    assert kernel.compile_args == (4, 5)
+    assert kernel.config == KernelConfig(MathFidelity.LoFi, fp32_dest_acc_en=True)
+    assert {r: n for names in kernel.register_names for r, n in names.items()} == {0: "a", 1: "b"}
+    assert len(kernel.register_names) == kernel.code.shape[0]  # one {register: name} per row
+
+
+def test_builder_int_operand_uses_a_scratch_register_and_releases_it():
+    k = KernelBuilder("scratch")
+    keep = k.reg("keep")  # r0
+    k.cb_reserve_back(3, 2)  # 2 goes to scratch r1 first
+    k.cb_push_back(3, 2)  # r1 free again: reused
+    k.emit(Op.MOV, keep, keep)
+    assert k.build().code.tolist() == [
+        row(Op.LI, 1, 2), row(Op.CB_RESERVE_BACK, 3, 1),
+        row(Op.LI, 1, 2), row(Op.CB_PUSH_BACK, 3, 1),
+        row(Op.MOV, 0, 0), row(Op.HALT),
+    ]
+
+
+def test_builder_loop_and_labels_resolve():
+    k = KernelBuilder("loop")
+    n = k.arg(0, "n")  # r0
+    acc = k.const(0, "acc")  # r1
+    with k.loop(n) as i:  # r2
+        k.add(acc, acc, i)
+    with k.loop(3, "j"):  # j = r2 again, end = r3
+        k.addi(acc, acc, 1)
+    code = k.build(Processor.RISCV_0).code.tolist()
+    assert code == [
+        row(Op.ARG, 0, 0),
+        row(Op.LI, 1, 0),
+        row(Op.LI, 2, 0),
+        row(Op.BGE, 2, 0, 7),  # top of loop 1 (pc 3), exits to pc 7
+        row(Op.ADD, 1, 1, 2),
+        row(Op.ADDI, 2, 2, 1),
+        row(Op.JMP, 3),
+        row(Op.LI, 2, 0),
+        row(Op.LI, 3, 3),
+        row(Op.BGE, 2, 3, 13),  # top of loop 2 (pc 9), exits to pc 13
+        row(Op.ADDI, 1, 1, 1),
+        row(Op.ADDI, 2, 2, 1),
+        row(Op.JMP, 9),
+        row(Op.HALT),
+    ]
+
+
+def test_builder_errors():
+    k = KernelBuilder("bad")
+    r = k.reg()
+    with raises_status(SC.INVALID_ARGUMENT):
+        k.emit(Op.ADD, r, r)  # three operands needed
+    with raises_status(SC.INVALID_ARGUMENT):
+        k.emit(Op.MOV, r, 3)  # a register expected
+    with pytest.raises(AttributeError):
+        k.no_such_instruction()
+    lost = k.label("lost")
+    k.jmp(lost)
+    with raises_status(SC.INVALID_ARGUMENT) as info:
+        k.build()
+    assert "lost" in info.value.message
+    full = KernelBuilder("full")
+    for _ in range(NUM_REGISTERS):
+        full.reg()
+    with raises_status(SC.RESOURCE_EXHAUSTED):
+        full.reg()
+
+
+SCALAR_CASES = [  # (op, a, b, expected): DIV floors, MOD takes the divisor's sign, SHR is arithmetic
+    (Op.ADD, 200, 77, 277), (Op.SUB, 5, 12, -7), (Op.MUL, -13, 11, -143),
+    (Op.DIV, 17, 5, 3), (Op.DIV, -7, 2, -4), (Op.DIV, 7, -2, -4),
+    (Op.MOD, 17, 5, 2), (Op.MOD, -7, 2, 1), (Op.MOD, 7, -2, -1),
+    (Op.AND, 0b1101, 0b0111, 0b0101), (Op.OR, 0b1001, 0b0110, 0b1111), (Op.XOR, 0b1100, 0b1010, 0b0110),
+    (Op.SHL, 3, 6, 192), (Op.SHR, 200, 3, 25), (Op.SHR, -64, 2, -16),
+    (Op.MIN, -5, 3, -5), (Op.MAX, -5, 3, 3), (Op.MIN, 400, 400, 400),
+]
+
+
+def test_scalar_arithmetic_executes(device, table):
+    p = Probe("arith")
+    k = p.k
+    for op, a, b, _ in SCALAR_CASES:
+        ra, rb, rd = k.const(a), k.const(b), k.reg("d")
+        k.emit(op, rd, ra, rb)
+        p.record(rd)
+        k.release(ra, rb, rd)
+    x, y = k.const(-20, "x"), k.reg("y")
+    k.emit(Op.ADDI, y, x, 7)
+    p.record(y)  # -13
+    k.emit(Op.MULI, y, x, -9)
+    p.record(y)  # 180
+    k.emit(Op.MOV, y, x)
+    p.record(y)  # -20
+    k.emit(Op.LI, y, 499)
+    p.record(y)
+    got = run_probe(device, table, p.export(), p.rows)
+    expected = [e for *_, e in SCALAR_CASES] + [-13, 180, -20, 499]
+    assert got.tolist() == expected
+
+
+@pytest.mark.parametrize("op, a, b, taken", [
+    (Op.BEQ, 4, 4, 1), (Op.BEQ, 4, 5, 0), (Op.BNE, 4, 5, 1), (Op.BNE, 4, 4, 0),
+    (Op.BLT, -1, 0, 1), (Op.BLT, 0, 0, 0), (Op.BGE, 0, 0, 1), (Op.BGE, -1, 0, 0),
+])
+def test_branches(device, table, op, a, b, taken):
+    p = Probe("branch")
+    k = p.k
+    ra, rb, result = k.const(a), k.const(b), k.reg("result")
+    yes, end = k.label("yes"), k.label("end")
+    k.emit(op, ra, rb, yes)
+    k.emit(Op.LI, result, 0)
+    k.jmp(end)
+    k.place(yes)
+    k.emit(Op.LI, result, 1)
+    k.place(end)
+    p.record(result)
+    assert run_probe(device, table, p.export(), 1).tolist() == [taken]
+
+
+def test_loops_run_the_right_number_of_times(device, table):
+    p = Probe("loops")
+    k = p.k
+    count = k.const(0, "count")
+    with k.loop(5):
+        k.addi(count, count, 1)
+    p.record(count)  # row 0: 5
+    k.emit(Op.LI, count, 0)
+    with k.loop(3, "i"):
+        with k.loop(4, "j"):
+            k.addi(count, count, 1)
+    p.record(count)  # row 1: 12
+    k.emit(Op.LI, count, 0)
+    with k.loop(0):
+        k.addi(count, count, 1)
+    p.record(count)  # row 2: 0 (count 0)
+    negative = k.const(-3, "negative")
+    with k.loop(negative):
+        k.addi(count, count, 1)
+    p.record(count)  # row 3: 0 (negative count)
+    n = k.arg(4, "n")  # runtime arg: 6
+    total = k.const(0, "total")
+    with k.loop(n) as i:  # rows 4..9: the index of each iteration, in order
+        k.add(total, total, i)
+        row_reg = k.reg("row")
+        k.addi(row_reg, i, 4)
+        p.record(i, row_reg)
+        k.release(row_reg)
+    p.rows = 10
+    p.record(total)  # row 10: 0+1+...+5 = 15
+    export = p.export(extra_args=(RuntimeArg(ArgKind.LITERAL, 6),))
+    got = run_probe(device, table, export, 12)
+    assert got.tolist() == [5, 12, 0, 0, 0, 1, 2, 3, 4, 5, 15, UNWRITTEN]
+
+
+def test_arguments_constants_and_runtime_arg_kinds(device, table):
+    p = Probe("args")
+    k = p.k
+    for index in range(2):
+        r = k.ct_arg(index)
+        p.record(r)  # rows 0, 1: compile args 11, 22
+        k.release(r)
+    r = k.reg()
+    for index in range(2):
+        k.emit(Op.CONSTANT, r, index)
+        p.record(r)  # rows 2, 3: push constants 44, 55
+    for index in range(4, 4 + 6):
+        k.emit(Op.ARG, r, index)
+        p.record(r)  # rows 4..9: the runtime args below
+    export = p.export(compile_args=(11, 22), constants=2, extra_args=(
+        RuntimeArg(ArgKind.LITERAL, -33), RuntimeArg(ArgKind.CONSTANT, 1),
+        RuntimeArg(ArgKind.BINDING_PAGE_OFFSET, 2), RuntimeArg(ArgKind.BINDING_PAGES, 2),
+        RuntimeArg(ArgKind.BINDING_IS_DRAM, 2), RuntimeArg(ArgKind.WORKGROUP_COUNT, 0)), bindings=3)
+    out = output(device, 10)
+    # Binding 2: the table's pages [3, 3 + 5) -- 150 bytes round up to 5 pages.
+    binding = (table.get_buffer(), 3 * ROW_BYTES, 150)
+    run(device, prepare(device, export), (1, 1, 1), [44, 55], [table.get_buffer(), out.get_buffer(), binding])
+    assert recorded(out).tolist() == [11, 22, 44, 55, -33, 55, 3, 5, 1, 1]
+
+
+def test_workgroup_ids_over_several_rounds(device, table):
+    """75 workgroups on 64 cores: two rounds; x runs fastest."""
+    p = Probe("ids")
+    k = p.k
+    x, y, z, cx, cy, cz = (k.reg(n) for n in ("x", "y", "z", "cx", "cy", "cz"))
+    for dim, (reg, count) in enumerate(((x, cx), (y, cy), (z, cz))):
+        k.emit(Op.WORKGROUP_ID, reg, dim)
+        k.emit(Op.WORKGROUP_COUNT, count, dim)
+    linear, base = k.reg("linear"), k.reg("base")
+    k.emit(Op.MUL, linear, z, cy)  # (z * cy + y) * cx + x
+    k.emit(Op.ADD, linear, linear, y)
+    k.emit(Op.MUL, linear, linear, cx)
+    k.emit(Op.ADD, linear, linear, x)
+    k.emit(Op.MULI, base, linear, 4)
+    for value in (x, y, z, cx):
+        p.record(value, base)
+        k.emit(Op.ADDI, base, base, 1)
+    grid = (5, 3, 5)
+    got = run_probe(device, table, p.export(), 4 * 75 + 1, grid).tolist()
+    expected = [v for w in range(75) for v in (w % 5, (w // 5) % 3, w // 15, 5)]
+    assert got == expected + [UNWRITTEN]
+
+
+def test_probe_through_sharded_l1_tensors(device):
+    """The same probe with the table and the output placed by the allocator's policy
+    (height-sharded in L1): the NoC finds each page through the shard page table."""
+    values = np.repeat(np.arange(TABLE_PAGES, dtype=np.uint32)[:, None], ROW_BYTES // 4, 1)
+    l1_table = device.to_device(values, "uint32", "row_major")
+    out = device.to_device(np.full((70, ROW_BYTES // 4), SENTINEL, np.uint32), "uint32", "row_major")
+    for view in (l1_table, out):
+        assert view.spec.memory_config.is_sharded and view.spec.memory_config.buffer_type == hal.BufferType.L1
+    p = Probe("sharded")
+    k = p.k
+    w, value = k.reg("w"), k.reg("value")
+    k.emit(Op.WORKGROUP_ID, w, 0)
+    k.emit(Op.MULI, value, w, 7)
+    k.emit(Op.ADDI, value, value, -200)
+    p.record(value, w)  # row w: 7w - 200
+    run(device, prepare(device, p.export()), (70, 1, 1), (), [l1_table.get_buffer(), out.get_buffer()])
+    assert recorded(out).tolist() == [7 * w - 200 for w in range(70)]
+
+
+def test_binding_errors(device, table):
+    """Runtime args naming a binding the export does not declare: INVALID_ARGUMENT when
+    the export is built. A dispatch with fewer bindings than the export declares:
+    INVALID_ARGUMENT at queue_execute. A binding not starting at a page boundary: the
+    dispatch fails with INVALID_ARGUMENT through its semaphore."""
+    p = Probe("bindings")
+    r = p.k.arg(4)
+    p.record(r)
+    out = output(device, 1)
+    kernel_and_args = (p.k.build(Processor.RISCV_0), PROBE_ARGS + (RuntimeArg(ArgKind.BINDING_PAGES, 2),))
+    with raises_status(SC.INVALID_ARGUMENT) as info:
+        make_export(kernel_and_args, cbs=(PROBE_CB,), bindings=2)
+    assert "BINDING_PAGES 2" in info.value.message
+    uses_binding_2 = make_export(kernel_and_args, cbs=(PROBE_CB,), bindings=3)
+    with raises_status(SC.INVALID_ARGUMENT):
+        device.queue_execute(record(device, prepare(device, uses_binding_2), (1, 1, 1), (),
+                                    [table.get_buffer(), out.get_buffer()]), [], [])
+    sem = device.create_semaphore(0)
+    bindings = [table.get_buffer(), out.get_buffer(), (table.get_buffer(), 16, 64)]
+    device.queue_execute(record(device, prepare(device, uses_binding_2), (1, 1, 1), (), bindings), [], [(sem, 1)])
+    with raises_status(SC.INVALID_ARGUMENT) as info:
+        sem.wait(1, timeout=TIMEOUT_NS)
+    assert "binding 2 starts at byte 16, not at a page boundary" in info.value.message
+    assert recorded(out).tolist() == [UNWRITTEN]
+    run(device, prepare(device, uses_binding_2), (1, 1, 1), (),
+        [table.get_buffer(), out.get_buffer(), (table.get_buffer(), 64, 64)])
+    assert recorded(out).tolist() == [2]
+
+
+def test_core_starts_each_round_with_fresh_circular_buffers(device):
+    """Each workgroup fills its 2-page CB without a consumer: with 130 workgroups a core
+    runs three, which only works if every round starts with empty circular buffers
+    (and fresh registers: the loop counter restarts)."""
+    k = KernelBuilder("fill")
+    with k.loop(2):
+        k.cb_reserve_back(0, 1)
+        k.cb_push_back(0, 1)
+    export = make_export((k.build(Processor.RISCV_1), ()), cbs=(CircularBufferConfig(0, DF.uint8, 64, 2),))
+    run(device, prepare(device, export), (130, 1, 1))
+
+
+# ---- Disassembly ----
+
+def golden_kernel() -> Kernel:
+    k = KernelBuilder("golden")
+    n = k.arg(0, "n")
+    zero = k.const(0, "zero")
+    acc = k.const(0, "acc")
+    with k.loop(n) as i:
+        k.add(acc, acc, i)
+    k.cb_wait_front(16, acc)
+    k.tile_regs_acquire()
+    k.add_tiles(0, 1, zero, zero, zero, Broadcast.ROW)
+    k.sfpu_unary(SfpuOp.ADD_SCALAR, zero, 1.5)
+    k.reduce_tile(ReduceKind.MAX_COL, 2, 3, zero, zero, zero)
+    k.fill_tile(zero, -0.25)
+    k.tile_regs_release()
+    return k.build(Processor.COMPUTE)
+
+
+GOLDEN = """\
+; golden (COMPUTE)
+   0  arg                r0:n, 0
+   1  li                 r1:zero, 0
+   2  li                 r2:acc, 0
+   3  li                 r3:i, 0
+   4> bge                r3:i, r0:n, @8
+   5  add                r2:acc, r2:acc, r3:i
+   6  addi               r3:i, r3:i, 1
+   7  jmp                @4
+   8> cb_wait_front      c_16, r2:acc
+   9  tile_regs_acquire
+  10  add_tiles          c_0, c_1, r1:zero, r1:zero, r1:zero, ROW
+  11  sfpu_unary         ADD_SCALAR, r1:zero, 1.5
+  12  reduce_tile        MAX_COL, c_2, c_3, r1:zero, r1:zero, r1:zero
+  13  fill_tile          r1:zero, -0.25
+  14  tile_regs_release
+  15  halt"""
+
+
+def test_disassemble_golden():
+    kernel = golden_kernel()
+    assert kernel.disassemble() == GOLDEN
+    # Without names: bare registers, no title.
+    bare = disassemble(kernel.code)
+    assert bare.splitlines()[0] == "   0  arg                r0, 0"
+    assert "   5  add                r2, r2, r3" in bare.splitlines()
+    assert len(bare.splitlines()) == kernel.code.shape[0]
+
+
+def test_disassemble_names_registers_as_they_were_when_emitted():
+    """A register reused under another name: the loop's end register r1 ("n_end") is
+    later reused as "later". The loop's instructions should still show n_end."""
+    k = KernelBuilder("reuse")
+    count = k.const(0, "count")  # r0
+    with k.loop(4, "n"):  # i = r1, end = r2
+        k.addi(count, count, 1)
+    later = k.reg("later")  # reuses a released register
+    k.emit(Op.LI, later, 9)
+    text = k.build().disassemble()
+    assert "li                 r2:n_end, 4" in text, text
+
+
+# ---- validate_code ----
+
+def valid_code():
+    return golden_kernel().code.copy()
+
+
+def _set(code, pc, column, value):
+    code = code.copy()
+    code[pc, column] = value
+    return code
+
+
+@pytest.mark.parametrize("code, words", [
+    (_set(valid_code(), 2, 0, 0), "unknown opcode 0 at 2"),
+    (_set(valid_code(), 2, 0, 99), "unknown opcode 99"),
+    (_set(valid_code(), 5, 1, NUM_REGISTERS), "register 32 out of range"),
+    (_set(valid_code(), 5, 3, -1), "register -1 out of range"),
+    (_set(valid_code(), 8, 1, 32), "circular buffer 32 out of range"),
+    (_set(valid_code(), 12, 3, -1), "circular buffer -1 out of range"),
+    (_set(valid_code(), 7, 1, 16), "branch target 16 outside the code"),
+    (_set(valid_code(), 4, 3, -1), "branch target -1 outside the code"),
+    (_set(valid_code(), 10, 6, 4), "bad Broadcast 4"),
+    (_set(valid_code(), 12, 1, 3), "bad ReduceKind 3"),
+    (_set(valid_code(), 11, 1, 99), "bad SfpuOp 99"),
+    (valid_code()[:-1], "end with HALT"),
+    (_set(valid_code(), 15, 0, int(Op.JMP)), "end with HALT"),
+    (valid_code()[:, :6], "non-empty"),
+    (valid_code().reshape(-1), "non-empty"),
+    (np.zeros((0, WIDTH), np.int64), "non-empty"),
+])
+def test_validate_code_rejects(code, words):
+    with raises_status(SC.INVALID_ARGUMENT) as info:
+        validate_code(code, "kernel k")
+    assert words in info.value.message and "kernel k" in info.value.message
+
+
+def test_validate_code_accepts_and_program_validates():
+    validate_code(valid_code(), "k")
+    kernel = golden_kernel()
+    bad = Kernel("bad", Processor.COMPUTE, _set(kernel.code, 3, 1, 40))
+    with raises_status(SC.INVALID_ARGUMENT) as info:
+        Program((), (bad,), ((),))
+    assert "kernel bad" in info.value.message
+
+
+def test_validate_code_rejects_binary_sfpu_op_in_sfpu_unary():
+    """SFPU_UNARY takes a unary SfpuOp (0..18); SfpuOp.ADD (32) is a binary op.
+    validate_code accepts it and the interpreter then silently runs leaky relu
+    (sim/tensix.py sfpu_unary's fall-through), so x + 1.0 gives x."""
+    k = KernelBuilder("mixed")
+    zero = k.const(0)
+    k.tile_regs_acquire()
+    k.sfpu_unary(SfpuOp.ADD, zero, 1.0)
+    with raises_status(SC.INVALID_ARGUMENT):
+        validate_code(k.build().code, "kernel mixed")
+    k = KernelBuilder("mixed2")
+    zero = k.const(0)
+    k.tile_regs_acquire()
+    k.sfpu_binary(SfpuOp.EXP, zero, zero)
+    with raises_status(SC.INVALID_ARGUMENT):
+        validate_code(k.build().code, "kernel mixed2")
+
+
+# ---------------------------------------------------------------------------
+# 2. The .ttx format.
+# ---------------------------------------------------------------------------
+
+def rich_export() -> Export:
+    """Every field away from its default: configs, compile args, all ArgKinds, CB formats."""
+    reader = KernelBuilder("rd")
+    r = reader.arg(0)
+    reader.cb_reserve_back(7, r)
+    compute = KernelBuilder("cmp")
+    z = compute.const(0)
+    compute.tile_regs_acquire()
+    compute.sfpu_unary(SfpuOp.POWER, z, 0.5)
+    compute.tile_regs_release()
+    writer = KernelBuilder("wr")
+    writer.emit(Op.LI, writer.reg(), -(1 << 40))  # a wide immediate
+    kernels = (
+        (reader.build(Processor.RISCV_1, compile_args=(1, -2, 1 << 35)),
+         tuple(RuntimeArg(kind, v % 3) for v, kind in enumerate(ArgKind))),
+        (compute.build(Processor.COMPUTE, math_fidelity=MathFidelity.HiFi2, fp32_dest_acc_en=True,
+                       math_approx_mode=True, dst_full_sync_en=True), ()),
+        (writer.build(Processor.RISCV_0), (RuntimeArg(ArgKind.LITERAL, -(1 << 50)),)),
+    )
+    cbs = (CircularBufferConfig(7, DF.bfloat8_b, 1088, 3), CircularBufferConfig(0, DF.float32, 4096, 1),
+           CircularBufferConfig(31, DF.uint8, 1 << 20, 2))
+    return make_export(*kernels, cbs=cbs, constants=5, bindings=9, name="rich \u00e9xport",
+                       workgroup_size=(32, 4, 2))
+
+
+def assert_exports_equal(got: list[Export], want: list[Export]) -> None:
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert (g.name, g.constant_count, g.binding_count, g.workgroup_size) == \
+               (w.name, w.constant_count, w.binding_count, w.workgroup_size)
+        assert g.program.circular_buffers == w.program.circular_buffers
+        assert g.program.runtime_args == w.program.runtime_args
+        assert len(g.program.kernels) == len(w.program.kernels)
+        for gk, wk in zip(g.program.kernels, w.program.kernels):
+            assert (gk.name, gk.processor, gk.compile_args, gk.config) == \
+                   (wk.name, wk.processor, wk.compile_args, wk.config)
+            assert gk.code.dtype == np.int64 and gk.code.shape == wk.code.shape
+            np.testing.assert_array_equal(gk.code, wk.code)
+
+
+def library_exports() -> list[Export]:
+    return [library.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16),
+            library.eltwise_binary("mul", DF.float32, DF.bfloat8_b, DF.bfloat16, Broadcast.SCALAR,
+                                   MathFidelity.LoFi, fp32_dest_acc_en=True),
+            library.eltwise_unary(SfpuOp.LEAKY_RELU, DF.bfloat16, DF.float32, parameter=0.125)]
+
+
+@pytest.mark.parametrize("exports", [
+    pytest.param(library_exports(), id="library"),
+    pytest.param([rich_export()], id="rich"),
+    pytest.param([make_export(name="empty")], id="no-kernels"),
+    pytest.param([], id="no-exports"),
+])
+def test_ttx_round_trip(exports):
+    data = write_executable(exports)
+    assert isinstance(data, bytes)
+    assert data[8:12] == FILE_IDENTIFIER == b"TTX0"
+    assert_exports_equal(read_executable(data), exports)
+    assert_exports_equal(read_executable(bytearray(data)), exports)
+    assert_exports_equal(read_executable(memoryview(data)), exports)
+
+
+def test_ttx_rich_fields_survive():
+    (got,) = read_executable(write_executable([rich_export()]))
+    assert got.name == "rich \u00e9xport" and got.workgroup_size == (32, 4, 2)
+    reader, compute, writer = got.program.kernels
+    assert reader.compile_args == (1, -2, 1 << 35)
+    assert [a.kind for a in got.program.runtime_args[0]] == list(ArgKind)
+    assert compute.config == KernelConfig(MathFidelity.HiFi2, True, True, True)
+    assert writer.config == KernelConfig() and writer.code[0, 2] == -(1 << 40)
+    assert got.program.runtime_args[2] == (RuntimeArg(ArgKind.LITERAL, -(1 << 50)),)
+
+
+def test_ttx_rejects_wrong_identifier_and_version(monkeypatch):
+    data = write_executable(library_exports()[:1])
+    for bad in (b"", b"TTX0", data[:7], data[:8] + b"TTX1" + data[12:], data[:8] + b"XTX0" + data[12:]):
+        with raises_status(SC.INVALID_ARGUMENT) as info:
+            read_executable(bad)
+        assert "TTX0" in info.value.message
+    import hal.ttx
+    monkeypatch.setattr(hal.ttx, "VERSION", 2)
+    newer = write_executable(library_exports()[:1])
+    monkeypatch.undo()
+    with raises_status(SC.INVALID_ARGUMENT) as info:
+        read_executable(newer)
+    assert "version 2" in info.value.message
+
+
+def test_ttx_rejects_invalid_programs():
+    """Well-formed FlatBuffers holding a bad program: bad code, two kernels on one
+    processor, a code array that is not (n, 7)."""
+    good = rich_export()
+    bad_code = Kernel("k", Processor.RISCV_0, np.array([row(Op.LI, 99, 0), row(Op.HALT)], np.int64))
+    twice = Kernel("k2", Processor.RISCV_0, np.array([row(Op.HALT)], np.int64))
+    ragged = Kernel("k3", Processor.RISCV_0, np.zeros((1, 6), np.int64))
+    for kernels, words in (((bad_code,), "register 99"), ((bad_code, twice), "two kernels"),
+                           ((ragged,), "multiple of 7")):
+        # Build the Export around Program's validation, as a foreign writer could.
+        program = object.__new__(Program)
+        object.__setattr__(program, "circular_buffers", good.program.circular_buffers)
+        object.__setattr__(program, "kernels", kernels)
+        object.__setattr__(program, "runtime_args", tuple(() for _ in kernels))
+        data = write_executable([Export("bad", 0, 0, (1, 1, 1), program)])
+        with raises_status(SC.INVALID_ARGUMENT) as info:
+            read_executable(data)
+        assert words in info.value.message
+
+
+SMALL_TTX = write_executable([make_export(
+    (KernelBuilder("w").build(Processor.RISCV_0), (RuntimeArg(ArgKind.LITERAL, 3),)),
+    cbs=(CircularBufferConfig(2, DF.uint16, 2048, 2),), constants=1, bindings=1, name="small")])
+
+
+def _reads_or_invalid(data) -> list | None:
+    """read_executable's result, or None for INVALID_ARGUMENT; anything else fails."""
+    start = time.perf_counter()
+    try:
+        return read_executable(data)
+    except hal.HalError as error:
+        assert error.code == SC.INVALID_ARGUMENT, f"{error.code.name}: {error}"
+        return None
+    finally:
+        assert time.perf_counter() - start < 5, "read_executable took too long"
+
+
+@pytest.mark.parametrize("data", [pytest.param(SMALL_TTX, id="small"),
+                                  pytest.param(write_executable(library_exports()), id="library")])
+def test_ttx_every_truncation_is_invalid(data):
+    """Every proper prefix of a .ttx file is malformed. read_executable accepts some
+    prefixes: the tail of a FlatBuffer is the first string written (the first export's
+    name), read by slicing, so a cut there silently shortens the name."""
+    accepted = {}
+    for length in range(len(data)):
+        exports = _reads_or_invalid(data[:length])
+        if exports is not None:
+            accepted[length] = [e.name for e in exports]
+    assert not accepted, (f"{len(accepted)} of {len(data)} truncations of a {len(data)}-byte file were accepted, "
+                          f"e.g. {dict(list(accepted.items())[-3:])}")
+
+
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FUZZ
+@given(flips=st.lists(st.tuples(st.integers(0, len(SMALL_TTX) - 1), st.integers(1, 255)), min_size=1, max_size=8))
+def test_ttx_fuzz_byte_flips(flips):
+    data = bytearray(SMALL_TTX)
+    for position, mask in flips:
+        data[position] ^= mask
+    exports = _reads_or_invalid(bytes(data))
+    if data[8:12] != FILE_IDENTIFIER:
+        assert exports is None
+    if exports is not None:  # whatever parses is a valid program
+        for export in exports:
+            assert len(export.workgroup_size) == 3
+            for kernel in export.program.kernels:
+                validate_code(kernel.code, "fuzzed")
+
+
+@FUZZ
+@given(data=st.binary(max_size=600), identifier=st.booleans())
+def test_ttx_fuzz_random_bytes(data, identifier):
+    if identifier:
+        data = data[:4].ljust(4, b"\0") + FILE_IDENTIFIER + data[8:]
+    exports = _reads_or_invalid(data)
+    if data[8:12] != FILE_IDENTIFIER:
+        assert exports is None
+
+
+# ---------------------------------------------------------------------------
+# 3. The executable cache and executables.
+# ---------------------------------------------------------------------------
+
+def test_cache_formats(device):
+    cache = device.create_executable_cache("mine")
+    assert cache.identifier == "mine"
+    assert cache.can_prepare_format("tenstorrent-ttx-fb") is True
+    for other in ("embedded-elf-x86_64", "vmvx-bytecode-fb", "tenstorrent-ttx", "", "TENSTORRENT-TTX-FB"):
+        assert cache.can_prepare_format(other) is False
+        with raises_status(SC.NOT_FOUND):
+            cache.prepare_executable(other, SMALL_TTX)
+    with raises_status(SC.INVALID_ARGUMENT):
+        cache.prepare_executable("tenstorrent-ttx-fb", b"garbage!")
+    assert device.query_i64("hal.executable.format", "tenstorrent-ttx-fb") == 1
+    assert device.query_i64("hal.executable.format", "tenstorrent-*") == 1
+    assert device.query_i64("hal.executable.format", "vmvx-bytecode-fb") == 0
+
+
+def test_executable_exports(device):
+    exports = library_exports() + [rich_export()]
+    exe = device.create_executable_cache().prepare_executable("tenstorrent-ttx-fb", write_executable(exports))
+    assert exe.export_count == 4
+    for ordinal, export in enumerate(exports):
+        assert exe.export_info(ordinal) == ExportInfo(export.name, export.constant_count, export.binding_count,
+                                                      export.workgroup_size)
+        assert exe.lookup_export_by_name(export.name) == ordinal
+        assert exe.export(ordinal).program.circular_buffers == export.program.circular_buffers
+    assert exe.export_info(0).name == "eltwise_add" and exe.export_info(0).binding_count == 3
+    assert exe.export_info(2).name == "eltwise_leaky_relu" and exe.export_info(2).binding_count == 2
+    assert exe.export_info(3) == ExportInfo("rich \u00e9xport", 5, 9, (32, 4, 2))
+    with raises_status(SC.NOT_FOUND) as info:
+        exe.lookup_export_by_name("eltwise_div")
+    assert "eltwise_add" in info.value.message
+    with raises_status(SC.NOT_FOUND):
+        exe.lookup_export_by_name("")
+    for ordinal in (4, -1, 100):
+        with raises_status(SC.OUT_OF_RANGE):
+            exe.export(ordinal)
+        with raises_status(SC.OUT_OF_RANGE):
+            exe.export_info(ordinal)
+
+
+# ---------------------------------------------------------------------------
+# 4. Dispatch.
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def add_exe(device):
+    return prepare(device, library.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16))
+
+
+def test_dispatch_validation_at_queue_execute(device, table):
+    """Counts are checked against the export when the command buffer is executed;
+    nothing is submitted then."""
+    p = Probe("valid")
+    r = p.k.reg()
+    p.k.emit(Op.CONSTANT, r, 1)
+    p.record(r)
+    exe = prepare(device, p.export(constants=2))  # 2 push constants, 2 bindings
+    out = output(device, 1)
+    buffers = [table.get_buffer(), out.get_buffer()]
+    cases = [
+        (SC.INVALID_ARGUMENT, "1 push constants; the export takes 2", dict(constants=[1], bindings=buffers)),
+        (SC.INVALID_ARGUMENT, "3 push constants", dict(constants=[1, 2, 3], bindings=buffers)),
+        (SC.INVALID_ARGUMENT, "0 push constants", dict(constants=[], bindings=buffers)),
+        (SC.INVALID_ARGUMENT, "1 bindings; the export takes 2", dict(constants=[1, 2], bindings=buffers[:1])),
+        (SC.INVALID_ARGUMENT, "0 bindings", dict(constants=[1, 2], bindings=[])),
+        (SC.OUT_OF_RANGE, "ordinal", dict(constants=[1, 2], bindings=buffers, ordinal=1)),
+    ]
+    for code, words, kwargs in cases:
+        cb = record(device, exe, **kwargs)  # records without complaint
+        sem = device.create_semaphore(0)
+        with raises_status(code) as info:
+            device.queue_execute(cb, [], [(sem, 1)])
+        assert words in info.value.message
+        assert sem.query() == 0  # nothing was submitted
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch("not an executable", 0, (1, 1, 1), b"", [])
+    cb.end()
+    with raises_status(SC.INVALID_ARGUMENT):
+        device.queue_execute(cb, [], [])
+    assert recorded(out).tolist() == [UNWRITTEN]
+    run(device, exe, (1, 1, 1), [1, 2], buffers)  # the right counts work
+    assert recorded(out).tolist() == [2]
+    out2 = output(device, 1)
+    run(device, exe, (1, 1, 1), [1, 3], buffers[:1] + [out2.get_buffer(), out.get_buffer()])  # extra bindings: fine
+    assert recorded(out2).tolist() == [3]
+
+
+@pytest.mark.parametrize("grid", [(0, 1, 1), (4, 0, 2), (0, 0, 0)])
+def test_empty_dispatch_does_nothing_and_signals(device, table, grid):
+    p = Probe("never")
+    p.record(p.k.const(1))
+    assert run_probe(device, table, p.export(), 2, grid).tolist() == [UNWRITTEN, UNWRITTEN]
+
+
+def counts_probe() -> Export:
+    """Each workgroup records its id (x) and the counts (x, y, z) in rows 4*w..4*w+3."""
+    p = Probe("counts")
+    k = p.k
+    x, y, z, base = k.reg("x"), k.reg("y"), k.reg("z"), k.reg("base")
+    k.emit(Op.WORKGROUP_ID, x, 0)
+    k.emit(Op.MULI, base, x, 4)
+    p.record(x, base)
+    for dim, reg in enumerate((x, y, z)):
+        k.emit(Op.WORKGROUP_COUNT, reg, dim)
+        k.emit(Op.ADDI, base, base, 1)
+        p.record(reg, base)
+    return p.export()
+
+
+INDIRECT_USAGE = (hal.BufferUsage.DISPATCH_INDIRECT_PARAMETERS | hal.BufferUsage.TRANSFER
+                  | hal.BufferUsage.DISPATCH_STORAGE)
+
+
+@pytest.mark.parametrize("via_binding_table", [False, True])
+def test_indirect_workgroup_count(device, table, via_binding_table):
+    """The count is read when the dispatch runs: an update recorded before it in the
+    same command buffer decides it."""
+    exe = prepare(device, counts_probe())
+    counts = device.allocator.allocate_buffer(hal.MemoryType.DEVICE_LOCAL, INDIRECT_USAGE, 12)
+    out = output(device, 4 * 6)
+    cb = hal.HalCommandBuffer(device, binding_capacity=1 if via_binding_table else 0)
+    target = hal.BindingRef(0) if via_binding_table else counts
+    cb.update(np.array([5, 1, 1], np.uint32), target)
+    cb.dispatch(exe, 0, target, b"", [table.get_buffer(), out.get_buffer()])
+    cb.end()
+    sem = device.create_semaphore(0)
+    device.queue_execute(cb, [], [(sem, 1)], binding_table=[counts] if via_binding_table else None)
+    assert sem.wait(1, timeout=TIMEOUT_NS)
+    expected = [v for w in range(5) for v in (w, 5, 1, 1)] + [UNWRITTEN] * 4
+    assert recorded(out).tolist() == expected
+
+
+def test_indirect_workgroup_count_zero_and_usage(device, table):
+    exe = prepare(device, counts_probe())
+    counts = device.allocator.allocate_buffer(hal.MemoryType.DEVICE_LOCAL, INDIRECT_USAGE | hal.BufferUsage.MAPPING,
+                                              12)
+    counts.map_write(0, np.zeros(3, np.uint32).tobytes())
+    out = output(device, 4)
+    run(device, exe, counts, (), [table.get_buffer(), out.get_buffer()])  # zeros: nothing runs
+    assert recorded(out).tolist() == [UNWRITTEN] * 4
+    plain = device.allocator.allocate_buffer(hal.MemoryType.DEVICE_LOCAL, hal.BufferUsage.DEFAULT, 12)
+    cb = hal.HalCommandBuffer(device)
+    with raises_status(SC.PERMISSION_DENIED):
+        cb.dispatch(exe, 0, plain, b"", [table.get_buffer(), out.get_buffer()])
+    short = device.allocator.allocate_buffer(hal.MemoryType.DEVICE_LOCAL, INDIRECT_USAGE, 8)
+    with raises_status(SC.OUT_OF_RANGE):
+        cb.dispatch(exe, 0, short, b"", [table.get_buffer(), out.get_buffer()])
+
+
+def test_more_workgroups_than_cores(device, add_exe):
+    """200 workgroups on the 64-core grid: four rounds, one tile each; and 200
+    workgroups over 7 tiles (most have nothing to do)."""
+    rng = np.random.default_rng(5)
+    for shape in ((320, 640), (32, 224)):
+        a = rng.integers(-100, 100, shape).astype(np.float32)
+        b = rng.integers(-100, 100, shape).astype(np.float32)
+        va, vb = dram_tensor(device, a, "bfloat16", "tile"), dram_tensor(device, b, "bfloat16", "tile")
+        out = dram_tensor(device, np.zeros(shape, np.float32), "bfloat16", "tile")
+        assert out.spec.num_pages == shape[0] * shape[1] // 1024
+        run(device, add_exe, (200, 1, 1), eltwise_constants(add_exe, out),
+            [va.get_buffer(), vb.get_buffer(), out.get_buffer()])
+        np.testing.assert_array_equal(out.to_host(np.float32), a + b)  # small integers: exact in bf16
+
+
+# ---------------------------------------------------------------------------
+# 5. Faults.
+# ---------------------------------------------------------------------------
+
+def kernel(name, processor, body, **config) -> Kernel:
+    k = KernelBuilder(name)
+    body(k)
+    return k.build(processor, **config)
+
+
+C0_2 = CircularBufferConfig(0, DF.bfloat16, 2048, 2)
+C16_2 = CircularBufferConfig(16, DF.bfloat16, 2048, 2)
+
+
+def test_fault_deadlock_reports_every_blocked_kernel(device):
+    def reader(k):
+        k.cb_reserve_back(0, 1)
+        k.cb_push_back(0, 1)  # c_0 holds 1 page
+        k.cb_reserve_back(1, 1)
+        k.cb_push_back(1, 1)  # c_1 (1 page) is full
+        k.cb_reserve_back(1, 1)  # blocks: c_1 holds 1 of 1
+
+    def compute(k):
+        k.cb_wait_front(0, 2)  # blocks: c_0 holds 1 of 2
+
+    def writer(k):
+        k.cb_wait_front(16, 1)  # blocks: c_16 holds 0 of 2
+
+    export = make_export((kernel("rdr", Processor.RISCV_1, reader), ()),
+                         (kernel("cmp", Processor.COMPUTE, compute), ()),
+                         (kernel("wtr", Processor.RISCV_0, writer), ()),
+                         cbs=(C0_2, CircularBufferConfig(1, DF.bfloat16, 2048, 1), C16_2), name="stuck")
+    report = expect_fault(device, prepare(device, export), SC.DEADLINE_EXCEEDED, [
+        "stuck", "deadlock",
+        "core (0,0) rdr (RISCV_1) at pc 9: cb_reserve_back(c_1, 1) but c_1 holds 1 of 1 pages",
+        "core (0,0) cmp (COMPUTE) at pc 1: cb_wait_front(c_0, 2) but c_0 holds 1 of 2 pages",
+        "core (0,0) wtr (RISCV_0) at pc 1: cb_wait_front(c_16, 1) but c_16 holds 0 of 2 pages",
+        "core (1,0) cmp (COMPUTE)", "core (1,0) wtr (RISCV_0)", "core (2,0) rdr (RISCV_1)",
+    ], workgroup_count=(3, 1, 1))
+    assert report.count("core (") == 9  # 3 cores x 3 kernels
+
+
+def test_fault_deadlock_report_is_bounded(device):
+    export = make_export((kernel("waiter", Processor.COMPUTE, lambda k: k.cb_wait_front(0, 1)), ()), cbs=(C0_2,))
+    report = expect_fault(device, prepare(device, export), SC.DEADLINE_EXCEEDED,
+                          ["core (0,0) waiter (COMPUTE) at pc 1: cb_wait_front(c_0, 1) but c_0 holds 0 of 2 pages",
+                           "  ... and 52 more"], workgroup_count=(64, 1, 1))
+    assert report.count("cb_wait_front(c_0, 1)") == 12  # 64 blocked kernels, 12 shown
+
+
+@pytest.mark.parametrize("body, pc, words", [
+    (lambda k: k.cb_push_back(0, 1), 1, ["circular buffer overflow", "`cb_push_back"]),
+    (lambda k: (k.cb_reserve_back(0, 1), k.cb_push_back(0, 2)), 3, ["circular buffer overflow"]),
+    (lambda k: (k.cb_reserve_back(0, 1), k.cb_push_back(0, 1), k.cb_pop_front(0, 2)), 5,
+     ["cb_pop_front of more pages than the circular buffer holds", "`cb_pop_front"]),
+    (lambda k: k.cb_pop_front(0, 1), 1, ["cb_pop_front of more pages"]),
+    (lambda k: k.cb_wait_front(0, 3), 1, ["waits for more pages than the circular buffer has", "`cb_wait_front"]),
+    (lambda k: k.cb_reserve_back(0, 3), 1, ["waits for more pages than the circular buffer has",
+                                            "`cb_reserve_back"]),
+    (lambda k: k.cb_wait_front(5, 1), 1, ["circular buffer not configured", "c_5"]),
+], ids=["push-unreserved", "push-beyond-reserve", "pop-beyond-pushed", "pop-empty", "wait-too-many",
+        "reserve-too-many", "unconfigured"])
+def test_fault_circular_buffer_misuse(device, body, pc, words):
+    export = make_export((kernel("cbk", Processor.RISCV_1, body), ()), cbs=(C0_2,), name="cbmisuse")
+    expect_fault(device, prepare(device, export), SC.ABORTED,
+                 ["cbmisuse", "core (0,0)", "cbk (RISCV_1)", f"at pc {pc}:", "c_0" if "c_5" not in words else "c_5",
+                  *words])
+
+
+def test_fault_negative_page_counts_are_rejected(device):
+    """cb_pop_front(c_0, -1) on an empty CB 'un-pops' a page, after which
+    cb_wait_front(c_0, 1) succeeds on a CB nobody ever pushed to. tt-metal takes page
+    counts as uint32, so a negative count is a fault (ABORTED), not a silent success."""
+    def body(k):
+        k.cb_pop_front(0, -1)
+        k.cb_wait_front(0, 1)
+    export = make_export((kernel("neg", Processor.COMPUTE, body), ()), cbs=(C0_2,))
+    exe = prepare(device, export)
+    with raises_status(SC.ABORTED):
+        run(device, exe)
+
+
+def reader_export(body, extra_args=(), bindings=1) -> Export:
+    """A reader with generator slot 0 over binding 0 (page size: the tile) and c_0."""
+    def build(k):
+        address, is_dram = k.arg(0, "addr"), k.arg(1, "is_dram")
+        k.addrgen(0, address, k.const(2048, "page"), is_dram)
+        ptr = k.reg("ptr")
+        k.cb_reserve_back(0, 1)
+        k.get_write_ptr(ptr, 0)
+        body(k, ptr)
+    args = (RuntimeArg(ArgKind.BINDING_ADDRESS, 0), RuntimeArg(ArgKind.BINDING_IS_DRAM, 0),
+            RuntimeArg(ArgKind.BINDING_PAGES, 0)) + tuple(extra_args)
+    return make_export((kernel("nocker", Processor.RISCV_1, build), args), cbs=(C0_2,), bindings=bindings,
+                       name="noc")
+
+
+@pytest.mark.parametrize("body, code, words", [
+    (lambda k, ptr: k.noc_read_page(0, k.arg(2), ptr), SC.ABORTED,  # page 2 of a 2-page tensor
+     ["NoC access outside any bound buffer", "`noc_read_page", "details {address}, 2, 0, 2048"]),
+    (lambda k, ptr: k.noc_write_page(0, -1, ptr), SC.ABORTED, ["NoC access outside", "`noc_write_page"]),
+    (lambda k, ptr: k.noc_read(0, 1, 2000, ptr, 100), SC.ABORTED,  # bytes [2000, 2100) of a 2048-byte page
+     ["NoC access outside", "`noc_read", "details {address}, 1, 2000, 100"]),
+    (lambda k, ptr: (k.addrgen(1, k.const(0x12340), k.const(2048), k.const(1)), k.noc_read_page(1, 0, ptr)),
+     SC.ABORTED, ["NoC access outside any bound buffer", f"details {0x12340}, 0"]),
+    (lambda k, ptr: (k.addrgen(1, k.arg(0), k.const(1024), k.const(1)), k.noc_read_page(1, 0, ptr)),
+     SC.ABORTED, ["NoC access outside any bound buffer"]),  # page size mismatch
+    (lambda k, ptr: k.noc_read_page(3, 0, ptr), SC.ABORTED, ["address generator slot never set"]),
+    (lambda k, ptr: k.noc_read_page(0, 0, k.const(64)), SC.ABORTED,
+     ["NoC transfer to or from L1 outside the core's usable L1", "details 64"]),
+    (lambda k, ptr: k.arg(7), SC.ABORTED, ["argument index beyond the arguments given", "`arg"]),
+], ids=["page-beyond", "negative-page", "range-beyond-page", "not-a-binding", "page-size-mismatch",
+        "slot-unset", "l1-reserved", "arg-index"])
+def test_fault_noc_and_arguments(device, body, code, words):
+    source = dram_tensor(device, np.ones((32, 64), np.float32), "bfloat16", "tile")
+    address = source.get_buffer().allocation.backend_buffer.address
+    assert source.spec.num_pages == 2
+    expect_fault(device, prepare(device, reader_export(body)), code,
+                 ["noc: ", "on core (0,0) in nocker (RISCV_1)"] + [w.format(address=address) for w in words],
+                 bindings=[source.get_buffer()])
+
+
+def test_noc_reads_inside_the_buffer_succeed(device, table):
+    """The control for the NoC faults: the last page and a byte range inside a page."""
+    p = Probe("inside")
+    k = p.k
+    last = k.const(TABLE_PAGES - 1 - BIAS)
+    p.record(last)  # page 1023
+    k.noc_read(0, 700, 4, p.ptr, 28)  # bytes 4..32 of page 700 -> the row's first 28 bytes
+    k.noc_write_page(1, 1, p.ptr)
+    host_out = output(device, 2)
+    run(device, prepare(device, p.export()), (1, 1, 1), (), [table.get_buffer(), host_out.get_buffer()])
+    host = host_out.to_host()
+    assert host[0].tolist() == [1023] * 8
+    assert host[1].tolist() == [700] * 7 + [1023]
+
+
+def test_fault_l1_overflow():
+    """Circular buffers are laid out from the unreserved L1 base upwards; L1 buffers
+    come down from the top. A CB reaching an L1 buffer is RESOURCE_EXHAUSTED."""
+    dev = hal.create_device("tenstorrent")  # an L1 holding only this test's buffer
+    try:
+        base = dev.arch.l1_unreserved_base
+        l1 = dev.to_device(np.ones((64, 64), np.float32), "bfloat16", "tile", hal.L1_MEMORY_CONFIG)
+        top = l1.get_buffer().allocation.backend_buffer.address
+        assert base < top < dev.arch.l1_size
+
+        def export(size):
+            writer = kernel("w", Processor.RISCV_0, lambda k: (k.cb_reserve_back(3, 1), k.cb_push_back(3, 1)))
+            return make_export((writer, ()), cbs=(CircularBufferConfig(0, DF.uint8, 1024, 2),
+                                                  CircularBufferConfig(3, DF.uint8, size, 1)), name="big")
+
+        run(dev, prepare(dev, export(top - base - 2048)))  # exactly up to the buffer: fits
+        expect_fault(dev, prepare(dev, export(top - base - 2048 + 16)), SC.RESOURCE_EXHAUSTED,
+                     ["L1 overflow", f"{base:#x}", f"{top + 16:#x}", f"L1 buffers start at {top:#x}"])
+        del l1  # with the L1 buffer gone the same program fits
+        gc.collect()
+        run(dev, prepare(dev, export(top - base - 2048 + 16)))
+        expect_fault(dev, prepare(dev, export(dev.arch.l1_size)), SC.RESOURCE_EXHAUSTED, ["L1 overflow"])
+    finally:
+        dev.close()
+
+
+def _dst_kernel(index, **config):
+    def body(k):
+        k.tile_regs_acquire()
+        k.fill_tile(index, 2.0)
+        k.sfpu_unary(SfpuOp.EXP, index, 0.0)
+        k.tile_regs_commit()
+        k.tile_regs_wait()
+        k.tile_regs_release()
+    return kernel("dst", Processor.COMPUTE, body, **config)
+
+
+@pytest.mark.parametrize("config, capacity", [
+    ({}, 8), ({"fp32_dest_acc_en": True}, 4), ({"dst_full_sync_en": True}, 16),
+    ({"dst_full_sync_en": True, "fp32_dest_acc_en": True}, 8),
+])
+def test_fault_dst_index_beyond_capacity(device, config, capacity):
+    run(device, prepare(device, make_export((_dst_kernel(capacity - 1, **config), ()))))  # the last tile is fine
+    for index in (capacity, -1):
+        expect_fault(device, prepare(device, make_export((_dst_kernel(index, **config), ()), name="dsttest")),
+                     SC.ABORTED, ["dsttest", "Dst tile index beyond the Dst capacity", "dst (COMPUTE)",
+                                  "at pc 2:", "`fill_tile", f"details {index}, {capacity}"])
+
+
+def test_fault_dst_binary_operand_beyond_capacity(device):
+    def body(k):
+        k.tile_regs_acquire()
+        k.sfpu_binary(SfpuOp.ADD, 0, 8)
+    expect_fault(device, prepare(device, make_export((kernel("bin", Processor.COMPUTE, body), ()))), SC.ABORTED,
+                 ["Dst tile index beyond the Dst capacity", "`sfpu_binary", "details 8"])
+
+
+@pytest.mark.parametrize("body, pc, instruction", [
+    (lambda k: k.fill_tile(0, 1.0), 1, "`fill_tile"),
+    (lambda k: k.tile_regs_commit(), 0, "`tile_regs_commit"),
+    (lambda k: (k.tile_regs_acquire(), k.tile_regs_release(), k.tile_regs_wait()), 2, "`tile_regs_wait"),
+    (lambda k: (k.tile_regs_acquire(), k.fill_tile(0, 1.0), k.tile_regs_release(), k.pack_tile(0, 0, 0)), 6,
+     "`pack_tile"),
+], ids=["fill", "commit", "wait-after-release", "pack-after-release"])
+def test_fault_dst_without_acquire(device, body, pc, instruction):
+    export = make_export((kernel("noacq", Processor.COMPUTE, body), ()), cbs=(C0_2,))
+    expect_fault(device, prepare(device, export), SC.ABORTED,
+                 ["Dst used outside tile_regs_acquire / tile_regs_release", "noacq (COMPUTE)", f"at pc {pc}:",
+                  instruction])
+
+
+def test_runtime_arg_limit():
+    k = kernel("many", Processor.RISCV_0, lambda k: None)
+    Program((), (k,), ((RuntimeArg(ArgKind.LITERAL, 1),) * MAX_RUNTIME_ARGS,))
+    assert MAX_RUNTIME_ARGS == 341
+    with raises_status(SC.INVALID_ARGUMENT) as info:
+        Program((), (k,), ((RuntimeArg(ArgKind.LITERAL, 1),) * (MAX_RUNTIME_ARGS + 1),))
+    assert "342 runtime args" in info.value.message and "341" in info.value.message
+
+
+def test_runtime_arg_limit_is_usable(device, table):
+    """All 341 args reach the kernel: the probe reads the last one."""
+    p = Probe("lastarg")
+    p.record(p.k.arg(MAX_RUNTIME_ARGS - 1))
+    extra = tuple(RuntimeArg(ArgKind.LITERAL, i) for i in range(MAX_RUNTIME_ARGS - len(PROBE_ARGS)))
+    assert run_probe(device, table, p.export(extra_args=extra), 1).tolist() == [MAX_RUNTIME_ARGS - 1 - 4]
+
+
+def _spin():
+    def body(k):
+        top = k.label("top")
+        k.place(top)
+        k.emit(Op.ADDI, k.reg("spins"), k.reg("x"), 1)
+        k.jmp(top)
+    return kernel("spin", Processor.RISCV_0, body)
+
+
+@pytest.fixture
+def small_budget(monkeypatch):
+    """Dispatches with a budget of 10_000 instructions. (Patching the module constant
+    sim.dispatch.DEFAULT_INSTRUCTION_BUDGET has no effect: it is bound as the
+    Dispatch dataclass's default when sim.dispatch is imported.)"""
+    monkeypatch.setattr(sim.device, "Dispatch", functools.partial(sim.dispatch.Dispatch, instruction_budget=10_000))
+    return 10_000
+
+
+def test_fault_runaway_kernel(device, small_budget):
+    report = expect_fault(device, prepare(device, make_export((_spin(), ()), name="runaway")),
+                          SC.DEADLINE_EXCEEDED, ["runaway", "instruction budget exhausted", "core (0,0)",
+                                                 "spin (RISCV_0)", f"details {small_budget}"])
+    assert "`jmp" in report or "`addi" in report
+
+
+def test_instruction_budget_is_per_dispatch(device, small_budget):
+    """64 workgroups of 94 instructions fit in 10_000; 128 (two rounds) do not, though
+    each round alone would."""
+    k = KernelBuilder("short")
+    with k.loop(30):
+        pass
+    exe = prepare(device, make_export((k.build(Processor.RISCV_0), ()), name="rounds"))
+    run(device, exe, (64, 1, 1))
+    expect_fault(device, exe, SC.DEADLINE_EXCEEDED, ["instruction budget exhausted"], workgroup_count=(128, 1, 1))
+
+
+def test_runaway_kernel_default_budget(device):
+    """The documented budget: 2e8 instructions per dispatch (about a second here)."""
+    assert sim.dispatch.DEFAULT_INSTRUCTION_BUDGET == 200_000_000
+    expect_fault(device, prepare(device, make_export((_spin(), ()))), SC.DEADLINE_EXCEEDED,
+                 ["instruction budget exhausted", "details 200000000"])
+
+
+@pytest.mark.parametrize("op", [Op.DIV, Op.MOD])
+def test_fault_division_by_zero(device, op):
+    def body(k):
+        a, zero, q = k.const(7, "a"), k.const(0, "zero"), k.reg("q")
+        k.emit(op, q, a, zero)
+    report = expect_fault(device, prepare(device, make_export((kernel("divider", Processor.RISCV_0, body), ()))),
+                          SC.ABORTED, ["integer division by zero", "divider (RISCV_0)", "at pc 2:",
+                                       f"`{op.name.lower()}"])
+    assert "r2, r0, r1" in report
+
+
+def test_fault_on_a_later_core_names_that_core(device):
+    """Workgroup 11 of 12 divides by zero: the report names core 11 = (3,1)."""
+    def body(k):
+        w, last, d = k.reg("w"), k.const(11, "last"), k.reg("d")
+        k.emit(Op.WORKGROUP_ID, w, 0)
+        k.emit(Op.SUB, d, w, last)  # zero only on workgroup 11
+        k.emit(Op.DIV, d, w, d)
+    expect_fault(device, prepare(device, make_export((kernel("late", Processor.RISCV_0, body), ()))), SC.ABORTED,
+                 ["integer division by zero", "on core (3,1) in late (RISCV_0) at pc 3", "`div"], workgroup_count=(12, 1, 1))
+
+
+# ---------------------------------------------------------------------------
+# Unchecked operands that reach past the interpreter's arrays (bugs). Run in a
+# subprocess: they corrupt memory or crash the interpreter.
+# ---------------------------------------------------------------------------
+
+_CHILD = textwrap.dedent("""
+    import sys, numpy as np, hal
+    from hal.isa import KernelBuilder, Op, Processor
+    from hal.program import Export, Program
+    from hal.ttx import write_executable
+    op, immediate = Op[sys.argv[1]], int(sys.argv[2])
+    try:
+        k = KernelBuilder("oob")
+        r = k.const(4096)
+        k.emit(op, immediate, r, r, r) if op == Op.ADDRGEN else k.emit(op, r, immediate)
+        export = Export("oob", 0, 0, (1, 1, 1), Program((), (k.build(Processor.RISCV_0),), ((),)))
+        d = hal.create_device("tenstorrent")
+        exe = d.create_executable_cache().prepare_executable("tenstorrent-ttx-fb", write_executable([export]))
+        cb = hal.HalCommandBuffer(d)
+        cb.dispatch(exe, 0, (1, 1, 1), b"", [])
+        cb.end()
+        sem = d.create_semaphore(0)
+        d.queue_execute(cb, [], [(sem, 1)])
+        sem.wait(1, timeout=60 * 10**9)
+        print("STATUS OK")
+    except hal.HalError as error:
+        print("STATUS", error.code.name)
+""")
+
+
+@pytest.mark.parametrize("op, immediate", [
+    ("ADDRGEN", 8), ("ADDRGEN", -1), ("ADDRGEN", 1_000_000),
+    ("WORKGROUP_ID", 3), ("WORKGROUP_ID", 100_000_000), ("WORKGROUP_COUNT", -5),
+])
+def test_out_of_range_immediates_are_rejected(op, immediate):
+    """ADDRGEN's slot (8 per kernel) and the workgroup dimension (0..2) are never
+    checked: validate_code accepts any immediate, and sim/tensix.py run_cores indexes
+    addrgens[c, p, slot] / workgroup_ids[c, dim] / workgroup_count[dim] without bounds
+    checks (numba), so slot 8 overwrites the next kernel's generator and slot 1e6
+    crashes the process. Expected: INVALID_ARGUMENT when the program is built or
+    ABORTED at dispatch."""
+    child = subprocess.run([sys.executable, "-c", _CHILD, op, str(immediate)], cwd=REPO, capture_output=True,
+                           text=True, timeout=300, env={**os.environ, "PYTHONPATH": REPO})
+    assert child.returncode == 0, f"the interpreter crashed (exit {child.returncode}): {child.stderr[-500:]}"
+    assert child.stdout.split()[-1] in ("INVALID_ARGUMENT", "ABORTED"), child.stdout + child.stderr[-500:]
+
+
+@pytest.mark.parametrize("arg", [RuntimeArg(ArgKind.CONSTANT, 1), RuntimeArg(ArgKind.WORKGROUP_ID, 3),
+                                 RuntimeArg(ArgKind.WORKGROUP_COUNT, 5)], ids=["constant", "wg-id", "wg-count"])
+def test_runtime_arg_template_out_of_range(device, arg):
+    """A runtime-arg template naming push constant 1 of an export with one constant,
+    or workgroup dimension 3+: sim/dispatch.py _runtime_arg indexes past the arrays
+    and the dispatch fails with INTERNAL (an IndexError). Expected: INVALID_ARGUMENT
+    (or ABORTED), a reported misuse like every other."""
+    with raises_status(SC.INVALID_ARGUMENT, SC.ABORTED):
+        export = make_export((kernel("w", Processor.RISCV_0, lambda k: k.arg(0)), (arg,)), constants=1)
+        run(device, prepare(device, export), (1, 1, 1), [7])
