@@ -1,0 +1,98 @@
+"""hal.ops.matmul (the library's multi-core tiled matmul) against numpy twins of the
+multiplier's fidelity phases (sim/tensix.py fidelity_product, docs/tensix.md)."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import hal
+from hal.status import StatusCode
+
+FIDELITY_PHASES = {"LoFi": 1, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
+
+
+def bf16(x):
+    return np.asarray(x, np.float32).astype(ml_dtypes.bfloat16).astype(np.float32)
+
+
+def split(x, high_bits):
+    """(high, low) of bf16 values: the mantissa cut after `high_bits` explicit bits."""
+    bits = bf16(x).view(np.uint32)
+    high = (bits & np.uint32((0xFFFFFFFF << (23 - high_bits)) & 0xFFFFFFFF)).view(np.float32)
+    return high.astype(np.float64), bf16(x).astype(np.float64) - high
+
+
+def fidelity_matmul(a, b, phases):
+    """a @ b with a feeding SrcB (hidden + 6 MSBs | 1 LSB) and b feeding SrcA
+    (hidden + 4 MSBs | 3 LSBs), summing the products of the first `phases` phases."""
+    a_high, a_low = split(a, 6)
+    b_high, b_low = split(b, 4)
+    terms = [(a_high, b_high), (a_high, b_low), (a_low, b_high), (a_low, b_low)][:phases]
+    return sum(x @ y for x, y in terms)
+
+
+@pytest.fixture(scope="module")
+def device():
+    dev = hal.create_device("tenstorrent")
+    yield dev
+    dev.close()
+
+
+@pytest.fixture(scope="module")
+def operands():
+    rng = np.random.default_rng(7)
+    return rng.uniform(0.5, 2.0, (64, 160)).astype(np.float32), rng.uniform(0.5, 2.0, (160, 96)).astype(np.float32)
+
+
+@pytest.mark.parametrize("fidelity", FIDELITY_PHASES)
+def test_matmul_follows_the_fidelity_phases(device, operands, fidelity):
+    """float32 output and Dst: only float32 summation order separates the device from
+    the phase model (relative 1e-5); the exact bf16 product is further away the fewer
+    phases run, by the amount the dropped phases carry."""
+    a, b = operands
+    va, vb = device.to_device(a, "bfloat16", "tile"), device.to_device(b, "bfloat16", "tile")
+    got = hal.ops.matmul(va, vb, math_fidelity=fidelity, fp32_dest_acc_en=True, dtype="float32").to_host()
+    model = fidelity_matmul(a, b, FIDELITY_PHASES[fidelity])
+    np.testing.assert_allclose(got, model, rtol=1e-5)
+    exact = bf16(a).astype(np.float64) @ bf16(b).astype(np.float64)
+    dropped = exact - model
+    np.testing.assert_allclose(got - model, 0, atol=1e-5 * np.abs(exact).max())
+    if fidelity == "HiFi4":
+        assert np.abs(dropped).max() == 0
+    else:  # positive inputs: dropped phases only ever lower the product
+        assert (dropped > 0).all() and np.abs(got - exact).max() > 2e-5 * np.abs(exact).max()
+
+
+def test_lofi_error_exceeds_hifi2_exceeds_hifi4(device, operands):
+    a, b = operands
+    va, vb = device.to_device(a, "bfloat16", "tile"), device.to_device(b, "bfloat16", "tile")
+    exact = bf16(a).astype(np.float64) @ bf16(b).astype(np.float64)
+    errors = [np.abs(hal.ops.matmul(va, vb, math_fidelity=f, fp32_dest_acc_en=True, dtype="float32").to_host()
+                     - exact).max() for f in ("LoFi", "HiFi2", "HiFi3", "HiFi4")]
+    assert errors[0] > errors[1] > errors[2] > errors[3]
+    assert errors[3] < 1e-5 * np.abs(exact).max()
+
+
+@pytest.mark.parametrize("in_format, tolerance", [("bfloat16", 2.0 ** -7), ("bfloat8_b", 2.0 ** -5)])
+@pytest.mark.parametrize("grid", [1, 5, 64])
+def test_matmul_bf16_output_against_numpy(device, in_format, tolerance, grid):
+    """bf16 output with bf16 Dst (rounded after each K tile): within a few bf16 ulps of
+    the float64 product of the quantised inputs; shapes not multiples of 32, several grids."""
+    rng = np.random.default_rng(grid)
+    a = rng.standard_normal((70, 100)).astype(np.float32)
+    b = rng.standard_normal((100, 45)).astype(np.float32)
+    va, vb = device.to_device(a, in_format, "tile"), device.to_device(b, in_format, "tile")
+    got = hal.ops.matmul(va, vb, grid=grid).to_host(np.float32)
+    qa = va.to_host(np.float32).astype(np.float64)
+    qb = vb.to_host(np.float32).astype(np.float64)
+    reference = qa @ qb
+    scale = np.abs(qa) @ np.abs(qb)  # error scale of a sum of products
+    assert got.shape == (70, 45)
+    assert np.all(np.abs(got - reference) <= tolerance * 4 * scale + 1e-30)
+
+
+def test_matmul_shape_mismatch(device):
+    a = device.to_device(np.ones((32, 64), np.float32), "bfloat16", "tile")
+    with pytest.raises(hal.HalError) as info:
+        hal.ops.matmul(a, a)
+    assert info.value.code == StatusCode.INVALID_ARGUMENT
