@@ -279,18 +279,28 @@ class KernelBuilder:
     @contextlib.contextmanager
     def loop(self, count: Reg | int, name: str = "i"):
         """for i in range(count): the body runs count times (not at all if count <= 0)."""
-        i = self.const(0, name)
-        end = count if isinstance(count, Reg) else self.const(count, f"{name}_end")
+        with self.loop_range(0, count, name) as i:
+            yield i
+
+    @contextlib.contextmanager
+    def loop_range(self, first: Reg | int, end: Reg | int, name: str = "i"):
+        """for i in range(first, end)."""
+        if isinstance(first, Reg):
+            i = self.reg(name)
+            self.emit(Op.MOV, i, first)
+        else:
+            i = self.const(first, name)
+        end_reg = end if isinstance(end, Reg) else self.const(end, f"{name}_end")
         top, done = self.label(f"{name}_top"), self.label(f"{name}_done")
         self.place(top)
-        self.emit(Op.BGE, i, end, done)
+        self.emit(Op.BGE, i, end_reg, done)
         yield i
         self.emit(Op.ADDI, i, i, 1)
         self.emit(Op.JMP, top)
         self.place(done)
         self.release(i)
-        if not isinstance(count, Reg):
-            self.release(end)
+        if not isinstance(end, Reg):
+            self.release(end_reg)
 
     # TT-Metal kernel API, by name.
     def arg(self, index: int, name: str = "arg") -> Reg:

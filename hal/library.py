@@ -42,6 +42,14 @@ def _tile_range(k: KernelBuilder):
     return first, end
 
 
+def _address_generators(k: KernelBuilder, formats) -> None:
+    """Slot i: binding i's tiles, from runtime args 2i (address) and 2i + 1 (is_dram)."""
+    for slot, fmt in enumerate(formats):
+        address, is_dram = k.arg(2 * slot, f"in{slot}_addr"), k.arg(2 * slot + 1, f"in{slot}_is_dram")
+        k.addrgen(slot, address, k.const(fmt.tile_size), is_dram)
+        k.release(address, is_dram)
+
+
 def _reader(inputs: list[tuple[int, DataFormat]], broadcast: Broadcast = Broadcast.NONE):
     """Reads tile t of every input into its CB; a broadcast second input is one row of
     tiles (ROW: tile t % Wt), one column (COL: tile t // Wt) or one tile (SCALAR),
@@ -52,32 +60,22 @@ def _reader(inputs: list[tuple[int, DataFormat]], broadcast: Broadcast = Broadca
     tiles_per_row = k.reg("Wt")
     if broadcast in (Broadcast.ROW, Broadcast.COL):
         k.emit(Op.CONSTANT, tiles_per_row, 1)
-    for slot, (cb, fmt) in enumerate(inputs):
-        address, is_dram = k.arg(2 * slot, f"in{slot}_addr"), k.arg(2 * slot + 1, f"in{slot}_is_dram")
-        k.addrgen(slot, address, k.const(fmt.tile_size), is_dram)
-        k.release(address, is_dram)
-    tile = k.reg("t")
-    k.emit(Op.MOV, tile, first)
-    top, done = k.label("top"), k.label("done")
-    k.place(top)
-    k.emit(Op.BGE, tile, end, done)
-    for slot, (cb, _) in enumerate(inputs):
-        k.cb_reserve_back(cb, one)
-        k.emit(Op.GET_WRITE_PTR, ptr, cb)
-        if slot == 1 and broadcast == Broadcast.ROW:  # b's tile in this tile's column
-            k.emit(Op.MOD, page, tile, tiles_per_row)
-        elif slot == 1 and broadcast == Broadcast.COL:  # b's tile in this tile's row
-            k.emit(Op.DIV, page, tile, tiles_per_row)
-        elif slot == 1 and broadcast == Broadcast.SCALAR:
-            k.emit(Op.LI, page, 0)
-        else:
-            k.emit(Op.MOV, page, tile)
-        k.noc_read_page(slot, page, ptr)
-        k.noc_read_barrier()
-        k.cb_push_back(cb, one)
-    k.emit(Op.ADDI, tile, tile, 1)
-    k.emit(Op.JMP, top)
-    k.place(done)
+    _address_generators(k, [fmt for _, fmt in inputs])
+    with k.loop_range(first, end, "t") as tile:
+        for slot, (cb, _) in enumerate(inputs):
+            k.cb_reserve_back(cb, one)
+            k.emit(Op.GET_WRITE_PTR, ptr, cb)
+            if slot == 1 and broadcast == Broadcast.ROW:  # b's tile in this tile's column
+                k.emit(Op.MOD, page, tile, tiles_per_row)
+            elif slot == 1 and broadcast == Broadcast.COL:  # b's tile in this tile's row
+                k.emit(Op.DIV, page, tile, tiles_per_row)
+            elif slot == 1 and broadcast == Broadcast.SCALAR:
+                k.emit(Op.LI, page, 0)
+            else:
+                k.emit(Op.MOV, page, tile)
+            k.noc_read_page(slot, page, ptr)
+            k.noc_read_barrier()
+            k.cb_push_back(cb, one)
     return k.build(Processor.RISCV_1), _buffer_args(range(len(inputs)))
 
 
@@ -90,21 +88,13 @@ def _writer(output: DataFormat, binding: int):
     k = KernelBuilder("writer")
     first, end = _tile_range(k)
     one, ptr = k.const(1, "one"), k.reg("ptr")
-    address, is_dram = k.arg(0, "out_addr"), k.arg(1, "out_is_dram")
-    k.addrgen(0, address, k.const(output.tile_size), is_dram)
-    with_tile = k.reg("t")
-    k.emit(Op.MOV, with_tile, first)
-    top, done = k.label("top"), k.label("done")
-    k.place(top)
-    k.emit(Op.BGE, with_tile, end, done)
-    k.cb_wait_front(CB_OUT, one)
-    k.emit(Op.GET_READ_PTR, ptr, CB_OUT)
-    k.noc_write_page(0, with_tile, ptr)
-    k.noc_write_barrier()
-    k.cb_pop_front(CB_OUT, one)
-    k.emit(Op.ADDI, with_tile, with_tile, 1)
-    k.emit(Op.JMP, top)
-    k.place(done)
+    _address_generators(k, [output])
+    with k.loop_range(first, end, "t") as tile:
+        k.cb_wait_front(CB_OUT, one)
+        k.emit(Op.GET_READ_PTR, ptr, CB_OUT)
+        k.noc_write_page(0, tile, ptr)
+        k.noc_write_barrier()
+        k.cb_pop_front(CB_OUT, one)
     return k.build(Processor.RISCV_0), _buffer_args([binding])
 
 
@@ -114,9 +104,7 @@ def _compute(name: str, body, inputs: int, **config):
     k = KernelBuilder(name)
     first, end = _tile_range(k)
     one, zero = k.const(1, "one"), k.const(0, "zero")
-    count = k.reg("count")
-    k.emit(Op.SUB, count, end, first)
-    with k.loop(count):
+    with k.loop_range(first, end, "t"):
         for cb in (CB_IN0, CB_IN1)[:inputs]:
             k.cb_wait_front(cb, one)
         k.tile_regs_acquire()
@@ -179,41 +167,31 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
     k_tiles, n_tiles = r.reg("Kt"), r.reg("Nt")
     r.emit(Op.CONSTANT, k_tiles, 1)
     r.emit(Op.CONSTANT, n_tiles, 2)
-    for slot, fmt in enumerate((a, b)):
-        address, is_dram = r.arg(2 * slot, f"in{slot}_addr"), r.arg(2 * slot + 1, f"in{slot}_is_dram")
-        r.addrgen(slot, address, r.const(fmt.tile_size), is_dram)
-        r.release(address, is_dram)
-    t, m, n = r.reg("t"), r.reg("m"), r.reg("n")
-    r.emit(Op.MOV, t, first)
-    top, done = r.label("top"), r.label("done")
-    r.place(top)
-    r.emit(Op.BGE, t, end, done)
-    r.emit(Op.DIV, m, t, n_tiles)
-    r.emit(Op.MOD, n, t, n_tiles)
-    with r.loop(k_tiles, "k") as k:
-        for slot, cb in enumerate((CB_IN0, CB_IN1)):
-            r.cb_reserve_back(cb, one)
-            r.emit(Op.GET_WRITE_PTR, ptr, cb)
-            if slot == 0:  # a tile (m, k)
-                r.emit(Op.MUL, page, m, k_tiles)
-                r.emit(Op.ADD, page, page, k)
-            else:  # b tile (k, n)
-                r.emit(Op.MUL, page, k, n_tiles)
-                r.emit(Op.ADD, page, page, n)
-            r.noc_read_page(slot, page, ptr)
-            r.noc_read_barrier()
-            r.cb_push_back(cb, one)
-    r.emit(Op.ADDI, t, t, 1)
-    r.emit(Op.JMP, top)
-    r.place(done)
+    _address_generators(r, (a, b))
+    m, n = r.reg("m"), r.reg("n")
+    with r.loop_range(first, end, "t") as t:
+        r.emit(Op.DIV, m, t, n_tiles)
+        r.emit(Op.MOD, n, t, n_tiles)
+        with r.loop(k_tiles, "k") as k:
+            for slot, cb in enumerate((CB_IN0, CB_IN1)):
+                r.cb_reserve_back(cb, one)
+                r.emit(Op.GET_WRITE_PTR, ptr, cb)
+                if slot == 0:  # a tile (m, k)
+                    r.emit(Op.MUL, page, m, k_tiles)
+                    r.emit(Op.ADD, page, page, k)
+                else:  # b tile (k, n)
+                    r.emit(Op.MUL, page, k, n_tiles)
+                    r.emit(Op.ADD, page, page, n)
+                r.noc_read_page(slot, page, ptr)
+                r.noc_read_barrier()
+                r.cb_push_back(cb, one)
     reader = r.build(Processor.RISCV_1)
 
     c = KernelBuilder("matmul")
     first, end = _tile_range(c)
-    one, zero, k_tiles, count = c.const(1, "one"), c.const(0, "zero"), c.reg("Kt"), c.reg("count")
+    one, zero, k_tiles = c.const(1, "one"), c.const(0, "zero"), c.reg("Kt")
     c.emit(Op.CONSTANT, k_tiles, 1)
-    c.emit(Op.SUB, count, end, first)
-    with c.loop(count):
+    with c.loop_range(first, end, "t"):
         c.tile_regs_acquire()
         with c.loop(k_tiles, "k"):
             c.cb_wait_front(CB_IN0, one)

@@ -78,6 +78,16 @@ def _output(device, shape, dtype, memory_config: MemoryConfig | None) -> HalBuff
     return device.allocator.allocate_tensor(shape, dtype, Layout.TILE, memory_config)
 
 
+def _fidelity(math_fidelity) -> MathFidelity:
+    if isinstance(math_fidelity, str):
+        try:
+            return MathFidelity[math_fidelity]
+        except KeyError:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"unknown math fidelity {math_fidelity!r}; expected one of "
+                                                        f"{', '.join(MathFidelity.__members__)}") from None
+    return MathFidelity(math_fidelity)
+
+
 def _broadcast(a, b) -> Broadcast:
     if b.shape == a.shape:
         return Broadcast.NONE
@@ -96,7 +106,7 @@ def _binary(op: str, a, b, dtype, memory_config, math_fidelity, grid):
     device = _device(a, b)
     broadcast = _broadcast(a, b)
     out_format = DataFormat.parse(dtype) if dtype is not None else a.spec.dtype
-    fidelity = MathFidelity[math_fidelity] if isinstance(math_fidelity, str) else MathFidelity(math_fidelity)
+    fidelity = _fidelity(math_fidelity)
     key = ("binary", op, a.spec.dtype, b.spec.dtype, out_format, broadcast, fidelity)
     executable = _executable(device, key, lambda: library.eltwise_binary(
         op, a.spec.dtype, b.spec.dtype, out_format, broadcast, math_fidelity=fidelity))
@@ -156,7 +166,7 @@ def matmul(a, b, *, math_fidelity="HiFi4", fp32_dest_acc_en: bool = False, dtype
     device = _device(a, b)
     if len(a.shape) != 2 or len(b.shape) != 2 or a.shape[1] != b.shape[0]:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"matmul of {a.shape} and {b.shape}: expected (M, K) @ (K, N)")
-    fidelity = MathFidelity[math_fidelity] if isinstance(math_fidelity, str) else MathFidelity(math_fidelity)
+    fidelity = _fidelity(math_fidelity)
     out_format = DataFormat.parse(dtype) if dtype is not None else a.spec.dtype
     key = ("matmul", a.spec.dtype, b.spec.dtype, out_format, fidelity, bool(fp32_dest_acc_en))
     executable = _executable(device, key, lambda: library.matmul(

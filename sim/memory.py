@@ -186,7 +186,7 @@ class SimBuffer:
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _page_span(banks, page_rows, page_addresses, address, page_size, aligned_page_size, byte, remaining):
+def page_span(banks, page_rows, page_addresses, address, page_size, aligned_page_size, byte, remaining):
     """(storage row, address, bytes until the page ends or `remaining`) for buffer byte `byte`."""
     page = byte // page_size
     within = byte - page * page_size
@@ -202,7 +202,7 @@ def paged_read(storage, banks, page_rows, page_addresses, address, page_size, al
     """Copies out.shape[0] buffer bytes from `offset`, page by page, out of the banks."""
     pos = 0
     while pos < out.shape[0]:
-        row, at, chunk = _page_span(banks, page_rows, page_addresses, address, page_size, aligned_page_size,
+        row, at, chunk = page_span(banks, page_rows, page_addresses, address, page_size, aligned_page_size,
                                     offset + pos, out.shape[0] - pos)
         out[pos:pos + chunk] = storage[row, at:at + chunk]
         pos += chunk
@@ -213,7 +213,7 @@ def paged_write(storage, banks, page_rows, page_addresses, address, page_size, a
     """Copies `data` into the buffer's bytes from `offset`, page by page, into the banks."""
     pos = 0
     while pos < data.shape[0]:
-        row, at, chunk = _page_span(banks, page_rows, page_addresses, address, page_size, aligned_page_size,
+        row, at, chunk = page_span(banks, page_rows, page_addresses, address, page_size, aligned_page_size,
                                     offset + pos, data.shape[0] - pos)
         storage[row, at:at + chunk] = data[pos:pos + chunk]
         pos += chunk

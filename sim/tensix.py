@@ -33,8 +33,9 @@ from numba.extending import intrinsic
 from hal.isa import ADDRGEN_SLOTS as SLOTS
 from sim.formats import (
     BFP4_MAGNITUDE_BITS, BFP8_MAGNITUDE_BITS, ROUND_NEAREST_AWAY, ROUND_NEAREST_EVEN, bf16_from_f32_bits,
-    bfp_bits, bfp_code, bfp_shared_exponent,
+    bfp_bits, bfp_code, bfp_decode_code, bfp_encode_row, bfp_shared_exponent,
 )
+from sim.memory import page_span
 
 # Opcodes: hal.isa.Op's values (numba needs them as plain ints).
 LI, MOV, ADD, SUB, MUL, DIV, MOD, AND, OR, XOR, SHL, SHR, MIN, MAX, ADDI, MULI = range(1, 17)
@@ -125,10 +126,9 @@ def unpack_tile(row, at, fmt, out):
         per_byte = 8 // (magnitude_bits + 1)
         for r in range(64):
             shared = np.int64(row[at + r])
+            codes_at = at + 64 + r * FACE // per_byte
             for k in range(FACE):
-                byte = np.int64(row[at + 64 + (r * FACE + k) // per_byte])
-                code = byte if per_byte == 1 else (byte >> (4 * (k & 1))) & 0xF
-                bits[r * FACE + k] = bfp_bits(code, shared, magnitude_bits)
+                bits[r * FACE + k] = bfp_bits(bfp_decode_code(row, codes_at, k, magnitude_bits), shared, magnitude_bits)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -161,17 +161,17 @@ def pack_tile(values, row, at, fmt):
         for r in range(64):
             for k in range(FACE):  # Bfp8_b goes through bf16 first
                 run[k] = bf16_from_f32_bits(_f32_to_bits(values[r * FACE + k]), ROUND_NEAREST_AWAY) << 16
-            shared = bfp_shared_exponent(run)
+            if fmt == BFP8_B:
+                bfp_encode_row(run, row, at + r, at + 64 + r * FACE, BFP8_MAGNITUDE_BITS, ROUND_NEAREST_AWAY)
+                continue
+            shared = bfp_shared_exponent(run)  # Bfp4_b: the Bfp8_b code truncated to 3 magnitude bits
             row[at + r] = shared
             for k in range(FACE):
                 code = bfp_code(run[k], shared, BFP8_MAGNITUDE_BITS, ROUND_NEAREST_AWAY)
-                if fmt == BFP8_B:
-                    row[at + 64 + r * FACE + k] = code
-                else:  # Bfp4_b: the Bfp8_b code truncated to 3 magnitude bits
-                    magnitude = (code & 0x7F) >> 4
-                    code4 = ((code >> 7) << 3) | magnitude if magnitude else 0
-                    slot = at + 64 + (r * FACE + k) // 2
-                    row[slot] = code4 if k % 2 == 0 else row[slot] | (code4 << 4)
+                magnitude = (code & 0x7F) >> 4
+                code4 = ((code >> 7) << 3) | magnitude if magnitude else 0
+                slot = at + 64 + (r * FACE + k) // 2
+                row[slot] = code4 if k % 2 == 0 else row[slot] | (code4 << 4)
 
 
 # ---- Compute-engine numerics ----
@@ -487,15 +487,13 @@ def noc_transfer(is_read, gen, page, offset, length, core_l1, l1_at, l1_base, l1
     if l1_at < l1_base or l1_at + length > core_l1.shape[0]:
         fault[4] = l1_at
         return L1_OUT_OF_BOUNDS
-    table = buffers[k, 7]
-    if table >= 0:
-        bank_row, at = page_rows[table + page], page_addresses[table + page]
-    else:
-        banks = buffers[k, 6]
-        bank_row = buffer_banks[buffers[k, 5] + page % banks]
-        at = buffers[k, 1] + (page // banks) * buffers[k, 4]
+    # The buffer's own page placement (sim.memory.page_span), from its rows of the tables.
+    table, pages = buffers[k, 7], -(-buffers[k, 2] // page_size)
+    table_end = table + pages if table >= 0 else 0
+    banks = buffer_banks[buffers[k, 5]:buffers[k, 5] + buffers[k, 6]]
+    bank_row, at, _ = page_span(banks, page_rows[max(table, 0):table_end], page_addresses[max(table, 0):table_end],
+                                buffers[k, 1], page_size, buffers[k, 4], page * page_size + offset, length)
     storage = dram if gen[2] else l1
-    at += offset
     if is_read:
         core_l1[l1_at:l1_at + length] = storage[bank_row, at:at + length]
     else:

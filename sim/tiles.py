@@ -186,7 +186,8 @@ def tilize_block_float(tensor, tiles, magnitude_bits, rounding, pad, within_face
     padded_height = -(-height // TILE) * TILE
     end_row = batch * padded_height // TILE if end_row < 0 else end_row
     per_byte = 8 // (magnitude_bits + 1)
-    base = first_row * -(-width // TILE) * (EXPONENT_BYTES + TILE_ELEMENTS // per_byte)
+    tile_bytes = EXPONENT_BYTES + TILE_ELEMENTS // per_byte
+    base = first_row * -(-width // TILE) * tile_bytes
     run = np.empty(FACE, np.int64)
     for tile_row in range(first_row, end_row):
         b, top = divmod(tile_row * TILE, padded_height)
@@ -197,7 +198,7 @@ def tilize_block_float(tensor, tiles, magnitude_bits, rounding, pad, within_face
                     gather_run(tensor, b, h, w, dh, dw, pad, run)
                     codes_at = base + EXPONENT_BYTES + (face * FACE_ELEMENTS + row * FACE) // per_byte
                     bfp_encode_row(run, tiles, base + face * FACE + row, codes_at, magnitude_bits, rounding)
-            base += EXPONENT_BYTES + TILE_ELEMENTS // per_byte
+            base += tile_bytes
 
 
 @numba.njit(cache=True, nogil=True)
@@ -208,7 +209,8 @@ def untilize_block_float(tiles, tensor, magnitude_bits, within_face, of_faces, f
     padded_height = -(-height // TILE) * TILE
     end_row = batch * padded_height // TILE if end_row < 0 else end_row
     per_byte = 8 // (magnitude_bits + 1)
-    base = first_row * -(-width // TILE) * (EXPONENT_BYTES + TILE_ELEMENTS // per_byte)
+    tile_bytes = EXPONENT_BYTES + TILE_ELEMENTS // per_byte
+    base = first_row * -(-width // TILE) * tile_bytes
     run = np.empty(FACE, np.int64)
     for tile_row in range(first_row, end_row):
         b, top = divmod(tile_row * TILE, padded_height)
@@ -222,4 +224,4 @@ def untilize_block_float(tiles, tensor, magnitude_bits, within_face, of_faces, f
                         run[col] = bfp_bits(bfp_decode_code(tiles, codes_at, col, magnitude_bits), shared,
                                             magnitude_bits)
                     scatter_run(run, tensor, b, h, w, dh, dw)
-            base += EXPONENT_BYTES + TILE_ELEMENTS // per_byte
+            base += tile_bytes
