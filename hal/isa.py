@@ -157,6 +157,8 @@ class SfpuOp(enum.IntEnum):
     DIV = 35
     MAXIMUM = 36
     MINIMUM = 37
+    MASK = 38  # a where b != 0, else 0 (mask_tile)
+    MASK_NEG_INF = 39  # a where b != 0, else -inf (masking before a max)
 
 
 class MathFidelity(enum.IntEnum):
@@ -184,7 +186,7 @@ _IMMEDIATE_RANGES = {
     (Op.NOC_WRITE_PAGE, 0): range(ADDRGEN_SLOTS), (Op.NOC_READ, 0): range(ADDRGEN_SLOTS),
     (Op.NOC_WRITE, 0): range(ADDRGEN_SLOTS), (Op.WORKGROUP_ID, 1): range(3), (Op.WORKGROUP_COUNT, 1): range(3),
     (Op.ARG, 1): range(MAX_RUNTIME_ARGS), (Op.SFPU_UNARY, 0): range(SfpuOp.ADD),
-    (Op.SFPU_BINARY, 0): range(SfpuOp.ADD, SfpuOp.MINIMUM + 1), (Op.MATMUL_TILES, 5): range(2),
+    (Op.SFPU_BINARY, 0): range(SfpuOp.ADD, SfpuOp.MASK_NEG_INF + 1), (Op.MATMUL_TILES, 5): range(2),
 }
 
 

@@ -2,13 +2,16 @@
 with hal.isa.KernelBuilder. Every program is multi-core: workgroup w of n takes the
 tiles [w * T // n, (w + 1) * T // n) of the T tiles named by push constant 0.
 
-So far: eltwise binary (add, sub, mul; with row, column or scalar broadcast of B)
-and eltwise unary (the SFPU ops).
+Programs: eltwise binary (add, sub, mul; with row, column or scalar broadcast of
+B), eltwise unary (the SFPU ops), matmul, reductions (sum, max over rows or
+columns), transpose, and the row-wise softmax, layernorm and rmsnorm.
 """
 
 from __future__ import annotations
 
-from hal.isa import Broadcast, KernelBuilder, MathFidelity, Op, Processor, SfpuOp
+import math
+
+from hal.isa import Broadcast, KernelBuilder, MathFidelity, Op, Processor, ReduceKind, SfpuOp
 from hal.layout import DataFormat
 from hal.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg
 
@@ -98,6 +101,21 @@ def _writer(output: DataFormat, binding: int):
     return k.build(Processor.RISCV_0), _buffer_args([binding])
 
 
+def _stage(k: KernelBuilder, out_cb: int, body) -> None:
+    """One Dst round: acquire, `body()` leaves its result in Dst tile 0, which is
+    packed into one page of `out_cb`."""
+    zero, one = k.const(0, "zero"), k.const(1, "one")
+    k.tile_regs_acquire()
+    body()
+    k.tile_regs_commit()
+    k.cb_reserve_back(out_cb, one)
+    k.tile_regs_wait()
+    k.pack_tile(zero, out_cb, zero)
+    k.tile_regs_release()
+    k.cb_push_back(out_cb, one)
+    k.release(zero, one)
+
+
 def _compute(name: str, body, inputs: int, **config):
     """A compute kernel running `body(k, zero)` on each tile between waiting for its
     inputs and packing Dst tile 0 to the output CB."""
@@ -107,14 +125,7 @@ def _compute(name: str, body, inputs: int, **config):
     with k.loop_range(first, end, "t"):
         for cb in (CB_IN0, CB_IN1)[:inputs]:
             k.cb_wait_front(cb, one)
-        k.tile_regs_acquire()
-        body(k, zero)
-        k.tile_regs_commit()
-        k.cb_reserve_back(CB_OUT, one)
-        k.tile_regs_wait()
-        k.pack_tile(zero, CB_OUT, zero)
-        k.tile_regs_release()
-        k.cb_push_back(CB_OUT, one)
+        _stage(k, CB_OUT, lambda: body(k, zero))
         for cb in (CB_IN0, CB_IN1)[:inputs]:
             k.cb_pop_front(cb, one)
     return k.build(Processor.COMPUTE, **config), ()
@@ -211,3 +222,373 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
            CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES))
     program = Program(cbs, (reader, compute, writer), (_buffer_args([0, 1]), (), writer_args))
     return Export("matmul", 3, 3, (1, 1, 1), program)
+
+
+# ---- Reductions, transpose and row-wise normalisations ----
+#
+# Tiles of a reduced dimension whose size is not a multiple of 32 carry padding the
+# op must not see: the host binds a mask tile (1.0 where the data is, 0.0 in the
+# padding; hal.ops.mask_tile) and the kernel masks the last tile in Dst (SFPU MASK,
+# or MASK_NEG_INF before a max) before it is reduced.
+
+CB_GAMMA, CB_BETA, CB_SCALER, CB_MASK = 1, 2, 3, 4
+CB_LAST, CB_STAT, CB_WORK, CB_STAT2, CB_SQUARES, CB_TEMP = 24, 25, 26, 27, 28, 29
+
+
+def _intermediate(fp32_dest_acc_en: bool) -> DataFormat:
+    """Format of the CBs between a kernel's own stages (tt-metal: Float16_b unless fp32
+    accumulation is on)."""
+    return DataFormat.float32 if fp32_dest_acc_en else DataFormat.bfloat16
+
+
+def _scaler_tile(k: KernelBuilder) -> None:
+    """The 1.0 scaler tile reduce_tile multiplies by, packed into CB_SCALER once
+    (tt-metal's reader generates it; here the compute kernel fills Dst)."""
+    _stage(k, CB_SCALER, lambda: k.fill_tile(0, 1.0))
+    k.cb_wait_front(CB_SCALER, 1)
+
+
+def _masked_last(k: KernelBuilder, cb: int, index, kind: SfpuOp) -> None:
+    """Tile `index` of `cb` with its padding masked (0 or -inf) -> one page of CB_LAST."""
+    def body():
+        k.copy_tile(cb, index, 0)
+        k.copy_tile(CB_MASK, 0, 1)
+        k.sfpu_binary(kind, 0, 1)
+    _stage(k, CB_LAST, body)
+    k.cb_wait_front(CB_LAST, 1)
+
+
+def _rotated(k: KernelBuilder, j, count, masked: bool):
+    """Tile index of step j when the masked last tile goes first: (j + count - 1) % count."""
+    if not masked:
+        return j
+    index = k.reg("h")
+    k.emit(Op.ADD, index, j, count)
+    k.emit(Op.ADDI, index, index, -1)
+    k.emit(Op.MOD, index, index, count)
+    return index
+
+
+def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = False,
+           fp32_dest_acc_en: bool = False) -> Export:
+    """Sum or max over the last dimension (ReduceKind *_ROW: each tile row -> column 0
+    of one tile) or the one before (*_COL: each tile column -> row 0). Bindings (a,
+    [mask], out); push constants: T output tiles, R tiles reduced into each, D: output
+    tile t reads the input tiles (t // D) * R * D + h * D + t % D for h < R (D = 1 for
+    rows, Wt for columns). With `masked`, the last of the R tiles is masked first."""
+    is_max = kind >= ReduceKind.MAX_ROW
+    inputs = [(CB_IN0, a)] + ([(CB_MASK, DataFormat.bfloat16)] if masked else [])
+
+    r = KernelBuilder("reader")
+    first, end = _tile_range(r)
+    one, ptr, page = r.const(1, "one"), r.reg("ptr"), r.reg("page")
+    count, d = r.reg("R"), r.reg("D")
+    r.emit(Op.CONSTANT, count, 1)
+    r.emit(Op.CONSTANT, d, 2)
+    _address_generators(r, [fmt for _, fmt in inputs])
+    if masked:
+        _read_tile(r, 1, CB_MASK, 0, ptr)
+    base = r.reg("base")
+    with r.loop_range(first, end, "t") as t:
+        r.emit(Op.DIV, base, t, d)  # (t // D) * R * D + t % D
+        r.emit(Op.MUL, base, base, count)
+        r.emit(Op.MUL, base, base, d)
+        r.emit(Op.MOD, page, t, d)
+        r.emit(Op.ADD, base, base, page)
+        with r.loop(count, "j") as j:
+            h = _rotated(r, j, count, masked)
+            r.emit(Op.MUL, page, h, d)
+            r.emit(Op.ADD, page, page, base)
+            _read_tile(r, 0, CB_IN0, page, ptr)
+            if masked:
+                r.release(h)
+    reader = r.build(Processor.RISCV_1)
+
+    c = KernelBuilder(f"reduce_{kind.name.lower()}")
+    first, end = _tile_range(c)
+    count = c.reg("R")
+    c.emit(Op.CONSTANT, count, 1)
+    _scaler_tile(c)
+    if masked:
+        c.cb_wait_front(CB_MASK, 1)
+        c.emit(Op.ADDI, count, count, -1)
+    with c.loop_range(first, end, "t"):
+        if masked:
+            c.cb_wait_front(CB_IN0, 1)
+            _masked_last(c, CB_IN0, 0, SfpuOp.MASK_NEG_INF if is_max else SfpuOp.MASK)
+            c.cb_pop_front(CB_IN0, 1)
+
+        def body():
+            if is_max:
+                c.fill_tile(0, -math.inf)
+            if masked:
+                c.reduce_tile(int(kind), CB_LAST, CB_SCALER, 0, 0, 0)
+                c.cb_pop_front(CB_LAST, 1)
+            with c.loop(count, "h"):
+                c.cb_wait_front(CB_IN0, 1)
+                c.reduce_tile(int(kind), CB_IN0, CB_SCALER, 0, 0, 0)
+                c.cb_pop_front(CB_IN0, 1)
+        _stage(c, CB_OUT, body)
+    compute = c.build(Processor.COMPUTE, fp32_dest_acc_en=fp32_dest_acc_en)
+    writer, writer_args = _writer(out, len(inputs))
+    cbs = _circular_buffers(inputs, out, {CB_SCALER: (DataFormat.bfloat16, 1), CB_LAST: (_intermediate(
+        fp32_dest_acc_en), 1)})
+    program = Program(cbs, (reader, compute, writer), (_buffer_args(range(len(inputs))), (), writer_args))
+    return Export(f"reduce_{kind.name.lower()}", 3, len(inputs) + 1, (1, 1, 1), program)
+
+
+def _read_tile(k: KernelBuilder, slot: int, cb: int, page, ptr) -> None:
+    """Reads page `page` of address generator `slot` into the back of `cb`."""
+    k.cb_reserve_back(cb, 1)
+    k.emit(Op.GET_WRITE_PTR, ptr, cb)
+    k.noc_read_page(slot, page, ptr)
+    k.noc_read_barrier()
+    k.cb_push_back(cb, 1)
+
+
+def _circular_buffers(inputs, out: DataFormat, extra: dict, input_pages: int = PAGES):
+    """CB configs: each input with `input_pages` pages (the mask: one), the output
+    double-buffered, and `extra` {index: (format, pages)}."""
+    cbs = [CircularBufferConfig(cb, fmt, fmt.tile_size, 1 if cb == CB_MASK else input_pages) for cb, fmt in inputs]
+    cbs.append(CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES))
+    cbs += [CircularBufferConfig(cb, fmt, fmt.tile_size, pages) for cb, (fmt, pages) in extra.items()]
+    return tuple(cbs)
+
+
+def transpose(a: DataFormat, out: DataFormat, fp32_dest_acc_en: bool = False) -> Export:
+    """out (..., W, H) = a (..., H, W) with transpose_wh_tile; bindings (a, out); push
+    constants: T output tiles, Ht and Wt of the output's tile grid."""
+    r = KernelBuilder("reader")
+    first, end = _tile_range(r)
+    ptr, page, scratch = r.reg("ptr"), r.reg("page"), r.reg("s")
+    ht, wt = r.reg("Ht"), r.reg("Wt")
+    r.emit(Op.CONSTANT, ht, 1)
+    r.emit(Op.CONSTANT, wt, 2)
+    _address_generators(r, [a])
+    with r.loop_range(first, end, "t") as t:
+        # t = (b, i, j) over (batch, Ht, Wt) -> input tile (b, j, i) of the (Wt, Ht) grid
+        r.emit(Op.MUL, scratch, ht, wt)
+        r.emit(Op.DIV, page, t, scratch)
+        r.emit(Op.MUL, page, page, scratch)  # b * Ht * Wt
+        r.emit(Op.MOD, scratch, t, wt)
+        r.emit(Op.MUL, scratch, scratch, ht)
+        r.emit(Op.ADD, page, page, scratch)  # + j * Ht
+        r.emit(Op.DIV, scratch, t, wt)
+        r.emit(Op.MOD, scratch, scratch, ht)
+        r.emit(Op.ADD, page, page, scratch)  # + i
+        _read_tile(r, 0, CB_IN0, page, ptr)
+    reader = r.build(Processor.RISCV_1)
+    compute, _ = _compute("transpose_wh", lambda k, zero: k.transpose_wh_tile(CB_IN0, zero, zero), 1,
+                          fp32_dest_acc_en=fp32_dest_acc_en)
+    writer, writer_args = _writer(out, 1)
+    program = Program(_circular_buffers([(CB_IN0, a)], out, {}), (reader, compute, writer),
+                      (_buffer_args([0]), (), writer_args))
+    return Export("transpose_wh", 3, 2, (1, 1, 1), program)
+
+
+def _row_reader(x: DataFormat, constants: list[tuple[int, DataFormat]]):
+    """Reads the constant inputs once (gamma and beta: a row of Wt tiles; the mask: one
+    tile), then for each tile row t of this workgroup its Wt tiles of x."""
+    k = KernelBuilder("reader")
+    first, end = _tile_range(k)
+    ptr, page, wt = k.reg("ptr"), k.reg("page"), k.reg("Wt")
+    k.emit(Op.CONSTANT, wt, 1)
+    _address_generators(k, [x] + [fmt for _, fmt in constants])
+    for slot, (cb, _) in enumerate(constants, 1):
+        with k.loop(1 if cb == CB_MASK else wt, "w") as w:
+            _read_tile(k, slot, cb, w, ptr)
+    with k.loop_range(first, end, "t") as t:
+        with k.loop(wt, "w") as w:
+            k.emit(Op.MUL, page, t, wt)
+            k.emit(Op.ADD, page, page, w)
+            _read_tile(k, 0, CB_IN0, page, ptr)
+    return k.build(Processor.RISCV_1), _buffer_args(range(1 + len(constants)))
+
+
+def _row_writer(out: DataFormat, binding: int):
+    """Writes the Wt output tiles of each tile row t of this workgroup."""
+    k = KernelBuilder("writer")
+    first, end = _tile_range(k)
+    ptr, page, wt = k.reg("ptr"), k.reg("page"), k.reg("Wt")
+    k.emit(Op.CONSTANT, wt, 1)
+    _address_generators(k, [out])
+    with k.loop_range(first, end, "t") as t:
+        with k.loop(wt, "w") as w:
+            k.cb_wait_front(CB_OUT, 1)
+            k.emit(Op.GET_READ_PTR, ptr, CB_OUT)
+            k.emit(Op.MUL, page, t, wt)
+            k.emit(Op.ADD, page, page, w)
+            k.noc_write_page(0, page, ptr)
+            k.noc_write_barrier()
+            k.cb_pop_front(CB_OUT, 1)
+    return k.build(Processor.RISCV_0), _buffer_args([binding])
+
+
+def _each_tile(k: KernelBuilder, wt, masked: bool, body) -> None:
+    """body(cb, index) for the row's tiles: CB_IN0's, with the last one from CB_LAST
+    (masked) when the row is masked."""
+    end = k.reg("end")
+    k.emit(Op.ADDI, end, wt, -1 if masked else 0)
+    with k.loop(end, "w") as w:
+        body(CB_IN0, w)
+    k.release(end)
+    if masked:
+        body(CB_LAST, 0)
+
+
+def _row_program(name: str, x: DataFormat, out: DataFormat, width: int, constants, masked: bool,
+                 fp32_dest_acc_en: bool, row_body, intermediates: dict) -> Export:
+    """A program over tile rows of `width` elements: push constants (tile rows, Wt);
+    bindings (x, constants..., [mask], out); `row_body(k, wt)` computes one row whose
+    Wt tiles wait in CB_IN0 and pushes its Wt output tiles to CB_OUT. The
+    intermediates {cb: pages or None for a row of tiles} are in the Dst-precision
+    format."""
+    row_pages = -(-width // 32)
+    constants = list(constants) + ([(CB_MASK, DataFormat.bfloat16)] if masked else [])
+    reader, reader_args = _row_reader(x, constants)
+    k = KernelBuilder(name)
+    first, end = _tile_range(k)
+    wt = k.reg("Wt")
+    k.emit(Op.CONSTANT, wt, 1)
+    _scaler_tile(k)
+    for cb, _ in constants:
+        k.cb_wait_front(cb, 1 if cb == CB_MASK else wt)
+    with k.loop_range(first, end, "t"):
+        k.cb_wait_front(CB_IN0, wt)
+        row_body(k, wt)
+        k.cb_pop_front(CB_IN0, wt)
+    compute = k.build(Processor.COMPUTE, fp32_dest_acc_en=fp32_dest_acc_en)
+    writer, writer_args = _row_writer(out, len(constants) + 1)
+    inter = _intermediate(fp32_dest_acc_en)
+    extra = {CB_SCALER: (DataFormat.bfloat16, 1), CB_LAST: (inter, 1)}
+    extra.update({cb: (inter, pages or row_pages) for cb, pages in intermediates.items()})
+    return Export(name, 2, len(constants) + 2, (1, 1, 1),
+                  Program(_circular_buffers([(CB_IN0, x)] + constants, out, extra, input_pages=row_pages),
+                          (reader, compute, writer), (reader_args, (), writer_args)))
+
+
+def softmax(x: DataFormat, out: DataFormat, width: int, masked: bool = False,
+            fp32_dest_acc_en: bool = False) -> Export:
+    """out = softmax(x) over the last dimension, one tile row at a time: row max,
+    exp(x - max), row sum, reciprocal, scale. Bindings (x, [mask], out)."""
+    def row(k, wt):
+        if masked:
+            _masked_last(k, CB_IN0, _last_index(k, wt), SfpuOp.MASK_NEG_INF)
+
+        def row_max():
+            k.fill_tile(0, -math.inf)
+            _each_tile(k, wt, masked, lambda cb, w: k.reduce_tile(int(ReduceKind.MAX_ROW), cb, CB_SCALER, w, 0, 0))
+        _stage(k, CB_STAT, row_max)
+        k.cb_wait_front(CB_STAT, 1)
+
+        def shifted_exp(cb, w):
+            def body():
+                k.sub_tiles(cb, CB_STAT, w, 0, 0, int(Broadcast.COL))
+                k.sfpu_unary(SfpuOp.EXP, 0, 0.0)
+            _stage(k, CB_WORK, body)
+        _each_tile(k, wt, masked, shifted_exp)
+        k.cb_wait_front(CB_WORK, wt)
+
+        def recip_sum():
+            with k.loop(wt, "w") as w:
+                k.reduce_tile(int(ReduceKind.SUM_ROW), CB_WORK, CB_SCALER, w, 0, 0)
+            k.sfpu_unary(SfpuOp.RECIP, 0, 0.0)
+        _stage(k, CB_STAT2, recip_sum)
+        k.cb_wait_front(CB_STAT2, 1)
+        with k.loop(wt, "w") as w:
+            _stage(k, CB_OUT, lambda: k.mul_tiles(CB_WORK, CB_STAT2, w, 0, 0, int(Broadcast.COL)))
+        for cb, pages in ((CB_WORK, wt), (CB_STAT, 1), (CB_STAT2, 1)) + (((CB_LAST, 1),) if masked else ()):
+            k.cb_pop_front(cb, pages)
+
+    return _row_program("softmax", x, out, width, [], masked, fp32_dest_acc_en, row,
+                        {CB_STAT: 1, CB_WORK: None, CB_STAT2: 1})
+
+
+def _last_index(k: KernelBuilder, wt):
+    last = k.reg("last")
+    k.emit(Op.ADDI, last, wt, -1)
+    return last
+
+
+def _binary_tile(k: KernelBuilder, op: Op, cb_a: int, cb_b: int, index_a, index_b, broadcast: Broadcast) -> None:
+    """add/sub/mul_tiles(_bcast) of two CB tiles into Dst tile 0."""
+    getattr(k, op.name.lower())(cb_a, cb_b, index_a, index_b, 0, int(broadcast))
+
+
+def layernorm(x: DataFormat, out: DataFormat, width: int, epsilon: float, gamma: DataFormat | None = None,
+              beta: DataFormat | None = None, rms: bool = False, masked: bool = False,
+              fp32_dest_acc_en: bool = False) -> Export:
+    """out = (x - mean) / sqrt(var + eps) * gamma + beta over the last dimension of
+    `width` elements (rms: x / sqrt(mean(x^2) + eps) * gamma + beta); gamma and beta
+    are optional rows of Wt tiles. Bindings (x, [gamma], [beta], [mask], out)."""
+    constants = [(cb, fmt) for cb, fmt in ((CB_GAMMA, gamma), (CB_BETA, beta)) if fmt is not None]
+    inverse_width = 1.0 / width
+
+    def row(k, wt):
+        last = _last_index(k, wt)
+        if masked:
+            _masked_last(k, CB_IN0, last, SfpuOp.MASK)
+        centred = CB_IN0  # the tiles the variance and the output are made of
+        if not rms:
+            def mean():
+                _each_tile(k, wt, masked, lambda cb, w: k.reduce_tile(int(ReduceKind.SUM_ROW), cb, CB_SCALER, w, 0,
+                                                                       0))
+                k.sfpu_unary(SfpuOp.MUL_SCALAR, 0, inverse_width)
+            _stage(k, CB_STAT, mean)
+            k.cb_wait_front(CB_STAT, 1)
+
+            def centre(w):
+                def body():
+                    k.sub_tiles(CB_IN0, CB_STAT, w, 0, 0, int(Broadcast.COL))
+                    if masked:  # the padding of the last tile back to 0
+                        skip = k.label("unmasked")
+                        k.emit(Op.BNE, w, last, skip)
+                        k.copy_tile(CB_MASK, 0, 1)
+                        k.sfpu_binary(SfpuOp.MASK, 0, 1)
+                        k.place(skip)
+                _stage(k, CB_WORK, body)
+            with k.loop(wt, "w") as w:
+                centre(w)
+            k.cb_wait_front(CB_WORK, wt)
+            centred = CB_WORK
+
+        def square(cb, w):
+            _stage(k, CB_SQUARES, lambda: k.mul_tiles(cb, cb, w, w, 0, int(Broadcast.NONE)))
+        if rms:
+            _each_tile(k, wt, masked, square)
+        else:
+            with k.loop(wt, "w") as w:
+                square(CB_WORK, w)
+        k.cb_wait_front(CB_SQUARES, wt)
+
+        def inverse_std():
+            with k.loop(wt, "w") as w:
+                k.reduce_tile(int(ReduceKind.SUM_ROW), CB_SQUARES, CB_SCALER, w, 0, 0)
+            k.sfpu_unary(SfpuOp.MUL_SCALAR, 0, inverse_width)
+            k.sfpu_unary(SfpuOp.ADD_SCALAR, 0, epsilon)
+            k.sfpu_unary(SfpuOp.RSQRT, 0, 0.0)
+        _stage(k, CB_STAT2, inverse_std)
+        k.cb_pop_front(CB_SQUARES, wt)
+        k.cb_wait_front(CB_STAT2, 1)
+        steps = [(CB_STAT2, Op.MUL_TILES, Broadcast.COL)] + [
+            (cb, Op.MUL_TILES if cb == CB_GAMMA else Op.ADD_TILES, Broadcast.ROW) for cb, _ in constants]
+        with k.loop(wt, "w") as w:
+            source, index = centred, w
+            for n, (operand, op, broadcast) in enumerate(steps):
+                target = CB_OUT if n == len(steps) - 1 else CB_TEMP
+                operand_index = 0 if operand == CB_STAT2 else w
+                _stage(k, target, lambda: _binary_tile(k, op, source, operand, index, operand_index, broadcast))
+                if source == CB_TEMP:
+                    k.cb_pop_front(CB_TEMP, 1)
+                if target == CB_TEMP:
+                    k.cb_wait_front(CB_TEMP, 1)
+                source, index = target, 0
+        pops = [(CB_STAT2, 1)] + ([] if rms else [(CB_STAT, 1), (CB_WORK, wt)]) + ([(CB_LAST, 1)] if masked else [])
+        for cb, pages in pops:
+            k.cb_pop_front(cb, pages)
+
+    name = "rmsnorm" if rms else "layernorm"
+    intermediates = {CB_STAT2: 1, CB_SQUARES: None, CB_TEMP: 2}
+    if not rms:
+        intermediates.update({CB_STAT: 1, CB_WORK: None})
+    return _row_program(name, x, out, width, constants, masked, fp32_dest_acc_en, row, intermediates)

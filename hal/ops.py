@@ -11,6 +11,7 @@ queue. Ops return when the dispatch is done; a failed dispatch raises its error.
 
 from __future__ import annotations
 
+import builtins
 import math
 import weakref
 
@@ -19,9 +20,9 @@ import numpy as np
 from hal import library
 from hal.buffer import HalBufferView
 from hal.command_buffer import HalCommandBuffer
-from hal.isa import Broadcast, MathFidelity, SfpuOp
+from hal.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
 from hal.layout import DataFormat, Layout
-from hal.placement import MemoryConfig
+from hal.placement import DRAM_MEMORY_CONFIG, MemoryConfig
 from hal.status import HalError, StatusCode
 from hal.ttx import write_executable
 
@@ -65,7 +66,7 @@ def _cores(device, grid) -> int:
 
 def _run(device, executable, tiles: int, constants, views, grid) -> None:
     command_buffer = HalCommandBuffer(device)
-    command_buffer.dispatch(executable, 0, (max(1, min(_cores(device, grid), tiles)), 1, 1),
+    command_buffer.dispatch(executable, 0, (builtins.max(1, min(_cores(device, grid), tiles)), 1, 1),
                             np.array(constants, np.uint32).tobytes(), [v.get_buffer() for v in views])
     command_buffer.end()
     done = device.create_semaphore(0)
@@ -176,3 +177,140 @@ def matmul(a, b, *, math_fidelity="HiFi4", fp32_dest_acc_en: bool = False, dtype
     k_tiles = a.spec.page_grid[1]
     _run(device, executable, m_tiles * n_tiles, [m_tiles * n_tiles, k_tiles, n_tiles], (a, b, out), grid)
     return out
+
+
+# ---- Reductions, transpose, softmax and normalisations ----
+
+def _dim(a, dim: int, allowed: tuple[int, ...], what: str) -> int:
+    """`dim` as a negative index; UNIMPLEMENTED outside `allowed`."""
+    rank = len(a.shape)
+    if not -rank <= dim < rank:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"{what}: dim {dim} out of range for shape {a.shape}")
+    negative = dim - rank if dim >= 0 else dim
+    if negative not in allowed:
+        raise HalError(StatusCode.UNIMPLEMENTED, f"{what} over dim {dim} of shape {a.shape}: the kernel library "
+                                                 f"works on the last {'two dimensions' if len(allowed) > 1 else 'dimension'}"
+                                                 f" (dim {' or '.join(str(d) for d in allowed)})")
+    return negative
+
+
+def mask_tile(device, valid: int, axis: int) -> HalBufferView:
+    """The bf16 mask tile the library's kernels mask padding with: 1.0 in the first
+    `valid` columns (axis -1) or rows (axis -2), 0.0 elsewhere. One per device."""
+    def build():
+        mask = np.zeros((32, 32), np.float32)
+        if axis == -1:
+            mask[:, :valid] = 1.0
+        else:
+            mask[:valid, :] = 1.0
+        return device.to_device(mask, "bfloat16", "tile", DRAM_MEMORY_CONFIG)
+    return _cached(device, ("mask", valid, axis), build)
+
+
+def _cached(device, key, build):
+    cache = _EXECUTABLES.setdefault(device, {})
+    if key not in cache:
+        cache[key] = build()
+    return cache[key]
+
+
+def _reduction(kind_rows: ReduceKind, a, dim, dtype, memory_config, grid, fp32_dest_acc_en):
+    device = _device(a)
+    what = f"{'max' if kind_rows >= ReduceKind.MAX_ROW else 'sum'}"
+    dim = _dim(a, dim, (-1, -2) if len(a.shape) >= 2 else (-1,), what)
+    kind = ReduceKind(int(kind_rows) + (dim == -2))  # *_ROW reduces along a row (the last dim), *_COL a column
+    out_format = DataFormat.parse(dtype) if dtype is not None else a.spec.dtype
+    extent = a.shape[dim]
+    valid = extent % 32
+    if extent == 0:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"{what} over an empty dimension of {a.shape}")
+    shape = list(a.shape)
+    shape[dim] = 1
+    out = _output(device, tuple(shape), out_format, memory_config)
+    rows, tiles_per_row = a.spec.page_grid
+    if dim == -1:
+        constants = [rows, tiles_per_row, 1]
+    else:
+        height_tiles = -(-extent // 32)
+        constants = [rows // height_tiles * tiles_per_row, height_tiles, tiles_per_row]
+    executable = _executable(device, ("reduce", kind, a.spec.dtype, out_format, bool(valid), fp32_dest_acc_en),
+                             lambda: library.reduce(kind, a.spec.dtype, out_format, bool(valid), fp32_dest_acc_en))
+    views = (a, mask_tile(device, valid, dim), out) if valid else (a, out)
+    _run(device, executable, constants[0], constants, views, grid)
+    return out
+
+
+def sum(a, dim: int = -1, *, dtype=None, memory_config=None, grid=None, fp32_dest_acc_en: bool = False):  # noqa: A001
+    """Sum over dim -1 or -2, kept as size 1 (the tile-layout result: each row's sum
+    in column 0, or each column's in row 0)."""
+    return _reduction(ReduceKind.SUM_ROW, a, dim, dtype, memory_config, grid, fp32_dest_acc_en)
+
+
+def max(a, dim: int = -1, *, dtype=None, memory_config=None, grid=None, fp32_dest_acc_en: bool = False):  # noqa: A001
+    """Maximum over dim -1 or -2, kept as size 1."""
+    return _reduction(ReduceKind.MAX_ROW, a, dim, dtype, memory_config, grid, fp32_dest_acc_en)
+
+
+def transpose(a, dim0: int = -2, dim1: int = -1, *, dtype=None, memory_config=None, grid=None):
+    """Swaps the last two dimensions (transpose_wh_tile on every tile)."""
+    device = _device(a)
+    if len(a.shape) < 2 or {_dim(a, dim0, (-1, -2), "transpose"), _dim(a, dim1, (-1, -2), "transpose")} != {-1, -2}:
+        raise HalError(StatusCode.UNIMPLEMENTED, f"transpose of dims ({dim0}, {dim1}) of shape {a.shape}: the kernel "
+                                                 f"library swaps the last two dimensions")
+    out_format = DataFormat.parse(dtype) if dtype is not None else a.spec.dtype
+    out = _output(device, tuple(a.shape[:-2]) + (a.shape[-1], a.shape[-2]), out_format, memory_config)
+    executable = _executable(device, ("transpose", a.spec.dtype, out_format),
+                             lambda: library.transpose(a.spec.dtype, out_format))
+    height_tiles, width_tiles = -(-out.shape[-2] // 32), -(-out.shape[-1] // 32)
+    tiles = out.spec.num_pages
+    _run(device, executable, tiles, [tiles, height_tiles, width_tiles], (a, out), grid)
+    return out
+
+
+def _row_op(name: str, a, constants: list, dtype, memory_config, grid, key: tuple, build) -> HalBufferView:
+    """Runs a row program of the library (softmax, layernorm, rmsnorm) on `a`'s tile
+    rows; `key` names the program's build parameters besides the formats."""
+    device = _device(a, *constants)
+    width = a.shape[-1]
+    for c in constants:
+        if c.shape[-1] != width or math.prod(c.shape[:-1]) != 1:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"{name}: gamma and beta must be rows of {width} elements "
+                                                        f"((W,) or (1, W)), got {c.shape}")
+    out_format = DataFormat.parse(dtype) if dtype is not None else a.spec.dtype
+    valid = width % 32
+    key = (name, a.spec.dtype, out_format, width, *key) + tuple(c.spec.dtype for c in constants)
+    executable = _executable(device, key, lambda: build(out_format, bool(valid)))
+    out = _output(device, a.shape, out_format, memory_config)
+    rows, tiles_per_row = a.spec.page_grid
+    views = (a, *constants) + ((mask_tile(device, valid, -1),) if valid else ()) + (out,)
+    _run(device, executable, rows, [rows, tiles_per_row], views, grid)
+    return out
+
+
+def softmax(a, dim: int = -1, *, dtype=None, memory_config=None, grid=None, fp32_dest_acc_en: bool = False):
+    """softmax over the last dimension: exp(x - max) / sum, one tile row at a time."""
+    _device(a)
+    _dim(a, dim, (-1,), "softmax")
+    return _row_op("softmax", a, [], dtype, memory_config, grid, (fp32_dest_acc_en,), lambda out, masked: library.softmax(
+        a.spec.dtype, out, a.shape[-1], masked, fp32_dest_acc_en))
+
+
+def _norm(rms: bool, a, gamma, beta, eps, dtype, memory_config, grid, fp32_dest_acc_en):
+    constants = [c for c in (gamma, beta) if c is not None]
+    name = "rmsnorm" if rms else "layernorm"
+    key = (float(eps), gamma is not None, beta is not None, fp32_dest_acc_en)
+    return _row_op(name, a, constants, dtype, memory_config, grid, key, lambda out, masked: library.layernorm(
+        a.spec.dtype, out, a.shape[-1], float(eps), gamma.spec.dtype if gamma is not None else None,
+        beta.spec.dtype if beta is not None else None, rms, masked, fp32_dest_acc_en))
+
+
+def layernorm(a, gamma=None, beta=None, eps: float = 1e-5, *, dtype=None, memory_config=None, grid=None,
+              fp32_dest_acc_en: bool = False):
+    """(x - mean) / sqrt(var + eps) * gamma + beta over the last dimension."""
+    return _norm(False, a, gamma, beta, eps, dtype, memory_config, grid, fp32_dest_acc_en)
+
+
+def rmsnorm(a, gamma=None, beta=None, eps: float = 1e-5, *, dtype=None, memory_config=None, grid=None,
+            fp32_dest_acc_en: bool = False):
+    """x / sqrt(mean(x^2) + eps) * gamma (+ beta) over the last dimension."""
+    return _norm(True, a, gamma, beta, eps, dtype, memory_config, grid, fp32_dest_acc_en)
