@@ -18,7 +18,7 @@ from hal.placement import ShardedPages
 from hal.status import HalError, StatusCode, as_error
 from hal.program import Program
 from sim import codec
-from sim.dispatch import Dispatch, run_program
+from sim.dispatch import INLINE_SECONDS, Dispatch, prepare, run_program
 from sim.arch import DEFAULT_ARCH, ArchSpec, get_arch
 from sim.memory import BufferType, ChipMemory, SimBuffer, system_memory_buffer
 
@@ -243,7 +243,9 @@ class SimDevice:
         """EnqueueProgram: `bindings` are (buffer, offset, length); with `indirect` =
         (buffer, offset) the workgroup count is read there when the program runs."""
         dispatch = Dispatch(name, workgroup_count, constants, list(bindings), indirect=indirect)
-        self._queue(cq).enqueue(run_program, program, dispatch, self.memory)
+        seconds = prepare(program, self.arch).seconds
+        self._queue(cq).enqueue(run_program, program, dispatch, self.memory,
+                                inline=seconds is not None and seconds < INLINE_SECONDS)
 
     def enqueue_host_function(self, cq: int, function: Callable, *args) -> None:
         """Runs `function(*args)` in order on the queue (the simulator's stand-in for a

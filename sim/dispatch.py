@@ -9,7 +9,12 @@ deadlock what every blocked kernel waits for.
 
 from __future__ import annotations
 
+import builtins
+import concurrent.futures
 import dataclasses
+import os
+import time
+import weakref
 
 import numpy as np
 
@@ -37,128 +42,194 @@ class Dispatch:
     indirect: tuple[SimBuffer, int] | None = None  # workgroup count read from (buffer, offset) at run time
 
 
-def _circular_buffer_table(program: Program, memory: ChipMemory, name: str) -> np.ndarray:
-    """(32, 4) rows (format, page size, pages, L1 address), from the bottom of the
-    unreserved L1 upwards; RESOURCE_EXHAUSTED where they reach the L1 buffers."""
-    table = np.zeros((NUM_CIRCULAR_BUFFERS, 4), np.int64)
-    arch = memory.arch
-    address = arch.l1_unreserved_base
-    for cb in sorted(program.circular_buffers, key=lambda cb: cb.index):
-        table[cb.index] = (int(cb.data_format), cb.page_size, cb.num_pages, address)
-        address = round_up(address + cb.total_size, arch.l1_alignment)
+class PreparedProgram:
+    """What the interpreter needs of a program, built once per program: code of the
+    three processors, compile-time args, runtime-arg templates, the circular-buffer
+    table and the compute configuration."""
+
+    def __init__(self, program: Program, arch):
+        self.kernels = [program.kernel(p) for p in _PROCESSOR_ORDER]
+        present = [k for k in self.kernels if k is not None]
+        length = max(k.code.shape[0] for k in present) if present else 1
+        self.codes = np.zeros((3, length, WIDTH), np.int64)
+        self.codes[:, :, 0] = int(Op.HALT)
+        ct_width = max([len(k.compile_args) for k in present] + [1])
+        self.ct_args = np.zeros((3, ct_width), np.int64)
+        self.templates = [(), (), ()]
+        for p, kernel in enumerate(self.kernels):
+            if kernel is not None:
+                self.codes[p, :kernel.code.shape[0]] = kernel.code
+                self.ct_args[p, :len(kernel.compile_args)] = kernel.compile_args
+                self.templates[p] = program.runtime_args[program.kernels.index(kernel)]
+        self.rt_counts = np.array([len(t) for t in self.templates], np.int64)
+        self.arg_table = np.zeros((3, max(int(self.rt_counts.max()), 1), 2), np.int64)
+        for p, template in enumerate(self.templates):
+            for k, arg in enumerate(template):
+                self.arg_table[p, k] = (int(arg.kind), arg.value)
+        self._states: dict[int, list] = {}  # round size -> idle core states
+        self.binding_count = max([arg.value + 1 for _, arg in _program_bindings(program)] + [0])
+        config = self.kernels[2].config if self.kernels[2] is not None else None
+        self.fidelity = int(config.math_fidelity) if config else 4
+        self.fp32_dest = bool(config.fp32_dest_acc_en) if config else False
+        self.dst_capacity = config.dst_capacity() if config else 8
+        # Circular buffers from the bottom of the unreserved L1 upwards.
+        self.cb_config = np.zeros((NUM_CIRCULAR_BUFFERS, 4), np.int64)
+        address = arch.l1_unreserved_base
+        for cb in sorted(program.circular_buffers, key=lambda cb: cb.index):
+            self.cb_config[cb.index] = (int(cb.data_format), cb.page_size, cb.num_pages, address)
+            address = round_up(address + cb.total_size, arch.l1_alignment)
+        self.cb_end = address
+        self.program_arrays = (self.codes, self.ct_args, self.arg_table, self.rt_counts)  # run_round's arguments
+        self.config = (self.cb_config, self.fidelity, self.fp32_dest, self.dst_capacity)
+        self.seconds: float | None = None  # the last run's: long runs are split over host threads, short ones
+        # run inline on an idle queue
+
+
+    def take_state(self, cores: int) -> "_CoreState":
+        """Core state for a round of `cores` (reused: queues may run the same program
+        at once, so each run takes its own)."""
+        idle = self._states.setdefault(cores, [])
+        try:
+            return idle.pop()
+        except IndexError:
+            return _CoreState(cores, self.arg_table.shape[1])
+
+    def return_state(self, state: "_CoreState") -> None:
+        self._states[state.pcs.shape[0]].append(state)
+
+
+_PREPARED: dict[int, tuple[weakref.ref, PreparedProgram]] = {}
+
+
+def prepare(program: Program, arch) -> PreparedProgram:
+    entry = _PREPARED.get(id(program))
+    if entry is None or entry[0]() is not program:
+        entry = (weakref.ref(program, lambda _, key=id(program): _PREPARED.pop(key, None)),
+                 PreparedProgram(program, arch))
+        _PREPARED[id(program)] = entry
+    return entry[1]
+
+
+def _check_l1(prepared: PreparedProgram, memory: ChipMemory, name: str) -> None:
+    """RESOURCE_EXHAUSTED where the circular buffers reach the L1 buffers."""
     lowest_buffer = memory.l1_allocator.lowest_allocated()
-    if address > lowest_buffer:
+    if prepared.cb_end > lowest_buffer:
+        base = memory.arch.l1_unreserved_base
         raise HalError(
             StatusCode.RESOURCE_EXHAUSTED,
-            f"{name}: L1 overflow: the program's circular buffers need L1 [{arch.l1_unreserved_base:#x}, {address:#x}) "
-            f"({address - arch.l1_unreserved_base} B) but L1 buffers start at {lowest_buffer:#x}; shrink the "
+            f"{name}: L1 overflow: the program's circular buffers need L1 [{base:#x}, {prepared.cb_end:#x}) "
+            f"({prepared.cb_end - base} B) but L1 buffers start at {lowest_buffer:#x}; shrink the "
             f"circular buffers or move tensors to DRAM")
-    return table
 
 
-def _buffer_table(bindings):
-    """The bound buffers as the NoC sees them (see tensix.noc_transfer)."""
-    rows, banks, page_rows, page_addresses = [], [], [], []
-    for buffer, _, _ in bindings:
+def _binding_tables(dispatch: Dispatch):
+    """The bound buffers as the NoC sees them (see tensix.noc_transfer) and the
+    BINDING_* runtime args; the last few are kept, as a command buffer binds the same
+    buffers again and again."""
+    key = tuple((id(buffer), offset, length) for buffer, offset, length in dispatch.bindings)
+    entry = _TABLES.get(key)
+    if entry is not None and all(a is b for a, (b, _, _) in zip(entry[0], dispatch.bindings)):
+        return entry[1]
+    buffers = tuple(buffer for buffer, _, _ in dispatch.bindings)
+    rows = np.zeros((len(buffers), 8), np.int64)
+    banks, page_rows, page_addresses = [], [], []
+    bank_count = table_count = 0
+    for k, buffer in enumerate(buffers):
         table = -1
         if buffer.shard is not None:
-            table = sum(len(p) for p in page_rows)
+            table = table_count
+            table_count += len(buffer.page_rows)
             page_rows.append(buffer.page_rows)
             page_addresses.append(buffer.page_addresses)
-        rows.append((int(buffer.buffer_type is BufferType.DRAM), buffer.address, buffer.size, buffer.page_size,
-                     buffer.aligned_page_size, sum(len(b) for b in banks), len(buffer.banks), table))
+        rows[k] = (buffer.buffer_type is BufferType.DRAM, buffer.address, buffer.size, buffer.page_size,
+                   buffer.aligned_page_size, bank_count, len(buffer.banks), table)
+        bank_count += len(buffer.banks)
         banks.append(buffer.banks)
 
     def joined(parts):
-        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+        return np.concatenate(parts).astype(np.int64, copy=False) if parts else _EMPTY
 
-    table = np.array(rows, np.int64).reshape(-1, 8)
-    return table, joined(banks), joined(page_rows), joined(page_addresses)
+    tables = rows, joined(banks), joined(page_rows), joined(page_addresses), _binding_args(dispatch)
+    if len(_TABLES) >= 64:
+        _TABLES.pop(next(iter(_TABLES)))
+    _TABLES[key] = (buffers, tables)
+    return tables
 
 
-def _runtime_arg(arg, dispatch: Dispatch, workgroup: tuple[int, int, int]) -> int:
-    kind, value = arg.kind, arg.value
-    if kind == ArgKind.LITERAL:
-        return value
-    if kind == ArgKind.CONSTANT:
-        return int(dispatch.constants[value])
-    if kind == ArgKind.WORKGROUP_ID:
-        return workgroup[value]
-    if kind == ArgKind.WORKGROUP_COUNT:
-        return dispatch.workgroup_count[value]
-    buffer, offset, length = dispatch.bindings[value]
-    if kind == ArgKind.BINDING_ADDRESS:
-        return buffer.address
-    if kind == ArgKind.BINDING_IS_DRAM:
-        return int(buffer.buffer_type is BufferType.DRAM)
-    if offset % buffer.page_size:
-        raise HalError(StatusCode.INVALID_ARGUMENT,
-                       f"{dispatch.name}: binding {value} starts at byte {offset}, not at a page boundary of its "
-                       f"buffer ({buffer.page_size}-byte pages); kernels address whole pages")
-    if kind == ArgKind.BINDING_PAGE_OFFSET:
-        return offset // buffer.page_size
-    return -(-length // buffer.page_size)  # BINDING_PAGES
+_TABLES: dict = {}
+_EMPTY = np.zeros(0, np.int64)
+
+
+def _binding_args(dispatch: Dispatch) -> np.ndarray:
+    """(bindings, 4): address, is_dram, first page and pages of each binding, for the
+    BINDING_* runtime args."""
+    rows = np.empty((len(dispatch.bindings), 4), np.int64)
+    for k, (buffer, offset, length) in enumerate(dispatch.bindings):
+        if offset % buffer.page_size:
+            raise HalError(StatusCode.INVALID_ARGUMENT,
+                           f"{dispatch.name}: binding {k} starts at byte {offset}, not at a page boundary of its "
+                           f"buffer ({buffer.page_size}-byte pages); kernels address whole pages")
+        rows[k] = (buffer.address, buffer.buffer_type is BufferType.DRAM, offset // buffer.page_size,
+                   -(-length // buffer.page_size))
+    return rows
+
+
+# A program whose last run took longer than this runs its cores on host threads; one
+# that took less than INLINE_SECONDS runs on the enqueuing thread when its queue is idle.
+PARALLEL_SECONDS = 0.002
+INLINE_SECONDS = 0.0005
+_POOL = concurrent.futures.ThreadPoolExecutor(max(1, min(os.cpu_count() or 1, 8)), "tt-hal-cores")
 
 
 def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> None:
     """Runs every workgroup of `dispatch`; raises a HalError on a fault."""
-    missing = [i for i, arg in _binding_args(program) if i >= len(dispatch.bindings)]
-    if missing:
+    arch = memory.arch
+    prepared = prepare(program, arch)
+    if prepared.binding_count > len(dispatch.bindings):
         raise HalError(StatusCode.INVALID_ARGUMENT,
-                       f"{dispatch.name}: the program uses binding {missing[0]} but the dispatch has "
+                       f"{dispatch.name}: the program uses binding {prepared.binding_count - 1} but the dispatch has "
                        f"{len(dispatch.bindings)} bindings")
     if dispatch.indirect is not None:
         buffer, offset = dispatch.indirect
         dispatch.workgroup_count = tuple(int(v) for v in buffer.read(offset, 12).view(np.uint32))
-    total = int(np.prod(dispatch.workgroup_count))
+    count_x, count_y, count_z = dispatch.workgroup_count
+    total = count_x * count_y * count_z
     if total == 0:
         return
-    arch = memory.arch
-    cb_config = _circular_buffer_table(program, memory, dispatch.name)
-    kernels = [program.kernel(p) for p in _PROCESSOR_ORDER]
-    length = max(k.code.shape[0] for k in kernels if k is not None) if any(kernels) else 1
-    codes = np.zeros((3, length, WIDTH), np.int64)
-    codes[:, :, 0] = int(Op.HALT)
-    templates = [(), (), ()]
-    ct_width = max([len(k.compile_args) for k in kernels if k is not None] + [1])
-    ct_args = np.zeros((3, ct_width), np.int64)
-    for p, kernel in enumerate(kernels):
-        if kernel is not None:
-            codes[p, :kernel.code.shape[0]] = kernel.code
-            ct_args[p, :len(kernel.compile_args)] = kernel.compile_args
-            templates[p] = program.runtime_args[program.kernels.index(kernel)]
-    compute_kernel = kernels[2]
-    config = compute_kernel.config if compute_kernel is not None else None
-    buffers, banks, page_rows, page_addresses = _buffer_table(dispatch.bindings)
-    rt_counts = np.array([len(t) for t in templates], np.int64)
+    _check_l1(prepared, memory, dispatch.name)
+    start = time.perf_counter()
+    tables = _binding_tables(dispatch)
+    constants = dispatch.constants.astype(np.int64)
+    workgroup_count = np.array(dispatch.workgroup_count, np.int64)
     cores = arch.worker_cores
-    count_x, count_y, _ = dispatch.workgroup_count
     budget = dispatch.instruction_budget if dispatch.instruction_budget is not None else DEFAULT_INSTRUCTION_BUDGET
+    threads = _POOL._max_workers if (prepared.seconds or 0.0) > PARALLEL_SECONDS else 1
     for first in range(0, total, cores):
         active = min(cores, total - first)
-        ids = [(w % count_x, (w // count_x) % count_y, w // (count_x * count_y)) for w in range(first, first + active)]
-        rt_args = np.zeros((active, 3, max(int(rt_counts.max()), 1)), np.int64)
-        for c, workgroup in enumerate(ids):
-            for p, template in enumerate(templates):
-                for k, arg in enumerate(template):
-                    rt_args[c, p, k] = _runtime_arg(arg, dispatch, workgroup)
-        state = _CoreState(active)
-        fault = np.zeros(8, np.int64)
-        executed = tensix.run_cores(
-            codes, ct_args, rt_args, rt_counts, dispatch.constants.astype(np.int64),
-            np.array(ids, np.int64).reshape(-1, 3), np.array(dispatch.workgroup_count, np.int64),
-            np.arange(active, dtype=np.int64), memory.l1, memory.dram, arch.l1_unreserved_base, cb_config,
-            buffers, banks, page_rows, page_addresses,
-            int(config.math_fidelity) if config else 4, bool(config.fp32_dest_acc_en) if config else False,
-            config.dst_capacity() if config else 8, budget,
-            state.pcs, state.regs, state.done, state.waiting, state.cb_pushed, state.cb_popped, state.cb_reserved,
-            state.addrgens, state.dst, fault)
-        budget -= executed
-        if fault[0] != tensix.OK:
-            raise _fault_error(program, dispatch, kernels, cb_config, state, fault, arch)
+        state = prepared.take_state(active)
+        groups = min(threads, active)
+        bounds = [active * g // groups for g in range(groups + 1)]
+        faults = np.zeros((groups, 8), np.int64)
+
+        def run(g):
+            lo, hi = bounds[g], bounds[g + 1]
+            return tensix.run_round(*prepared.program_arrays, constants, tables[4], workgroup_count, first, lo, hi,
+                                    memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4], *prepared.config,
+                                    budget * (hi - lo) // active, *state.arrays, faults[g])
+
+        budget -= run(0) if groups == 1 else builtins.sum(_POOL.map(run, range(groups)))
+        error = None
+        if faults[:, 0].any():
+            g = int(np.flatnonzero(faults[:, 0])[0])
+            faults[g, 1] += bounds[g]  # the core's index in the round
+            error = _fault_error(prepared, dispatch, state, faults[g], arch)
+        prepared.return_state(state)
+        if error is not None:
+            raise error
+    prepared.seconds = time.perf_counter() - start
 
 
-def _binding_args(program: Program):
+def _program_bindings(program: Program):
     for template in program.runtime_args:
         for arg in template:
             if arg.kind in (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_PAGE_OFFSET, ArgKind.BINDING_PAGES,
@@ -167,16 +238,23 @@ def _binding_args(program: Program):
 
 
 class _CoreState:
-    def __init__(self, cores: int):
+    """Every core's kernel state (tensix.run_round resets it, except Dst, which the
+    interpreter leaves zeroed)."""
+
+    def __init__(self, cores: int, args: int):
+        self.workgroup_ids = np.zeros((cores, 3), np.int64)
+        self.rt_args = np.zeros((cores, 3, args), np.int64)
         self.pcs = np.zeros((cores, 3), np.int64)
         self.regs = np.zeros((cores, 3, NUM_REGISTERS), np.int64)
         self.done = np.zeros((cores, 3), np.bool_)
-        self.waiting = np.full((cores, 3, 2), tensix.NO_WAIT, np.int64)
+        self.waiting = np.zeros((cores, 3, 2), np.int64)
         self.cb_pushed = np.zeros((cores, NUM_CIRCULAR_BUFFERS), np.int64)
         self.cb_popped = np.zeros((cores, NUM_CIRCULAR_BUFFERS), np.int64)
         self.cb_reserved = np.zeros((cores, NUM_CIRCULAR_BUFFERS), np.int64)
         self.addrgens = np.zeros((cores, 3, tensix.SLOTS, 3), np.int64)
         self.dst = np.zeros((cores, tensix.DST_TILES, 1024), np.float32)
+        self.arrays = (self.workgroup_ids, self.rt_args, self.pcs, self.regs, self.done, self.waiting, self.cb_pushed,
+                       self.cb_popped, self.cb_reserved, self.addrgens, self.dst)  # run_round's order
 
 
 _FAULTS = {
@@ -201,7 +279,8 @@ def _core_name(index: int, arch) -> str:
     return f"core ({index % arch.grid_x},{index // arch.grid_x})"
 
 
-def _fault_error(program, dispatch, kernels, cb_config, state, fault, arch) -> HalError:
+def _fault_error(prepared: PreparedProgram, dispatch, state, fault, arch) -> HalError:
+    kernels, cb_config = prepared.kernels, prepared.cb_config
     code = int(fault[0])
     if code == tensix.DEADLOCK:
         lines = []
@@ -210,6 +289,8 @@ def _fault_error(program, dispatch, kernels, cb_config, state, fault, arch) -> H
                 if kernel is None or state.done[c, p]:
                     continue
                 cb, wanted = (int(v) for v in state.waiting[c, p])
+                if cb == tensix.NO_WAIT:  # stopped by another core group's fault, not blocked
+                    continue
                 held = int(state.cb_pushed[c, cb] - state.cb_popped[c, cb])
                 op = Op(int(kernel.code[state.pcs[c, p], 0])).name.lower()
                 lines.append(f"  {_core_name(c, arch)} {kernel.name} ({kernel.processor.name}) at pc "

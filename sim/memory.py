@@ -66,8 +66,10 @@ class BankAllocator:
 
     def lowest_allocated(self) -> int:
         """The lowest allocated address, or the end of the range when nothing is."""
-        with self._lock:
-            return min(self._allocated, default=self.base + self.size)
+        with self._lock:  # free blocks and allocations partition the range
+            if self._free and self._free[0][0] == self.base:
+                return self._free[0][1]
+            return self.base
 
     def allocate(self, size: int) -> int:
         size = round_up(max(size, 1), self.alignment)

@@ -76,12 +76,6 @@ FACE_INDEX = _face_order()
 
 # ---- Tile data: circular-buffer bytes <-> float32 values in face order ----
 
-@numba.njit(cache=True, nogil=True)
-def _u32(row, at):
-    return (np.int64(row[at]) | (np.int64(row[at + 1]) << 8) | (np.int64(row[at + 2]) << 16)
-            | (np.int64(row[at + 3]) << 24))
-
-
 @intrinsic
 def _bits_to_f32(typingctx, bits):
     """float32 with the low 32 bits of an integer as its bit pattern (a bitcast)."""
@@ -106,15 +100,17 @@ def unpack_tile(row, at, fmt, out):
     unpacker hands them to the Src registers (float32 -> tf32)."""
     bits = out.view(np.uint32)
     if fmt == FLOAT32 or fmt == INT32 or fmt == UINT32:
-        for k in range(1024):
-            value = _u32(row, at + 4 * k)
-            bits[k] = value & 0xFFFFE000 if fmt == FLOAT32 else value
-        if fmt != FLOAT32:
+        words = row[at:at + 4096].view(np.uint32)
+        if fmt == FLOAT32:
             for k in range(1024):
-                out[k] = np.float32(np.int32(np.uint32(bits[k]))) if fmt == INT32 else np.float32(np.uint32(bits[k]))
+                bits[k] = words[k] & 0xFFFFE000
+        else:
+            for k in range(1024):
+                out[k] = np.float32(np.int32(words[k])) if fmt == INT32 else np.float32(words[k])
     elif fmt == FLOAT16_B:
+        halves = row[at:at + 2048].view(np.uint16)
         for k in range(1024):
-            bits[k] = (np.int64(row[at + 2 * k]) | (np.int64(row[at + 2 * k + 1]) << 8)) << 16
+            bits[k] = np.uint32(halves[k]) << 16
     elif fmt == UINT16:
         for k in range(1024):
             out[k] = np.float32(np.int64(row[at + 2 * k]) | (np.int64(row[at + 2 * k + 1]) << 8))
@@ -136,23 +132,24 @@ def pack_tile(values, row, at, fmt):
     """1024 float32 Dst values (face order) -> tile bytes in format `fmt` at row[at:],
     rounded as the packer does."""
     if fmt == FLOAT32 or fmt == INT32 or fmt == UINT32:
-        for k in range(1024):
-            if fmt == FLOAT32:
-                bits = _f32_to_bits(values[k])
-            elif fmt == INT32:
-                bits = np.int64(np.int32(values[k])) & 0xFFFFFFFF
-            else:
-                bits = np.int64(np.uint32(max(values[k], 0.0)))
-            for b in range(4):
-                row[at + 4 * k + b] = (bits >> (8 * b)) & 0xFF
+        words = row[at:at + 4096].view(np.uint32)
+        if fmt == FLOAT32:
+            words[:] = values.view(np.uint32)
+        elif fmt == INT32:
+            for k in range(1024):
+                words[k] = np.uint32(np.int64(np.int32(values[k])) & 0xFFFFFFFF)
+        else:
+            for k in range(1024):
+                words[k] = np.uint32(max(values[k], 0.0))
     elif fmt == FLOAT16_B or fmt == UINT16:
-        for k in range(1024):
-            if fmt == FLOAT16_B:
-                half = bf16_from_f32_bits(_f32_to_bits(values[k]), ROUND_NEAREST_AWAY)
-            else:
-                half = np.int64(min(max(values[k], 0.0), 65535.0))
-            row[at + 2 * k] = half & 0xFF
-            row[at + 2 * k + 1] = half >> 8
+        halves = row[at:at + 2048].view(np.uint16)
+        if fmt == FLOAT16_B:
+            bits = values.view(np.uint32)
+            for k in range(1024):
+                halves[k] = bf16_from_f32_bits(np.int64(bits[k]), ROUND_NEAREST_AWAY)
+        else:
+            for k in range(1024):
+                halves[k] = np.int64(min(max(values[k], 0.0), 65535.0))
     elif fmt == UINT8:
         for k in range(1024):
             row[at + k] = np.int64(min(max(values[k], 0.0), 255.0))
@@ -193,15 +190,9 @@ def _mantissa_split(value, high_bits):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def fidelity_product(src_a, src_b, fidelity):
-    """src_a * src_b as the multiplier computes it in `fidelity` phases (0 = LoFi,
-    2, 3, 4 = HiFi2..4): phase 0 takes SrcA's hidden bit + 4 MSBs and SrcB's hidden
-    bit + 6 MSBs; phase 1 adds SrcA's 3 LSBs, phase 2 SrcB's LSB, phase 3 both.
-    Infinities, NaN and zeros follow IEEE (signed zero included)."""
-    if not (math.isfinite(src_a) and math.isfinite(src_b)) or src_a == 0 or src_b == 0:
-        return np.float32(src_a) * np.float32(src_b)
-    a_high, a_low = _mantissa_split(src_a, 4)
-    b_high, b_low = _mantissa_split(src_b, 6)
+def _phases(a_high, a_low, b_high, b_low, fidelity):
+    """The multiplier's phase sum: phase 0 is A's hidden bit + 4 MSBs times B's hidden
+    bit + 6 MSBs; phase 1 adds A's 3 LSBs, phase 2 B's LSB, phase 3 both."""
     product = a_high * b_high
     if fidelity >= 2:
         product += a_low * b_high
@@ -210,6 +201,18 @@ def fidelity_product(src_a, src_b, fidelity):
     if fidelity >= 4:
         product += a_low * b_low
     return product
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def fidelity_product(src_a, src_b, fidelity):
+    """src_a * src_b as the multiplier computes it in `fidelity` phases (0 = LoFi,
+    2, 3, 4 = HiFi2..4). Infinities, NaN and zeros follow IEEE (signed zero included).
+    Selects, not early returns, so that loops over a tile vectorize."""
+    a_high, a_low = _mantissa_split(src_a, 4)
+    b_high, b_low = _mantissa_split(src_b, 6)
+    phases = _phases(a_high, a_low, b_high, b_low, fidelity)
+    special = not (math.isfinite(src_a) and math.isfinite(src_b)) or src_a == 0 or src_b == 0
+    return np.float32(src_a) * np.float32(src_b) if special else phases
 
 
 @numba.njit(cache=True, nogil=True)
@@ -271,10 +274,67 @@ def sfpu_binary(op, a, b):
         return a / b if b != 0 else (math.nan if a == 0 else math.copysign(math.inf, a) * math.copysign(1.0, b))
     if op == 36:
         return max(a, b)
-    return min(a, b)
+    if op == 37:
+        return min(a, b)
+    if b != 0:  # 38, 39: masks
+        return a
+    return 0.0 if op == 38 else -math.inf
 
 
 # ---- The interpreter ----
+
+# Runtime-arg kinds: hal.program.ArgKind's values.
+ARG_LITERAL, ARG_BINDING_ADDRESS, ARG_BINDING_PAGE_OFFSET, ARG_BINDING_PAGES, ARG_CONSTANT, ARG_WORKGROUP_ID, \
+    ARG_WORKGROUP_COUNT, ARG_BINDING_IS_DRAM = range(8)
+
+
+@numba.njit(cache=True, nogil=True)
+def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, workgroup_count, first, lo, hi,
+              l1, dram, l1_base, buffers, buffer_banks, page_rows, page_addresses, cb_config,
+              fidelity, fp32_dest, dst_capacity, budget,
+              workgroup_ids, rt_args, pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst,
+              fault):
+    """Cores [lo, hi) of a round whose core 0 runs workgroup `first`: sets up their
+    state (workgroup ids, runtime args from `arg_table` (3, n, 2) = (ArgKind, value)
+    rows, everything else reset; Dst is clean between dispatches) and runs them."""
+    count_x, count_y = workgroup_count[0], workgroup_count[1]
+    for c in range(lo, hi):
+        w = first + c
+        workgroup_ids[c, 0], workgroup_ids[c, 1], workgroup_ids[c, 2] = \
+            w % count_x, w // count_x % count_y, w // (count_x * count_y)
+        for p in range(3):
+            for k in range(rt_counts[p]):
+                kind, value = arg_table[p, k, 0], arg_table[p, k, 1]
+                if kind == ARG_LITERAL:
+                    rt_args[c, p, k] = value
+                elif kind == ARG_CONSTANT:
+                    rt_args[c, p, k] = constants[value]
+                elif kind == ARG_WORKGROUP_ID:
+                    rt_args[c, p, k] = workgroup_ids[c, value]
+                elif kind == ARG_WORKGROUP_COUNT:
+                    rt_args[c, p, k] = workgroup_count[value]
+                elif kind == ARG_BINDING_ADDRESS:
+                    rt_args[c, p, k] = binding_args[value, 0]
+                elif kind == ARG_BINDING_IS_DRAM:
+                    rt_args[c, p, k] = binding_args[value, 1]
+                elif kind == ARG_BINDING_PAGE_OFFSET:
+                    rt_args[c, p, k] = binding_args[value, 2]
+                else:
+                    rt_args[c, p, k] = binding_args[value, 3]
+    pcs[lo:hi] = 0
+    regs[lo:hi] = 0
+    done[lo:hi] = False
+    waiting[lo:hi] = NO_WAIT
+    cb_pushed[lo:hi] = 0
+    cb_popped[lo:hi] = 0
+    cb_reserved[lo:hi] = 0
+    addrgens[lo:hi] = 0
+    return run_cores(codes, ct_args, rt_args[lo:hi], rt_counts, constants, workgroup_ids[lo:hi], workgroup_count,
+                     np.arange(lo, hi), l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows,
+                     page_addresses, fidelity, fp32_dest, dst_capacity, budget, pcs[lo:hi], regs[lo:hi],
+                     done[lo:hi], waiting[lo:hi], cb_pushed[lo:hi], cb_popped[lo:hi], cb_reserved[lo:hi],
+                     addrgens[lo:hi], dst[lo:hi], fault)
+
 
 @numba.njit(cache=True, nogil=True)
 def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
@@ -285,8 +345,24 @@ def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, work
     the caller's, so that a fault can be reported from them:
     pcs/done (cores, 3); regs (cores, 3, 32); waiting (cores, 3, 2) = (cb, pages) a
     blocked kernel waits for; cb_pushed/popped/reserved (cores, 32); addrgens
-    (cores, 3, SLOTS, 3) = (address, page size, is_dram); dst (cores, 16, 1024).
-    fault: (code, core, processor, pc, a, b, c, d). Returns instructions executed."""
+    (cores, 3, SLOTS, 3) = (address, page size, is_dram); dst (cores, 16, 1024),
+    all zero on entry and left so. fault: (code, core, processor, pc, a, b, c, d).
+    Returns instructions executed."""
+    dirty = np.zeros(core_rows.shape[0], np.int64)  # Dst tiles [0, dirty) written since the last release
+    executed = _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
+                          l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses, fidelity,
+                          fp32_dest, dst_capacity, budget, pcs, regs, done, waiting, cb_pushed, cb_popped,
+                          cb_reserved, addrgens, dst, dirty, fault)
+    for c in range(core_rows.shape[0]):
+        dst[c, :dirty[c], :] = 0.0
+    return executed
+
+
+@numba.njit(cache=True, nogil=True)
+def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
+               l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses,
+               fidelity, fp32_dest, dst_capacity, budget,
+               pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst, dirty, fault):
     cores = core_rows.shape[0]
     src_a = np.empty(1024, np.float32)
     src_b = np.empty(1024, np.float32)
@@ -443,9 +519,10 @@ def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, work
                             err = DST_NOT_ACQUIRED
                     elif op == TILE_REGS_RELEASE:
                         acquired[c] = False
-                        dst[c, :, :] = 0.0  # the packer clears Dst as it releases it
+                        dst[c, :dirty[c], :] = 0.0  # the packer clears Dst as it releases it
+                        dirty[c] = 0
                     else:  # compute on Dst
-                        err = compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped,
+                        err = compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty,
                                       dst, acquired[c], fidelity, fp32_dest, dst_capacity, src_a, src_b, scratch,
                                       fault)
                     if err != OK:
@@ -510,7 +587,55 @@ def _read_cb_tile(l1_row, cb_config, cb_popped, c, cb, index, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dst, acquired, fidelity,
+def _eltwise(op, src_a, src_b, out, fidelity, fp32_dest):
+    """Dst = a + b, a - b or a * b element by element (no broadcast)."""
+    if op == ADD_TILES:
+        for k in range(1024):
+            out[k] = dst_store(src_a[k] + src_b[k], fp32_dest)
+    elif op == SUB_TILES:
+        for k in range(1024):
+            out[k] = dst_store(src_a[k] - src_b[k], fp32_dest)
+    else:
+        for k in range(1024):
+            out[k] = dst_store(fidelity_product(src_a[k], src_b[k], fidelity), fp32_dest)
+
+
+@numba.njit(cache=True, nogil=True)
+def _all_finite(tile):
+    finite = True
+    for k in range(tile.shape[0]):
+        finite &= math.isfinite(tile[k])
+    return finite
+
+
+@numba.njit(cache=True, nogil=True)
+def _matmul_tile(in0, in1, transpose, out, fidelity, fp32_dest, scratch):
+    """Dst += in0 @ in1 for finite tiles: the same phase products and the same float32
+    summation order (k = 0..31 from +0) as the scalar path, with the 32 columns of an
+    output row computed side by side. Zero products may differ in sign from the IEEE
+    product, which cannot change a sum that starts at +0."""
+    a_high = np.empty((TILE, TILE), np.float32)  # in1 (SrcA), row k, column j
+    a_low = np.empty((TILE, TILE), np.float32)
+    b_high = np.empty((TILE, TILE), np.float32)  # in0 (SrcB), row i, column k
+    b_low = np.empty((TILE, TILE), np.float32)
+    for i in range(TILE):
+        for j in range(TILE):
+            a_high[i, j], a_low[i, j] = _mantissa_split(in1[FACE_INDEX[j, i] if transpose else FACE_INDEX[i, j]], 4)
+            b_high[i, j], b_low[i, j] = _mantissa_split(in0[FACE_INDEX[i, j]], 6)
+    total = scratch[:TILE]
+    for i in range(TILE):
+        total[:] = 0.0
+        for k in range(TILE):
+            bh, bl = b_high[i, k], b_low[i, k]
+            for j in range(TILE):
+                total[j] += _phases(a_high[k, j], a_low[k, j], bh, bl, fidelity)
+        for j in range(TILE):
+            at = FACE_INDEX[i, j]
+            out[at] = dst_store(out[at] + total[j], fp32_dest)
+
+
+@numba.njit(cache=True, nogil=True)
+def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst, acquired, fidelity,
             fp32_dest, dst_capacity, src_a, src_b, scratch, fault):
     """One compute instruction on Dst; returns a fault code."""
     l1_row = l1[row]
@@ -538,6 +663,8 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
             fault[4] = cb
             return CB_UNCONFIGURED
     out = dst[c, target]
+    if op != PACK_TILE:
+        dirty[c] = max(dirty[c], target + 1)
     if op == COPY_TILE:
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a)
         for k in range(1024):
@@ -545,6 +672,9 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
     elif op == ADD_TILES or op == SUB_TILES or op == MUL_TILES:
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_a)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_b)
+        if f == 0:  # no broadcast: element k with element k
+            _eltwise(op, src_a, src_b, out, fidelity, fp32_dest)
+            return OK
         for i in range(TILE):
             for j in range(TILE):
                 k = FACE_INDEX[i, j]
@@ -567,6 +697,9 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         # Dst += in0 @ in1 (in1 transposed when f); in0 feeds SrcB, in1 SrcA.
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_b)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_a)
+        if _all_finite(src_a) and _all_finite(src_b):
+            _matmul_tile(src_b, src_a, f != 0, out, fidelity, fp32_dest, scratch)
+            return OK
         for i in range(TILE):
             for j in range(TILE):
                 total = np.float32(0.0)
