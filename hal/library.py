@@ -231,7 +231,7 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
 # padding; hal.ops.mask_tile) and the kernel masks the last tile in Dst (SFPU MASK,
 # or MASK_NEG_INF before a max) before it is reduced.
 
-CB_GAMMA, CB_BETA, CB_SCALER, CB_MASK = 1, 2, 3, 4
+CB_GAMMA, CB_BETA, CB_SCALER, CB_MASK, CB_COLUMN_MASK = 1, 2, 3, 4, 5
 CB_LAST, CB_STAT, CB_WORK, CB_STAT2, CB_SQUARES, CB_TEMP = 24, 25, 26, 27, 28, 29
 
 
@@ -269,15 +269,18 @@ def _rotated(k: KernelBuilder, j, count, masked: bool):
     return index
 
 
-def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = False,
+def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = False, mask_columns: bool = False,
            fp32_dest_acc_en: bool = False) -> Export:
     """Sum or max over the last dimension (ReduceKind *_ROW: each tile row -> column 0
     of one tile) or the one before (*_COL: each tile column -> row 0). Bindings (a,
-    [mask], out); push constants: T output tiles, R tiles reduced into each, D: output
-    tile t reads the input tiles (t // D) * R * D + h * D + t % D for h < R (D = 1 for
-    rows, Wt for columns). With `masked`, the last of the R tiles is masked first."""
+    [mask], [column mask], out); push constants: T output tiles, R tiles reduced into
+    each, D: output tile t reads the input tiles (t // D) * R * D + h * D + t % D for
+    h < R (D = 1 for rows, Wt for columns). With `masked`, the last of the R tiles is
+    masked first; with `mask_columns`, the padding columns of the last output tile of
+    each row are zeroed (they share block-float exponents with the results)."""
     is_max = kind >= ReduceKind.MAX_ROW
-    inputs = [(CB_IN0, a)] + ([(CB_MASK, DataFormat.bfloat16)] if masked else [])
+    inputs = [(CB_IN0, a)] + [(cb, DataFormat.bfloat16) for cb, wanted in (
+        (CB_MASK, masked), (CB_COLUMN_MASK, mask_columns)) if wanted]
 
     r = KernelBuilder("reader")
     first, end = _tile_range(r)
@@ -286,8 +289,8 @@ def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = Fals
     r.emit(Op.CONSTANT, count, 1)
     r.emit(Op.CONSTANT, d, 2)
     _address_generators(r, [fmt for _, fmt in inputs])
-    if masked:
-        _read_tile(r, 1, CB_MASK, 0, ptr)
+    for slot, (cb, _) in enumerate(inputs[1:], 1):
+        _read_tile(r, slot, cb, 0, ptr)
     base = r.reg("base")
     with r.loop_range(first, end, "t") as t:
         r.emit(Op.DIV, base, t, d)  # (t // D) * R * D + t % D
@@ -306,13 +309,16 @@ def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = Fals
 
     c = KernelBuilder(f"reduce_{kind.name.lower()}")
     first, end = _tile_range(c)
-    count = c.reg("R")
+    count, d, last, column = c.reg("R"), c.reg("D"), c.reg("last"), c.reg("column")
     c.emit(Op.CONSTANT, count, 1)
+    c.emit(Op.CONSTANT, d, 2)
+    c.emit(Op.ADDI, last, d, -1)
     _scaler_tile(c)
+    for cb, _ in inputs[1:]:
+        c.cb_wait_front(cb, 1)
     if masked:
-        c.cb_wait_front(CB_MASK, 1)
         c.emit(Op.ADDI, count, count, -1)
-    with c.loop_range(first, end, "t"):
+    with c.loop_range(first, end, "t") as t:
         if masked:
             c.cb_wait_front(CB_IN0, 1)
             _masked_last(c, CB_IN0, 0, SfpuOp.MASK_NEG_INF if is_max else SfpuOp.MASK)
@@ -328,6 +334,9 @@ def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = Fals
                 c.cb_wait_front(CB_IN0, 1)
                 c.reduce_tile(int(kind), CB_IN0, CB_SCALER, 0, 0, 0)
                 c.cb_pop_front(CB_IN0, 1)
+            if mask_columns:
+                c.emit(Op.MOD, column, t, d)
+                _mask_when(c, column, last, CB_COLUMN_MASK)
         _stage(c, CB_OUT, body)
     compute = c.build(Processor.COMPUTE, fp32_dest_acc_en=fp32_dest_acc_en)
     writer, writer_args = _writer(out, len(inputs))
@@ -504,6 +513,15 @@ def softmax(x: DataFormat, out: DataFormat, width: int, masked: bool = False,
                         {CB_STAT: 1, CB_WORK: None, CB_STAT2: 1})
 
 
+def _mask_when(k: KernelBuilder, index, last, mask_cb: int = CB_MASK) -> None:
+    """If index == last: Dst tile 0 masked (0 where the mask tile is 0), via Dst tile 1."""
+    skip = k.label("unmasked")
+    k.emit(Op.BNE, index, last, skip)
+    k.copy_tile(mask_cb, 0, 1)
+    k.sfpu_binary(SfpuOp.MASK, 0, 1)
+    k.place(skip)
+
+
 def _last_index(k: KernelBuilder, wt):
     last = k.reg("last")
     k.emit(Op.ADDI, last, wt, -1)
@@ -541,11 +559,7 @@ def layernorm(x: DataFormat, out: DataFormat, width: int, epsilon: float, gamma:
                 def body():
                     k.sub_tiles(CB_IN0, CB_STAT, w, 0, 0, int(Broadcast.COL))
                     if masked:  # the padding of the last tile back to 0
-                        skip = k.label("unmasked")
-                        k.emit(Op.BNE, w, last, skip)
-                        k.copy_tile(CB_MASK, 0, 1)
-                        k.sfpu_binary(SfpuOp.MASK, 0, 1)
-                        k.place(skip)
+                        _mask_when(k, w, last)
                 _stage(k, CB_WORK, body)
             with k.loop(wt, "w") as w:
                 centre(w)
@@ -577,7 +591,12 @@ def layernorm(x: DataFormat, out: DataFormat, width: int, epsilon: float, gamma:
             for n, (operand, op, broadcast) in enumerate(steps):
                 target = CB_OUT if n == len(steps) - 1 else CB_TEMP
                 operand_index = 0 if operand == CB_STAT2 else w
-                _stage(k, target, lambda: _binary_tile(k, op, source, operand, index, operand_index, broadcast))
+
+                def body():
+                    _binary_tile(k, op, source, operand, index, operand_index, broadcast)
+                    if masked and target == CB_OUT:  # zero padding: it shares block-float exponents
+                        _mask_when(k, w, last)
+                _stage(k, target, body)
                 if source == CB_TEMP:
                     k.cb_pop_front(CB_TEMP, 1)
                 if target == CB_TEMP:

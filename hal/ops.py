@@ -233,9 +233,12 @@ def _reduction(kind_rows: ReduceKind, a, dim, dtype, memory_config, grid, fp32_d
     else:
         height_tiles = -(-extent // 32)
         constants = [rows // height_tiles * tiles_per_row, height_tiles, tiles_per_row]
-    executable = _executable(device, ("reduce", kind, a.spec.dtype, out_format, bool(valid), fp32_dest_acc_en),
-                             lambda: library.reduce(kind, a.spec.dtype, out_format, bool(valid), fp32_dest_acc_en))
-    views = (a, mask_tile(device, valid, dim), out) if valid else (a, out)
+    columns = a.shape[-1] % 32 if dim == -2 else 0  # padding columns of the output, zeroed
+    key = ("reduce", kind, a.spec.dtype, out_format, bool(valid), bool(columns), fp32_dest_acc_en)
+    executable = _executable(device, key, lambda: library.reduce(kind, a.spec.dtype, out_format, bool(valid),
+                                                                   bool(columns), fp32_dest_acc_en))
+    masks = ((mask_tile(device, valid, dim),) if valid else ()) + ((mask_tile(device, columns, -1),) if columns else ())
+    views = (a, *masks, out)
     _run(device, executable, constants[0], constants, views, grid)
     return out
 
@@ -259,8 +262,9 @@ def transpose(a, dim0: int = -2, dim1: int = -1, *, dtype=None, memory_config=No
                                                  f"library swaps the last two dimensions")
     out_format = DataFormat.parse(dtype) if dtype is not None else a.spec.dtype
     out = _output(device, tuple(a.shape[:-2]) + (a.shape[-1], a.shape[-2]), out_format, memory_config)
+    fp32 = DataFormat.float32 in (a.spec.dtype, out_format)  # a float32 copy stays exact in an fp32 Dst
     executable = _executable(device, ("transpose", a.spec.dtype, out_format),
-                             lambda: library.transpose(a.spec.dtype, out_format))
+                             lambda: library.transpose(a.spec.dtype, out_format, fp32_dest_acc_en=fp32))
     height_tiles, width_tiles = -(-out.shape[-2] // 32), -(-out.shape[-1] // 32)
     tiles = out.spec.num_pages
     _run(device, executable, tiles, [tiles, height_tiles, width_tiles], (a, out), grid)

@@ -95,15 +95,17 @@ def _f32_to_bits(typingctx, value):
 
 
 @numba.njit(cache=True, nogil=True)
-def unpack_tile(row, at, fmt, out):
+def unpack_tile(row, at, fmt, out, to_dest=False):
     """Tile bytes at row[at:] in format `fmt` -> 1024 float32 values (face order) as the
-    unpacker hands them to the Src registers (float32 -> tf32)."""
+    unpacker hands them to the Src registers (float32 -> tf32), or `to_dest` straight to
+    an fp32 Dst (tt-metal's UnpackToDestFp32: float32 kept whole)."""
     bits = out.view(np.uint32)
     if fmt == FLOAT32 or fmt == INT32 or fmt == UINT32:
         words = row[at:at + 4096].view(np.uint32)
         if fmt == FLOAT32:
+            mask = 0xFFFFFFFF if to_dest else 0xFFFFE000
             for k in range(1024):
-                bits[k] = words[k] & 0xFFFFE000
+                bits[k] = words[k] & mask
         else:
             for k in range(1024):
                 out[k] = np.float32(np.int32(words[k])) if fmt == INT32 else np.float32(words[k])
@@ -579,11 +581,11 @@ def noc_transfer(is_read, gen, page, offset, length, core_l1, l1_at, l1_base, l1
 
 
 @numba.njit(cache=True, nogil=True)
-def _read_cb_tile(l1_row, cb_config, cb_popped, c, cb, index, out):
+def _read_cb_tile(l1_row, cb_config, cb_popped, c, cb, index, out, to_dest=False):
     """Unpacks tile `index` past the read pointer of circular buffer `cb`."""
     pages = cb_config[cb, 2]
     at = cb_config[cb, 3] + ((cb_popped[c, cb] + index) % pages) * cb_config[cb, 1]
-    unpack_tile(l1_row, at, cb_config[cb, 0], out)
+    unpack_tile(l1_row, at, cb_config[cb, 0], out, to_dest)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -601,35 +603,52 @@ def _eltwise(op, src_a, src_b, out, fidelity, fp32_dest):
 
 
 @numba.njit(cache=True, nogil=True)
-def _all_finite(tile):
-    finite = True
+def _products_exact(tile):
+    """True if every value is 0 or a finite number of magnitude in [2^-62, 2^62): then
+    no product of two such values, nor any phase of it, overflows or is denormal."""
+    bits = tile.view(np.uint32)
+    ok = True
     for k in range(tile.shape[0]):
-        finite &= math.isfinite(tile[k])
-    return finite
+        exponent = (bits[k] >> 23) & 0xFF
+        ok &= (bits[k] & 0x7FFFFFFF) == 0 or (127 - 62 <= exponent < 127 + 62)
+    return ok
 
 
 @numba.njit(cache=True, nogil=True)
-def _matmul_tile(in0, in1, transpose, out, fidelity, fp32_dest, scratch):
-    """Dst += in0 @ in1 for finite tiles: the same phase products and the same float32
-    summation order (k = 0..31 from +0) as the scalar path, with the 32 columns of an
-    output row computed side by side. Zero products may differ in sign from the IEEE
-    product, which cannot change a sum that starts at +0."""
-    a_high = np.empty((TILE, TILE), np.float32)  # in1 (SrcA), row k, column j
-    a_low = np.empty((TILE, TILE), np.float32)
-    b_high = np.empty((TILE, TILE), np.float32)  # in0 (SrcB), row i, column k
-    b_low = np.empty((TILE, TILE), np.float32)
+def _matmul_tile(in0, in1, transpose, out, fidelity, fp32_dest):
+    """Dst += in0 @ in1 for tiles whose products are exact (_products_exact): the
+    scalar path's float32 sums over k = 0..31, with each phase sum replaced by the
+    single product it equals exactly there. The bf16 parts a = ah + al (SrcA: 4 + 3
+    mantissa bits) and b = bh + bl (SrcB: 6 + 1) have few enough bits that
+    ah*bh + al*bh = a*bh, + ah*bl stays exact, and + al*bl = a*b. A sum that starts at
+    +0 cannot see the sign of a zero product."""
+    a1 = np.empty(TILE * TILE, np.float32)  # in1 (SrcA), row k, column j
+    a2 = np.empty(TILE * TILE, np.float32)
+    b1 = np.empty(TILE * TILE, np.float32)  # in0 (SrcB), row i, column k
+    b2 = np.empty(TILE * TILE, np.float32)
     for i in range(TILE):
         for j in range(TILE):
-            a_high[i, j], a_low[i, j] = _mantissa_split(in1[FACE_INDEX[j, i] if transpose else FACE_INDEX[i, j]], 4)
-            b_high[i, j], b_low[i, j] = _mantissa_split(in0[FACE_INDEX[i, j]], 6)
-    total = scratch[:TILE]
-    for i in range(TILE):
+            a_high, a_low = _mantissa_split(in1[FACE_INDEX[j, i] if transpose else FACE_INDEX[i, j]], 4)
+            b_high, b_low = _mantissa_split(in0[FACE_INDEX[i, j]], 6)
+            a1[i * TILE + j] = a_high if fidelity == 0 else a_high + a_low
+            a2[i * TILE + j] = a_high
+            b1[i * TILE + j] = b_high + b_low if fidelity == 4 else b_high
+            b2[i * TILE + j] = b_low
+    width = out.shape[0] // TILE  # a run-time trip count: numba vectorizes the j loops then
+    total = np.empty(width, np.float32)
+    for i in range(width):
         total[:] = 0.0
-        for k in range(TILE):
-            bh, bl = b_high[i, k], b_low[i, k]
-            for j in range(TILE):
-                total[j] += _phases(a_high[k, j], a_low[k, j], bh, bl, fidelity)
-        for j in range(TILE):
+        for k in range(width):
+            row1 = a1[k * width:(k + 1) * width]
+            scale1 = b1[i * width + k]
+            if fidelity == 3:
+                row2, scale2 = a2[k * width:(k + 1) * width], b2[i * width + k]
+                for j in range(width):
+                    total[j] += row1[j] * scale1 + row2[j] * scale2
+            else:
+                for j in range(width):
+                    total[j] += row1[j] * scale1
+        for j in range(width):
             at = FACE_INDEX[i, j]
             out[at] = dst_store(out[at] + total[j], fp32_dest)
 
@@ -665,8 +684,8 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
     out = dst[c, target]
     if op != PACK_TILE:
         dirty[c] = max(dirty[c], target + 1)
-    if op == COPY_TILE:
-        _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a)
+    if op == COPY_TILE:  # data copies unpack to an fp32 Dst directly
+        _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a, fp32_dest)
         for k in range(1024):
             out[k] = dst_store(src_a[k], fp32_dest)
     elif op == ADD_TILES or op == SUB_TILES or op == MUL_TILES:
@@ -697,8 +716,8 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         # Dst += in0 @ in1 (in1 transposed when f); in0 feeds SrcB, in1 SrcA.
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_b)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_a)
-        if _all_finite(src_a) and _all_finite(src_b):
-            _matmul_tile(src_b, src_a, f != 0, out, fidelity, fp32_dest, scratch)
+        if _products_exact(src_a) and _products_exact(src_b):
+            _matmul_tile(src_b, src_a, f != 0, out, fidelity, fp32_dest)
             return OK
         for i in range(TILE):
             for j in range(TILE):
@@ -711,7 +730,8 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
     elif op == REDUCE_TILE:
         # ROW: each row -> column 0; COL: each column -> row 0; SCALAR: all -> (0, 0),
         # every value times the scaler tile's first element. MAX combines with Dst by
-        # max (fill Dst with -inf first), SUM accumulates into it.
+        # max (fill Dst with -inf first), SUM accumulates into it; the rest of the Dst
+        # tile becomes 0.
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_a)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, cc, r[e], src_b)
         is_max, dim = a >= 4, a & 3
@@ -724,12 +744,14 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
                 scratch[at] = max(scratch[at], value) if is_max else scratch[at] + value
         for i in range(TILE):
             for j in range(TILE):
+                at = FACE_INDEX[i, j]
                 if (dim == 0 and j == 0) or (dim == 1 and i == 0) or (i == 0 and j == 0):
-                    at = FACE_INDEX[i, j]
                     combined = max(out[at], scratch[at]) if is_max else out[at] + scratch[at]
                     out[at] = dst_store(combined, fp32_dest)
+                else:
+                    out[at] = 0.0
     elif op == TRANSPOSE_WH_TILE:
-        _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a)
+        _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a, fp32_dest)
         for i in range(TILE):
             for j in range(TILE):
                 out[FACE_INDEX[i, j]] = dst_store(src_a[FACE_INDEX[j, i]], fp32_dest)
