@@ -9,9 +9,10 @@ usable for transfers, as on IREE's local-task device.
 Tensor placement policy (`allocate_tensor`): an explicit memory config always
 wins, and one that does not fit is RESOURCE_EXHAUSTED. Otherwise a tensor whose
 usage includes DISPATCH_STORAGE and whose height shards fit in half of a core's
-L1 bank (the other half is left to circular buffers) goes to L1, HEIGHT_SHARDED
-over as few cores as give every core at most ceil(page rows / cores) page rows;
-if L1 is too full at that moment, or the tensor is not for dispatch, it goes to
+L1 bank goes to L1, HEIGHT_SHARDED over as few cores as give every core at most
+ceil(page rows / cores) page rows, as long as all such L1 tensors together stay in
+the top half of the bank: the bottom half is left to programs' circular buffers.
+If L1 is too full at that moment, or the tensor is not for dispatch, it goes to
 DRAM INTERLEAVED.
 """
 
@@ -141,10 +142,17 @@ class HalAllocator:
             l1_spec = self._l1_height_sharded(spec)
             if l1_spec is not None:
                 try:
-                    buffer, spec = self._allocate_placed(l1_spec, usage), l1_spec
+                    buffer = self._allocate_placed(l1_spec, usage)
                 except HalError as error:
                     if error.code != StatusCode.RESOURCE_EXHAUSTED:
                         raise
+                arch = self._backend.arch
+                if buffer is not None and (buffer.allocation.backend_buffer.address < arch.l1_unreserved_base
+                                           + arch.l1_bank_size * (1 - L1_SHARD_SHARE)):
+                    buffer.allocation.release()  # into the circular buffers' half: DRAM instead
+                    buffer = None
+                if buffer is not None:
+                    spec = l1_spec
         if buffer is None:
             buffer = self._allocate_placed(spec, usage)
         return HalBufferView(buffer, spec.shape, spec.element_type, spec=spec)

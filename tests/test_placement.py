@@ -617,6 +617,23 @@ def test_policy_half_l1_bank_boundary(device):
     assert placement(too_big) == ("DRAM", "INTERLEAVED")
 
 
+def test_policy_leaves_the_bottom_half_of_l1_to_circular_buffers(device):
+    """Many small tensors fill only the top half of L1 banks; the next goes to DRAM, and
+    a program with large circular buffers still runs beside them all."""
+    arch = device.arch
+    x = np.ones((32, 32), np.float32)
+    tensors = [device.to_device(x, "bfloat16", "tile")]
+    while placement(tensors[-1])[0] == "L1":
+        tensors.append(device.to_device(x, "bfloat16", "tile"))
+    assert len(tensors) > 100
+    lowest = device.backend.memory.l1_allocator.lowest_allocated()
+    assert lowest >= arch.l1_unreserved_base + arch.l1_bank_size // 2
+    assert lowest - 2048 < arch.l1_unreserved_base + arch.l1_bank_size // 2  # the fallback was needed
+    np.testing.assert_array_equal(hal.ops.add(tensors[0], tensors[-1]).to_host(), 2 * x)
+    wide = device.to_device(np.zeros((32, 32 * 64), np.float32), "bfloat16", "tile", hal.DRAM_MEMORY_CONFIG)
+    assert np.allclose(hal.ops.softmax(wide).to_host(), 1 / (32 * 64))  # 64-page circular buffers fit
+
+
 def test_policy_transfer_only_usage_goes_to_dram(device):
     x = np.ones((32, 32), np.float32)
     view = device.to_device(x, "float32", "tile", usage=BU.TRANSFER)
