@@ -219,7 +219,7 @@ def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> Non
 
         budget -= run(0) if groups == 1 else builtins.sum(_POOL.map(run, range(groups)))
         error = None
-        if faults[:, 0].any():
+        if faults[0, 0] if groups == 1 else faults[:, 0].any():
             g = int(np.flatnonzero(faults[:, 0])[0])
             faults[g, 1] += bounds[g]  # the core's index in the round
             error = _fault_error(prepared, dispatch, state, faults[g], arch)

@@ -35,7 +35,7 @@ from sim.formats import (
     BFP4_MAGNITUDE_BITS, BFP8_MAGNITUDE_BITS, ROUND_NEAREST_AWAY, ROUND_NEAREST_EVEN, bf16_from_f32_bits,
     bfp_bits, bfp_code, bfp_decode_code, bfp_encode_row, bfp_shared_exponent,
 )
-from sim.memory import page_span
+from sim.memory import copy_bytes, page_span
 
 # Opcodes: hal.isa.Op's values (numba needs them as plain ints).
 LI, MOV, ADD, SUB, MUL, DIV, MOD, AND, OR, XOR, SHL, SHR, MIN, MAX, ADDI, MULI = range(1, 17)
@@ -574,9 +574,9 @@ def noc_transfer(is_read, gen, page, offset, length, core_l1, l1_at, l1_base, l1
                                 buffers[k, 1], page_size, buffers[k, 4], page * page_size + offset, length)
     storage = dram if gen[2] else l1
     if is_read:
-        core_l1[l1_at:l1_at + length] = storage[bank_row, at:at + length]
+        copy_bytes(core_l1[l1_at:l1_at + length], storage[bank_row, at:at + length])
     else:
-        storage[bank_row, at:at + length] = core_l1[l1_at:l1_at + length]
+        copy_bytes(storage[bank_row, at:at + length], core_l1[l1_at:l1_at + length])
     return OK
 
 
