@@ -55,7 +55,7 @@ def main() -> int:
     ok = np.array_equal(result, expected)
     print(f"fill + copy + readback of {args.size} B through the queues: {elapsed * 1e3:.2f} ms, "
           f"bytes {'match' if ok else 'DIFFER'}")
-    return 0 if ok and tensors(device) else 1
+    return 0 if ok and tensors(device) and kernels(device) else 1
 
 
 def tensors(device) -> bool:
@@ -74,6 +74,26 @@ def tensors(device) -> bool:
         print(f"  {view.spec.describe()}: max error {error:.3g} (bound {bound:.3g})")
     print(device.allocator.formatted_statistics, end="")
     return ok
+
+
+def kernels(device) -> bool:
+    """Eager ops as Tensix dispatches (hal.ops): y = layernorm(softmax(x @ w) + x),
+    checked against float64 numpy on the bf16 inputs (docs/tensix.md states the bounds)."""
+    rng = np.random.default_rng(2)
+    x = device.to_device(rng.standard_normal((64, 96)).astype(np.float32), "bfloat16", "tile")
+    w = device.to_device((rng.standard_normal((96, 96)) / 10).astype(np.float32), "bfloat16", "tile")
+    start = time.perf_counter()
+    y = rt.ops.layernorm(rt.ops.add(rt.ops.softmax(rt.ops.matmul(x, w)), x))
+    elapsed = time.perf_counter() - start
+    xh, wh = x.to_host(np.float32).astype(np.float64), w.to_host(np.float32).astype(np.float64)
+    scores = xh @ wh
+    p = np.exp(scores - scores.max(-1, keepdims=True))
+    h = p / p.sum(-1, keepdims=True) + xh
+    expected = (h - h.mean(-1, keepdims=True)) / np.sqrt(h.var(-1, keepdims=True) + 1e-5)
+    error = float(np.max(np.abs(y.to_host(np.float32) - expected)))
+    print(f"layernorm(softmax(x @ w) + x) on the device: {elapsed * 1e3:.1f} ms, max error {error:.3g} "
+          f"(bf16 budget 0.1)")
+    return error <= 0.1
 
 
 if __name__ == "__main__":

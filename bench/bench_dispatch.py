@@ -1,0 +1,323 @@
+"""Kernel dispatches on the simulated chip vs numpy (and tt-lang-sim), side by side.
+
+    python bench/bench_dispatch.py [--runs N] [--quick] [--add-sizes 256,...] [--matmul-sizes 128,...]
+        [--grids 1,4,16,64] [--dispatches 200] [--ttlang-site DIR] [--json out.json]
+
+Tensors are bf16 TILE in DRAM interleaved (where the default policy puts large tensors;
+the placement does not change the times). Each case's first call warms it up and is
+checked against numpy.
+- add: hal.ops.add of N x N on the 8x8 grid vs numpy float32 `x + y` (the ratio) and
+  `np.add(x, y, out=z)`; target at 2048 <= 3x. Growth over --add-sizes and --grids cores.
+- matmul N^3, HiFi4 and LoFi vs `x @ y`; targets at 1024 <= 5x and <= 2x. LoFi keeps ~5
+  mantissa bits per operand: its error (~2.5e-2 of the norm) is checked at 5e-2, HiFi4's at 2e-2.
+- dispatch, target < 30 us: (a) hal.ops.add of 32 x 32 end to end; (b) one command buffer of D
+  one-tile dispatches into separate outputs, executed and waited, / D (and recording it, / D).
+- tt-lang-sim: the same add and matmul in TT-Lang, one-tile blocks on one node (its simulator
+  computes bf16 in float32). It pulls torch: install it into a venv of this Python and pass
+  that venv's site-packages as --ttlang-site.
+Runs alternate over all cases so that machine noise hits all alike; the table gives medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import itertools
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import ml_dtypes
+import numba
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import hal  # noqa: E402
+from hal import library  # noqa: E402
+from hal.ttx import write_executable  # noqa: E402
+
+DRAM = hal.DRAM_MEMORY_CONFIG
+TARGET_ADD, TARGET_MATMUL = 2048, 1024
+TARGETS = {"add": 3.0, "HiFi4": 5.0, "LoFi": 2.0, "dispatch": 30e-6}
+TOLERANCE = {"add": 1e-2, "HiFi4": 2e-2, "LoFi": 5e-2}
+TIMING_SECONDS = 0.1  # a timing repeats a fast case until it takes about this long
+WAIT_NS = 600 * 10**9
+
+
+@dataclass
+class Row:
+    case: str
+    size: str
+    key: str | None = None  # the timed case; None for a row that only says why it is missing
+    ref: str | None = None  # the numpy case it is compared with
+    per: int = 1  # units of work in one call, for the per-unit column
+    unit: str = ""
+    target: tuple[str, float] | None = None  # ("ratio", max) or ("per", max seconds)
+    note: str = ""
+
+
+def uniform(n: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).random((n, n), dtype=np.float32)  # positive: bf16 sums do not cancel
+
+
+def check(name: str, got: np.ndarray, x: np.ndarray, y: np.ndarray, kind: str) -> None:
+    if kind == "add":
+        error = float(np.max(np.abs(got - (x + y)) / (x + y)))
+    else:
+        error = float(np.linalg.norm(got - x @ y) / np.linalg.norm(x @ y))
+    if not error < TOLERANCE[kind]:
+        raise SystemExit(f"{name}: result differs from numpy: error {error:.3g} >= {TOLERANCE[kind]}")
+
+
+def hal_case(device, kind: str, n: int, grid=None):
+    """hal.ops.add (kind "add") or hal.ops.matmul (kind: the fidelity) of N x N tensors."""
+    x, y = uniform(n, 1), uniform(n, 2)
+    a, b = (device.to_device(v, "bfloat16", "tile", DRAM) for v in (x, y))
+    if kind == "add":
+        def run(): return hal.ops.add(a, b, memory_config=DRAM, grid=grid)
+    else:
+        def run(): return hal.ops.matmul(a, b, math_fidelity=kind, memory_config=DRAM)
+    check(f"hal {kind} {n} (grid {grid})", run().to_host(np.float32), x, y, kind)
+    return run
+
+
+def dispatches(device, count: int):
+    """(record, execute): one command buffer of `count` one-tile adds into separate outputs."""
+    x, y = uniform(32, 5), uniform(32, 6)
+    a, b = (device.to_device(v, "bfloat16", "tile", DRAM).get_buffer() for v in (x, y))
+    outs = [device.allocator.allocate_tensor((32, 32), "bfloat16", "tile", DRAM) for _ in range(count)]
+    bf16 = hal.DataFormat.bfloat16
+    executable = device.create_executable_cache().prepare_executable(
+        "tenstorrent-ttx-fb", write_executable([library.eltwise_binary("add", bf16, bf16, bf16)]))
+    constants = np.array([1, 1], np.uint32).tobytes()  # output tiles, tiles per row
+
+    def record():
+        command_buffer = hal.HalCommandBuffer(device)
+        for out in outs:
+            command_buffer.dispatch(executable, 0, (1, 1, 1), constants, [a, b, out.get_buffer()])
+        command_buffer.end()
+        return command_buffer
+
+    recorded, semaphore, values = record(), device.create_semaphore(0), itertools.count(1)
+
+    def execute():
+        value = next(values)
+        device.queue_execute(recorded, [], [(semaphore, value)])
+        if not semaphore.wait(value, timeout=WAIT_NS):
+            raise SystemExit(f"{count} dispatches did not finish within {WAIT_NS // 10**9} s")
+
+    execute()
+    for i, out in enumerate(outs):
+        check(f"dispatch {i} of {count}", out.to_host(np.float32), x, y, "add")
+    return record, execute
+
+
+def ttlang_cases(site: str | None, add_n: int, matmul_n: int):
+    """tt-lang-sim's add and matmul as {name: function}, or the reason they are missing."""
+    if site:
+        sys.path.append(site)  # after this interpreter's own packages: its numpy stays in charge
+    try:
+        from ttl.sim.ttlang_sim import setup_simulator_imports
+    except ImportError as error:
+        return {}, (f"not importable here ({error}); `pip install tt-lang-sim` (1.1.6) works but pulls torch, "
+                    "so install it into a venv and pass --ttlang-site")
+    setup_simulator_imports()  # `ttl` and `ttnn` become the simulator's
+    import torch
+    import ttl
+    import ttnn
+
+    torch.set_num_threads(1)  # 32 x 32 tile ops: more threads only spin against numpy's and hal's
+
+    def buffers(*tensors):
+        return (ttl.make_dataflow_buffer_like(t, shape=(1, 1), block_count=2) for t in tensors)
+
+    @ttl.operation(grid=(1, 1))
+    def add(a, b, y):  # the simulator's static checks want one `tx = ttl.copy(...)` per line
+        tiles = [(r, c) for r in range(a.shape[0] // 32) for c in range(a.shape[1] // 32)]
+        a_in, b_in, y_out = buffers(a, b, y)
+
+        @ttl.datamovement()
+        def read():
+            for t in tiles:
+                with a_in.reserve() as a_block, b_in.reserve() as b_block:
+                    tx_a = ttl.copy(a[t], a_block)
+                    tx_b = ttl.copy(b[t], b_block)
+                    tx_a.wait()
+                    tx_b.wait()
+
+        @ttl.compute()
+        def compute():
+            for _ in tiles:
+                with a_in.wait() as a_block, b_in.wait() as b_block, y_out.reserve() as y_block:
+                    y_block.store(a_block + b_block)
+
+        @ttl.datamovement()
+        def write():
+            for t in tiles:
+                with y_out.wait() as y_block:
+                    tx = ttl.copy(y_block, y[t])
+                    tx.wait()
+
+    @ttl.operation(grid=(1, 1))
+    def matmul(a, b, y):
+        tiles, k_tiles = [(m, n) for m in range(a.shape[0] // 32) for n in range(b.shape[1] // 32)], a.shape[1] // 32
+        a_in, b_in, acc, y_out = buffers(a, b, y, y)
+
+        @ttl.datamovement()
+        def read():
+            for m, n in tiles:
+                for k in range(k_tiles):
+                    with a_in.reserve() as a_block, b_in.reserve() as b_block:
+                        tx_a = ttl.copy(a[m, k], a_block)
+                        tx_b = ttl.copy(b[k, n], b_block)
+                        tx_a.wait()
+                        tx_b.wait()
+
+        @ttl.compute()
+        def compute():
+            for _ in tiles:
+                with acc.reserve() as block:
+                    block.store(ttl.block.fill(0, shape=block.shape))
+                for _ in range(k_tiles):
+                    with a_in.wait() as a_block, b_in.wait() as b_block, acc.wait() as partial, acc.reserve() as block:
+                        block.store(partial + a_block @ b_block)
+                with acc.wait() as block, y_out.reserve() as y_block:
+                    y_block.store(block)
+
+        @ttl.datamovement()
+        def write():
+            for t in tiles:
+                with y_out.wait() as y_block:
+                    tx = ttl.copy(y_block, y[t])
+                    tx.wait()
+
+    def case(op, kind, n):
+        x, y = uniform(n, 1), uniform(n, 2)
+        a, b, out = (ttnn.from_torch(torch.from_numpy(v), dtype=ttnn.bfloat16, layout=ttnn.TILE_LAYOUT)
+                     for v in (x, y, np.zeros_like(x)))
+        op(a, b, out)
+        check(f"tt-lang-sim {kind} {n}", ttnn.to_torch(out).float().numpy(), x, y, kind)
+        return lambda: op(a, b, out)
+
+    return {"ttl add": case(add, "add", add_n), "ttl matmul": case(matmul, "HiFi4", matmul_n)}, ""
+
+
+def measure(work: dict, runs: int) -> dict[str, float]:
+    """Median seconds per call; each case was called once already (warm-up and check)."""
+    repeats = {}
+    for name, function in work.items():
+        start = time.perf_counter()
+        function()
+        repeats[name] = max(1, min(1000, round(TIMING_SECONDS / (time.perf_counter() - start))))
+    times: dict[str, list[float]] = {name: [] for name in work}
+    for _ in range(runs):
+        for name, function in work.items():
+            start = time.perf_counter()
+            for _ in range(repeats[name]):
+                function()
+            times[name].append((time.perf_counter() - start) / repeats[name])
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def fmt(seconds: float) -> str:
+    for scale, unit in ((1, "s"), (1e-3, "ms"), (1e-6, "us")):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds * 1e9:.3g} ns"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--add-sizes", default="256,512,1024,2048,4096")
+    parser.add_argument("--matmul-sizes", default="128,256,512,1024")
+    parser.add_argument("--grids", default="1,4,16,64")
+    parser.add_argument("--dispatches", type=int, default=200)
+    parser.add_argument("--ttlang-site", help="site-packages of a venv (this Python) with tt-lang-sim installed")
+    parser.add_argument("--quick", action="store_true", help="small sizes and 2 runs, for smoke tests")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if args.quick:
+        args.runs, args.add_sizes, args.matmul_sizes, args.dispatches = 2, "256,512", "128,256", 20
+    add_sizes, matmul_sizes = ([int(s) for s in sizes.split(",")] for sizes in (args.add_sizes, args.matmul_sizes))
+    add_n = TARGET_ADD if TARGET_ADD in add_sizes else max(add_sizes)
+    matmul_n = TARGET_MATMUL if TARGET_MATMUL in matmul_sizes else max(matmul_sizes)
+    started = time.perf_counter()
+    device = hal.create_device("tenstorrent")
+    work, rows = {}, []
+    for n in add_sizes:
+        x, y, z = uniform(n, 1), uniform(n, 2), np.empty((n, n), np.float32)
+        work |= {f"add {n}": hal_case(device, "add", n), f"np add {n}": lambda x=x, y=y: x + y,
+                 f"np add into {n}": lambda x=x, y=y, z=z: np.add(x, y, out=z)}
+        rows += [Row("add, 8x8 grid", f"{n}^2", f"add {n}", f"np add {n}", n * n, "elem",
+                     ("ratio", TARGETS["add"]) if n == add_n else None),
+                 Row("numpy add into out", f"{n}^2", f"np add into {n}", f"np add {n}", n * n, "elem")]
+    for cores in map(int, args.grids.split(",")):
+        work[f"add {add_n} grid {cores}"] = hal_case(device, "add", add_n, cores)
+        rows.append(Row(f"add, grid={cores}", f"{add_n}^2", f"add {add_n} grid {cores}", f"np add {add_n}",
+                        add_n * add_n, "elem"))
+    for n in matmul_sizes:
+        work[f"np matmul {n}"] = lambda x=uniform(n, 1), y=uniform(n, 2): x @ y
+        for fidelity in ("HiFi4", "LoFi"):
+            work[f"matmul {fidelity} {n}"] = hal_case(device, fidelity, n)
+            rows.append(Row(f"matmul {fidelity}", f"{n}^3", f"matmul {fidelity} {n}", f"np matmul {n}", n ** 3, "MAC",
+                            ("ratio", TARGETS[fidelity]) if n == matmul_n else None))
+    small, d, per_dispatch = uniform(32, 1), args.dispatches, ("per", TARGETS["dispatch"])
+    work |= {"add 32": hal_case(device, "add", 32), "np add 32": lambda: small + small}
+    work["record"], work["execute"] = dispatches(device, d)
+    rows += [Row("dispatch (a): hal.ops.add end to end", "32^2", "add 32", "np add 32", 1, "op", per_dispatch),
+             Row(f"dispatch (b): {d} in one cb, execute+wait", "32^2", "execute", None, d, "dispatch", per_dispatch),
+             Row(f"dispatch (b): recording {d} dispatches", "32^2", "record", None, d, "dispatch"),
+             Row("dispatch (c): iree.runtime local-task", "", note="skipped: its Python HalCommandBuffer has no "
+                 "dispatch(); dispatching needs a .vmfb from iree-base-compiler (not installed)")]
+    ttl_work, reason = ttlang_cases(args.ttlang_site, add_n, matmul_n)
+    work |= ttl_work
+    if ttl_work:
+        rows += [Row("tt-lang-sim add, 1-tile blocks, 1 node", f"{add_n}^2", "ttl add", f"np add {add_n}",
+                     add_n * add_n, "elem"),
+                 Row("tt-lang-sim matmul, 1-tile blocks, 1 node", f"{matmul_n}^3", "ttl matmul",
+                     f"np matmul {matmul_n}", matmul_n ** 3, "MAC")]
+    else:
+        rows.append(Row("tt-lang-sim", "", note=reason))
+    medians = measure(work, args.runs)
+    device.close()
+
+    facts = {"cpu_count": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
+             "numba": numba.__version__, "ml_dtypes": ml_dtypes.__version__,
+             "tt-lang-sim": importlib.metadata.version("tt-lang-sim") if ttl_work else "not loaded",
+             "device": f"{device.arch.name}, {device.arch.worker_cores} worker cores"}
+    print(", ".join(f"{k}: {v}" for k, v in facts.items()))
+    print(f"median of {args.runs} runs; ratio = time / numpy float32 time\n")
+    print("| case | size | time | numpy | ratio | per unit | target |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    failed = False
+    for row in rows:
+        if row.key is None:
+            print(f"| {row.case} | | | | | | {row.note} |")
+            continue
+        t = medians[row.key]
+        ratio, per, verdict = t / medians[row.ref] if row.ref else None, t / row.per, ""
+        if row.target:
+            kind, limit = row.target
+            ok = (ratio if kind == "ratio" else per) <= limit
+            failed |= not ok
+            verdict = f"{f'<= {limit:g}x' if kind == 'ratio' else f'< {fmt(limit)}'}: {'ok' if ok else 'MISSED'}"
+        cells = [row.case, row.size, fmt(t), fmt(medians[row.ref]) if row.ref else "",
+                 f"{ratio:.3g}x" if ratio else "", f"{fmt(per)}/{row.unit}", verdict]
+        print("| " + " | ".join(cells) + " |")
+    elapsed = time.perf_counter() - started
+    print(f"\nwall time {elapsed:.1f} s")
+    if args.json:
+        args.json.write_text(json.dumps({"machine": facts, "runs": args.runs, "medians": medians,
+                                         "wall_seconds": elapsed}, indent=2))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
