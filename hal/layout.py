@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import math
 
 import numpy as np
@@ -178,7 +179,7 @@ class TensorSpec:
         """Rows of the folded (outer dims x padded H, padded W) matrix."""
         return self.batch * self.padded_height
 
-    @property
+    @functools.cached_property  # the spec is frozen; allocation and dispatch ask often
     def page_shape(self) -> tuple[int, int]:
         """Elements (rows, columns) of one page."""
         if self.layout is Layout.TILE:
@@ -188,23 +189,23 @@ class TensorSpec:
             return 1, shard.shape[1]
         return 1, self.width
 
-    @property
+    @functools.cached_property
     def page_size(self) -> int:
         if self.layout is Layout.TILE:
             return self.dtype.tile_size
         return max(self.page_shape[1] * self.dtype.element_size, 1)
 
-    @property
+    @functools.cached_property
     def page_grid(self) -> tuple[int, int]:
         """Pages (rows, columns) over the folded matrix."""
         rows, cols = self.page_shape
         return -(-self.height_2d // rows), -(-self.padded_width // cols) if cols else 0
 
-    @property
+    @functools.cached_property
     def num_pages(self) -> int:
         return self.page_grid[0] * self.page_grid[1]
 
-    @property
+    @functools.cached_property
     def size(self) -> int:
         """Bytes of the tensor on the device."""
         return self.num_pages * self.page_size
