@@ -29,7 +29,7 @@ from hal.placement import (
     num_cores_to_core_range_set,
 )
 from hal.status import HalError, StatusCode
-from hal.types import BufferCompatibility, BufferUsage, HalElementType, MemoryAccess, MemoryType
+from hal.types import BufferCompatibility, BufferUsage, MemoryAccess, MemoryType
 
 # Usage every buffer gets: all memory can be transferred and mapped.
 _IMPLIED_USAGE = BufferUsage.TRANSFER | BufferUsage.MAPPING | BufferUsage.MAPPING_PERSISTENT

@@ -145,8 +145,7 @@ def eltwise_binary(op: str, a: DataFormat, b: DataFormat, out: DataFormat, broad
         f"eltwise_{op}", lambda k, zero: k.emit(instruction, CB_IN0, CB_IN1, zero, zero, zero, int(broadcast)), 2,
         math_fidelity=math_fidelity, fp32_dest_acc_en=fp32_dest_acc_en)
     writer, writer_args = _writer(out, 2)
-    cbs = (CircularBufferConfig(CB_IN0, a, a.tile_size, PAGES), CircularBufferConfig(CB_IN1, b, b.tile_size, PAGES),
-           CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES))
+    cbs = _circular_buffers([(CB_IN0, a), (CB_IN1, b)], out, {})
     program = Program(cbs, (reader, compute, writer), (reader_args, compute_args, writer_args))
     return Export(f"eltwise_{op}", 2, 3, (1, 1, 1), program)
 
@@ -162,7 +161,7 @@ def eltwise_unary(op: SfpuOp, a: DataFormat, out: DataFormat, parameter: float =
 
     compute, compute_args = _compute(f"eltwise_{op.name.lower()}", body, 1, fp32_dest_acc_en=fp32_dest_acc_en)
     writer, writer_args = _writer(out, 1)
-    cbs = (CircularBufferConfig(CB_IN0, a, a.tile_size, PAGES), CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES))
+    cbs = _circular_buffers([(CB_IN0, a)], out, {})
     program = Program(cbs, (reader, compute, writer), (reader_args, compute_args, writer_args))
     return Export(f"eltwise_{op.name.lower()}", 1, 2, (1, 1, 1), program)
 
@@ -202,24 +201,19 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
     first, end = _tile_range(c)
     one, zero, k_tiles = c.const(1, "one"), c.const(0, "zero"), c.reg("Kt")
     c.emit(Op.CONSTANT, k_tiles, 1)
-    with c.loop_range(first, end, "t"):
-        c.tile_regs_acquire()
+    def accumulate():
         with c.loop(k_tiles, "k"):
             c.cb_wait_front(CB_IN0, one)
             c.cb_wait_front(CB_IN1, one)
             c.matmul_tiles(CB_IN0, CB_IN1, zero, zero, zero, 0)
             c.cb_pop_front(CB_IN0, one)
             c.cb_pop_front(CB_IN1, one)
-        c.tile_regs_commit()
-        c.cb_reserve_back(CB_OUT, one)
-        c.tile_regs_wait()
-        c.pack_tile(zero, CB_OUT, zero)
-        c.tile_regs_release()
-        c.cb_push_back(CB_OUT, one)
+
+    with c.loop_range(first, end, "t"):
+        _stage(c, CB_OUT, accumulate)
     compute = c.build(Processor.COMPUTE, math_fidelity=math_fidelity, fp32_dest_acc_en=fp32_dest_acc_en)
     writer, writer_args = _writer(out, 2)
-    cbs = (CircularBufferConfig(CB_IN0, a, a.tile_size, PAGES), CircularBufferConfig(CB_IN1, b, b.tile_size, PAGES),
-           CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES))
+    cbs = _circular_buffers([(CB_IN0, a), (CB_IN1, b)], out, {})
     program = Program(cbs, (reader, compute, writer), (_buffer_args([0, 1]), (), writer_args))
     return Export("matmul", 3, 3, (1, 1, 1), program)
 
@@ -284,7 +278,7 @@ def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = Fals
 
     r = KernelBuilder("reader")
     first, end = _tile_range(r)
-    one, ptr, page = r.const(1, "one"), r.reg("ptr"), r.reg("page")
+    ptr, page = r.reg("ptr"), r.reg("page")
     count, d = r.reg("R"), r.reg("D")
     r.emit(Op.CONSTANT, count, 1)
     r.emit(Op.CONSTANT, d, 2)
@@ -309,10 +303,11 @@ def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = Fals
 
     c = KernelBuilder(f"reduce_{kind.name.lower()}")
     first, end = _tile_range(c)
-    count, d, last, column = c.reg("R"), c.reg("D"), c.reg("last"), c.reg("column")
+    count, d = c.reg("R"), c.reg("D")
     c.emit(Op.CONSTANT, count, 1)
-    c.emit(Op.CONSTANT, d, 2)
-    c.emit(Op.ADDI, last, d, -1)
+    if mask_columns:
+        c.emit(Op.CONSTANT, d, 2)
+        last, column = _last_index(c, d), c.reg("column")
     _scaler_tile(c)
     for cb, _ in inputs[1:]:
         c.cb_wait_front(cb, 1)
@@ -543,7 +538,7 @@ def layernorm(x: DataFormat, out: DataFormat, width: int, epsilon: float, gamma:
     inverse_width = 1.0 / width
 
     def row(k, wt):
-        last = _last_index(k, wt)
+        last = _last_index(k, wt) if masked else None
         if masked:
             _masked_last(k, CB_IN0, last, SfpuOp.MASK)
         centred = CB_IN0  # the tiles the variance and the output are made of

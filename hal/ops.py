@@ -27,7 +27,7 @@ from hal.status import HalError, StatusCode
 from hal.ttx import write_executable
 
 WAIT_NS = 600 * 10**9  # a dispatch that takes longer has hung; the wait gives up
-_EXECUTABLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # device -> {key: HalExecutable}
+_PER_DEVICE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # device -> {key: executable or tensor}
 
 
 def _device(*views: HalBufferView):
@@ -47,11 +47,8 @@ def _device(*views: HalBufferView):
 
 
 def _executable(device, key, build):
-    cache = _EXECUTABLES.setdefault(device, {})
-    if key not in cache:
-        cache[key] = device.create_executable_cache().prepare_executable(
-            "tenstorrent-ttx-fb", write_executable([build()]))
-    return cache[key]
+    return _cached(device, key, lambda: device.create_executable_cache().prepare_executable(
+        "tenstorrent-ttx-fb", write_executable([build()])))
 
 
 def _cores(device, grid) -> int:
@@ -208,7 +205,8 @@ def mask_tile(device, valid: int, axis: int) -> HalBufferView:
 
 
 def _cached(device, key, build):
-    cache = _EXECUTABLES.setdefault(device, {})
+    """build() once per device and key: prepared executables and constant tensors."""
+    cache = _PER_DEVICE.setdefault(device, {})
     if key not in cache:
         cache[key] = build()
     return cache[key]

@@ -178,7 +178,8 @@ def _binding_args(dispatch: Dispatch) -> np.ndarray:
 # that took less than INLINE_SECONDS runs on the enqueuing thread when its queue is idle.
 PARALLEL_SECONDS = 0.002
 INLINE_SECONDS = 0.0005
-_POOL = concurrent.futures.ThreadPoolExecutor(max(1, min(os.cpu_count() or 1, 8)), "tt-hal-cores")
+THREADS = max(1, min(os.cpu_count() or 1, 8))
+_POOL = concurrent.futures.ThreadPoolExecutor(THREADS, "tt-hal-cores")
 
 
 def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> None:
@@ -203,7 +204,7 @@ def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> Non
     workgroup_count = np.array(dispatch.workgroup_count, np.int64)
     cores = arch.worker_cores
     budget = dispatch.instruction_budget if dispatch.instruction_budget is not None else DEFAULT_INSTRUCTION_BUDGET
-    threads = _POOL._max_workers if (prepared.seconds or 0.0) > PARALLEL_SECONDS else 1
+    threads = THREADS if (prepared.seconds or 0.0) > PARALLEL_SECONDS else 1
     for first in range(0, total, cores):
         active = min(cores, total - first)
         state = prepared.take_state(active)

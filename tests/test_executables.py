@@ -122,13 +122,6 @@ class Probe:
 
 
 @pytest.fixture(scope="module")
-def device():
-    dev = hal.create_device("tenstorrent")
-    yield dev
-    dev.close()
-
-
-@pytest.fixture(scope="module")
 def table(device):
     values = np.repeat(np.arange(TABLE_PAGES, dtype=np.uint32)[:, None], ROW_BYTES // 4, 1)
     view = dram_tensor(device, values, "uint32")

@@ -32,13 +32,6 @@ def fidelity_matmul(a, b, phases):
 
 
 @pytest.fixture(scope="module")
-def device():
-    dev = hal.create_device("tenstorrent")
-    yield dev
-    dev.close()
-
-
-@pytest.fixture(scope="module")
 def operands():
     rng = np.random.default_rng(7)
     return rng.uniform(0.5, 2.0, (64, 160)).astype(np.float32), rng.uniform(0.5, 2.0, (160, 96)).astype(np.float32)

@@ -45,13 +45,6 @@ BF16, F32, BFP8 = "bfloat16", "float32", "bfloat8_b"
 PAD_VALUES = [0.0, 1e30, -1e30, np.inf, -np.inf, np.nan]
 
 
-@pytest.fixture(scope="module")
-def device():
-    d = hal.create_device("tenstorrent")
-    yield d
-    d.close()
-
-
 # ================================================================================================
 # Bit-level helpers
 # ================================================================================================

@@ -163,13 +163,6 @@ def wait(sem, value=1):
 
 
 @pytest.fixture(scope="module")
-def device():
-    dev = hal.create_device("tenstorrent://mock?arch=wormhole_b0")
-    yield dev
-    dev.close()
-
-
-@pytest.fixture(scope="module")
 def blackhole():
     dev = hal.create_device("tenstorrent://mock?arch=blackhole_p150")
     yield dev

@@ -395,13 +395,6 @@ def test_pack_then_unpack(fmt):
 # Part 2: library kernels through HAL dispatches
 # ================================================================================================
 
-@pytest.fixture(scope="module")
-def device():
-    d = hal.create_device("tenstorrent")
-    yield d
-    d.close()
-
-
 def prepare(device, export):
     return device.create_executable_cache().prepare_executable("tenstorrent-ttx-fb", write_executable([export]))
 
