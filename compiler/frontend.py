@@ -1,0 +1,125 @@
+"""IREE as the front end: iree-base-compiler 3.13, in process.
+
+`compile_to_sources` takes MLIR text (StableHLO, linalg on tensors, TOSA) through
+IREE's input conversion, global optimisation, dispatch formation and stream
+scheduling, and stops at the `executable-sources` phase: each dispatch is a
+`hal.executable` whose body is linalg on tensors, and the host schedule is at the
+stream level. `normalize` then turns named ops into `linalg.generic` and decomposes
+softmax, so the lowering sees one kind of op. `compile_vmfb` is a full llvm-cpu
+compile for reference runs on iree.runtime's local-task driver.
+
+The Python API (iree.compiler.api) leaves out two C API calls the bridge needs: the
+compile-to phase and callback diagnostics; both are bound here with ctypes.
+See docs/dev/iree-compiler-bridge.md for what each phase gives.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+
+from iree.compiler import ir
+from iree.compiler.api import Output, Session, Source
+from iree.compiler.api import ctypes_dl as _ctypes_dl
+from iree.compiler.passmanager import PassManager
+
+from hal.status import HalError, StatusCode
+
+TARGET_FLAGS = (
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=generic",  # "host" writes this machine's CPU into the IR
+)
+# Named ops -> linalg.generic, softmax -> max/sum/divide generics; on each dispatch's
+# function, after dispatch formation (before it, global-opt raises generics back).
+NORMALIZE = ("builtin.module(hal.executable(hal.executable.variant(builtin.module(func.func("
+             "iree-codegen-decompose-softmax, linalg-generalize-named-ops, canonicalize, cse)))))")
+BUFFER_NAME = "input.mlir"
+
+_DIAGNOSTIC_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p)
+_SEVERITY = {0: "note", 1: "warning", 2: "error", 3: "remark"}
+_lib = _ctypes_dl._dylib
+_lib.ireeCompilerInvocationSetCompileToPhase.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_lib.ireeCompilerInvocationSetCompileToPhase.restype = None
+_lib.ireeCompilerInvocationEnableCallbackDiagnostics.argtypes = [
+    ctypes.c_void_p, ctypes.c_int, _DIAGNOSTIC_CALLBACK, ctypes.c_void_p]
+_lib.ireeCompilerInvocationEnableCallbackDiagnostics.restype = None
+
+
+def CompileError(code: StatusCode, what: str, diagnostics=()) -> HalError:
+    """The compiler rejected the program: a HalError whose `diagnostics` holds
+    (severity, "file:line:col: message") pairs as the compiler reported them, and
+    whose message shows the errors among them."""
+    diagnostics = list(diagnostics)
+    shown = [f"{severity}: {message}" for severity, message in diagnostics if severity == "error"] or \
+            [f"{severity}: {message}" for severity, message in diagnostics]
+    error = HalError(code, what + "".join("\n  " + line.replace("\n", "\n  ") for line in shown))
+    error.diagnostics = diagnostics
+    return error
+
+
+def validate(text: str) -> None:
+    """Parses `text` in a plain context first: IREE's session context allows
+    unregistered dialects, and an unknown op would crash the compiler later."""
+    try:
+        with ir.Context():
+            ir.Module.parse(text)
+    except ir.MLIRError as e:
+        raise CompileError(StatusCode.INVALID_ARGUMENT, "the MLIR does not parse", [
+            ("error", f"{_location(d.location)}: {d.message}") for d in e.error_diagnostics]) from None
+
+
+def _location(location) -> str:
+    """'loc("-":2:17)' -> 'input.mlir:2:17'."""
+    text = str(location)
+    match = re.search(r'"[^"]*":(\d+):(\d+)', text)
+    return f"{BUFFER_NAME}:{match.group(1)}:{match.group(2)}" if match else text
+
+
+def _invoke(text: str, phase: str | None, flags, vm_bytecode: bool):
+    validate(text)
+    session = Session()
+    try:
+        session.set_flags(*flags)
+        invocation = session.invocation()
+        diagnostics = []
+
+        @_DIAGNOSTIC_CALLBACK
+        def on_diagnostic(severity, message, size, _user):
+            diagnostics.append((_SEVERITY.get(severity, str(severity)), ctypes.string_at(message, size).decode()))
+
+        _lib.ireeCompilerInvocationEnableCallbackDiagnostics(invocation._inv_p, 0, on_diagnostic, None)
+        if phase is not None:
+            _lib.ireeCompilerInvocationSetCompileToPhase(invocation._inv_p, phase.encode())
+        source = Source.wrap_buffer(session, text.encode() + b"\0", buffer_name=BUFFER_NAME)
+        if not invocation.parse_source(source):
+            raise CompileError(StatusCode.INVALID_ARGUMENT, "the compiler could not parse the MLIR", diagnostics)
+        if not invocation.execute():
+            raise CompileError(StatusCode.INVALID_ARGUMENT, f"IREE could not compile the program "
+                                                            f"(to {phase or 'vmfb'})", diagnostics)
+        output = Output.open_membuffer()
+        if vm_bytecode:
+            invocation.output_vm_bytecode(output)
+            result = bytes(output.map_memory())
+        else:
+            # Debug info keeps source locations (file:line:col) for error messages.
+            result = invocation.export_module().get_asm(enable_debug_info=True)
+        invocation.close()
+        return result
+    finally:
+        session.close()
+
+
+def compile_to_sources(text: str) -> str:
+    """MLIR text at IREE's `executable-sources` phase, with source locations."""
+    return _invoke(text, "executable-sources", TARGET_FLAGS, vm_bytecode=False)
+
+
+def compile_vmfb(text: str) -> bytes:
+    """A full llvm-cpu compile: the .vmfb iree.runtime runs on local-task."""
+    return _invoke(text, None, TARGET_FLAGS, vm_bytecode=True)
+
+
+def normalize(module: ir.Module) -> None:
+    """Named ops -> linalg.generic and softmax decomposed, in every dispatch (in place)."""
+    PassManager.parse(NORMALIZE).run(module.operation)

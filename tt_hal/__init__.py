@@ -1,0 +1,1 @@
+"""User-facing tools of tt-hal: the `tt-hal` command line."""
