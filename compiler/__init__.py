@@ -1,2 +1,61 @@
-"""The compiler bridge: MLIR (StableHLO, linalg, TOSA) -> IREE front end -> Tensix
-programs and a host program, in one module file that `hal.load_module` runs."""
+"""The compiler bridge: MLIR (StableHLO, linalg on tensors, TOSA) -> IREE as the front
+end -> Tensix kernels and a host program, in one module file (.ttm) that
+`hal.load_module` runs.
+
+    import compiler, hal
+    ttm = compiler.compile_module(open("mlp.mlir").read())
+    module = hal.load_module(ttm, hal.create_device("tenstorrent"))
+    y = module.main(x, w1, b1, w2, b2)
+"""
+
+from __future__ import annotations
+
+import os
+
+from iree.compiler import ir
+
+from compiler import frontend
+from compiler.host import lower_module
+from compiler.lowering import Options
+from hal.isa import MathFidelity
+from hal.layout import DataFormat
+from hal.module import write_module
+from hal.status import HalError, StatusCode
+from hal.ttx import write_executable
+
+DATA_FORMATS = ("bfloat16", "float32")
+
+
+def compile_module(source: str | os.PathLike, *, data_format: str = "bfloat16", math_fidelity: str = "HiFi4") -> bytes:
+    """The .ttm bytes of an MLIR program (text, or the path of a .mlir file).
+
+    `data_format`: how tensors live on the device: "bfloat16" (as TTNN does) or
+    "float32". Errors: INVALID_ARGUMENT with the compiler's diagnostics for MLIR IREE
+    rejects, UNIMPLEMENTED naming the op and its location for what has no Tensix
+    lowering yet."""
+    text = _read(source)
+    if data_format not in DATA_FORMATS:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"data_format {data_format!r}: expected one of {DATA_FORMATS}")
+    try:
+        fidelity = MathFidelity[math_fidelity]
+    except KeyError:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"math_fidelity {math_fidelity!r}: expected one of "
+                                                    f"{', '.join(MathFidelity.__members__)}") from None
+    options = Options(DataFormat.parse(data_format), fidelity)
+    sources = frontend.compile_to_sources(text)
+    with ir.Context():
+        module = ir.Module.parse(sources)
+        frontend.normalize(module)
+        functions, exports = lower_module(module, options)
+    record = {"data_format": data_format, "math_fidelity": fidelity.name, "functions": functions}
+    return write_module(record, write_executable(exports), text)
+
+
+def _read(source) -> str:
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and source.endswith(".mlir") and "\n" not in source):
+        try:
+            with open(source) as f:
+                return f.read()
+        except FileNotFoundError:
+            raise HalError(StatusCode.NOT_FOUND, f"no MLIR file {os.fspath(source)!r}") from None
+    return source

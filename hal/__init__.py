@@ -15,6 +15,7 @@ from hal.driver import (
     HalDriver, create_device, get_device, get_driver, query_available_drivers, register_driver,
 )
 from hal.layout import DataFormat, Layout, TensorSpec
+from hal.module import HalModule, HalModuleFunction, load_module
 from hal.placement import (
     DRAM_MEMORY_CONFIG, L1_MEMORY_CONFIG, BufferType, CoreCoord, CoreRange, CoreRangeSet, MemoryConfig,
     ShardOrientation, ShardSpec, TensorMemoryLayout,
@@ -31,7 +32,7 @@ __all__ = [
     "Layout", "MemoryConfig", "ShardOrientation", "ShardSpec", "TensorMemoryLayout", "TensorSpec",
     "BindingRef", "BufferCompatibility", "BufferUsage", "CommandBufferMode", "CommandCategory", "HalAllocator",
     "HalBuffer", "HalBufferView", "HalExecutable", "HalExecutableCache", "HalCommandBuffer", "HalDevice", "HalDriver", "HalElementType", "HalError",
-    "HalEvent", "HalFence", "HalSemaphore", "InvalidArgumentError", "MappedMemory", "MemoryAccess", "MemoryType",
+    "HalEvent", "HalFence", "HalModule", "HalModuleFunction", "HalSemaphore", "InvalidArgumentError", "MappedMemory", "MemoryAccess", "MemoryType",
     "OutOfRangeError", "StatusCode", "WaitMode", "create_device", "get_device", "get_driver",
-    "ops", "query_available_drivers", "register_driver",
+    "load_module", "ops", "query_available_drivers", "register_driver",
 ]

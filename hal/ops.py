@@ -172,7 +172,8 @@ def matmul(a, b, *, math_fidelity="HiFi4", fp32_dest_acc_en: bool = False, dtype
     out = _output(device, (a.shape[0], b.shape[1]), out_format, memory_config)
     m_tiles, n_tiles = out.spec.page_grid
     k_tiles = a.spec.page_grid[1]
-    _run(device, executable, m_tiles * n_tiles, [m_tiles * n_tiles, k_tiles, n_tiles], (a, b, out), grid)
+    _run(device, executable, m_tiles * n_tiles, [m_tiles * n_tiles, k_tiles, n_tiles, m_tiles, 0], (a, b, out),
+         grid)
     return out
 
 

@@ -1,0 +1,306 @@
+"""IREE's host schedule -> the module's host program.
+
+At the `executable-sources` phase each public function is a stream-level schedule:
+imports of the arguments, `stream.resource.alloca`, `stream.cmd.execute` regions of
+dispatches (serial, or inside `stream.cmd.concurrent`), deallocas, timepoints and
+exports. IREE packs tensors into byte slabs; a Tensix tensor is tiles, not bytes,
+so each (slab, byte offset, tensor type) a dispatch reads or writes becomes one
+*slot*: a device tensor with its own allocation. The schedule's order, barriers and
+timepoints carry over step by step (hal/module.py runs them on hal).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+from iree.compiler import ir
+
+from compiler.lowering import (
+    DispatchLowering, Options, Tensor, _children, canonical, _constant, _shape, build_kernel, location, unimplemented,
+)
+from hal.status import HalError, StatusCode
+
+
+class Slot:
+    def __init__(self, index: int, shape, kind: str, root=None):
+        self.index = index
+        self.shape = tuple(shape)
+        self.device_shape = None  # set by its first writer, or the default for inputs
+        self.kind = kind  # "input", "alloca", "temp"
+        self.root = root
+
+    def record(self) -> dict:
+        return {"shape": list(self.shape), "device_shape": list(self.device_shape), "kind": self.kind}
+
+
+def _binding_info(func) -> dict[int, tuple[int, tuple]]:
+    """binding -> (byte offset of its subspan, tensor shape) of a dispatch function."""
+    subspans, info = {}, {}
+    for op in _children(func):
+        if op.name == "hal.interface.binding.subspan":
+            subspans[op.results[0]] = (op.opview.binding.value, _constant(op.opview.byte_offset) or 0)
+        elif op.name == "iree_tensor_ext.dispatch.tensor.load":
+            binding, offset = subspans[op.operands[0]]
+            info[binding] = (offset, _shape(op.results[0].type))
+        elif op.name == "iree_tensor_ext.dispatch.tensor.store":
+            binding, offset = subspans[op.operands[1]]
+            info[binding] = (offset, _shape(op.operands[0].type))
+    return info
+
+
+def _squeezed(shape) -> tuple:
+    return tuple(d for d in shape if d != 1)
+
+
+def _bound(op, slot: Slot, shape) -> tuple:
+    """The device shape a dispatch sees a slot through when it reads it as `shape`."""
+    if _squeezed(shape) == _squeezed(slot.shape):
+        return slot.device_shape  # only unit dims differ: the same tiles
+    own = canonical(Tensor(shape).device_shape)
+    held = canonical(slot.device_shape)
+    if own[-1] == held[-1] and math.prod(own[:-1]) == math.prod(held[:-1]) and (
+            own[-2] == held[-2] or (own[-2] % 32 == 0 and held[-2] % 32 == 0)):
+        return own  # outer dims folded differently into the same tile rows
+    raise unimplemented(op, f"a tensor of shape {slot.shape} read as {tuple(shape)}: this reshape moves data "
+                            f"between tiles, which the bridge does not lower yet")
+
+
+def _symbols(attr) -> list[str]:
+    """@exe::@variant::@export -> ["exe", "variant", "export"]."""
+    return [s.strip().lstrip("@").strip('"') for s in str(attr).split("::")]
+
+
+class ModuleLowering:
+    """Walks a normalised `executable-sources` module into the host program's record
+    and the kernels it launches."""
+
+    def __init__(self, module, options: Options):
+        self.options = options
+        self.dispatches = {}  # (executable, export) -> func.func
+        self.kernels: dict[tuple, int] = {}
+        self.lowered: dict = {}
+        self.functions = []
+        for op in module.body.operations:
+            op = op.operation
+            if op.name == "hal.executable":
+                exe = op.attributes["sym_name"].value
+                for variant in _children(op):
+                    for inner in _children(variant):
+                        if inner.name == "builtin.module":
+                            for func in _children(inner):
+                                if func.name == "func.func":
+                                    self.dispatches[(exe, func.attributes["sym_name"].value)] = func
+            elif op.name == "util.initializer" or (op.name == "util.global" and "__device" not in str(
+                    op.attributes["sym_name"])):
+                raise unimplemented(op, f"{op.name}: constant tensors in the program (weights folded into the "
+                                        f"MLIR) are not supported yet; pass them as function arguments")
+        for op in module.body.operations:
+            op = op.operation
+            if op.name == "util.func" and "iree.abi.stub" in op.attributes:
+                self.functions.append(_FunctionLowering(self, op).run())
+
+    def kernel(self, key: tuple) -> int:
+        return self.kernels.setdefault(key, len(self.kernels))
+
+    def exports(self) -> list:
+        """The library Exports of every kernel, in kernel-index order, named uniquely."""
+        return [dataclasses.replace(build_kernel(key), name=f"{key[0]}_{index}") for key, index in self.kernels.items()]
+
+
+class _FunctionLowering:
+    def __init__(self, module: ModuleLowering, func):
+        self.module = module
+        self.func = func
+        self.name = func.attributes["sym_name"].value
+        self.env: dict = {}  # ir.Value -> int / resource (root, offset) / timepoint ids
+        self.slots: list[Slot] = []
+        self.by_key: dict = {}
+        self.steps: list[dict] = []
+        self.inputs: list[dict] = []
+        self.outputs: list[dict] = []
+        self.timepoints = itertools.count()
+        self.roots = itertools.count()
+
+    def slot(self, root, offset: int, shape, kind: str) -> Slot:
+        """The slot of a tensor at `offset` in a slab; tensors of the same size there
+        are one tensor seen through a reshape (e.g. (1, 1, 512) as (512,))."""
+        key = (root, offset, math.prod(shape))
+        if key not in self.by_key:
+            self.by_key[key] = Slot(len(self.slots), shape, kind, root)
+            self.slots.append(self.by_key[key])
+        return self.by_key[key]
+
+    def run(self) -> dict:
+        block_args = list(self.func.regions[0].blocks[0].arguments)
+        self.arguments = {arg: i for i, arg in enumerate(block_args)}
+        for op in _children(self.func):
+            self.op(op)
+        for step in self.steps:  # allocas and deallocas cover every slot of their slab
+            if "root" in step:
+                root = step.pop("root")
+                step["slots"] = [s.index for s in self.slots if s.root == root]
+        for slot in self.slots:
+            if slot.device_shape is None:  # never written by a dispatch
+                raise HalError(StatusCode.UNIMPLEMENTED, f"{self.name}: a result the schedule never writes with a "
+                                                         f"dispatch ({slot.shape}); copies and fills of slabs are "
+                                                         f"not supported yet")
+        return {"name": self.name, "inputs": self.inputs, "outputs": self.outputs,
+                "slots": [s.record() for s in self.slots], "steps": self.steps}
+
+    def value(self, v):
+        if v in self.env:
+            return self.env[v]
+        constant = _constant(v)
+        if constant is None:
+            raise HalError(StatusCode.INTERNAL, f"{self.name}: no value for {v.get_name()}")
+        return constant
+
+    def op(self, op) -> None:
+        name = op.name
+        operands = list(op.operands)
+        if name in ("arith.constant", "hal.element_type", "hal.encoding_type"):
+            return
+        if name in ("arith.addi", "arith.muli", "arith.index_castui", "arith.index_cast", "arith.shrui",
+                    "arith.trunci", "arith.extui"):
+            a = self.value(operands[0])
+            b = self.value(operands[1]) if len(operands) > 1 else None
+            self.env[op.results[0]] = {"arith.addi": lambda: a + b, "arith.muli": lambda: a * b,
+                                       "arith.shrui": lambda: a >> b}.get(name, lambda: a)()
+        elif name == "hal.buffer_view.assert":
+            view = op.opview
+            index = self.arguments[operands[0]]
+            shape = [self.value(d) for d in view.shape]
+            if "<f32>" not in str(view.element_type.owner):
+                raise unimplemented(op, f"input {index}: the bridge compiles f32 tensors")
+            self.inputs.append({"shape": shape, "dtype": "float32"})
+        elif name == "hal.buffer_view.dim":
+            raise unimplemented(op, "a dynamic dimension: the bridge compiles static shapes")
+        elif name == "stream.tensor.import":
+            index = self.arguments[operands[0]]
+            shape = _shape(op.attributes["result_encoding"].value)
+            root = ("input", index)
+            slot = self.slot(root, 0, shape, "input")
+            slot.device_shape = Tensor(shape).device_shape
+            self.steps.append({"op": "import", "input": index, "slot": slot.index})
+            self.env[op.results[0]] = (root, 0)
+        elif name == "stream.resource.alloca":
+            root = ("alloca", next(self.roots))
+            self.env[op.results[0]] = (root, 0)
+            signal = next(self.timepoints)
+            self.env[op.results[1]] = [signal]
+            self.steps.append({"op": "alloca", "root": root, "wait": self.waits(op), "signal": signal})
+        elif name == "stream.resource.dealloca":
+            root, _ = self.value(operands[0])
+            signal = next(self.timepoints)
+            self.env[op.results[0]] = [signal]
+            self.steps.append({"op": "dealloca", "root": root, "wait": self.waits(op), "signal": signal})
+        elif name == "stream.timepoint.join":
+            self.env[op.results[0]] = sorted({t for v in operands for t in self.value(v)})
+        elif name == "stream.timepoint.immediate":
+            self.env[op.results[0]] = []
+        elif name == "stream.timepoint.await":
+            resources = [v for v in operands if not str(v.type).startswith("!stream.timepoint")]
+            for result, resource in zip(op.results, resources):
+                self.env[result] = self.value(resource)
+            self.steps.append({"op": "wait", "wait": self.waits(op)})
+        elif name == "stream.resource.subview":
+            root, base = self.value(operands[0])
+            self.env[op.results[0]] = (root, base + self.value(op.opview.source_offset))
+        elif name == "stream.cmd.execute":
+            self.execute(op)
+        elif name == "stream.tensor.export":
+            root, offset = self.value(operands[0])
+            shape = _shape(op.attributes["source_encoding"].value)
+            slot = self.by_key.get((root, offset, math.prod(shape)))
+            if slot is None:
+                raise unimplemented(op, f"a result ({shape}) that no dispatch writes")
+            self.env[op.results[0]] = slot
+        elif name == "util.return":
+            for index, v in enumerate(operands):
+                slot = self.value(v)
+                self.outputs.append({"shape": list(slot.shape), "dtype": "float32"})
+                self.steps.append({"op": "export", "output": index, "slot": slot.index})
+        else:
+            raise unimplemented(op, f"{name} in the host schedule is not supported yet")
+
+    def waits(self, op) -> list[int]:
+        return sorted({t for v in op.operands if str(v.type).startswith("!stream.timepoint") for t in self.value(v)})
+
+    def execute(self, op) -> None:
+        view = op.opview
+        block = op.regions[0].blocks[0]
+        for outer, inner in zip(view.resource_operands, block.arguments):
+            self.env[inner] = self.value(outer)
+        commands: list[dict] = []
+        for child in block.operations:
+            child = child.operation
+            if child.name == "stream.cmd.concurrent":
+                groups = [self.dispatch(d) for d in _children(child) if d.name != "stream.yield"]
+            elif child.name == "stream.yield":
+                continue
+            else:
+                groups = [self.dispatch(child)]
+            # One launch of each dispatch per stage; a barrier between stages.
+            for stage in itertools.zip_longest(*groups):
+                commands.extend(c for c in stage if c is not None)
+                commands.append({"barrier": True})
+        signal = next(self.timepoints)
+        self.env[op.results[0]] = [signal]
+        self.steps.append({"op": "execute", "wait": self.waits(op), "signal": signal, "commands": commands})
+
+    def dispatch(self, op) -> list[dict]:
+        if op.name != "stream.cmd.dispatch":
+            raise unimplemented(op, f"{op.name} in a stream.cmd.execute is not supported yet (IREE makes copies and "
+                                    f"fills of slices, concatenations and splats)")
+        view = op.opview
+        exe, _variant, export = _symbols(op.attributes["entry_points"][0])
+        func = self.module.dispatches[(exe, export)]
+        if list(view.workload) or list(view.uniform_operands):
+            raise unimplemented(op, f"@{export} takes a workload or push constants (dynamic shapes); the bridge "
+                                    f"compiles static shapes")
+        info = _binding_info(func)
+        slots = {}
+        for binding, (resource, offset) in enumerate(zip(view.resources, view.resource_offsets)):
+            if binding not in info:
+                continue
+            root, base = self.value(resource)
+            sub_offset, shape = info[binding]
+            kind = "input" if root[0] == "input" else "alloca"
+            slots[binding] = self.slot(root, base + self.value(offset) + sub_offset, shape, kind)
+        bound = {b: _bound(op, s, info[b][1]) for b, s in slots.items() if s.device_shape is not None}
+        key = (exe, export, tuple(sorted(bound.items())))
+        if key not in self.module.lowered:
+            try:
+                self.module.lowered[key] = DispatchLowering(func, bound, self.module.options).run()
+            except HalError as e:
+                raise HalError(e.code, f"{e.message}\n  in dispatch @{export} at {location(op)}") from None
+        lowering = self.module.lowered[key]
+        for binding, device_shape in lowering.outputs.items():
+            if slots[binding].device_shape is None:
+                slots[binding].device_shape = device_shape
+        temps = {}
+        for temp in lowering.temps:
+            slot = Slot(len(self.slots), temp.shape, "temp")
+            slot.device_shape = temp.device_shape
+            self.slots.append(slot)
+            temps[temp.ref[1]] = slot
+
+        def ref(operand):
+            if isinstance(operand, tuple):  # ("mask", valid, axis): a module constant
+                return list(operand)
+            kind, index = operand.ref
+            return (slots if kind == "binding" else temps)[index].index
+
+        return [{"kernel": self.module.kernel(launch.kernel), "constants": [int(c) for c in launch.constants],
+                 "bindings": [ref(o) for o in launch.operands], "tiles": launch.tiles}
+                for launch in lowering.launches]
+
+
+def lower_module(module, options: Options) -> tuple[list[dict], list]:
+    """(functions, exports): the host program of every public function and the
+    library exports their launches index."""
+    lowering = ModuleLowering(module, options)
+    return lowering.functions, lowering.exports()
+

@@ -1,0 +1,567 @@
+"""One IREE dispatch -> a sequence of Tensix kernel launches.
+
+A dispatch at IREE's `executable-sources` phase, normalised (compiler.frontend), is a
+function that loads tensors from bindings, runs linalg.generic ops on them and
+stores results to bindings. Each generic becomes one or more launches of the kernel
+library (hal/library.py):
+
+- contraction (mulf + addf over one reduction dim)  -> matmul (batched), + init
+- reduction (addf / maximumf / maxnumf over the last or second-to-last dim)
+                                                     -> [fused prologue] + reduce, + init
+- parallel generic with `linalg.yield %in` through a swapped map -> transpose
+- any other parallel generic                         -> eltwise_fused (the body as SFPU code)
+- fill (a generic yielding a scalar)                 -> kept as a constant until used
+
+Values between ops live in temporaries that the host program allocates. Every
+tensor is a tile tensor of its *device shape*: its logical shape with unit dims
+where a reduction left them, so a row max of (64, 512) is a (64, 1) column that
+broadcasts along rows. Padding stays zero (uploads pad with zero, fused kernels
+re-zero the padding they write), so a matmul over a padded K stays exact.
+Anything else is UNIMPLEMENTED, naming the op and its source location.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+
+from iree.compiler import ir
+
+from hal import library
+from hal.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
+from hal.layout import DataFormat
+from hal.library import FusedInput
+from hal.status import HalError, StatusCode
+
+TILE = 32
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    data_format: DataFormat = DataFormat.bfloat16
+    math_fidelity: MathFidelity = MathFidelity.HiFi4
+
+    @property
+    def fp32_dest_acc_en(self) -> bool:
+        return self.data_format is DataFormat.float32
+
+
+class Tensor:
+    """A tensor of the dispatch: logical shape, device shape, and where it lives
+    (`ref`: ("binding", n) or ("temp", k); `fill`: a splat not materialised)."""
+
+    def __init__(self, shape, device_shape=None, ref=None, fill=None):
+        self.shape = tuple(shape)
+        self.device_shape = tuple(device_shape) if device_shape is not None else default_device_shape(shape)
+        self.ref = ref
+        self.fill = fill
+
+
+@dataclasses.dataclass
+class Launch:
+    """One kernel dispatch: `kernel` names a library program and its build arguments
+    (hashable, so equal kernels share one export), over `tiles` work items."""
+
+    kernel: tuple
+    constants: list
+    operands: list  # Tensor, or ("mask", valid, axis)
+    tiles: int
+
+
+def default_device_shape(shape) -> tuple:
+    """Rank >= 2 as is; a vector is a row (1, N); a scalar one element."""
+    shape = tuple(shape)
+    return shape if len(shape) >= 2 else (1,) * (2 - len(shape)) + shape
+
+
+def canonical(shape) -> tuple:
+    """Leading unit dims do not change a tile tensor: (1, 1, 512) ~ (1, 512)."""
+    shape = tuple(shape)
+    while len(shape) > 2 and shape[0] == 1:
+        shape = shape[1:]
+    return (1,) * (2 - len(shape)) + shape
+
+
+def tiles(n: int) -> int:
+    return -(-n // TILE)
+
+
+def tile_count(device_shape) -> int:
+    return math.prod(device_shape[:-2]) * tiles(device_shape[-2]) * tiles(device_shape[-1])
+
+
+def build_kernel(kernel: tuple):
+    """The library Export a Launch.kernel names."""
+    name, *args = kernel
+    return getattr(library, name)(*args)
+
+
+def location(op) -> str:
+    """An op's source location as file:line:col (the innermost call site)."""
+    match = re.search(r'"([^"]*)":(\d+):(\d+)', str(op.location))
+    return f"{match.group(1)}:{match.group(2)}:{match.group(3)}" if match else str(op.location)
+
+
+def unimplemented(op, what: str) -> HalError:
+    return HalError(StatusCode.UNIMPLEMENTED, f"{location(op)}: {what}")
+
+
+def _children(op):
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                yield child.operation
+
+
+def _constant(value):
+    """The Python value of an arith.constant result, else None."""
+    owner = value.owner
+    if isinstance(owner, (ir.Operation, ir.OpView)) and owner.operation.name == "arith.constant":
+        attr = owner.operation.attributes["value"]
+        if isinstance(attr, (ir.IntegerAttr, ir.FloatAttr)):
+            return attr.value
+    return None
+
+
+def _shape(type_) -> tuple:
+    if not isinstance(type_, ir.RankedTensorType):
+        return ()
+    if any(type_.is_dynamic_dim(i) for i in range(type_.rank)):
+        raise HalError(StatusCode.UNIMPLEMENTED, f"dynamic shape {type_}: the bridge compiles static shapes")
+    return tuple(type_.shape)
+
+
+def _check_element_type(op, type_) -> None:
+    element = type_.element_type if isinstance(type_, ir.ShapedType) else type_
+    if str(element) != "f32":
+        raise unimplemented(op, f"{op.name} on {element}: the bridge compiles f32 tensors")
+
+
+# SFPU ops of math/arith body ops.
+_UNARY = {"math.exp": SfpuOp.EXP, "math.log": SfpuOp.LOG, "math.sqrt": SfpuOp.SQRT, "math.rsqrt": SfpuOp.RSQRT,
+          "math.tanh": SfpuOp.TANH, "math.absf": SfpuOp.ABS, "arith.negf": SfpuOp.NEG, "math.sin": SfpuOp.SIN,
+          "math.cos": SfpuOp.COS}
+_BINARY = {"arith.addf": SfpuOp.ADD, "arith.subf": SfpuOp.SUB, "arith.mulf": SfpuOp.MUL, "arith.divf": SfpuOp.DIV,
+           "arith.maximumf": SfpuOp.MAXIMUM, "arith.maxnumf": SfpuOp.MAXIMUM, "arith.minimumf": SfpuOp.MINIMUM,
+           "arith.minnumf": SfpuOp.MINIMUM}
+_REDUCE = {"arith.addf": ReduceKind.SUM_ROW, "arith.maximumf": ReduceKind.MAX_ROW,
+           "arith.maxnumf": ReduceKind.MAX_ROW}
+
+
+class _Code:
+    """Builds eltwise_fused code from a generic's body: block args become inputs
+    (or constants, for fills), body ops SFPU instructions."""
+
+    def __init__(self, generic, leaves):
+        self.generic = generic
+        self.leaves = leaves  # block arg number -> ("input", i) or ("constant", x)
+        self.code: list[tuple] = []
+        self.memo: dict = {}
+
+    def emit(self, instruction) -> int:
+        self.code.append(instruction)
+        return len(self.code) - 1
+
+    def value(self, v) -> int:
+        if v in self.memo:
+            return self.memo[v]
+        if isinstance(v, ir.BlockArgument):
+            index = self.emit(self.leaves[v.arg_number])
+        elif _constant(v) is not None:
+            index = self.emit(("constant", float(_constant(v))))
+        else:
+            index = self.op(v.owner.operation)
+        self.memo[v] = index
+        return index
+
+    def op(self, op) -> int:
+        name = op.name
+        operands = list(op.operands)
+        if name in _UNARY:
+            return self.emit(("unary", _UNARY[name], 0.0, self.value(operands[0])))
+        if name == "math.powf" and _constant(operands[1]) is not None:
+            return self.emit(("unary", SfpuOp.POWER, float(_constant(operands[1])), self.value(operands[0])))
+        if name in _BINARY:
+            a, b = operands
+            ca, cb = _constant(a), _constant(b)
+            if cb is not None and name in ("arith.addf", "arith.subf", "arith.mulf", "arith.divf"):
+                x = self.value(a)
+                cb = float(cb)
+                if name == "arith.addf":
+                    return self.emit(("unary", SfpuOp.ADD_SCALAR, cb, x))
+                if name == "arith.subf":
+                    return self.emit(("unary", SfpuOp.ADD_SCALAR, -cb, x))
+                if name == "arith.mulf":
+                    return self.emit(("unary", SfpuOp.MUL_SCALAR, cb, x))
+                return self.emit(("unary", SfpuOp.MUL_SCALAR, 1.0 / cb, x))
+            if ca is not None and name in ("arith.addf", "arith.mulf"):
+                op_ = SfpuOp.ADD_SCALAR if name == "arith.addf" else SfpuOp.MUL_SCALAR
+                return self.emit(("unary", op_, float(ca), self.value(b)))
+            if cb == 0.0 and name in ("arith.maximumf", "arith.maxnumf"):
+                return self.emit(("unary", SfpuOp.RELU, 0.0, self.value(a)))
+            if ca == 1.0 and name == "arith.divf":
+                return self.emit(("unary", SfpuOp.RECIP, 0.0, self.value(b)))
+            return self.emit(("binary", _BINARY[name], self.value(a), self.value(b)))
+        raise unimplemented(op, f"{name} in the body of a linalg.generic has no Tensix lowering yet "
+                                f"(supported: {', '.join(sorted(set(_UNARY) | set(_BINARY) | {'math.powf'}))})")
+
+
+def _iterators(generic) -> list[str]:
+    return [re.search(r"<(\w+)>", str(a)).group(1) for a in generic.attributes["iterator_types"]]
+
+
+def _maps(generic) -> list[list[int]]:
+    """Each indexing map's results as loop dims; UNIMPLEMENTED unless projections."""
+    maps = []
+    for attr in generic.attributes["indexing_maps"]:
+        dims = []
+        for expr in attr.value.results:
+            if not isinstance(expr, ir.AffineDimExpr):
+                raise unimplemented(generic, f"indexing map {attr} is not a projection of the loops")
+            dims.append(expr.position)
+        maps.append(dims)
+    return maps
+
+
+class DispatchLowering:
+    """Lowers one dispatch function for one invocation, given the device shapes its
+    bindings already have (`bound`: binding -> device shape, absent if unassigned)."""
+
+    def __init__(self, func, bound: dict[int, tuple], options: Options):
+        self.func = func
+        self.bound = bound
+        self.options = options
+        self.launches: list[Launch] = []
+        self.temps: list[Tensor] = []
+        self.values: dict = {}
+        self.subspans: dict = {}  # subspan value -> (binding, byte offset)
+        self.outputs: dict[int, tuple] = {}  # binding -> device shape it was written with
+
+    # ---- the dispatch function ----
+    def run(self):
+        for op in _children(self.func):
+            name = op.name
+            if name in ("arith.constant", "func.return", "tensor.empty"):
+                if name == "tensor.empty":
+                    self.values[op.results[0]] = Tensor(_shape(op.results[0].type))
+                continue
+            if name == "hal.interface.binding.subspan":
+                view = op.opview
+                if view.dynamic_dims:
+                    raise unimplemented(op, "a binding with dynamic dims: the bridge compiles static shapes")
+                self.subspans[op.results[0]] = (view.binding.value, _constant(view.byte_offset) or 0)
+            elif name == "iree_tensor_ext.dispatch.tensor.load":
+                self.load(op)
+            elif name == "iree_tensor_ext.dispatch.tensor.store":
+                self.store(op)
+            elif name == "linalg.generic":
+                self.generic(op)
+            else:
+                raise unimplemented(op, f"{name} has no Tensix lowering yet")
+        return self
+
+    def _whole(self, op, shape) -> None:
+        offsets = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
+        sizes = list(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
+        strides = list(ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
+        if any(offsets) or any(s != 1 for s in strides) or [s for s in sizes if s != 1] != [s for s in shape if s != 1]:
+            raise unimplemented(op, f"{op.name} of a slice (offsets {offsets}, sizes {sizes}, strides {strides}): "
+                                    f"the bridge reads and writes whole bindings")
+
+    def load(self, op) -> None:
+        binding, _ = self.subspans[op.operands[0]]
+        shape = _shape(op.results[0].type)
+        _check_element_type(op, op.results[0].type)
+        self._whole(op, shape)
+        self.values[op.results[0]] = Tensor(shape, self.bound.get(binding), ("binding", binding))
+
+    def store(self, op) -> None:
+        value, target = op.operands[0], op.operands[1]
+        binding, _ = self.subspans[target]
+        tensor = self.values[value]
+        self._whole(op, tensor.shape)
+        wanted = self.bound.get(binding, tensor.device_shape)
+        if tensor.fill is not None:
+            out = Tensor(tensor.shape, wanted, ("binding", binding))
+            self._fused(op, (("constant", tensor.fill),), [], out)
+        elif tensor.ref is not None and tensor.ref[0] == "temp" and canonical(tensor.device_shape) == canonical(wanted):
+            tensor.ref = ("binding", binding)  # the producer writes the binding directly
+            self.temps.remove(tensor)
+            tensor.device_shape = wanted
+        else:
+            out = Tensor(tensor.shape, wanted, ("binding", binding))
+            self._convert(op, tensor, out)
+        self.outputs[binding] = wanted
+
+    # ---- launches ----
+    def _temp(self, shape, device_shape) -> Tensor:
+        tensor = Tensor(shape, device_shape, ("temp", len(self.temps)))
+        self.temps.append(tensor)
+        return tensor
+
+    def _fused(self, op, code, inputs: list[tuple[Tensor, FusedInput]], out: Tensor) -> None:
+        fmt = self.options.data_format
+        ds = out.device_shape
+        mask_columns, mask_rows = ds[-1] % TILE, ds[-2] % TILE
+        fused_inputs = tuple(fi for _, fi in inputs)
+        kernel = ("eltwise_fused", "eltwise_fused", fused_inputs, tuple(code), fmt, bool(mask_columns),
+                  bool(mask_rows), self.options.fp32_dest_acc_en)
+        masks = ([("mask", mask_columns, -1)] if mask_columns else []) + ([("mask", mask_rows, -2)] if mask_rows else [])
+        n = tile_count(ds)
+        self.launches.append(Launch(kernel, [n, tiles(ds[-2]), tiles(ds[-1])], [t for t, _ in inputs] + masks + [out], n))
+
+    def _transpose(self, op, tensor: Tensor, out: Tensor) -> None:
+        fmt = self.options.data_format
+        ds = out.device_shape
+        n = tile_count(ds)
+        self.launches.append(Launch(("transpose", fmt, fmt, self.options.fp32_dest_acc_en),
+                                    [n, tiles(ds[-2]), tiles(ds[-1])], [tensor, out], n))
+
+    def _convert(self, op, tensor: Tensor, out: Tensor) -> None:
+        """out = tensor, where their device shapes may differ by a swap of the last two dims."""
+        src, dst = canonical(tensor.device_shape), canonical(out.device_shape)
+        if src == dst:
+            self._fused(op, (("input", 0),), [(tensor, FusedInput(self.options.data_format))], out)
+        elif src[:-2] == dst[:-2] and (src[-1], src[-2]) == dst[-2:]:
+            self._transpose(op, tensor, out)
+        else:
+            raise unimplemented(op, f"a tensor of device shape {tensor.device_shape} is needed as {out.device_shape}")
+
+    def _as(self, op, tensor: Tensor, device_shape) -> Tensor:
+        """`tensor` with the wanted device shape (a transposed copy if need be)."""
+        if canonical(tensor.device_shape) == canonical(device_shape):
+            return tensor
+        out = self._temp(tensor.shape, device_shape)
+        self._convert(op, tensor, out)
+        return out
+
+    # ---- linalg.generic ----
+    def generic(self, op) -> None:
+        n_in, n_out = ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])
+        if n_out != 1:
+            raise unimplemented(op, f"a linalg.generic with {n_out} results")
+        operands = list(op.operands)
+        maps, iterators = _maps(op), _iterators(op)
+        for v in operands:
+            _check_element_type(op, v.type)
+        ins = [self.values[v] if isinstance(v.type, ir.RankedTensorType) else None for v in operands[:n_in]]
+        scalars = [v for v in operands[:n_in] if not isinstance(v.type, ir.RankedTensorType)]
+        init = self.values[operands[n_in]]
+        body = list(op.regions[0].blocks[0].operations)
+        result = body[-1].operands[0]
+        extents = [0] * len(iterators)
+        for v, dims in zip(operands, maps):
+            for j, d in enumerate(dims):
+                extents[d] = _shape(v.type)[j]
+        reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
+
+        if not reductions and len(body) == 1:
+            if isinstance(result, ir.BlockArgument) and result.arg_number < n_in:
+                source = operands[result.arg_number]
+                if not isinstance(source.type, ir.RankedTensorType):  # fill with a scalar
+                    value = _constant(source)
+                    if value is None:
+                        raise unimplemented(op, "a fill with a value computed at run time")
+                    self.values[op.results[0]] = Tensor(init.shape, fill=float(value))
+                    return
+            elif _constant(result) is not None:
+                self.values[op.results[0]] = Tensor(init.shape, fill=float(_constant(result)))
+                return
+        if scalars:
+            raise unimplemented(op, "a linalg.generic with scalar operands")
+        if maps[-1] != sorted(maps[-1]):
+            raise unimplemented(op, f"a linalg.generic whose result map {maps[-1]} permutes the loops")
+        if len(reductions) > 1:
+            raise unimplemented(op, f"a reduction over {len(reductions)} dims; the Tensix lowering reduces one")
+        if reductions and self._contraction(op, ins, init, maps, iterators, extents, body, n_in):
+            return
+        space, axis = self._space(ins, init, maps, extents)
+        if not reductions:
+            self.values[op.results[0]] = self._elementwise(op, ins, maps, space, axis, body, n_in,
+                                                           self._temp(init.shape, space))
+        else:
+            self.values[op.results[0]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
+
+    def _space(self, ins, init, maps, extents):
+        """The device shape of the loop space and each loop dim's axis in it."""
+        n = len(extents)
+        if n >= 2:
+            return tuple(extents), list(range(n))
+        if n == 0:
+            return (1, 1), []
+        for tensor, dims in zip(ins + [init], maps):
+            if tensor is not None and dims == [0] and canonical(tensor.device_shape) == (extents[0], 1) != (1, 1):
+                return (extents[0], 1), [0]
+        return (1, extents[0]), [1]
+
+    def _view(self, op, tensor: Tensor, dims, space, axis) -> tuple[Tensor, FusedInput]:
+        """The operand seen through its map, as a broadcast input of the loop space."""
+        axes = [axis[d] for d in dims]
+        expected = [1] * len(space)
+        for a in axes:
+            expected[a] = space[a]
+        if axes != sorted(axes):
+            if len(axes) < 2 or axes[:-2] != sorted(axes[:-2]) or (axes[-1], axes[-2]) != tuple(sorted(axes[-2:])):
+                raise unimplemented(op, f"an operand read through the permutation {dims}: the Tensix lowering "
+                                        f"transposes the last two dims only")
+            swapped = list(tensor.device_shape)
+            swapped[-2:] = swapped[-1], swapped[-2]
+            source = self._temp(tensor.shape, tuple(swapped))
+            self._transpose(op, tensor, source)
+            tensor = source
+        tensor = self._as(op, tensor, tuple(expected))
+        outer, outer_space = math.prod(expected[:-2]), math.prod(space[:-2])
+        if outer not in (1, outer_space) or (outer == outer_space and expected[:-2] != list(space[:-2])):
+            raise unimplemented(op, f"an operand broadcast over some of the batch dims ({expected} in {space})")
+        rows, columns = expected[-2] == 1 != space[-2], expected[-1] == 1 != space[-1]
+        broadcast = Broadcast.SCALAR if rows and columns else Broadcast.ROW if rows else \
+            Broadcast.COL if columns else Broadcast.NONE
+        return tensor, FusedInput(self.options.data_format, broadcast, outer == 1 != outer_space)
+
+    def _code(self, op, ins, maps, space, axis, n_in, result, inputs):
+        """eltwise_fused code for `result` over the generic's inputs; fills become constants."""
+        leaves = {}
+        for i, (tensor, dims) in enumerate(zip(ins, maps[:n_in])):
+            if tensor.fill is not None:
+                leaves[i] = ("constant", tensor.fill)
+            else:
+                leaves[i] = ("input", len(inputs))
+                inputs.append(self._view(op, tensor, dims, space, axis))
+        code = _Code(op, leaves)
+        code.value(result)
+        return code.code
+
+    def _elementwise(self, op, ins, maps, space, axis, body, n_in, out: Tensor) -> Tensor:
+        result = body[-1].operands[0]
+        if isinstance(result, ir.BlockArgument) and result.arg_number == n_in:
+            raise unimplemented(op, "a linalg.generic that yields its own output")
+        inputs: list = []
+        code = self._code(op, ins, maps, space, axis, n_in, result, inputs)
+        if code == [("input", 0)] and inputs[0][1].broadcast is Broadcast.NONE and not inputs[0][1].batch_broadcast:
+            tensor = inputs[0][0]
+            if tensor.ref is not None and tensor.ref[0] == "temp":
+                return tensor  # a copy or a transpose already made by _view
+        self._fused(op, code, inputs, out)
+        return out
+
+    def _combine(self, op, init: Tensor, partial: Tensor, binary: SfpuOp, identity: tuple[float, ...],
+                 device_shape) -> Tensor:
+        """init <op> partial, unless init is a fill with the op's identity."""
+        if init.fill is not None and (init.fill in identity or (math.isnan(init.fill) and math.nan in identity)):
+            return partial
+        out = self._temp(partial.shape, device_shape)
+        fmt = self.options.data_format
+        inputs, code = [], []
+        for tensor in (init, partial):
+            if tensor.fill is not None:
+                code.append(("constant", tensor.fill))
+            else:
+                code.append(("input", len(inputs)))
+                inputs.append((self._as(op, tensor, device_shape), FusedInput(fmt)))
+        code.append(("binary", binary, 0, 1))
+        self._fused(op, code, inputs, out)
+        return out
+
+    def _contraction(self, op, ins, init, maps, iterators, extents, body, n_in) -> bool:
+        """matmul if the body is out + a * b over one reduction dim with matmul maps."""
+        if n_in != 2 or len(body) != 3 or body[0].name != "arith.mulf" or body[1].name != "arith.addf":
+            return False
+        product, accumulate = body[0], body[1]
+        if {v.arg_number for v in product.operands if isinstance(v, ir.BlockArgument)} != {0, 1}:
+            return False
+        acc_operands = list(accumulate.operands)
+        if not ((isinstance(acc_operands[0], ir.BlockArgument) and acc_operands[0].arg_number == 2
+                 and acc_operands[1] == product.results[0]) or
+                (isinstance(acc_operands[1], ir.BlockArgument) and acc_operands[1].arg_number == 2
+                 and acc_operands[0] == product.results[0])):
+            return False
+        k = iterators.index("reduction")
+        a_dims, b_dims, out_dims = maps
+        if len(out_dims) < 2 or k not in a_dims or k not in b_dims:
+            return False
+        m, n = out_dims[-2], out_dims[-1]
+        batch = out_dims[:-2]
+        if sorted(a_dims) != sorted(batch + [m, k]) or not set(b_dims) <= set(batch + [k, n]) or n not in b_dims:
+            raise unimplemented(op, f"a contraction with maps {maps}: expected (batch, m, k) x (batch, k, n)")
+        fmt = self.options.data_format
+        a_tensor = self._operand(op, ins[0], a_dims, batch + [m, k], extents)
+        b_batch = [d for d in batch if d in b_dims]
+        if b_batch not in ([], batch):
+            raise unimplemented(op, f"a contraction whose b broadcasts over some batch dims (maps {maps})")
+        b_tensor = self._operand(op, ins[1], b_dims, b_batch + [k, n], extents)
+        device = tuple(extents[d] for d in out_dims)
+        out = self._temp(init.shape, device)
+        mt, nt, kt = tiles(extents[m]), tiles(extents[n]), tiles(extents[k])
+        total = math.prod(extents[d] for d in batch) * mt * nt
+        kernel = ("matmul", fmt, fmt, fmt, self.options.math_fidelity, self.options.fp32_dest_acc_en)
+        self.launches.append(Launch(kernel, [total, kt, nt, mt, kt * nt if b_batch else 0], [a_tensor, b_tensor, out],
+                                    total))
+        self.values[op.results[0]] = self._combine(op, init, out, SfpuOp.ADD, (0.0,), device)
+        return True
+
+    def _operand(self, op, tensor: Tensor, dims, wanted, extents) -> Tensor:
+        """A contraction operand in the dim order `wanted` (a transposed copy if its
+        last two dims are swapped)."""
+        if tensor.fill is not None:
+            raise unimplemented(op, "a contraction with a constant operand")
+        shape = tuple(extents[d] for d in wanted)
+        if dims == wanted:
+            return self._as(op, tensor, shape)
+        if dims[:-2] == wanted[:-2] and dims[-2:] == wanted[-2:][::-1]:
+            out = self._temp(shape, shape)
+            self._convert(op, self._as(op, tensor, tuple(extents[d] for d in dims)), out)
+            return out
+        raise unimplemented(op, f"a contraction operand with map {dims}; expected {wanted} or its last two swapped")
+
+    def _reduction(self, op, ins, init, maps, space, axis, r, body, n_in) -> Tensor:
+        result = body[-1].operands[0]
+        combine = result.owner.operation if not isinstance(result, ir.BlockArgument) else None
+        if combine is None or combine.name not in _REDUCE:
+            raise unimplemented(op, f"a reduction combining with "
+                                    f"{combine.name if combine is not None else 'nothing'}; supported: addf, "
+                                    f"maximumf, maxnumf")
+        a, b = combine.operands
+        is_out = [isinstance(v, ir.BlockArgument) and v.arg_number == n_in for v in (a, b)]
+        if is_out.count(True) != 1:
+            raise unimplemented(op, "a reduction body that does not combine its output once")
+        element = b if is_out[0] else a
+        reduced_axis = axis[r] - len(space)  # -1 or -2 of the device shape
+        if reduced_axis not in (-1, -2):
+            raise unimplemented(op, f"a reduction over dim {r} of {len(space)}: the kernel library reduces the last "
+                                    f"two dims")
+        # The reduced operand: the element expression over the whole loop space.
+        full = self._elementwise(op, ins, maps, space, axis, body[:-1] + [_Yield(element)], n_in,
+                                 self._temp(space, space)) if not self._is_plain(ins, maps, element, space, axis) \
+            else self._as(op, ins[element.arg_number], space)
+        kind = ReduceKind(int(_REDUCE[combine.name]) + (reduced_axis == -2))
+        out_shape = list(space)
+        out_shape[reduced_axis] = 1
+        partial = self._temp(init.shape, tuple(out_shape))
+        fmt = self.options.data_format
+        extent = space[reduced_axis]
+        valid = extent % TILE
+        columns = space[-1] % TILE if reduced_axis == -2 else 0
+        rows_tiles, width_tiles = math.prod(space[:-2]) * tiles(space[-2]), tiles(space[-1])
+        constants = [rows_tiles, width_tiles, 1] if reduced_axis == -1 else \
+            [math.prod(space[:-2]) * width_tiles, tiles(space[-2]), width_tiles]
+        masks = ([("mask", valid, reduced_axis)] if valid else []) + ([("mask", columns, -1)] if columns else [])
+        kernel = ("reduce", kind, fmt, fmt, bool(valid), bool(columns), self.options.fp32_dest_acc_en)
+        self.launches.append(Launch(kernel, constants, [full] + masks + [partial], constants[0]))
+        is_max = kind >= ReduceKind.MAX_ROW
+        return self._combine(op, init, partial, SfpuOp.MAXIMUM if is_max else SfpuOp.ADD,
+                             (-math.inf, math.nan) if is_max else (0.0,), tuple(out_shape))
+
+    def _is_plain(self, ins, maps, element, space, axis) -> bool:
+        """Is the reduced element an input read whole (no broadcast, no permutation)?"""
+        if not isinstance(element, ir.BlockArgument) or element.arg_number >= len(ins):
+            return False
+        tensor, dims = ins[element.arg_number], maps[element.arg_number]
+        return tensor.fill is None and dims == list(range(len(space))) and [axis[d] for d in dims] == dims
+
+
+class _Yield:
+    """A stand-in for linalg.yield of one value (to lower part of a body)."""
+
+    def __init__(self, value):
+        self.operands = [value]

@@ -1,0 +1,226 @@
+"""Compiled modules (.ttm): Tensix kernels plus the host program that runs them.
+
+`compiler.compile_module` writes one; `hal.load_module(path_or_bytes, device)` loads
+it, and each public function of the MLIR becomes a callable that takes and returns
+numpy arrays of the function's tensor types:
+
+    module = hal.load_module("mlp.ttm", device)
+    y = module.main(x, w1, b1, w2, b2)           # one result: an array; several: a tuple
+
+The file is a zip archive (as IREE's .vmfb is zip-readable): `module.json` holds
+the host program, `kernels.ttx` the executable, `source.mlir` the program it was
+compiled from. The host program is IREE's schedule: imports (row-major f32 ->
+tiles in the module's data format), allocas, command buffers of dispatches and
+barriers submitted with queue_execute on semaphores, deallocas, waits and exports
+(tiles -> row-major f32).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+
+import numpy as np
+
+from hal.buffer import HalBufferView
+from hal.command_buffer import HalCommandBuffer
+from hal.layout import DataFormat, Layout
+from hal.status import HalError, StatusCode
+
+MODULE_FORMAT = "tt-hal-module"
+MODULE_VERSION = 1
+EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"
+WAIT_NS = 600 * 10**9  # a call whose work takes longer has hung
+
+
+def write_module(record: dict, executable: bytes, source: str | None = None) -> bytes:
+    """The .ttm bytes of a host-program `record` (see compiler/host.py) and its .ttx."""
+    record = {"format": MODULE_FORMAT, "version": MODULE_VERSION, **record}
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in (("module.json", json.dumps(record, indent=1).encode()), ("kernels.ttx", executable),
+                           ("source.mlir", source.encode() if source is not None else None)):
+            if data is not None:
+                info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))  # reproducible bytes
+                archive.writestr(info, data, zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
+def read_module(path_or_bytes) -> tuple[dict, bytes, str | None]:
+    """(record, .ttx bytes, source or None) of a .ttm file; INVALID_ARGUMENT if it is not one."""
+    data = path_or_bytes
+    if isinstance(path_or_bytes, (str, os.PathLike)):
+        try:
+            with open(path_or_bytes, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            raise HalError(StatusCode.NOT_FOUND, f"no module file {os.fspath(path_or_bytes)!r}") from None
+    try:
+        with zipfile.ZipFile(io.BytesIO(bytes(data))) as archive:
+            record = json.loads(archive.read("module.json"))
+            executable = archive.read("kernels.ttx")
+            source = archive.read("source.mlir").decode() if "source.mlir" in archive.namelist() else None
+    except (zipfile.BadZipFile, KeyError, ValueError) as e:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"not a tt-hal module (.ttm): {e}") from None
+    if record.get("format") != MODULE_FORMAT or record.get("version") != MODULE_VERSION:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"module format {record.get('format')!r} version "
+                                                    f"{record.get('version')!r}; this hal reads {MODULE_FORMAT!r} "
+                                                    f"version {MODULE_VERSION}")
+    return record, executable, source
+
+
+def load_module(path_or_bytes, device) -> "HalModule":
+    record, executable, source = read_module(path_or_bytes)
+    return HalModule(device, record, executable, source)
+
+
+class HalModule:
+    """A loaded module: its functions by name (`module.main`, `module["main"]`)."""
+
+    def __init__(self, device, record: dict, executable: bytes, source: str | None = None):
+        self.device = device
+        self.record = record
+        self.source = source
+        self.data_format = DataFormat.parse(record["data_format"])
+        self.executable = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, executable)
+        self.functions = {f["name"]: HalModuleFunction(self, f) for f in record["functions"]}
+
+    def __repr__(self) -> str:
+        return f"<HalModule functions={list(self.functions)} data_format={self.data_format.name}>"
+
+    def __getitem__(self, name: str) -> "HalModuleFunction":
+        try:
+            return self.functions[name]
+        except KeyError:
+            raise HalError(StatusCode.NOT_FOUND, f"no function {name!r} in the module; it has "
+                                                 f"{', '.join(self.functions)}") from None
+
+    def __getattr__(self, name: str):
+        functions = self.__dict__.get("functions", {})
+        if name in functions:
+            return functions[name]
+        raise AttributeError(name)
+
+    def lookup_function(self, name: str) -> "HalModuleFunction":
+        return self[name]
+
+
+class HalModuleFunction:
+    """One function of a module. `inputs` / `outputs`: [(shape, numpy dtype)]."""
+
+    def __init__(self, module: HalModule, record: dict):
+        self.module = module
+        self.name = record["name"]
+        self.record = record
+        self.inputs = [(tuple(i["shape"]), np.dtype(i["dtype"])) for i in record["inputs"]]
+        self.outputs = [(tuple(o["shape"]), np.dtype(o["dtype"])) for o in record["outputs"]]
+
+    def __repr__(self) -> str:
+        sig = lambda xs: ", ".join(f"{d.name}{list(s)}" for s, d in xs)  # noqa: E731
+        return f"<function {self.name}({sig(self.inputs)}) -> ({sig(self.outputs)})>"
+
+    def _check(self, arrays) -> list[np.ndarray]:
+        if len(arrays) != len(self.inputs):
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"{self.name} takes {len(self.inputs)} arguments, "
+                                                        f"got {len(arrays)}")
+        checked = []
+        for i, (array, (shape, dtype)) in enumerate(zip(arrays, self.inputs)):
+            array = np.asarray(array)
+            if array.shape != shape or array.dtype != dtype:
+                raise HalError(StatusCode.INVALID_ARGUMENT,
+                               f"{self.name}: argument {i} is {array.dtype.name}{list(array.shape)}; the function "
+                               f"takes {dtype.name}{list(shape)}")
+            checked.append(array)
+        return checked
+
+    def __call__(self, *arrays):
+        outputs = self.invoke(self._check(arrays))
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def invoke(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        """Runs the host program: the steps in order, each queue operation waiting on
+        and signalling the semaphores of its timepoints."""
+        device, module = self.module.device, self.module
+        fmt = module.data_format
+        slots = self.record["slots"]
+        views: list[HalBufferView | None] = [None] * len(slots)
+        semaphores: dict[int, object] = {}
+        outputs: list = [None] * len(self.outputs)
+
+        def allocate(index):
+            slot = slots[index]
+            views[index] = device.allocator.allocate_tensor(tuple(slot["device_shape"]), fmt, Layout.TILE)
+
+        def waits(step):
+            return [(semaphores[t], 1) for t in step.get("wait", ())]
+
+        def signal(step):
+            semaphores[step["signal"]] = device.create_semaphore(0)
+            return [(semaphores[step["signal"]], 1)]
+
+        try:
+            for index, slot in enumerate(slots):
+                if slot["kind"] == "temp":
+                    allocate(index)
+            for step in self.record["steps"]:
+                op = step["op"]
+                if op == "import":
+                    slot = slots[step["slot"]]
+                    array = arrays[step["input"]].reshape(slot["device_shape"])
+                    views[step["slot"]] = device.to_device(array, fmt, Layout.TILE)
+                elif op == "alloca":
+                    for index in step["slots"]:
+                        allocate(index)
+                    semaphores[step["signal"]] = device.create_semaphore(1)  # allocated now, on the host
+                elif op == "execute":
+                    device.queue_execute(self._command_buffer(step["commands"], views), waits(step), signal(step))
+                elif op == "dealloca":
+                    for index in step["slots"]:
+                        device.queue_dealloca(views[index].get_buffer(), waits(step), [])
+                        views[index] = None
+                    device.queue_barrier(waits(step), signal(step))
+                elif op == "wait":
+                    _wait(device, waits(step), self.name)
+                elif op == "export":
+                    shape = self.outputs[step["output"]][0]
+                    outputs[step["output"]] = views[step["slot"]].to_host(np.float32).reshape(shape)
+                else:
+                    raise HalError(StatusCode.INVALID_ARGUMENT, f"unknown host program step {op!r}")
+        finally:
+            # Nothing may be freed while a submission still uses it.
+            _wait(device, [(s, 1) for s in semaphores.values()], self.name, raise_failure=False)
+            for view in views:
+                if view is not None:
+                    view.get_buffer().release()
+        return outputs
+
+    def _command_buffer(self, commands, views) -> HalCommandBuffer:
+        from hal import ops  # the mask tiles the library's kernels bind
+        device = self.module.device
+        command_buffer = HalCommandBuffer(device)
+        for command in commands:
+            if "barrier" in command:
+                command_buffer.execution_barrier()
+                continue
+            buffers = []
+            for ref in command["bindings"]:
+                view = ops.mask_tile(device, ref[1], ref[2]) if isinstance(ref, list) else views[ref]
+                buffers.append(view.get_buffer())
+            workgroups = max(1, min(command["tiles"], device.arch.worker_cores))
+            command_buffer.dispatch(self.module.executable, command["kernel"], (workgroups, 1, 1),
+                                    np.array(command["constants"], np.uint32).tobytes(), buffers)
+        command_buffer.end()
+        return command_buffer
+
+
+def _wait(device, semaphores, what: str, raise_failure: bool = True) -> None:
+    for semaphore, value in semaphores:
+        try:
+            if not semaphore.wait(value, timeout=WAIT_NS):
+                raise HalError(StatusCode.DEADLINE_EXCEEDED, f"{what}: the device work did not finish within "
+                                                             f"{WAIT_NS // 10**9} s")
+        except HalError:
+            if raise_failure:
+                raise

@@ -1,0 +1,155 @@
+"""Model-level differential tests: each model in examples/models, from MLIR text.
+
+(a) the reference: IREE's llvm-cpu build of the model on iree.runtime local-task
+    agrees with a float64 numpy twin of the model (written here, not from the MLIR);
+(b) tt-hal: compiler.compile_module + hal.load_module on the simulated device agrees
+    with that reference within compiler.tolerance's bfloat16 tolerance.
+So a tt-hal failure with (a) passing points at compiler/ or hal/, not at the model.
+
+Every .mlir in examples/models needs a twin in TWINS.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import compiler
+import compiler.reference
+import compiler.tolerance
+import hal
+
+MODELS = Path(__file__).resolve().parents[1] / "examples" / "models"
+MODEL_FILES = sorted(MODELS.glob("*.mlir"))
+SEED = 0  # the same inputs for every front end of a model (mlp and mlp_stablehlo)
+REFERENCE_TOLERANCE = 1e-5  # llvm-cpu f32 vs numpy f64, max abs error / max |ref|
+
+
+# ---- float64 numpy twins ----------------------------------------------------------------------
+
+def relu(x):
+    return np.maximum(x, 0.0)
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def mlp(x, w1, b1, w2, b2):
+    return relu(relu(x @ w1 + b1) @ w2 + b2)
+
+
+def layernorm(x, gamma, beta, eps=1e-5):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * gamma + beta
+
+
+def attention(x, wq, wk, wv, wo):
+    q, k, v = x @ wq, x @ wk, x @ wv
+    p = softmax(q @ k.T / np.sqrt(q.shape[-1]))
+    return p @ v @ wo
+
+
+TWINS = {
+    "mlp": mlp,
+    "mlp_stablehlo": mlp,
+    "softmax": softmax,
+    "layernorm": layernorm,
+    "attention": attention,
+    "attention_jax": attention,
+}
+
+
+# ---- inputs -----------------------------------------------------------------------------------
+
+def make_inputs(text: str, seed: int = SEED) -> list[np.ndarray]:
+    """Seeded float32 inputs of @main's signature, scaled so that every intermediate is O(1):
+    the first argument (the activation) ~ N(0, 1); a matrix after it is a weight
+    [fan_in, fan_out] ~ U(-1, 1) * sqrt(3 / fan_in), variance 1 / fan_in, so x @ w keeps
+    unit variance (attention's scores then have std ~1: a softmax that is neither flat nor
+    one-hot); a vector (bias, gamma, beta) ~ U(-1, 1)."""
+    rng = np.random.default_rng(seed)
+    arguments, _ = compiler.reference.function_signatures(text)["main"]
+    inputs = []
+    for i, (shape, dtype) in enumerate(arguments):
+        if i == 0:
+            value = rng.standard_normal(shape)
+        elif len(shape) == 2:
+            value = rng.uniform(-1, 1, shape) * np.sqrt(3 / shape[0])
+        else:
+            value = rng.uniform(-1, 1, shape)
+        inputs.append(value.astype(dtype))
+    return inputs
+
+
+def model_text(path: Path) -> str:
+    assert path.stem in TWINS, f"{path.name} has no numpy twin in tests/test_models.py TWINS"
+    return path.read_text()
+
+
+# ---- tests ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", MODEL_FILES, ids=lambda p: p.stem)
+def test_reference_matches_numpy(path):
+    text = model_text(path)
+    inputs = make_inputs(text)
+    (got,) = compiler.reference.run_llvm_cpu(text, None, inputs)
+    want = TWINS[path.stem](*(x.astype(np.float64) for x in inputs))
+    error = compiler.tolerance.max_error(got, want)
+    assert error <= REFERENCE_TOLERANCE, compiler.tolerance.report([got], [want])
+
+
+@pytest.mark.parametrize("path", MODEL_FILES, ids=lambda p: p.stem)
+def test_tt_hal_matches_reference(path, device):
+    text = model_text(path)
+    inputs = make_inputs(text)
+    reference = compiler.reference.run_llvm_cpu(text, None, inputs)
+    module = hal.load_module(compiler.compile_module(text), device)  # default data format bfloat16
+    outputs = module.main(*inputs)
+    compiler.tolerance.check(outputs, reference, "bfloat16")
+
+
+def test_models_present():
+    assert {p.stem for p in MODEL_FILES} >= {"mlp", "mlp_stablehlo", "softmax", "layernorm", "attention"}
+
+
+# ---- the helpers themselves ---------------------------------------------------------------------
+
+TWO_RESULTS = """
+func.func @pair(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<8xf32>) -> tensor<4x8xf32>
+  %s = stablehlo.add %a, %bb : tensor<4x8xf32>
+  %p = stablehlo.multiply %a, %bb : tensor<4x8xf32>
+  return %s, %p : tensor<4x8xf32>, tensor<4x8xf32>
+}
+func.func private @helper(%a: tensor<2xi32>) -> tensor<2xi32> {
+  return %a : tensor<2xi32>
+}
+"""
+
+
+def test_reference_signatures_and_tuple_results():
+    signatures = compiler.reference.function_signatures(TWO_RESULTS)
+    f32 = np.dtype(np.float32)
+    assert signatures == {"pair": ([((4, 8), f32), ((8,), f32)], [((4, 8), f32), ((4, 8), f32)])}
+    a, b = np.arange(32, dtype=np.float32).reshape(4, 8), np.linspace(-1, 1, 8, dtype=np.float32)
+    s, p = compiler.reference.run_llvm_cpu(TWO_RESULTS, None, [a, b])  # the single public function
+    np.testing.assert_array_equal(s, a + b)
+    np.testing.assert_array_equal(p, a * b)
+
+
+def test_tolerance_check():
+    ref = np.array([[1.0, -2.0], [0.5, 4.0]], np.float32)
+    assert compiler.tolerance.max_error(ref + 0.04, ref) == pytest.approx(0.01)
+    compiler.tolerance.check(ref + 0.02, [ref], "float32")  # 0.005 of the scale 4
+    compiler.tolerance.check((ref, ref), [ref, ref], "bfloat16")
+    with pytest.raises(AssertionError, match=r"outputs \[1\].*\n.*\noutput 1 \[2, 2\]: max abs err 0\.4"):
+        compiler.tolerance.check((ref, ref + 0.4), [ref, ref], "bfloat16")
+    with pytest.raises(AssertionError, match="shape"):
+        compiler.tolerance.check(ref[:1], [ref], "bfloat16")
+    assert compiler.tolerance.max_error(np.full(2, np.nan), np.zeros(2)) == float("inf")
+    assert "PCC 1.000000" in compiler.tolerance.report([ref], [ref])
