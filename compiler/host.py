@@ -15,10 +15,9 @@ import dataclasses
 import itertools
 import math
 
-from iree.compiler import ir
 
 from compiler.lowering import (
-    DispatchLowering, Options, Tensor, _children, canonical, _constant, _shape, build_kernel, location, unimplemented,
+    DispatchLowering, Integers, Options, Tensor, _children, canonical, _shape, build_kernel, location, unimplemented,
 )
 from hal.status import HalError, StatusCode
 
@@ -33,21 +32,6 @@ class Slot:
 
     def record(self) -> dict:
         return {"shape": list(self.shape), "device_shape": list(self.device_shape), "kind": self.kind}
-
-
-def _binding_info(func) -> dict[int, tuple[int, tuple]]:
-    """binding -> (byte offset of its subspan, tensor shape) of a dispatch function."""
-    subspans, info = {}, {}
-    for op in _children(func):
-        if op.name == "hal.interface.binding.subspan":
-            subspans[op.results[0]] = (op.opview.binding.value, _constant(op.opview.byte_offset) or 0)
-        elif op.name == "iree_tensor_ext.dispatch.tensor.load":
-            binding, offset = subspans[op.operands[0]]
-            info[binding] = (offset, _shape(op.results[0].type))
-        elif op.name == "iree_tensor_ext.dispatch.tensor.store":
-            binding, offset = subspans[op.operands[1]]
-            info[binding] = (offset, _shape(op.operands[0].type))
-    return info
 
 
 def _squeezed(shape) -> tuple:
@@ -114,7 +98,8 @@ class _FunctionLowering:
         self.module = module
         self.func = func
         self.name = func.attributes["sym_name"].value
-        self.env: dict = {}  # ir.Value -> int / resource (root, offset) / timepoint ids
+        self.env: dict = {}  # ir.Value -> resource (root, offset) / timepoint ids / slot
+        self.integers = Integers()
         self.slots: list[Slot] = []
         self.by_key: dict = {}
         self.steps: list[dict] = []
@@ -150,25 +135,16 @@ class _FunctionLowering:
                 "slots": [s.record() for s in self.slots], "steps": self.steps}
 
     def value(self, v):
-        if v in self.env:
-            return self.env[v]
-        constant = _constant(v)
-        if constant is None:
-            raise HalError(StatusCode.INTERNAL, f"{self.name}: no value for {v.get_name()}")
-        return constant
+        return self.env[v] if v in self.env else self.integers[v]
 
     def op(self, op) -> None:
         name = op.name
         operands = list(op.operands)
         if name in ("arith.constant", "hal.element_type", "hal.encoding_type"):
             return
-        if name in ("arith.addi", "arith.muli", "arith.index_castui", "arith.index_cast", "arith.shrui",
-                    "arith.trunci", "arith.extui"):
-            a = self.value(operands[0])
-            b = self.value(operands[1]) if len(operands) > 1 else None
-            self.env[op.results[0]] = {"arith.addi": lambda: a + b, "arith.muli": lambda: a * b,
-                                       "arith.shrui": lambda: a >> b}.get(name, lambda: a)()
-        elif name == "hal.buffer_view.assert":
+        if self.integers.handle(op):
+            return
+        if name == "hal.buffer_view.assert":
             view = op.opview
             index = self.arguments[operands[0]]
             shape = [self.value(d) for d in view.shape]
@@ -257,26 +233,27 @@ class _FunctionLowering:
         view = op.opview
         exe, _variant, export = _symbols(op.attributes["entry_points"][0])
         func = self.module.dispatches[(exe, export)]
-        if list(view.workload) or list(view.uniform_operands):
-            raise unimplemented(op, f"@{export} takes a workload or push constants (dynamic shapes); the bridge "
-                                    f"compiles static shapes")
-        info = _binding_info(func)
+        if list(view.workload):
+            raise unimplemented(op, f"@{export} takes a workload (dynamic shapes); the bridge compiles static shapes")
+        # Push constants are known here: IREE passes binding offsets through them when
+        # one executable serves several call sites.
+        constants = tuple(self.value(v) for v in view.uniform_operands)
+        lowering = DispatchLowering(func, constants, self.module.options)
         slots = {}
-        for binding, (resource, offset) in enumerate(zip(view.resources, view.resource_offsets)):
-            if binding not in info:
-                continue
-            root, base = self.value(resource)
-            sub_offset, shape = info[binding]
-            kind = "input" if root[0] == "input" else "alloca"
-            slots[binding] = self.slot(root, base + self.value(offset) + sub_offset, shape, kind)
-        bound = {b: _bound(op, s, info[b][1]) for b, s in slots.items() if s.device_shape is not None}
-        key = (exe, export, tuple(sorted(bound.items())))
-        if key not in self.module.lowered:
-            try:
-                self.module.lowered[key] = DispatchLowering(func, bound, self.module.options).run()
-            except HalError as e:
-                raise HalError(e.code, f"{e.message}\n  in dispatch @{export} at {location(op)}") from None
-        lowering = self.module.lowered[key]
+        try:
+            for (binding, sub_offset), shape in lowering.tensors().items():
+                root, base = self.value(view.resources[binding])
+                kind = "input" if root[0] == "input" else "alloca"
+                offset = base + self.value(view.resource_offsets[binding]) + sub_offset
+                slots[(binding, sub_offset)] = (self.slot(root, offset, shape, kind), shape)
+            bound = {key: _bound(op, s, shape) for key, (s, shape) in slots.items() if s.device_shape is not None}
+            cache_key = (exe, export, constants, tuple(sorted(bound.items())))
+            if cache_key not in self.module.lowered:
+                self.module.lowered[cache_key] = lowering.run(bound)
+        except HalError as e:
+            raise HalError(e.code, f"{e.message}\n  in dispatch @{export} at {location(op)}") from None
+        lowering = self.module.lowered[cache_key]
+        slots = {key: s for key, (s, _) in slots.items()}
         for binding, device_shape in lowering.outputs.items():
             if slots[binding].device_shape is None:
                 slots[binding].device_shape = device_shape

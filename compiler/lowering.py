@@ -49,7 +49,8 @@ class Options:
 
 class Tensor:
     """A tensor of the dispatch: logical shape, device shape, and where it lives
-    (`ref`: ("binding", n) or ("temp", k); `fill`: a splat not materialised)."""
+    (`ref`: ("binding", (binding, byte offset)) or ("temp", k); `fill`: a splat not
+    materialised)."""
 
     def __init__(self, shape, device_shape=None, ref=None, fill=None):
         self.shape = tuple(shape)
@@ -136,6 +137,51 @@ def _check_element_type(op, type_) -> None:
     element = type_.element_type if isinstance(type_, ir.ShapedType) else type_
     if str(element) != "f32":
         raise unimplemented(op, f"{op.name} on {element}: the bridge compiles f32 tensors")
+
+
+class Integers:
+    """Evaluates the index and integer arithmetic of a function at compile time:
+    byte offsets and sizes, push constants (`hal.interface.constant.load` of
+    `constants`), IREE's 64-bit split into two i32 and `util.assume.int`."""
+
+    _BINARY = {"arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
+               "arith.shrui": lambda a, b: a >> b, "arith.shli": lambda a, b: a << b, "arith.ori": lambda a, b: a | b,
+               "arith.andi": lambda a, b: a & b, "arith.divui": lambda a, b: a // b}
+    _CASTS = ("arith.index_castui", "arith.index_cast", "arith.extui", "arith.extsi", "util.assume.int")
+
+    def __init__(self, constants=()):
+        self.constants = tuple(constants)
+        self.env: dict = {}
+
+    def __contains__(self, value) -> bool:
+        return value in self.env or isinstance(_constant(value), int)
+
+    def __getitem__(self, value) -> int:
+        if value in self.env:
+            return self.env[value]
+        constant = _constant(value)
+        if not isinstance(constant, int):
+            raise HalError(StatusCode.INTERNAL, f"{value.get_name()} is not a compile-time integer")
+        return constant
+
+    def handle(self, op) -> bool:
+        """Evaluates `op` if it is integer arithmetic; False if it is not."""
+        name, operands = op.name, list(op.operands)
+        if name in self._BINARY:
+            self.env[op.results[0]] = self._BINARY[name](self[operands[0]], self[operands[1]])
+        elif name in self._CASTS:  # util.assume.int passes each operand through
+            for result, operand in zip(op.results, operands):
+                self.env[result] = self[operand]
+        elif name == "arith.trunci":
+            self.env[op.results[0]] = self[operands[0]] & ((1 << op.results[0].type.width) - 1)
+        elif name == "hal.interface.constant.load":
+            ordinal = op.opview.ordinal.value
+            if ordinal >= len(self.constants):
+                raise unimplemented(op, f"push constant {ordinal} is not known at compile time")
+            self.env[op.results[0]] = self.constants[ordinal]
+        else:
+            return False
+        return True
 
 
 # SFPU ops of math/arith body ops.
@@ -225,32 +271,48 @@ def _maps(generic) -> list[list[int]]:
 
 
 class DispatchLowering:
-    """Lowers one dispatch function for one invocation, given the device shapes its
-    bindings already have (`bound`: binding -> device shape, absent if unassigned)."""
+    """Lowers one dispatch function for one invocation: its push constants, and the
+    device shapes its tensors already have (`bound`: (binding, byte offset) -> device
+    shape, absent if unassigned)."""
 
-    def __init__(self, func, bound: dict[int, tuple], options: Options):
+    def __init__(self, func, constants, options: Options):
         self.func = func
-        self.bound = bound
+        self.constants = tuple(constants)
         self.options = options
+
+    def tensors(self) -> dict[tuple, tuple]:
+        """(binding, byte offset) -> tensor shape, of every tensor the dispatch loads or stores."""
+        ints, subspans, found = Integers(self.constants), {}, {}
+        for op in _children(self.func):
+            if ints.handle(op):
+                continue
+            if op.name == "hal.interface.binding.subspan":
+                subspans[op.results[0]] = (op.opview.binding.value, ints[op.opview.byte_offset])
+            elif op.name == "iree_tensor_ext.dispatch.tensor.load":
+                found[subspans[op.operands[0]]] = _shape(op.results[0].type)
+            elif op.name == "iree_tensor_ext.dispatch.tensor.store":
+                found[subspans[op.operands[1]]] = _shape(op.operands[0].type)
+        return found
+
+    def run(self, bound: dict[tuple, tuple]):
+        self.bound = bound
         self.launches: list[Launch] = []
         self.temps: list[Tensor] = []
         self.values: dict = {}
         self.subspans: dict = {}  # subspan value -> (binding, byte offset)
-        self.outputs: dict[int, tuple] = {}  # binding -> device shape it was written with
-
-    # ---- the dispatch function ----
-    def run(self):
+        self.outputs: dict[tuple, tuple] = {}  # (binding, offset) -> device shape it was written with
+        ints = Integers(self.constants)
         for op in _children(self.func):
             name = op.name
-            if name in ("arith.constant", "func.return", "tensor.empty"):
-                if name == "tensor.empty":
-                    self.values[op.results[0]] = Tensor(_shape(op.results[0].type))
+            if ints.handle(op) or name in ("arith.constant", "func.return"):
                 continue
-            if name == "hal.interface.binding.subspan":
+            if name == "tensor.empty":
+                self.values[op.results[0]] = Tensor(_shape(op.results[0].type))
+            elif name == "hal.interface.binding.subspan":
                 view = op.opview
                 if view.dynamic_dims:
                     raise unimplemented(op, "a binding with dynamic dims: the bridge compiles static shapes")
-                self.subspans[op.results[0]] = (view.binding.value, _constant(view.byte_offset) or 0)
+                self.subspans[op.results[0]] = (view.binding.value, ints[view.byte_offset])
             elif name == "iree_tensor_ext.dispatch.tensor.load":
                 self.load(op)
             elif name == "iree_tensor_ext.dispatch.tensor.store":
@@ -270,7 +332,7 @@ class DispatchLowering:
                                     f"the bridge reads and writes whole bindings")
 
     def load(self, op) -> None:
-        binding, _ = self.subspans[op.operands[0]]
+        binding = self.subspans[op.operands[0]]
         shape = _shape(op.results[0].type)
         _check_element_type(op, op.results[0].type)
         self._whole(op, shape)
@@ -278,7 +340,7 @@ class DispatchLowering:
 
     def store(self, op) -> None:
         value, target = op.operands[0], op.operands[1]
-        binding, _ = self.subspans[target]
+        binding = self.subspans[target]
         tensor = self.values[value]
         self._whole(op, tensor.shape)
         wanted = self.bound.get(binding, tensor.device_shape)
