@@ -47,6 +47,8 @@ def _bound(op, slot: Slot, shape) -> tuple:
     if own[-1] == held[-1] and math.prod(own[:-1]) == math.prod(held[:-1]) and (
             own[-2] == held[-2] or (own[-2] % 32 == 0 and held[-2] % 32 == 0)):
         return own  # outer dims folded differently into the same tile rows
+    if len(shape) == 1:
+        return slot.device_shape  # flattened by IREE (elementwise dispatches): lowered on the slot's tiles
     raise unimplemented(op, f"a tensor of shape {slot.shape} read as {tuple(shape)}: this reshape moves data "
                             f"between tiles, which the bridge does not lower yet")
 
@@ -192,11 +194,11 @@ class _FunctionLowering:
             slot = self.by_key.get((root, offset, math.prod(shape)))
             if slot is None:
                 raise unimplemented(op, f"a result ({shape}) that no dispatch writes")
-            self.env[op.results[0]] = slot
+            self.env[op.results[0]] = (slot, shape)
         elif name == "util.return":
             for index, v in enumerate(operands):
-                slot = self.value(v)
-                self.outputs.append({"shape": list(slot.shape), "dtype": "float32"})
+                slot, shape = self.value(v)
+                self.outputs.append({"shape": list(shape), "dtype": "float32"})
                 self.steps.append({"op": "export", "output": index, "slot": slot.index})
         else:
             raise unimplemented(op, f"{name} in the host schedule is not supported yet")

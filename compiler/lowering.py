@@ -35,6 +35,7 @@ from hal.library import FusedInput
 from hal.status import HalError, StatusCode
 
 TILE = 32
+FLAT = "flat"  # the loop space of a collapsed elementwise dispatch: the tiles of the tensor it flattened
 
 
 @dataclasses.dataclass(frozen=True)
@@ -439,6 +440,8 @@ class DispatchLowering:
         if reductions and self._contraction(op, ins, init, maps, iterators, extents, body, n_in):
             return
         space, axis = self._space(ins, init, maps, extents)
+        if reductions and axis is FLAT:
+            raise unimplemented(op, "a reduction of a flattened tensor")
         if not reductions:
             self.values[op.results[0]] = self._elementwise(op, ins, maps, space, axis, body, n_in,
                                                            self._temp(init.shape, space))
@@ -453,12 +456,25 @@ class DispatchLowering:
         if n == 0:
             return (1, 1), []
         for tensor, dims in zip(ins + [init], maps):
+            # IREE collapses elementwise dispatches to one dim: keep the tiles of the
+            # tensor it flattened (each element stays where it is).
+            if tensor is not None and tensor.fill is None and dims == [0] and \
+                    min(canonical(tensor.device_shape)[-2:]) > 1:
+                return canonical(tensor.device_shape), FLAT
+        for tensor, dims in zip(ins + [init], maps):
             if tensor is not None and dims == [0] and canonical(tensor.device_shape) == (extents[0], 1) != (1, 1):
                 return (extents[0], 1), [0]
         return (1, extents[0]), [1]
 
     def _view(self, op, tensor: Tensor, dims, space, axis) -> tuple[Tensor, FusedInput]:
         """The operand seen through its map, as a broadcast input of the loop space."""
+        if axis is FLAT:
+            if not dims:
+                return tensor, FusedInput(self.options.data_format, Broadcast.SCALAR, len(space) > 2)
+            if canonical(tensor.device_shape) != canonical(space):
+                raise unimplemented(op, f"flattened operands of different tile shapes ({tensor.device_shape}, "
+                                        f"{space})")
+            return tensor, FusedInput(self.options.data_format)
         axes = [axis[d] for d in dims]
         expected = [1] * len(space)
         for a in axes:
