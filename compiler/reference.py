@@ -88,3 +88,12 @@ def function_signatures(text: str) -> dict[str, tuple[list, list]]:
             signatures[op.attributes["sym_name"].value] = (
                 [_tensor(t) for t in function_type.inputs], [_tensor(t) for t in function_type.results])
     return signatures
+
+
+def random_inputs(signature, seed: int = 0) -> list[np.ndarray]:
+    """Inputs for [(shape, dtype)]: uniform(-1, 1), matrices scaled by sqrt(3 / rows)
+    to unit variance along their rows, so products through them stay O(1) as a
+    model's weights would."""
+    rng = np.random.default_rng(seed)
+    return [(rng.uniform(-1.0, 1.0, shape) * (np.sqrt(3.0 / shape[-2]) if len(shape) >= 2 else 1.0)).astype(dtype)
+            for shape, dtype in signature]

@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-# Max allowed max_error per data format. Provisional, until measured on the models.
-TOLERANCE = {"bfloat16": 0.04, "float32": 0.01}
+# Max allowed max_error per data format, in units of bf16's unit roundoff u = 2^-8:
+# - bfloat16: tensors rounded to nearest even at every step; 10u. The models in
+#   examples/models measure 0.007-0.021 (tests/test_models.py inputs, seeds 0 and 1).
+# - float32: tensors stay float32, but the FPU (matmul, reduce) multiplies operands
+#   truncated to bf16's 7 mantissa bits (docs/tensix.md), a bias that rounding does
+#   not have; 15u. Measured: layernorm 0.0013, softmax 0.0035, mlp 0.010, attention 0.042.
+TOLERANCE = {"bfloat16": 10 * 2.0**-8, "float32": 15 * 2.0**-8}
 _TINY = 1e-30  # an all-zero reference: the error is then absolute
 
 

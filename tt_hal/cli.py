@@ -47,8 +47,8 @@ def _inputs(function, args) -> list[np.ndarray]:
     if args.input and args.random:
         raise _Failure(EXIT_USAGE, "tt-hal: give --input files or --random, not both")
     if args.random:
-        rng = np.random.default_rng(args.seed)
-        return [rng.uniform(-1.0, 1.0, shape).astype(dtype) for shape, dtype in function.inputs]
+        from compiler.reference import random_inputs
+        return random_inputs(function.inputs, args.seed)
     if len(args.input) != len(function.inputs):
         raise _Failure(EXIT_USAGE, f"tt-hal: {function.name} takes {len(function.inputs)} inputs "
                                    f"({', '.join(f'{d.name}{list(s)}' for s, d in function.inputs)}); "
@@ -130,7 +130,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("model", help="a .mlir file (compiled first) or a .ttm module")
     p.add_argument("--function", help="the function to run (default: the only one, or main)")
     p.add_argument("--input", action="append", default=[], help="a .npy file per argument, in order")
-    p.add_argument("--random", action="store_true", help="uniform(-1, 1) inputs of the function's types")
+    p.add_argument("--random", action="store_true",
+                   help="uniform(-1, 1) inputs of the function's types (matrices scaled by sqrt(3 / rows))")
     p.add_argument("--seed", type=int, default=0, help="seed of --random (default: 0)")
     p.add_argument("--check", action="store_true",
                    help="compare with IREE's llvm-cpu result on local-task; exit 1 beyond the format's tolerance")
