@@ -46,9 +46,11 @@ def compile_module(source: str | os.PathLike, *, data_format: str = "bfloat16", 
     with ir.Context():
         module = ir.Module.parse(sources)
         frontend.normalize(module)
-        functions, exports = lower_module(module, options)
-    record = {"data_format": data_format, "math_fidelity": fidelity.name, "functions": functions}
-    return write_module(record, write_executable(exports), text)
+        functions, exports, constants = lower_module(module, options)
+    arrays = {f"constants/{i}.npy": c.pop("data") for i, c in enumerate(constants)}
+    record = {"data_format": data_format, "math_fidelity": fidelity.name, "functions": functions,
+              "constants": constants}
+    return write_module(record, write_executable(exports), text, arrays)
 
 
 def _read(source) -> str:

@@ -14,10 +14,15 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import re
+
+import numpy as np
+from iree.compiler import ir
 
 
 from compiler.lowering import (
-    DispatchLowering, Integers, Options, Tensor, _children, canonical, _shape, build_kernel, location, unimplemented,
+    DispatchLowering, Integers, Options, Tensor, _children, _shape, build_kernel, canonical, dense_array, location,
+    unimplemented,
 )
 from hal.status import HalError, StatusCode
 
@@ -32,6 +37,41 @@ class Slot:
 
     def record(self) -> dict:
         return {"shape": list(self.shape), "device_shape": list(self.device_shape), "kind": self.kind}
+
+
+class _Constant:
+    """A module constant where a dispatch expects a slot."""
+
+    def __init__(self, constant: int, shape, device_shape):
+        self.constant = constant
+        self.shape = tuple(shape)
+        self.device_shape = tuple(device_shape)
+
+
+def _buffer_bytes(op) -> bytes:
+    """The bytes of a util.buffer.constant: a dense<...> attribute or a
+    #util.composite of them (printed; its parts have no Python accessor)."""
+    attr = op.attributes["value"]
+    if isinstance(attr, ir.DenseElementsAttr):
+        return dense_array(op, attr).tobytes()
+    text = str(attr)
+    match = re.fullmatch(r"#util\.composite<(\d+)xi8, \[(.*)\]>", text, re.S)
+    if not match:
+        raise unimplemented(op, f"a constant buffer {text[:60]}...: the bridge reads dense<...> and "
+                                f"#util.composite constants")
+    parts, depth, start = [], 0, 0
+    body = match.group(2)
+    for i, char in enumerate(body):  # split at the commas between parts
+        depth += char in "<[(" and 1 or 0
+        depth -= char in ">])" and 1 or 0
+        if char == "," and depth == 0:
+            parts.append(body[start:i])
+            start = i + 1
+    parts.append(body[start:])
+    data = b"".join(dense_array(op, ir.Attribute.parse(p.strip())).tobytes() for p in parts if p.strip())
+    if len(data) != int(match.group(1)):
+        raise HalError(StatusCode.INTERNAL, f"constant buffer of {len(data)} bytes, expected {match.group(1)}")
+    return data
 
 
 def _squeezed(shape) -> tuple:
@@ -66,6 +106,9 @@ class ModuleLowering:
         self.options = options
         self.dispatches = {}  # (executable, export) -> func.func
         self.kernels: dict[tuple, int] = {}
+        self.globals: dict[str, bytes] = {}  # util.global name -> the bytes its initializer stores
+        self.constants: list[dict] = []  # module constants: shape, device_shape, data (uploaded at load)
+        self.constant_index: dict = {}
         self.lowered: dict = {}
         self.functions = []
         for op in module.body.operations:
@@ -78,14 +121,36 @@ class ModuleLowering:
                             for func in _children(inner):
                                 if func.name == "func.func":
                                     self.dispatches[(exe, func.attributes["sym_name"].value)] = func
-            elif op.name == "util.initializer" or (op.name == "util.global" and "__device" not in str(
-                    op.attributes["sym_name"])):
-                raise unimplemented(op, f"{op.name}: constant tensors in the program (weights folded into the "
-                                        f"MLIR) are not supported yet; pass them as function arguments")
+            elif op.name == "util.initializer":
+                self.initializer(op)
         for op in module.body.operations:
             op = op.operation
             if op.name == "util.func" and "iree.abi.stub" in op.attributes:
                 self.functions.append(_FunctionLowering(self, op).run())
+
+    def initializer(self, op) -> None:
+        """Constant weights: IREE's initializer maps a constant buffer (a
+        #util.composite of dense<...> parts) into a util.global resource."""
+        buffers, stored = [], []
+        for block in op.regions[0].blocks:
+            for child in block.operations:
+                child = child.operation
+                if child.name == "util.buffer.constant":
+                    buffers.append(_buffer_bytes(child))
+                elif child.name == "util.global.store":
+                    stored.append(child.attributes["global"].value)
+        if len(buffers) != 1 or len(stored) != 1:
+            raise unimplemented(op, "an initializer other than one constant buffer mapped into one global")
+        self.globals[stored[0]] = buffers[0]
+
+    def constant(self, data, device_shape) -> int:
+        """The index of a module constant holding `data` with `device_shape`."""
+        data = np.ascontiguousarray(data, np.float32)
+        key = (data.shape, tuple(device_shape), data.tobytes())
+        if key not in self.constant_index:
+            self.constant_index[key] = len(self.constants)
+            self.constants.append({"shape": list(data.shape), "device_shape": list(device_shape), "data": data})
+        return self.constant_index[key]
 
     def kernel(self, key: tuple) -> int:
         return self.kernels.setdefault(key, len(self.kernels))
@@ -183,6 +248,11 @@ class _FunctionLowering:
             for result, resource in zip(op.results, resources):
                 self.env[result] = self.value(resource)
             self.steps.append({"op": "wait", "wait": self.waits(op)})
+        elif name == "util.global.load":
+            global_name = op.attributes["global"].value
+            if global_name not in self.module.globals:
+                raise unimplemented(op, f"util.global @{global_name} is not a constant the bridge can read")
+            self.env[op.results[0]] = (("global", global_name), 0)
         elif name == "stream.resource.subview":
             root, base = self.value(operands[0])
             self.env[op.results[0]] = (root, base + self.value(op.opview.source_offset))
@@ -245,8 +315,15 @@ class _FunctionLowering:
         try:
             for (binding, sub_offset), shape in lowering.tensors().items():
                 root, base = self.value(view.resources[binding])
-                kind = "input" if root[0] == "input" else "alloca"
                 offset = base + self.value(view.resource_offsets[binding]) + sub_offset
+                if root[0] == "global":  # constant weights: a module constant
+                    data = np.frombuffer(self.module.globals[root[1]], np.float32, math.prod(shape), offset)
+                    device_shape = Tensor(shape).device_shape
+                    slots[(binding, sub_offset)] = (
+                        _Constant(self.module.constant(data.reshape(shape), device_shape), shape, device_shape),
+                        shape)
+                    continue
+                kind = "input" if root[0] == "input" else "alloca"
                 slots[(binding, sub_offset)] = (self.slot(root, offset, shape, kind), shape)
             bound = {key: _bound(op, s, shape) for key, (s, shape) in slots.items() if s.device_shape is not None}
             cache_key = (exe, export, constants, tuple(sorted(bound.items())))
@@ -257,6 +334,8 @@ class _FunctionLowering:
         lowering = self.module.lowered[cache_key]
         slots = {key: s for key, (s, _) in slots.items()}
         for binding, device_shape in lowering.outputs.items():
+            if isinstance(slots[binding], _Constant):
+                raise unimplemented(op, f"@{export} writes into a constant")
             if slots[binding].device_shape is None:
                 slots[binding].device_shape = device_shape
         temps = {}
@@ -267,19 +346,22 @@ class _FunctionLowering:
             temps[temp.ref[1]] = slot
 
         def ref(operand):
-            if isinstance(operand, tuple):  # ("mask", valid, axis): a module constant
+            if isinstance(operand, tuple):  # ("mask", valid, axis): a mask tile of the device
                 return list(operand)
             kind, index = operand.ref
-            return (slots if kind == "binding" else temps)[index].index
+            if kind == "constant":  # a tensor constant of the dispatch
+                return ["constant", self.module.constant(index, operand.device_shape)]
+            slot = (slots if kind == "binding" else temps)[index]
+            return ["constant", slot.constant] if isinstance(slot, _Constant) else slot.index
 
         return [{"kernel": self.module.kernel(launch.kernel), "constants": [int(c) for c in launch.constants],
                  "bindings": [ref(o) for o in launch.operands], "tiles": launch.tiles}
                 for launch in lowering.launches]
 
 
-def lower_module(module, options: Options) -> tuple[list[dict], list]:
-    """(functions, exports): the host program of every public function and the
-    library exports their launches index."""
+def lower_module(module, options: Options) -> tuple[list[dict], list, list[dict]]:
+    """(functions, exports, constants): the host program of every public function,
+    the library exports their launches index, and the module constants."""
     lowering = ModuleLowering(module, options)
-    return lowering.functions, lowering.exports()
+    return lowering.functions, lowering.exports(), lowering.constants
 

@@ -26,6 +26,8 @@ import dataclasses
 import math
 import re
 
+import numpy as np
+
 from iree.compiler import ir
 
 from hal import library
@@ -132,6 +134,20 @@ def _shape(type_) -> tuple:
     if any(type_.is_dynamic_dim(i) for i in range(type_.rank)):
         raise HalError(StatusCode.UNIMPLEMENTED, f"dynamic shape {type_}: the bridge compiles static shapes")
     return tuple(type_.shape)
+
+
+def dense_array(op, attr) -> np.ndarray:
+    """The values of a dense elements attribute (f32 as float32, integers as their width)."""
+    if not isinstance(attr, ir.DenseElementsAttr):
+        raise unimplemented(op, f"a constant stored as {str(attr)[:40]}...: the bridge reads dense<...> constants")
+    element = str(attr.type.element_type)
+    dtypes = {"f32": np.float32, "i8": np.int8, "i32": np.int32, "i64": np.int64}
+    if element not in dtypes:
+        raise unimplemented(op, f"a constant of {element}: the bridge compiles f32 tensors")
+    if attr.is_splat:
+        value = attr.get_splat_value().value
+        return np.full(attr.type.shape, value, dtypes[element])
+    return np.array(attr, dtypes[element]).reshape(attr.type.shape)
 
 
 def _check_element_type(op, type_) -> None:
@@ -305,9 +321,12 @@ class DispatchLowering:
         ints = Integers(self.constants)
         for op in _children(self.func):
             name = op.name
-            if ints.handle(op) or name in ("arith.constant", "func.return"):
+            if ints.handle(op) or name == "func.return":
                 continue
-            if name == "tensor.empty":
+            if name == "arith.constant":
+                if isinstance(op.results[0].type, ir.RankedTensorType):
+                    self.values[op.results[0]] = self.constant(op)
+            elif name == "tensor.empty":
                 self.values[op.results[0]] = Tensor(_shape(op.results[0].type))
             elif name == "hal.interface.binding.subspan":
                 view = op.opview
@@ -323,6 +342,16 @@ class DispatchLowering:
             else:
                 raise unimplemented(op, f"{name} has no Tensix lowering yet")
         return self
+
+    def constant(self, op) -> Tensor:
+        """A tensor constant of the dispatch: a fill if it is a splat, else a module
+        constant (uploaded once, when the module loads)."""
+        _check_element_type(op, op.results[0].type)
+        shape = _shape(op.results[0].type)
+        data = dense_array(op, op.attributes["value"]).reshape(shape)
+        if data.size and (data == data.flat[0]).all():
+            return Tensor(shape, fill=float(data.flat[0]))
+        return Tensor(shape, ref=("constant", data))
 
     def _whole(self, op, shape) -> None:
         offsets = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))

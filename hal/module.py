@@ -35,13 +35,19 @@ EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"
 WAIT_NS = 600 * 10**9  # a call whose work takes longer has hung
 
 
-def write_module(record: dict, executable: bytes, source: str | None = None) -> bytes:
-    """The .ttm bytes of a host-program `record` (see compiler/host.py) and its .ttx."""
+def write_module(record: dict, executable: bytes, source: str | None = None, arrays=None) -> bytes:
+    """The .ttm bytes of a host-program `record` (see compiler/host.py), its .ttx
+    and its constants ({"constants/N.npy": array}, as record["constants"] names)."""
     record = {"format": MODULE_FORMAT, "version": MODULE_VERSION, **record}
+    files = [("module.json", json.dumps(record, indent=1).encode()), ("kernels.ttx", executable),
+             ("source.mlir", source.encode() if source is not None else None)]
+    for name, array in (arrays or {}).items():
+        npy = io.BytesIO()
+        np.save(npy, array, allow_pickle=False)
+        files.append((name, npy.getvalue()))
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in (("module.json", json.dumps(record, indent=1).encode()), ("kernels.ttx", executable),
-                           ("source.mlir", source.encode() if source is not None else None)):
+        for name, data in files:
             if data is not None:
                 info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))  # reproducible bytes
                 archive.writestr(info, data, zipfile.ZIP_DEFLATED)
@@ -49,7 +55,8 @@ def write_module(record: dict, executable: bytes, source: str | None = None) -> 
 
 
 def read_module(path_or_bytes) -> tuple[dict, bytes, str | None]:
-    """(record, .ttx bytes, source or None) of a .ttm file; INVALID_ARGUMENT if it is not one."""
+    """(record, .ttx bytes, source or None) of a .ttm file, with each of
+    record["constants"] holding its "data" array; INVALID_ARGUMENT if it is not one."""
     data = path_or_bytes
     if isinstance(path_or_bytes, (str, os.PathLike)):
         try:
@@ -62,7 +69,9 @@ def read_module(path_or_bytes) -> tuple[dict, bytes, str | None]:
             record = json.loads(archive.read("module.json"))
             executable = archive.read("kernels.ttx")
             source = archive.read("source.mlir").decode() if "source.mlir" in archive.namelist() else None
-    except (zipfile.BadZipFile, KeyError, ValueError) as e:
+            for i, constant in enumerate(record.get("constants", [])):
+                constant["data"] = np.load(io.BytesIO(archive.read(f"constants/{i}.npy")), allow_pickle=False)
+    except (zipfile.BadZipFile, KeyError, ValueError, TypeError) as e:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"not a tt-hal module (.ttm): {e}") from None
     if record.get("format") != MODULE_FORMAT or record.get("version") != MODULE_VERSION:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"module format {record.get('format')!r} version "
@@ -86,6 +95,9 @@ class HalModule:
         self.data_format = DataFormat.parse(record["data_format"])
         self.executable = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, executable)
         self.functions = {f["name"]: HalModuleFunction(self, f) for f in record["functions"]}
+        # Constant weights are uploaded once and live as long as the module.
+        self.constants = [device.to_device(c["data"].reshape(c["device_shape"]), self.data_format, Layout.TILE)
+                          for c in record.get("constants", [])]
 
     def __repr__(self) -> str:
         return f"<HalModule functions={list(self.functions)} data_format={self.data_format.name}>"
@@ -206,7 +218,12 @@ class HalModuleFunction:
                 continue
             buffers = []
             for ref in command["bindings"]:
-                view = ops.mask_tile(device, ref[1], ref[2]) if isinstance(ref, list) else views[ref]
+                if isinstance(ref, int):
+                    view = views[ref]
+                elif ref[0] == "constant":
+                    view = self.module.constants[ref[1]]
+                else:  # ["mask", valid, axis]
+                    view = ops.mask_tile(device, ref[1], ref[2])
                 buffers.append(view.get_buffer())
             workgroups = max(1, min(command["tiles"], device.arch.worker_cores))
             command_buffer.dispatch(self.module.executable, command["kernel"], (workgroups, 1, 1),
