@@ -105,7 +105,7 @@ class ModuleLowering:
     def __init__(self, module, options: Options):
         self.options = options
         self.dispatches = {}  # (executable, export) -> func.func
-        self.kernels: dict[tuple, int] = {}
+        self.kernels: dict[str, tuple[int, tuple]] = {}
         self.globals: dict[str, bytes] = {}  # util.global name -> the bytes its initializer stores
         self.constants: list[dict] = []  # module constants: shape, device_shape, data (uploaded at load)
         self.constant_index: dict = {}
@@ -153,11 +153,12 @@ class ModuleLowering:
         return self.constant_index[key]
 
     def kernel(self, key: tuple) -> int:
-        return self.kernels.setdefault(key, len(self.kernels))
+        # Keyed by repr: 0.0 == -0.0, but a kernel with a -0.0 constant is another kernel.
+        return self.kernels.setdefault(repr(key), (len(self.kernels), key))[0]
 
     def exports(self) -> list:
         """The library Exports of every kernel, in kernel-index order, named uniquely."""
-        return [dataclasses.replace(build_kernel(key), name=f"{key[0]}_{index}") for key, index in self.kernels.items()]
+        return [dataclasses.replace(build_kernel(key), name=f"{key[0]}_{index}") for index, key in self.kernels.values()]
 
 
 class _FunctionLowering:

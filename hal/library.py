@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from hal.isa import Broadcast, KernelBuilder, KernelConfig, MathFidelity, Op, Processor, ReduceKind, SfpuOp
+from hal.isa import ADDRGEN_SLOTS, Broadcast, KernelBuilder, KernelConfig, MathFidelity, Op, Processor, ReduceKind, SfpuOp
 from hal.layout import DataFormat
 from hal.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg
 from hal.status import HalError, StatusCode
@@ -623,7 +623,7 @@ def layernorm(x: DataFormat, out: DataFormat, width: int, epsilon: float, gamma:
 # (batch) dimensions are the output's or all 1.
 
 CB_ZERO, CB_FUSED_COLUMN_MASK, CB_FUSED_ROW_MASK = 8, 9, 10
-MAX_FUSED_INPUTS = 8
+MAX_FUSED_INPUTS = ADDRGEN_SLOTS  # inputs and mask tiles, one address generator each
 
 
 @dataclasses.dataclass(frozen=True)
@@ -663,7 +663,7 @@ def _allocate_fused(k: KernelBuilder, code, inputs, capacity: int) -> int:
         if last_use[v] == i:
             return where[v]
         tile = take(code[i])
-        k.fill_tile(tile, 0.0)  # Dst has no move: 0 + v
+        k.fill_tile(tile, -0.0)  # Dst has no move: -0 + v is v exactly, -0 included
         k.sfpu_binary(SfpuOp.ADD, tile, where[v])
         return tile
 
@@ -702,10 +702,11 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple, out: D
     out); push constants: T tiles of out, Ht and Wt of out's tile grid per batch.
     `mask_columns` / `mask_rows` zero the padding of out's last tile column / row
     (mask tiles as in `reduce`), so that padding stays zero for a later matmul."""
-    if not 1 <= len(inputs) <= MAX_FUSED_INPUTS:
-        raise HalError(StatusCode.UNIMPLEMENTED, f"a fused elementwise kernel takes 1 to {MAX_FUSED_INPUTS} inputs, "
-                                                 f"got {len(inputs)}")
     masks = [cb for cb, wanted in ((CB_FUSED_COLUMN_MASK, mask_columns), (CB_FUSED_ROW_MASK, mask_rows)) if wanted]
+    if not 1 <= len(inputs) <= MAX_FUSED_INPUTS - len(masks):
+        raise HalError(StatusCode.UNIMPLEMENTED, f"a fused elementwise kernel reads 1 to {MAX_FUSED_INPUTS} tensors "
+                                                 f"(one address generator each), here {len(inputs)} inputs and "
+                                                 f"{len(masks)} padding masks")
 
     r = KernelBuilder("reader")
     first, end = _tile_range(r)

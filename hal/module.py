@@ -133,7 +133,8 @@ class HalModuleFunction:
         sig = lambda xs: ", ".join(f"{d.name}{list(s)}" for s, d in xs)  # noqa: E731
         return f"<function {self.name}({sig(self.inputs)}) -> ({sig(self.outputs)})>"
 
-    def _check(self, arrays) -> list[np.ndarray]:
+    def check_arguments(self, arrays) -> list[np.ndarray]:
+        """The arguments as arrays; INVALID_ARGUMENT unless they match the signature exactly."""
         if len(arrays) != len(self.inputs):
             raise HalError(StatusCode.INVALID_ARGUMENT, f"{self.name} takes {len(self.inputs)} arguments, "
                                                         f"got {len(arrays)}")
@@ -148,7 +149,7 @@ class HalModuleFunction:
         return checked
 
     def __call__(self, *arrays):
-        outputs = self.invoke(self._check(arrays))
+        outputs = self.invoke(self.check_arguments(arrays))
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
     def invoke(self, arrays: list[np.ndarray]) -> list[np.ndarray]:

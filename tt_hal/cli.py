@@ -79,9 +79,12 @@ def cmd_run(args) -> int:
         function = module[name]
     except HalError as e:
         raise _Failure(EXIT_USAGE, f"tt-hal: {e.message}") from None
-    arrays = _inputs(function, args)
     try:
-        outputs = function.invoke(function._check(arrays))
+        arrays = function.check_arguments(_inputs(function, args))
+    except HalError as e:
+        raise _Failure(EXIT_USAGE, f"tt-hal: {e.message}") from None
+    try:
+        outputs = function.invoke(arrays)
     except HalError as e:
         raise _Failure(EXIT_RUN, f"tt-hal: {name} failed on {device}: {e}") from None
     for i, out in enumerate(outputs):

@@ -1,0 +1,256 @@
+"""The `tt-hal` command line (tt_hal/cli.py), end to end: each test runs
+`python -m tt_hal.cli ...` as a subprocess on small StableHLO programs and checks its
+exit code, its output and the files it writes.
+
+Exit codes (tt_hal/cli.py): 0 success; 1 --check beyond the tolerance; 2 bad usage;
+3 the program did not compile; 4 the run failed (or the module could not be loaded).
+
+The --check failure is a real disagreement, not a fake: a 64x64x64 matmul compiled
+with --math-fidelity LoFi, on inputs whose bf16 mantissas carry exactly the bits LoFi
+drops (a = 1 + 2^-7, in0 -> SrcB keeps hidden + 6 MSBs; b = 1 + 2^-5 + 2^-6 + 2^-7,
+in1 -> SrcA keeps hidden + 4 MSBs: every product is computed as 1.0). Measured:
+normalized error 0.0592 against the bfloat16 tolerance 0.0391 (10 * 2^-8); the same
+inputs with HiFi4 give 0.0004. (Uniform random inputs are not enough: LoFi measures
+0.011 on --random and 0.023 on uniform(0, 1) inputs.)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hal
+from compiler import tolerance
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT = 600  # seconds per command; the machine is shared
+
+MATMUL_BIAS = """\
+func.func @main(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %bias: tensor<64xf32>) -> tensor<64x64xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<64xf32>) -> tensor<64x64xf32>
+  %2 = stablehlo.add %0, %1 : tensor<64x64xf32>
+  return %2 : tensor<64x64xf32>
+}
+"""
+SIGNATURE = "float32[64, 64], float32[64, 64], float32[64]"
+
+UNSUPPORTED = """\
+func.func @main(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = stablehlo.add %a, %b : tensor<64x64xf32>
+  %1 = stablehlo.remainder %0, %b : tensor<64x64xf32>
+  return %1 : tensor<64x64xf32>
+}
+"""
+
+MALFORMED = """\
+func.func @main(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = stablehlo.add %a, %a : tensor<64x64xf32>
+  return %1 : tensor<64x64xf32>
+}
+"""
+
+BF16_TOLERANCE = tolerance.TOLERANCE["bfloat16"]
+
+
+def tt_hal(*args, cwd=None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "tt_hal.cli", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def normalized_errors(stdout: str) -> list[float]:
+    """The `normalized err` of each output in --check's report."""
+    return [float(x) for x in re.findall(r"normalized err ([0-9.eE+-]+|inf|nan)", stdout)]
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    """A directory with the programs, their inputs (seeded), and matmul.ttm compiled once."""
+    d = tmp_path_factory.mktemp("cli")
+    (d / "matmul.mlir").write_text(MATMUL_BIAS)
+    (d / "unsupported.mlir").write_text(UNSUPPORTED)
+    (d / "malformed.mlir").write_text(MALFORMED)
+    rng = np.random.default_rng(7)
+    inputs = {"a": rng.uniform(-1, 1, (64, 64)), "b": rng.uniform(-1, 1, (64, 64)) * np.sqrt(3 / 64),
+              "bias": rng.uniform(-1, 1, 64)}
+    for name, x in inputs.items():
+        np.save(d / f"{name}.npy", x.astype(np.float32))
+    # LoFi's worst case (module docstring): bf16-exact values whose low bits LoFi drops.
+    np.save(d / "lofi_a.npy", np.full((64, 64), 1 + 2.0 ** -7, np.float32))
+    np.save(d / "lofi_b.npy", np.full((64, 64), 1 + 2.0 ** -5 + 2.0 ** -6 + 2.0 ** -7, np.float32))
+    np.save(d / "zero_bias.npy", np.zeros(64, np.float32))
+    result = tt_hal("compile", d / "matmul.mlir", "-o", d / "matmul.ttm")
+    assert result.returncode == 0, result.stderr
+    return d
+
+
+def numpy_matmul_bias(d: Path, a="a", b="b", bias="bias") -> np.ndarray:
+    x, w, c = (np.load(d / f"{n}.npy").astype(np.float64) for n in (a, b, bias))
+    return x @ w + c
+
+
+# ---- compile -----------------------------------------------------------------------------------
+
+def test_compile_writes_a_module_hal_loads(work, device):
+    """`compile x.mlir -o x.ttm` wrote a module hal.load_module loads (from the path
+    and from the bytes), with the program's signature, and it runs."""
+    path = work / "matmul.ttm"
+    for source in (str(path), path.read_bytes()):
+        module = hal.load_module(source, device)
+        function = module["main"]
+        assert function.inputs == [((64, 64), np.float32), ((64, 64), np.float32), ((64,), np.float32)]
+        assert function.outputs == [((64, 64), np.float32)]
+        out = function(*(np.load(work / f"{n}.npy") for n in ("a", "b", "bias")))
+        assert tolerance.max_error(out, numpy_matmul_bias(work)) <= BF16_TOLERANCE
+
+
+def test_compile_default_output_and_message(work, tmp_path):
+    """Without -o the module goes beside the source; stdout names it and its size."""
+    source = tmp_path / "model.mlir"
+    source.write_text(MATMUL_BIAS)
+    result = tt_hal("compile", source)
+    assert result.returncode == 0, result.stderr
+    written = tmp_path / "model.ttm"
+    assert result.stdout.strip() == f"wrote {written} ({written.stat().st_size} bytes)"
+    assert written.read_bytes() == (work / "matmul.ttm").read_bytes()  # the same program compiles the same
+
+
+# ---- run ---------------------------------------------------------------------------------------
+
+def test_run_mlir_random_check(work):
+    """`run x.mlir --random --check`: prints the output, the report against llvm-cpu
+    and `check: passed`; exit 0."""
+    result = tt_hal("run", work / "matmul.mlir", "--random", "--check")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.startswith("output 0: float32[64, 64]\n")
+    assert "check against iree.runtime llvm-cpu (local-task), bfloat16 tolerance 0.0390625" in out
+    assert re.search(r"output 0 \[64, 64\]: max abs err \S+, normalized err \S+ \(scale \S+\), PCC 0\.99", out)
+    (error,) = normalized_errors(out)
+    assert error <= BF16_TOLERANCE
+    assert out.rstrip().endswith("check: passed")
+    assert result.stderr == ""
+
+
+def test_run_ttm_with_inputs_matches_numpy(work, tmp_path):
+    """`run x.ttm --input a.npy --input b.npy --input bias.npy --output-dir D`: the
+    saved output is a @ b + bias within the bfloat16 tolerance (measured 0.0041), and
+    the printed array is that output."""
+    result = tt_hal("run", work / "matmul.ttm", "--input", work / "a.npy", "--input", work / "b.npy", "--input",
+                    work / "bias.npy", "--output-dir", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    assert sorted(os.listdir(tmp_path / "out")) == ["output0.npy"]
+    got = np.load(tmp_path / "out" / "output0.npy")
+    assert got.dtype == np.float32 and got.shape == (64, 64)
+    expected = numpy_matmul_bias(work)
+    assert tolerance.max_error(got, expected) <= BF16_TOLERANCE
+    assert np.abs(got - expected).max() <= 2.0 ** -6 * np.abs(expected).max()  # well inside it
+    printed = np.array2string(got, threshold=20, edgeitems=3, precision=5)
+    assert result.stdout == f"output 0: float32[64, 64]\n{printed}\n"
+
+
+def test_run_ttm_check_without_mismatch_float32(work, tmp_path):
+    """A float32-format module checks against llvm-cpu too (the .ttm carries its MLIR)."""
+    ttm = tmp_path / "f32.ttm"
+    assert tt_hal("compile", work / "matmul.mlir", "-o", ttm, "--data-format", "float32").returncode == 0
+    result = tt_hal("run", ttm, "--input", work / "a.npy", "--input", work / "b.npy", "--input", work / "bias.npy",
+                    "--check")
+    assert result.returncode == 0, result.stderr
+    assert "float32 tolerance" in result.stdout and result.stdout.rstrip().endswith("check: passed")
+    (error,) = normalized_errors(result.stdout)
+    assert error <= tolerance.TOLERANCE["float32"]  # measured 0.0037
+
+
+def test_check_fails_on_a_real_disagreement(work, tmp_path):
+    """A module compiled with --math-fidelity LoFi, on the inputs where LoFi drops the
+    most (module docstring): --check reports the error beyond the tolerance, prints
+    `check: FAILED` on stderr and exits 1; the outputs were still printed and saved,
+    and they are that far from numpy. HiFi4 on the same inputs passes."""
+    ttm = tmp_path / "lofi.ttm"
+    compiled = tt_hal("compile", work / "matmul.mlir", "-o", ttm, "--math-fidelity", "LoFi")
+    assert compiled.returncode == 0, compiled.stderr
+    inputs = ["--input", work / "lofi_a.npy", "--input", work / "lofi_b.npy", "--input", work / "zero_bias.npy"]
+    result = tt_hal("run", ttm, *inputs, "--check", "--output-dir", tmp_path / "out")
+    assert result.returncode == 1, (result.stdout, result.stderr)
+    assert result.stderr.strip() == "check: FAILED"
+    assert result.stdout.startswith("output 0: float32[64, 64]\n")
+    (error,) = normalized_errors(result.stdout)
+    assert error > 1.4 * BF16_TOLERANCE  # measured 0.0592
+    got = np.load(tmp_path / "out" / "output0.npy")
+    expected = numpy_matmul_bias(work, "lofi_a", "lofi_b", "zero_bias")
+    assert tolerance.max_error(got, expected) == pytest.approx(error, rel=1e-3)
+    assert np.all(got == 64.0)  # every product computed as 1.0
+
+    hifi = tt_hal("run", work / "matmul.ttm", *inputs, "--check")
+    assert hifi.returncode == 0, hifi.stderr
+    (error,) = normalized_errors(hifi.stdout)
+    assert error < 0.1 * BF16_TOLERANCE  # measured 0.0004
+
+
+# ---- errors ------------------------------------------------------------------------------------
+
+def test_wrong_number_of_inputs(work):
+    """Exit 2, naming the function's inputs and how many files were given; no output."""
+    result = tt_hal("run", work / "matmul.ttm", "--input", work / "a.npy", "--input", work / "b.npy")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.strip() == (f"tt-hal: main takes 3 inputs ({SIGNATURE}); got 2 --input files "
+                                     f"(or use --random)")
+
+
+def test_usage_errors(work, tmp_path):
+    """--input with --random, and an unreadable .npy: exit 2 with the reason."""
+    both = tt_hal("run", work / "matmul.ttm", "--random", "--input", work / "a.npy")
+    assert both.returncode == 2 and "give --input files or --random, not both" in both.stderr
+    (tmp_path / "junk.npy").write_text("not numpy")
+    bad = tt_hal("run", work / "matmul.ttm", "--input", tmp_path / "junk.npy", "--input", work / "b.npy",
+                 "--input", work / "bias.npy")
+    assert bad.returncode == 2 and f"cannot read {tmp_path / 'junk.npy'}" in bad.stderr
+
+
+def test_input_of_wrong_dtype_is_a_usage_error(work, tmp_path):
+    np.save(tmp_path / "a64.npy", np.load(work / "a.npy").astype(np.float64))
+    result = tt_hal("run", work / "matmul.ttm", "--input", tmp_path / "a64.npy", "--input", work / "b.npy",
+                    "--input", work / "bias.npy")
+    assert "argument 0 is float64[64, 64]; the function takes float32[64, 64]" in result.stderr
+    assert result.returncode == 2
+
+
+@pytest.mark.parametrize("command", ["compile", "run"])
+def test_unsupported_op(work, tmp_path, command):
+    """Exit 3: UNIMPLEMENTED with the op and its line (3) on stderr; nothing written."""
+    args = ["-o", tmp_path / "x.ttm"] if command == "compile" else ["--random"]
+    result = tt_hal(command, work / "unsupported.mlir", *args)
+    assert result.returncode == 3
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"tt-hal: cannot compile {work / 'unsupported.mlir'}:\nUNIMPLEMENTED; ")
+    assert re.search(r"\.mlir:3:\d+: arith\.remf in the body of a linalg\.generic has no Tensix lowering",
+                     result.stderr)
+    assert not (tmp_path / "x.ttm").exists()
+
+
+def test_malformed_mlir(work, tmp_path):
+    """Exit 3 with the parser's diagnostic (line 3: %1 is not defined)."""
+    result = tt_hal("compile", work / "malformed.mlir", "-o", tmp_path / "x.ttm")
+    assert result.returncode == 3
+    assert "the MLIR does not parse" in result.stderr
+    assert re.search(r"error: \S*\.mlir:3:\d+: use of undeclared SSA value name", result.stderr)
+    assert not (tmp_path / "x.ttm").exists()
+
+
+def test_missing_or_corrupt_module(work, tmp_path):
+    """A .ttm that does not exist, or is not a module: exit 4, saying which."""
+    missing = tt_hal("run", tmp_path / "nothere.ttm", "--random")
+    assert missing.returncode == 4
+    assert missing.stderr.strip() == f"tt-hal: cannot load {tmp_path / 'nothere.ttm'}: NOT_FOUND; no module file " \
+                                     f"'{tmp_path / 'nothere.ttm'}'"
+    (tmp_path / "junk.ttm").write_bytes(b"\x00" * 100)
+    junk = tt_hal("run", tmp_path / "junk.ttm", "--random")
+    assert junk.returncode == 4 and "not a tt-hal module" in junk.stderr
