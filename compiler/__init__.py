@@ -33,7 +33,7 @@ def compile_module(source: str | os.PathLike, *, data_format: str = "bfloat16", 
     "float32". Errors: INVALID_ARGUMENT with the compiler's diagnostics for MLIR IREE
     rejects, UNIMPLEMENTED naming the op and its location for what has no Tensix
     lowering yet."""
-    text = _read(source)
+    text, name = _read(source)
     if data_format not in DATA_FORMATS:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"data_format {data_format!r}: expected one of {DATA_FORMATS}")
     try:
@@ -42,7 +42,7 @@ def compile_module(source: str | os.PathLike, *, data_format: str = "bfloat16", 
         raise HalError(StatusCode.INVALID_ARGUMENT, f"math_fidelity {math_fidelity!r}: expected one of "
                                                     f"{', '.join(MathFidelity.__members__)}") from None
     options = Options(DataFormat.parse(data_format), fidelity)
-    sources = frontend.compile_to_sources(text)
+    sources = frontend.compile_to_sources(text, name)
     with ir.Context():
         module = ir.Module.parse(sources)
         frontend.normalize(module)
@@ -53,11 +53,12 @@ def compile_module(source: str | os.PathLike, *, data_format: str = "bfloat16", 
     return write_module(record, write_executable(exports), text, arrays)
 
 
-def _read(source) -> str:
+def _read(source) -> tuple[str, str]:
+    """(text, the name diagnostics use): a path's contents and the path, or the text as input.mlir."""
     if isinstance(source, os.PathLike) or (isinstance(source, str) and source.endswith(".mlir") and "\n" not in source):
         try:
             with open(source) as f:
-                return f.read()
+                return f.read(), os.fspath(source)
         except FileNotFoundError:
             raise HalError(StatusCode.NOT_FOUND, f"no MLIR file {os.fspath(source)!r}") from None
-    return source
+    return source, frontend.BUFFER_NAME

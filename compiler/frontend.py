@@ -58,7 +58,7 @@ def CompileError(code: StatusCode, what: str, diagnostics=()) -> HalError:
     return error
 
 
-def validate(text: str) -> None:
+def validate(text: str, name: str = BUFFER_NAME) -> None:
     """Parses `text` in a plain context first: IREE's session context allows
     unregistered dialects, and an unknown op would crash the compiler later."""
     try:
@@ -66,18 +66,18 @@ def validate(text: str) -> None:
             ir.Module.parse(text)
     except ir.MLIRError as e:
         raise CompileError(StatusCode.INVALID_ARGUMENT, "the MLIR does not parse", [
-            ("error", f"{_location(d.location)}: {d.message}") for d in e.error_diagnostics]) from None
+            ("error", f"{_location(d.location, name)}: {d.message}") for d in e.error_diagnostics]) from None
 
 
-def _location(location) -> str:
-    """'loc("-":2:17)' -> 'input.mlir:2:17'."""
+def _location(location, name: str) -> str:
+    """'loc("-":2:17)' -> 'name:2:17'."""
     text = str(location)
     match = re.search(r'"[^"]*":(\d+):(\d+)', text)
-    return f"{BUFFER_NAME}:{match.group(1)}:{match.group(2)}" if match else text
+    return f"{name}:{match.group(1)}:{match.group(2)}" if match else text
 
 
-def _invoke(text: str, phase: str | None, flags, vm_bytecode: bool):
-    validate(text)
+def _invoke(text: str, phase: str | None, flags, vm_bytecode: bool, name: str = BUFFER_NAME):
+    validate(text, name)
     session = Session()
     try:
         session.set_flags(*flags)
@@ -91,7 +91,7 @@ def _invoke(text: str, phase: str | None, flags, vm_bytecode: bool):
         _lib.ireeCompilerInvocationEnableCallbackDiagnostics(invocation._inv_p, 0, on_diagnostic, None)
         if phase is not None:
             _lib.ireeCompilerInvocationSetCompileToPhase(invocation._inv_p, phase.encode())
-        source = Source.wrap_buffer(session, text.encode() + b"\0", buffer_name=BUFFER_NAME)
+        source = Source.wrap_buffer(session, text.encode() + b"\0", buffer_name=name)
         if not invocation.parse_source(source):
             raise CompileError(StatusCode.INVALID_ARGUMENT, "the compiler could not parse the MLIR", diagnostics)
         if not invocation.execute():
@@ -110,9 +110,10 @@ def _invoke(text: str, phase: str | None, flags, vm_bytecode: bool):
         session.close()
 
 
-def compile_to_sources(text: str) -> str:
-    """MLIR text at IREE's `executable-sources` phase, with source locations."""
-    return _invoke(text, "executable-sources", TARGET_FLAGS, vm_bytecode=False)
+def compile_to_sources(text: str, name: str = BUFFER_NAME) -> str:
+    """MLIR text at IREE's `executable-sources` phase, with source locations (in
+    file `name`, as diagnostics and errors will say)."""
+    return _invoke(text, "executable-sources", TARGET_FLAGS, vm_bytecode=False, name=name)
 
 
 def compile_vmfb(text: str) -> bytes:
