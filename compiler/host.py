@@ -268,6 +268,11 @@ class _FunctionLowering:
             self.env[op.results[0]] = (slot, shape)
         elif name == "util.return":
             for index, v in enumerate(operands):
+                if v in self.arguments:  # an argument returned as it is
+                    shape, dtype = self.inputs[self.arguments[v]]["shape"], "float32"
+                    self.outputs.append({"shape": list(shape), "dtype": dtype})
+                    self.steps.append({"op": "return_input", "output": index, "input": self.arguments[v]})
+                    continue
                 slot, shape = self.value(v)
                 self.outputs.append({"shape": list(shape), "dtype": "float32"})
                 self.steps.append({"op": "export", "output": index, "slot": slot.index})

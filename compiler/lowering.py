@@ -465,6 +465,14 @@ class DispatchLowering:
                 return
         if scalars:
             raise unimplemented(op, "a linalg.generic with scalar operands")
+        if sorted(maps[-1]) == list(range(len(iterators))) and maps[-1] != sorted(maps[-1]):
+            # A transpose writes through a permuted map: number the loops in the
+            # result's order, so the permutation moves to the inputs' maps.
+            order = maps[-1]  # new loop i is loop order[i]
+            position = {d: i for i, d in enumerate(order)}
+            maps = [[position[d] for d in dims] for dims in maps]
+            iterators = [iterators[d] for d in order]
+            extents = [extents[d] for d in order]
         if maps[-1] != sorted(maps[-1]):
             raise unimplemented(op, f"a linalg.generic whose result map {maps[-1]} permutes the loops")
         if len(reductions) > 1:
@@ -515,9 +523,11 @@ class DispatchLowering:
             if len(axes) < 2 or axes[:-2] != sorted(axes[:-2]) or (axes[-1], axes[-2]) != tuple(sorted(axes[-2:])):
                 raise unimplemented(op, f"an operand read through the permutation {dims}: the Tensix lowering "
                                         f"transposes the last two dims only")
-            swapped = list(tensor.device_shape)
+            swapped, logical = list(tensor.device_shape), list(tensor.shape)
             swapped[-2:] = swapped[-1], swapped[-2]
-            source = self._temp(tensor.shape, tuple(swapped))
+            if len(logical) >= 2:
+                logical[-2:] = logical[-1], logical[-2]
+            source = self._temp(logical, tuple(swapped))
             self._transpose(op, tensor, source)
             tensor = source
         tensor = self._as(op, tensor, tuple(expected))
@@ -593,7 +603,7 @@ class DispatchLowering:
         m, n = out_dims[-2], out_dims[-1]
         batch = out_dims[:-2]
         if sorted(a_dims) != sorted(batch + [m, k]) or not set(b_dims) <= set(batch + [k, n]) or n not in b_dims:
-            raise unimplemented(op, f"a contraction with maps {maps}: expected (batch, m, k) x (batch, k, n)")
+            return False  # not a matmul: a reduction of a product
         fmt = self.options.data_format
         a_tensor = self._operand(op, ins[0], a_dims, batch + [m, k], extents)
         b_batch = [d for d in batch if d in b_dims]

@@ -196,6 +196,8 @@ class HalModuleFunction:
                     device.queue_barrier(waits(step), signal(step))
                 elif op == "wait":
                     _wait(device, waits(step), self.name)
+                elif op == "return_input":
+                    outputs[step["output"]] = arrays[step["input"]].copy()
                 elif op == "export":
                     shape = self.outputs[step["output"]][0]
                     outputs[step["output"]] = views[step["slot"]].to_host(np.float32).reshape(shape)

@@ -1,0 +1,951 @@
+"""Differential tests of the compiler bridge (compiler/): small StableHLO and linalg
+programs, compiled by `compiler.compile_module` and run on the simulated device,
+against the same MLIR compiled by IREE for llvm-cpu and run on iree.runtime
+(compiler.reference.run_llvm_cpu), within compiler.tolerance's limits.
+
+Patterns (CASES, each a @main; every case in bfloat16, those marked `float32` also
+with data_format="float32"):
+- matmul: shapes not multiples of 32, a fill or an input as init, chained through
+  exp so that padding in K must stay zero, K of one tile, one row, one column,
+  matrix-vector, transposed operands ([1]x[1], [0]x[0], [0]x[1]), batched (batching
+  dims, linalg.batch_matmul), a shared rhs (broadcast_in_dim, einsum-like), a bias
+  broadcast over the batch;
+- reductions: sum and max over the last dim and dim 0 of 2-D, the last and middle
+  dim of 3-D, widths not multiples of 32, negative inputs for max (padding must not
+  win), bodies that compute before accumulating (x^2, exp(x - max), x * y);
+- elementwise: every supported body op alone, constants folded into scalar forms,
+  a linalg.generic body, programs IREE collapses to one dim;
+- broadcasts: row, column (an input and a keepdims reduction), scalar (constant and
+  0-d argument), batch; transposes (2-D, last two dims of 3-D, fused into an add);
+- softmax, layernorm and rmsnorm as JAX writes them;
+- several results, results that are transforms of the inputs (or the input itself),
+  one executable at four call sites (binding offsets as push constants), a module
+  with two public functions and a private helper.
+Errors: MLIR that does not parse or that IREE rejects (INVALID_ARGUMENT with the
+diagnostics' input.mlir:line:col), ops without a Tensix lowering and dynamic shapes
+(UNIMPLEMENTED naming the op and its line), and the module API's errors.
+
+Cases with a `limitation` hit something docs/compiler.md lists as not lowered yet
+("reshapes that move data between tiles": IREE collapses (B, M, N) to (B*M, N), which
+re-tiles unless M is a multiple of 32). They xfail only with that UNIMPLEMENTED error;
+once lowered they are checked like any other case.
+
+Cost: each MLIR is compiled once per data format (`ttm`), and the llvm-cpu references
+come from one IREE compile of all cases as functions of one module (`reference`;
+`test_combined_reference_is_standalone` checks that this changes nothing), as one
+llvm-cpu compile per case would dominate the file's run time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import io
+import json
+import re
+import textwrap
+import zipfile
+
+import numpy as np
+import pytest
+
+import compiler
+import hal
+from compiler import frontend, tolerance
+from compiler.reference import function_signatures, run_llvm_cpu
+from hal import HalError, StatusCode
+
+SEED = 1234
+RESHAPE = r"reshape moves data between tiles"  # docs/compiler.md: "Reshapes that move data between tiles"
+
+
+# ---- cases -------------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """An MLIR program with a public @main, and how to draw its inputs: per argument a
+    float s for N(0, s^2), or a pair (low, high) for U(low, high); N(0, 1) when not
+    given. `float32`: also compiled with data_format="float32". `limitation`: the
+    UNIMPLEMENTED message (a regex) of a documented limitation the case runs into."""
+
+    text: str
+    inputs: tuple = ()
+    float32: bool = False
+    limitation: str | None = None
+
+
+def mlir(text: str) -> str:
+    return textwrap.dedent(text).strip() + "\n"
+
+
+def dot(a: str, b: str, out: str, contracting="[1] x [0]", batching=None, name="%r", lhs="%a", rhs="%b") -> str:
+    """A stablehlo.dot_general line."""
+    batch = f"batching_dims = {batching}, " if batching else ""
+    return (f"{name} = stablehlo.dot_general {lhs}, {rhs}, {batch}contracting_dims = {contracting} : "
+            f"(tensor<{a}xf32>, tensor<{b}xf32>) -> tensor<{out}xf32>")
+
+
+def dot_program(a: str, b: str, out: str, **kw) -> str:
+    return mlir(f"""
+        func.func @main(%a: tensor<{a}xf32>, %b: tensor<{b}xf32>) -> tensor<{out}xf32> {{
+          {dot(a, b, out, **kw)}
+          return %r : tensor<{out}xf32>
+        }}
+    """)
+
+
+def reduce_program(shape: str, dims: str, out: str, kind: str = "add", prologue: str = "", operand: str = "%x") -> str:
+    init = "0.000000e+00" if kind == "add" else "0xFF800000"
+    return mlir(f"""
+        func.func @main(%x: tensor<{shape}xf32>) -> tensor<{out}xf32> {{
+          %init = stablehlo.constant dense<{init}> : tensor<f32>
+          {prologue}
+          %r = stablehlo.reduce({operand} init: %init) applies stablehlo.{kind} across dimensions = {dims} : (tensor<{shape}xf32>, tensor<f32>) -> tensor<{out}xf32>
+          return %r : tensor<{out}xf32>
+        }}
+    """)
+
+
+def elementwise_program(shape: str, body: str, args=("%a",)) -> str:
+    params = ", ".join(f"{a}: tensor<{shape}xf32>" for a in args)
+    body = textwrap.indent(textwrap.dedent(body).strip(), " " * 10).lstrip()
+    return mlir(f"""
+        func.func @main({params}) -> tensor<{shape}xf32> {{
+          {body}
+          return %r : tensor<{shape}xf32>
+        }}
+    """)
+
+
+def W(fan_in: int) -> float:
+    """A weight's std: x @ w keeps unit variance."""
+    return 1 / np.sqrt(fan_in)
+
+
+POSITIVE = (0.25, 4.0)
+CASES: dict[str, Case] = {}
+
+# -- matmul --------------------------------------------------------------------------------------
+CASES["matmul_50x100_100x70"] = Case(dot_program("50x100", "100x70", "50x70"), float32=True)
+CASES["matmul_linalg_fill_init"] = Case(mlir("""
+    func.func @main(%a: tensor<33x65xf32>, %b: tensor<65x31xf32>) -> tensor<33x31xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<33x31xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<33x31xf32>) -> tensor<33x31xf32>
+      %r = linalg.matmul ins(%a, %b : tensor<33x65xf32>, tensor<65x31xf32>) outs(%f : tensor<33x31xf32>) -> tensor<33x31xf32>
+      return %r : tensor<33x31xf32>
+    }
+"""))
+CASES["matmul_linalg_input_init"] = Case(mlir("""
+    func.func @main(%a: tensor<50x100xf32>, %b: tensor<100x70xf32>, %c: tensor<50x70xf32>) -> tensor<50x70xf32> {
+      %r = linalg.matmul ins(%a, %b : tensor<50x100xf32>, tensor<100x70xf32>) outs(%c : tensor<50x70xf32>) -> tensor<50x70xf32>
+      return %r : tensor<50x70xf32>
+    }
+"""), inputs=(1.0, 1.0, 10.0), float32=True)
+# exp(x @ w + b) @ w2: exp(0) = 1 lands in the padding columns of the hidden layer (K of
+# the second matmul) unless the fused kernel re-zeroes them.
+CASES["matmul_chained_exp"] = Case(mlir(f"""
+    func.func @main(%x: tensor<40x50xf32>, %w: tensor<50x60xf32>, %b: tensor<60xf32>, %w2: tensor<60x30xf32>) -> tensor<40x30xf32> {{
+      {dot("40x50", "50x60", "40x60", name="%h", lhs="%x", rhs="%w")}
+      %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<60xf32>) -> tensor<40x60xf32>
+      %s = stablehlo.add %h, %bb : tensor<40x60xf32>
+      %e = stablehlo.exponential %s : tensor<40x60xf32>
+      {dot("40x60", "60x30", "40x30", lhs="%e", rhs="%w2")}
+      return %r : tensor<40x30xf32>
+    }}
+"""), inputs=(1.0, W(50), 0.5, W(60)), float32=True)
+# Both operands of the second matmul computed on the device, each a non-zero function
+# of 0 (exp, cos + 1), so padding in K would meet padding: K = 40 (24 padding columns),
+# and b < -3 keeps the valid exp values small next to the exp(0) = 1 of the padding.
+CASES["matmul_chained_both_operands"] = Case(mlir(f"""
+    func.func @main(%x: tensor<40x50xf32>, %w: tensor<50x40xf32>, %b: tensor<40xf32>, %w2: tensor<40x30xf32>) -> tensor<40x30xf32> {{
+      {dot("40x50", "50x40", "40x40", name="%h", lhs="%x", rhs="%w")}
+      %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<40xf32>) -> tensor<40x40xf32>
+      %s = stablehlo.add %h, %bb : tensor<40x40xf32>
+      %e = stablehlo.exponential %s : tensor<40x40xf32>
+      %one = stablehlo.constant dense<1.0> : tensor<40x30xf32>
+      %c = stablehlo.cosine %w2 : tensor<40x30xf32>
+      %v = stablehlo.add %c, %one : tensor<40x30xf32>
+      {dot("40x40", "40x30", "40x30", lhs="%e", rhs="%v")}
+      return %r : tensor<40x30xf32>
+    }}
+"""), inputs=(1.0, W(50), (-4.0, -3.0), 1.0), float32=True)
+CASES["matmul_k_one_tile"] = Case(dot_program("64x32", "32x96", "64x96"))
+CASES["matmul_k_20"] = Case(dot_program("40x20", "20x50", "40x50"), float32=True)
+CASES["matmul_one_row"] = Case(dot_program("1x100", "100x70", "1x70"), float32=True)
+CASES["matmul_one_column"] = Case(dot_program("50x100", "100x1", "50x1"))
+CASES["matvec"] = Case(dot_program("50x100", "100", "50"))
+CASES["vecmat"] = Case(dot_program("100", "100x70", "70", contracting="[0] x [0]"), float32=True)
+CASES["matmul_transposed_rhs"] = Case(dot_program("50x100", "70x100", "50x70", contracting="[1] x [1]"),
+                                      float32=True)
+CASES["matmul_transposed_lhs"] = Case(dot_program("100x50", "100x70", "50x70", contracting="[0] x [0]"),
+                                      float32=True)
+CASES["matmul_transposed_both"] = Case(dot_program("100x50", "70x100", "50x70", contracting="[0] x [1]"))
+CASES["batch_matmul"] = Case(dot_program("3x40x50", "3x50x30", "3x40x30", batching="[0] x [0]",
+                                         contracting="[2] x [1]"), float32=True)
+CASES["batch_matmul_transposed_rhs"] = Case(dot_program("3x40x50", "3x30x50", "3x40x30", batching="[0] x [0]",
+                                                        contracting="[2] x [2]"), float32=True)
+CASES["batch_matmul_linalg"] = Case(mlir("""
+    func.func @main(%a: tensor<2x33x40xf32>, %b: tensor<2x40x20xf32>) -> tensor<2x33x20xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<2x33x20xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x33x20xf32>) -> tensor<2x33x20xf32>
+      %r = linalg.batch_matmul ins(%a, %b : tensor<2x33x40xf32>, tensor<2x40x20xf32>) outs(%f : tensor<2x33x20xf32>) -> tensor<2x33x20xf32>
+      return %r : tensor<2x33x20xf32>
+    }
+"""))
+CASES["batch_matmul_shared_rhs_broadcast"] = Case(mlir(f"""
+    func.func @main(%a: tensor<3x64x50xf32>, %w: tensor<50x30xf32>) -> tensor<3x64x30xf32> {{
+      %b = stablehlo.broadcast_in_dim %w, dims = [1, 2] : (tensor<50x30xf32>) -> tensor<3x50x30xf32>
+      {dot("3x64x50", "3x50x30", "3x64x30", batching="[0] x [0]", contracting="[2] x [1]")}
+      return %r : tensor<3x64x30xf32>
+    }}
+"""), float32=True)
+CASES["batch_matmul_shared_rhs_einsum"] = Case(dot_program("2x64x50", "50x30", "2x64x30", contracting="[2] x [0]"))
+CASES["batch_matmul_shared_rhs_einsum_m40"] = Case(
+    dot_program("3x40x50", "50x30", "3x40x30", contracting="[2] x [0]"), limitation=RESHAPE)
+# A (40, 30) bias over the batch, fused into the batched matmul's dispatch.
+CASES["batch_matmul_bias_over_batch"] = Case(mlir(f"""
+    func.func @main(%a: tensor<3x40x50xf32>, %b: tensor<3x50x30xf32>, %y: tensor<40x30xf32>) -> tensor<3x40x30xf32> {{
+      {dot("3x40x50", "3x50x30", "3x40x30", batching="[0] x [0]", contracting="[2] x [1]", name="%p")}
+      %yb = stablehlo.broadcast_in_dim %y, dims = [1, 2] : (tensor<40x30xf32>) -> tensor<3x40x30xf32>
+      %r = stablehlo.add %p, %yb : tensor<3x40x30xf32>
+      return %r : tensor<3x40x30xf32>
+    }}
+"""), inputs=(1.0, 1.0, 5.0), float32=True)
+
+# -- reductions ----------------------------------------------------------------------------------
+SQUARE = "%sq = stablehlo.multiply %x, %x : tensor<{}xf32>"
+CASES["reduce_sum_last_2d"] = Case(reduce_program("50x70", "[1]", "50"), float32=True)
+CASES["reduce_max_last_2d"] = Case(reduce_program("50x70", "[1]", "50", "maximum"), float32=True)
+CASES["reduce_sum_dim0_2d"] = Case(reduce_program("50x70", "[0]", "70"), float32=True)
+CASES["reduce_max_dim0_2d"] = Case(reduce_program("50x70", "[0]", "70", "maximum"))
+# All inputs negative: a max that let the zero padding in would return 0.
+CASES["reduce_max_last_negative"] = Case(reduce_program("50x70", "[1]", "50", "maximum"), inputs=((-3.0, -1.0),),
+                                         float32=True)
+CASES["reduce_max_dim0_negative"] = Case(reduce_program("50x70", "[0]", "70", "maximum"), inputs=((-3.0, -1.0),))
+CASES["reduce_sum_last_3d"] = Case(reduce_program("2x64x70", "[2]", "2x64"), float32=True)
+CASES["reduce_max_last_3d"] = Case(reduce_program("2x32x70", "[2]", "2x32", "maximum"))
+CASES["reduce_sum_last_3d_m20"] = Case(reduce_program("4x20x70", "[2]", "4x20"), limitation=RESHAPE)
+CASES["reduce_sum_middle_3d"] = Case(reduce_program("4x50x20", "[1]", "4x20"), float32=True)
+CASES["reduce_max_middle_3d"] = Case(reduce_program("4x50x20", "[1]", "4x20", "maximum"))
+CASES["reduce_sum_of_squares"] = Case(reduce_program("50x70", "[1]", "50", prologue=SQUARE.format("50x70"),
+                                                     operand="%sq"), float32=True)
+CASES["reduce_sum_of_squares_dim0"] = Case(reduce_program("50x70", "[0]", "70", prologue=SQUARE.format("50x70"),
+                                                          operand="%sq"))
+CASES["reduce_sum_exp_minus_max"] = Case(mlir("""
+    func.func @main(%x: tensor<50x70xf32>) -> tensor<50xf32> {
+      %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<50x70xf32>, tensor<f32>) -> tensor<50xf32>
+      %max_b = stablehlo.broadcast_in_dim %max, dims = [0] : (tensor<50xf32>) -> tensor<50x70xf32>
+      %d = stablehlo.subtract %x, %max_b : tensor<50x70xf32>
+      %e = stablehlo.exponential %d : tensor<50x70xf32>
+      %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<50x70xf32>, tensor<f32>) -> tensor<50xf32>
+      return %sum : tensor<50xf32>
+    }
+"""), float32=True)
+# sum(x * y) over the last dim: a mulf + addf body that is not a matmul.
+CASES["reduce_sum_of_products"] = Case(mlir("""
+    func.func @main(%x: tensor<50x70xf32>, %y: tensor<50x70xf32>) -> tensor<50xf32> {
+      %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %m = stablehlo.multiply %x, %y : tensor<50x70xf32>
+      %r = stablehlo.reduce(%m init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<50x70xf32>, tensor<f32>) -> tensor<50xf32>
+      return %r : tensor<50xf32>
+    }
+"""))
+# The same with y broadcast over a batch: maps (b, m, k) x (m, k) -> (b, m).
+CASES["reduce_sum_of_products_batch_broadcast"] = Case(mlir("""
+    func.func @main(%x: tensor<3x40x50xf32>, %y: tensor<40x50xf32>) -> tensor<3x40xf32> {
+      %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %yb = stablehlo.broadcast_in_dim %y, dims = [1, 2] : (tensor<40x50xf32>) -> tensor<3x40x50xf32>
+      %m = stablehlo.multiply %x, %yb : tensor<3x40x50xf32>
+      %r = stablehlo.reduce(%m init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<3x40x50xf32>, tensor<f32>) -> tensor<3x40xf32>
+      return %r : tensor<3x40xf32>
+    }
+"""))
+CASES["reduce_linalg_sum_last"] = Case(mlir("""
+    func.func @main(%x: tensor<20x45xf32>) -> tensor<20xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<20xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<20xf32>) -> tensor<20xf32>
+      %r = linalg.reduce ins(%x : tensor<20x45xf32>) outs(%f : tensor<20xf32>) dimensions = [1]
+        (%in: f32, %acc: f32) {
+          %s = arith.addf %in, %acc : f32
+          linalg.yield %s : f32
+        }
+      return %r : tensor<20xf32>
+    }
+"""))
+
+# -- elementwise: every body op ------------------------------------------------------------------
+SHAPE = "40x50"
+for _op in ("add", "subtract", "multiply", "divide", "maximum", "minimum"):
+    CASES[f"eltwise_{_op}"] = Case(
+        elementwise_program(SHAPE, f"%r = stablehlo.{_op} %a, %b : tensor<{SHAPE}xf32>", ("%a", "%b")),
+        inputs=(1.0, POSITIVE) if _op == "divide" else (), float32=_op in ("subtract", "divide", "minimum"))
+for _op, _inputs in (("negate", ()), ("exponential", ()), ("log", (POSITIVE,)), ("sqrt", (POSITIVE,)),
+                     ("rsqrt", (POSITIVE,)), ("tanh", (2.0,)), ("abs", ()), ("sine", (2.0,)), ("cosine", (2.0,))):
+    CASES[f"eltwise_{_op}"] = Case(elementwise_program(SHAPE, f"%r = stablehlo.{_op} %a : tensor<{SHAPE}xf32>"),
+                                   inputs=_inputs, float32=_op in ("exponential", "log", "rsqrt", "tanh", "sine"))
+CASES["eltwise_power_constant"] = Case(elementwise_program(SHAPE, f"""
+    %p = stablehlo.constant dense<1.7> : tensor<{SHAPE}xf32>
+    %r = stablehlo.power %a, %p : tensor<{SHAPE}xf32>"""), inputs=(POSITIVE,), float32=True)
+CASES["eltwise_reciprocal"] = Case(elementwise_program(SHAPE, f"""
+    %one = stablehlo.constant dense<1.0> : tensor<{SHAPE}xf32>
+    %r = stablehlo.divide %one, %a : tensor<{SHAPE}xf32>"""), inputs=(POSITIVE,))
+CASES["eltwise_relu"] = Case(elementwise_program(SHAPE, f"""
+    %zero = stablehlo.constant dense<0.0> : tensor<{SHAPE}xf32>
+    %r = stablehlo.maximum %a, %zero : tensor<{SHAPE}xf32>"""))
+CASES["eltwise_clamp"] = Case(elementwise_program(SHAPE, f"""
+    %lo = stablehlo.constant dense<-0.5> : tensor<{SHAPE}xf32>
+    %hi = stablehlo.constant dense<0.75> : tensor<{SHAPE}xf32>
+    %r = stablehlo.clamp %lo, %a, %hi : tensor<{SHAPE}xf32>"""))
+CASES["eltwise_scalar_forms"] = Case(elementwise_program(SHAPE, f"""
+    %c2 = stablehlo.constant dense<2.5> : tensor<{SHAPE}xf32>
+    %c3 = stablehlo.constant dense<0.75> : tensor<{SHAPE}xf32>
+    %c4 = stablehlo.constant dense<4.0> : tensor<{SHAPE}xf32>
+    %s = stablehlo.subtract %a, %c2 : tensor<{SHAPE}xf32>
+    %m = stablehlo.multiply %c3, %s : tensor<{SHAPE}xf32>
+    %d = stablehlo.divide %m, %c4 : tensor<{SHAPE}xf32>
+    %r = stablehlo.add %c2, %d : tensor<{SHAPE}xf32>"""), float32=True)
+CASES["eltwise_linalg_generic"] = Case(mlir("""
+    #map = affine_map<(d0, d1) -> (d0, d1)>
+    func.func @main(%a: tensor<40x50xf32>, %b: tensor<40x50xf32>) -> tensor<40x50xf32> {
+      %e = tensor.empty() : tensor<40x50xf32>
+      %r = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]}
+          ins(%a, %b : tensor<40x50xf32>, tensor<40x50xf32>) outs(%e : tensor<40x50xf32>) {
+        ^bb0(%x: f32, %y: f32, %o: f32):
+          %c = arith.constant 0.5 : f32
+          %m = arith.mulf %x, %y : f32
+          %s = arith.subf %m, %c : f32
+          %t = math.tanh %s : f32
+          %n = arith.negf %t : f32
+          %q = arith.mulf %n, %n : f32
+          %r = arith.subf %q, %x : f32
+          linalg.yield %r : f32
+      } -> tensor<40x50xf32>
+      return %r : tensor<40x50xf32>
+    }
+"""))
+# IREE collapses an elementwise-only program to one dim (3500 / 2700 elements).
+CASES["eltwise_collapsed_tanh"] = Case(elementwise_program("50x70", """
+    %two = stablehlo.constant dense<2.0> : tensor<50x70xf32>
+    %m = stablehlo.multiply %a, %b : tensor<50x70xf32>
+    %s = stablehlo.add %m, %two : tensor<50x70xf32>
+    %r = stablehlo.tanh %s : tensor<50x70xf32>""", ("%a", "%b")), float32=True)
+CASES["eltwise_collapsed_3d"] = Case(elementwise_program("3x20x45", """
+    %m = stablehlo.multiply %a, %b : tensor<3x20x45xf32>
+    %r = stablehlo.exponential %m : tensor<3x20x45xf32>""", ("%a", "%b")), inputs=(1.0, 0.5))
+
+# -- broadcasts ----------------------------------------------------------------------------------
+CASES["broadcast_row_bias"] = Case(mlir("""
+    func.func @main(%x: tensor<50x70xf32>, %b: tensor<70xf32>) -> tensor<50x70xf32> {
+      %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<70xf32>) -> tensor<50x70xf32>
+      %r = stablehlo.add %x, %bb : tensor<50x70xf32>
+      return %r : tensor<50x70xf32>
+    }
+"""), inputs=(1.0, 5.0), float32=True)
+CASES["broadcast_row_first_operand"] = Case(mlir("""
+    func.func @main(%x: tensor<50x70xf32>, %b: tensor<70xf32>) -> tensor<50x70xf32> {
+      %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<70xf32>) -> tensor<50x70xf32>
+      %r = stablehlo.subtract %bb, %x : tensor<50x70xf32>
+      return %r : tensor<50x70xf32>
+    }
+"""), inputs=(1.0, 5.0))
+CASES["broadcast_column_input"] = Case(mlir("""
+    func.func @main(%x: tensor<50x70xf32>, %c: tensor<50x1xf32>) -> tensor<50x70xf32> {
+      %cb = stablehlo.broadcast_in_dim %c, dims = [0, 1] : (tensor<50x1xf32>) -> tensor<50x70xf32>
+      %r = stablehlo.multiply %x, %cb : tensor<50x70xf32>
+      return %r : tensor<50x70xf32>
+    }
+"""), float32=True)
+CASES["broadcast_column_keepdims"] = Case(mlir("""
+    func.func @main(%x: tensor<50x70xf32>) -> tensor<50x70xf32> {
+      %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<50x70xf32>, tensor<f32>) -> tensor<50xf32>
+      %k = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<50xf32>) -> tensor<50x1xf32>
+      %kb = stablehlo.broadcast_in_dim %k, dims = [0, 1] : (tensor<50x1xf32>) -> tensor<50x70xf32>
+      %r = stablehlo.subtract %x, %kb : tensor<50x70xf32>
+      return %r : tensor<50x70xf32>
+    }
+"""), float32=True)
+CASES["broadcast_row_keepdims_dim0"] = Case(mlir("""
+    func.func @main(%x: tensor<50x70xf32>) -> tensor<50x70xf32> {
+      %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [0] : (tensor<50x70xf32>, tensor<f32>) -> tensor<70xf32>
+      %mb = stablehlo.broadcast_in_dim %max, dims = [1] : (tensor<70xf32>) -> tensor<50x70xf32>
+      %r = stablehlo.subtract %x, %mb : tensor<50x70xf32>
+      return %r : tensor<50x70xf32>
+    }
+"""))
+CASES["broadcast_scalar"] = Case(mlir("""
+    func.func @main(%x: tensor<50x70xf32>, %s: tensor<f32>) -> tensor<50x70xf32> {
+      %three = stablehlo.constant dense<3.0> : tensor<50x70xf32>
+      %half = stablehlo.constant dense<0.5> : tensor<50x70xf32>
+      %sb = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<50x70xf32>
+      %m = stablehlo.multiply %x, %three : tensor<50x70xf32>
+      %a = stablehlo.add %m, %half : tensor<50x70xf32>
+      %r = stablehlo.divide %a, %sb : tensor<50x70xf32>
+      return %r : tensor<50x70xf32>
+    }
+"""), inputs=(1.0, (1.0, 2.0)), float32=True)
+# A 0-d argument next to a row: the loop space stays 2-D (no collapse), the scalar is a
+# SCALAR broadcast of the tile grid.
+CASES["broadcast_scalar_and_row"] = Case(mlir("""
+    func.func @main(%x: tensor<50x70xf32>, %s: tensor<f32>, %b: tensor<70xf32>) -> tensor<50x70xf32> {
+      %sb = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<50x70xf32>
+      %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<70xf32>) -> tensor<50x70xf32>
+      %m = stablehlo.multiply %x, %sb : tensor<50x70xf32>
+      %r = stablehlo.add %m, %bb : tensor<50x70xf32>
+      return %r : tensor<50x70xf32>
+    }
+"""), inputs=(1.0, (2.0, 3.0), 1.0), float32=True)
+CASES["broadcast_row_3d"] = Case(mlir("""
+    func.func @main(%x: tensor<3x64x50xf32>, %b: tensor<50xf32>) -> tensor<3x64x50xf32> {
+      %bb = stablehlo.broadcast_in_dim %b, dims = [2] : (tensor<50xf32>) -> tensor<3x64x50xf32>
+      %r = stablehlo.add %x, %bb : tensor<3x64x50xf32>
+      return %r : tensor<3x64x50xf32>
+    }
+"""), inputs=(1.0, 5.0))
+CASES["broadcast_column_3d"] = Case(mlir("""
+    func.func @main(%x: tensor<3x32x50xf32>) -> tensor<3x32x50xf32> {
+      %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<3x32x50xf32>, tensor<f32>) -> tensor<3x32xf32>
+      %mb = stablehlo.broadcast_in_dim %max, dims = [0, 1] : (tensor<3x32xf32>) -> tensor<3x32x50xf32>
+      %r = stablehlo.subtract %x, %mb : tensor<3x32x50xf32>
+      return %r : tensor<3x32x50xf32>
+    }
+"""))
+# Elementwise over a batch with y broadcast: IREE collapses (40, 50) to 2000.
+CASES["broadcast_batch_elementwise"] = Case(mlir("""
+    func.func @main(%x: tensor<3x40x50xf32>, %y: tensor<40x50xf32>) -> tensor<3x40x50xf32> {
+      %yb = stablehlo.broadcast_in_dim %y, dims = [1, 2] : (tensor<40x50xf32>) -> tensor<3x40x50xf32>
+      %r = stablehlo.multiply %x, %yb : tensor<3x40x50xf32>
+      return %r : tensor<3x40x50xf32>
+    }
+"""), limitation=RESHAPE)
+
+# -- transposes ----------------------------------------------------------------------------------
+CASES["transpose_2d"] = Case(mlir("""
+    func.func @main(%x: tensor<50x70xf32>) -> tensor<70x50xf32> {
+      %r = stablehlo.transpose %x, dims = [1, 0] : (tensor<50x70xf32>) -> tensor<70x50xf32>
+      return %r : tensor<70x50xf32>
+    }
+"""), float32=True)
+CASES["transpose_3d_last_two"] = Case(mlir("""
+    func.func @main(%x: tensor<3x40x50xf32>) -> tensor<3x50x40xf32> {
+      %r = stablehlo.transpose %x, dims = [0, 2, 1] : (tensor<3x40x50xf32>) -> tensor<3x50x40xf32>
+      return %r : tensor<3x50x40xf32>
+    }
+"""), float32=True)
+CASES["transpose_into_add"] = Case(mlir("""
+    func.func @main(%x: tensor<50x70xf32>, %y: tensor<70x50xf32>) -> tensor<70x50xf32> {
+      %t = stablehlo.transpose %x, dims = [1, 0] : (tensor<50x70xf32>) -> tensor<70x50xf32>
+      %r = stablehlo.add %t, %y : tensor<70x50xf32>
+      return %r : tensor<70x50xf32>
+    }
+"""), float32=True)
+
+# -- normalisations as JAX writes them -------------------------------------------------------------
+CASES["softmax"] = Case(mlir("""
+    func.func @main(%x: tensor<40x70xf32>) -> tensor<40x70xf32> {
+      %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
+      %ninf_b = stablehlo.broadcast_in_dim %ninf, dims = [] : (tensor<f32>) -> tensor<40xf32>
+      %max1 = stablehlo.maximum %ninf_b, %max : tensor<40xf32>
+      %max_k = stablehlo.broadcast_in_dim %max1, dims = [0] : (tensor<40xf32>) -> tensor<40x1xf32>
+      %max_b = stablehlo.broadcast_in_dim %max_k, dims = [0, 1] : (tensor<40x1xf32>) -> tensor<40x70xf32>
+      %d = stablehlo.subtract %x, %max_b : tensor<40x70xf32>
+      %e = stablehlo.exponential %d : tensor<40x70xf32>
+      %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
+      %sum_k = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<40xf32>) -> tensor<40x1xf32>
+      %sum_b = stablehlo.broadcast_in_dim %sum_k, dims = [0, 1] : (tensor<40x1xf32>) -> tensor<40x70xf32>
+      %r = stablehlo.divide %e, %sum_b : tensor<40x70xf32>
+      return %r : tensor<40x70xf32>
+    }
+"""), inputs=(2.0,), float32=True)
+CASES["layernorm"] = Case(mlir("""
+    func.func @main(%x: tensor<40x70xf32>, %gamma: tensor<70xf32>, %beta: tensor<70xf32>) -> tensor<40x70xf32> {
+      %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %n = stablehlo.constant dense<7.000000e+01> : tensor<f32>
+      %eps = stablehlo.constant dense<9.99999974E-6> : tensor<f32>
+      %n_k = stablehlo.broadcast_in_dim %n, dims = [] : (tensor<f32>) -> tensor<40x1xf32>
+      %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
+      %sum_k = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<40xf32>) -> tensor<40x1xf32>
+      %mean = stablehlo.divide %sum_k, %n_k : tensor<40x1xf32>
+      %mean_b = stablehlo.broadcast_in_dim %mean, dims = [0, 1] : (tensor<40x1xf32>) -> tensor<40x70xf32>
+      %d = stablehlo.subtract %x, %mean_b : tensor<40x70xf32>
+      %d2 = stablehlo.multiply %d, %d : tensor<40x70xf32>
+      %vsum = stablehlo.reduce(%d2 init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
+      %vsum_k = stablehlo.broadcast_in_dim %vsum, dims = [0] : (tensor<40xf32>) -> tensor<40x1xf32>
+      %var = stablehlo.divide %vsum_k, %n_k : tensor<40x1xf32>
+      %eps_k = stablehlo.broadcast_in_dim %eps, dims = [] : (tensor<f32>) -> tensor<40x1xf32>
+      %ve = stablehlo.add %var, %eps_k : tensor<40x1xf32>
+      %rs = stablehlo.rsqrt %ve : tensor<40x1xf32>
+      %rs_b = stablehlo.broadcast_in_dim %rs, dims = [0, 1] : (tensor<40x1xf32>) -> tensor<40x70xf32>
+      %y = stablehlo.multiply %d, %rs_b : tensor<40x70xf32>
+      %g_k = stablehlo.broadcast_in_dim %gamma, dims = [1] : (tensor<70xf32>) -> tensor<1x70xf32>
+      %g_b = stablehlo.broadcast_in_dim %g_k, dims = [0, 1] : (tensor<1x70xf32>) -> tensor<40x70xf32>
+      %y2 = stablehlo.multiply %y, %g_b : tensor<40x70xf32>
+      %b_k = stablehlo.broadcast_in_dim %beta, dims = [1] : (tensor<70xf32>) -> tensor<1x70xf32>
+      %b_b = stablehlo.broadcast_in_dim %b_k, dims = [0, 1] : (tensor<1x70xf32>) -> tensor<40x70xf32>
+      %r = stablehlo.add %y2, %b_b : tensor<40x70xf32>
+      return %r : tensor<40x70xf32>
+    }
+"""), inputs=(2.0, (0.5, 1.5), (-0.5, 0.5)), float32=True)
+CASES["rmsnorm"] = Case(mlir("""
+    func.func @main(%x: tensor<40x70xf32>, %gamma: tensor<70xf32>) -> tensor<40x70xf32> {
+      %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %n = stablehlo.constant dense<7.000000e+01> : tensor<f32>
+      %eps = stablehlo.constant dense<9.99999997E-7> : tensor<f32>
+      %sq = stablehlo.multiply %x, %x : tensor<40x70xf32>
+      %ssum = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
+      %ssum_k = stablehlo.broadcast_in_dim %ssum, dims = [0] : (tensor<40xf32>) -> tensor<40x1xf32>
+      %n_k = stablehlo.broadcast_in_dim %n, dims = [] : (tensor<f32>) -> tensor<40x1xf32>
+      %ms = stablehlo.divide %ssum_k, %n_k : tensor<40x1xf32>
+      %eps_k = stablehlo.broadcast_in_dim %eps, dims = [] : (tensor<f32>) -> tensor<40x1xf32>
+      %ve = stablehlo.add %ms, %eps_k : tensor<40x1xf32>
+      %rs = stablehlo.rsqrt %ve : tensor<40x1xf32>
+      %rs_b = stablehlo.broadcast_in_dim %rs, dims = [0, 1] : (tensor<40x1xf32>) -> tensor<40x70xf32>
+      %y = stablehlo.multiply %x, %rs_b : tensor<40x70xf32>
+      %g_k = stablehlo.broadcast_in_dim %gamma, dims = [1] : (tensor<70xf32>) -> tensor<1x70xf32>
+      %g_b = stablehlo.broadcast_in_dim %g_k, dims = [0, 1] : (tensor<1x70xf32>) -> tensor<40x70xf32>
+      %r = stablehlo.multiply %y, %g_b : tensor<40x70xf32>
+      return %r : tensor<40x70xf32>
+    }
+"""), inputs=(2.0, (0.5, 1.5)), float32=True)
+
+# -- several results, several call sites ---------------------------------------------------------
+CASES["several_results"] = Case(mlir(f"""
+    func.func @main(%a: tensor<50x100xf32>, %b: tensor<100x70xf32>) -> (tensor<50x70xf32>, tensor<50x100xf32>, tensor<100xf32>) {{
+      {dot("50x100", "100x70", "50x70", name="%p")}
+      %n = stablehlo.negate %a : tensor<50x100xf32>
+      %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %s = stablehlo.reduce(%b init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<100x70xf32>, tensor<f32>) -> tensor<100xf32>
+      return %p, %n, %s : tensor<50x70xf32>, tensor<50x100xf32>, tensor<100xf32>
+    }}
+"""), float32=True)
+# Results that are the inputs transformed: an elementwise result, its reshape to 1-D,
+# a (1, N) reshape of a vector input's transform.
+CASES["results_input_transforms"] = Case(mlir("""
+    func.func @main(%a: tensor<50x70xf32>, %v: tensor<70xf32>) -> (tensor<50x70xf32>, tensor<3500xf32>, tensor<1x70xf32>) {
+      %n = stablehlo.exponential %a : tensor<50x70xf32>
+      %r = stablehlo.reshape %n : (tensor<50x70xf32>) -> tensor<3500xf32>
+      %t = stablehlo.tanh %v : tensor<70xf32>
+      %t2 = stablehlo.reshape %t : (tensor<70xf32>) -> tensor<1x70xf32>
+      return %n, %r, %t2 : tensor<50x70xf32>, tensor<3500xf32>, tensor<1x70xf32>
+    }
+"""), float32=True)
+CASES["result_is_an_input"] = Case(mlir("""
+    func.func @main(%a: tensor<50x70xf32>) -> (tensor<50x70xf32>, tensor<50x70xf32>) {
+      %n = stablehlo.negate %a : tensor<50x70xf32>
+      return %n, %a : tensor<50x70xf32>, tensor<50x70xf32>
+    }
+"""))
+# One executable, four call sites: IREE passes each result's offset in the slab as a push constant.
+PROJECTIONS = "\n".join(dot("40x50", "50x60", "40x60", name=f"%p{i}", lhs="%x", rhs=f"%w{i}") for i in range(4))
+PROJECTIONS_ARGS = "%x: tensor<40x50xf32>, " + ", ".join(f"%w{i}: tensor<50x60xf32>" for i in range(4))
+CASES["four_projections"] = Case(mlir(f"""
+    func.func @main({PROJECTIONS_ARGS}) -> (tensor<40x60xf32>, tensor<40x60xf32>, tensor<40x60xf32>, tensor<40x60xf32>) {{
+{textwrap.indent(PROJECTIONS, " " * 6)}
+      return %p0, %p1, %p2, %p3 : tensor<40x60xf32>, tensor<40x60xf32>, tensor<40x60xf32>, tensor<40x60xf32>
+    }}
+"""), float32=True)
+CASES["four_projections_combined"] = Case(mlir(f"""
+    func.func @main({PROJECTIONS_ARGS}) -> tensor<40x60xf32> {{
+{textwrap.indent(PROJECTIONS, " " * 6)}
+      %t = stablehlo.tanh %p0 : tensor<40x60xf32>
+      %m = stablehlo.multiply %t, %p1 : tensor<40x60xf32>
+      %s = stablehlo.subtract %p2, %p3 : tensor<40x60xf32>
+      %r = stablehlo.add %m, %s : tensor<40x60xf32>
+      return %r : tensor<40x60xf32>
+    }}
+"""), inputs=(1.0, W(50), W(50), W(50), W(50)))
+
+
+# ---- compiling, inputs and references, each once ------------------------------------------------
+
+@functools.cache
+def ttm(name: str, data_format: str) -> bytes:
+    return compiler.compile_module(CASES[name].text, data_format=data_format)
+
+
+@functools.cache
+def inputs(name: str) -> tuple[np.ndarray, ...]:
+    case = CASES[name]
+    rng = np.random.default_rng(SEED)
+    arguments, _ = function_signatures(case.text)["main"]
+    arrays = []
+    for i, (shape, dtype) in enumerate(arguments):
+        spec = case.inputs[i] if i < len(case.inputs) else 1.0
+        value = rng.uniform(*spec, shape) if isinstance(spec, tuple) else rng.standard_normal(shape) * spec
+        arrays.append(np.asarray(value, dtype))
+    return tuple(arrays)
+
+
+def as_function(name: str, text: str) -> str:
+    """`text` with @main renamed @name and its attribute aliases (#map) prefixed by name."""
+    for alias in re.findall(r"^#(\w+)\s*=", text, re.M):
+        text = re.sub(rf"#{alias}\b", f"#{name}_{alias}", text)
+    return text.replace("func.func @main(", f"func.func @{name}(")
+
+
+@functools.cache
+def combined_text() -> str:
+    """Every case as one function of one module: one llvm-cpu compile for all references."""
+    return "\n".join(as_function(name, case.text) for name, case in CASES.items())
+
+
+@functools.cache
+def reference(name: str) -> tuple[np.ndarray, ...]:
+    """The llvm-cpu results of the case's @main, run as @name of combined_text()."""
+    try:
+        return tuple(run_llvm_cpu(combined_text(), name, list(inputs(name))))
+    except HalError:  # IREE rejects the combination: each case on its own
+        return tuple(run_llvm_cpu(CASES[name].text, "main", list(inputs(name))))
+
+
+@pytest.fixture(scope="module")
+def load(device):
+    """load(name, data_format): the case's module on the module's device, loaded once; a
+    case with a `limitation` that runs into it xfails."""
+    loaded = {}
+
+    def load_(name: str, data_format: str = "bfloat16"):
+        if (name, data_format) not in loaded:
+            case = CASES[name]
+            try:
+                loaded[name, data_format] = hal.load_module(ttm(name, data_format), device)
+            except HalError as error:
+                if case.limitation and error.code == StatusCode.UNIMPLEMENTED and \
+                        re.search(case.limitation, error.message):
+                    pytest.xfail(f"documented limitation: {error.message.splitlines()[0]}")
+                raise
+        return loaded[name, data_format]
+
+    return load_
+
+
+def check_case(load, name: str, data_format: str):
+    outputs = load(name, data_format).main(*inputs(name))
+    tolerance.check(outputs, list(reference(name)), data_format)
+    return outputs
+
+
+# ---- patterns against llvm-cpu ------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_bfloat16(load, name):
+    check_case(load, name, "bfloat16")
+
+
+@pytest.mark.parametrize("name", [n for n, c in CASES.items() if c.float32])
+def test_float32(load, name):
+    check_case(load, name, "float32")
+
+
+def test_combined_reference_is_standalone():
+    """The references taken from the combined module are those of the case compiled alone."""
+    name = "softmax"
+    alone = run_llvm_cpu(CASES[name].text, "main", list(inputs(name)))
+    assert len(alone) == len(reference(name)) == 1
+    np.testing.assert_array_equal(alone[0], reference(name)[0])
+
+
+def test_call_sites_share_one_executable(load):
+    """four_projections: one dispatch function whose output offset is a push constant, run
+    at four call sites with one kernel and four distinct outputs, each its own projection."""
+    text = CASES["four_projections"].text
+    sources = frontend.compile_to_sources(text)
+    assert len(re.findall(r"func\.func @main_dispatch_\w+\(\)", sources)) == 1
+    assert "hal.interface.constant.load" in sources
+    record = json.loads(zipfile.ZipFile(io.BytesIO(ttm("four_projections", "bfloat16"))).read("module.json"))
+    (function,) = record["functions"]
+    commands = [c for step in function["steps"] if step["op"] == "execute" for c in step["commands"]
+                if "kernel" in c]
+    matmuls = [c for c in commands if len(c["bindings"]) == 3]
+    assert len(matmuls) == 4 and len({c["kernel"] for c in matmuls}) == 1
+    assert len({c["bindings"][2] for c in matmuls}) == 4
+    outputs = check_case(load, "four_projections", "bfloat16")
+    x, *ws = inputs("four_projections")
+    for out, w in zip(outputs, ws):  # each result is its own projection, not a neighbour's
+        assert tolerance.max_error(out, x.astype(np.float64) @ w) <= tolerance.TOLERANCE["bfloat16"]
+
+
+@pytest.mark.parametrize("name, size", [("eltwise_collapsed_tanh", 3500), ("eltwise_collapsed_3d", 2700)])
+def test_collapsed_to_one_dim(name, size):
+    """The eltwise_collapsed_* cases are the 1-D dispatches they are meant to test."""
+    sources = frontend.compile_to_sources(CASES[name].text)
+    assert re.findall(r"func\.func @(main_dispatch_\w+)\(\)", sources) == [f"main_dispatch_0_elementwise_{size}_f32"]
+    assert re.search(r'iterator_types = \["parallel"\]\} ins\(%\d+, %\d+ : tensor<' + str(size), sources)
+
+
+def test_repeated_calls_fresh_inputs(load):
+    """A module called again with other inputs gives their results (no state, no stale padding)."""
+    name = "matmul_chained_both_operands"
+    module = load(name)
+    first = module.main(*inputs(name))
+    other = [np.asarray(x[::-1] * 0.5, np.float32) for x in inputs(name)]
+    second = module.main(*other)
+    tolerance.check(second, run_llvm_cpu(combined_text(), name, other), "bfloat16")
+    np.testing.assert_array_equal(module.main(*inputs(name)), first)
+
+
+TWO_FUNCTIONS = mlir("""
+    func.func private @gelu_tanh(%x: tensor<20x45xf32>) -> tensor<20x45xf32> {
+      %c = stablehlo.constant dense<0.797884583> : tensor<20x45xf32>
+      %k = stablehlo.constant dense<4.471500e-02> : tensor<20x45xf32>
+      %one = stablehlo.constant dense<1.0> : tensor<20x45xf32>
+      %half = stablehlo.constant dense<0.5> : tensor<20x45xf32>
+      %x2 = stablehlo.multiply %x, %x : tensor<20x45xf32>
+      %x3 = stablehlo.multiply %x2, %x : tensor<20x45xf32>
+      %kx3 = stablehlo.multiply %k, %x3 : tensor<20x45xf32>
+      %in = stablehlo.add %x, %kx3 : tensor<20x45xf32>
+      %s = stablehlo.multiply %c, %in : tensor<20x45xf32>
+      %t = stablehlo.tanh %s : tensor<20x45xf32>
+      %t1 = stablehlo.add %one, %t : tensor<20x45xf32>
+      %h = stablehlo.multiply %half, %x : tensor<20x45xf32>
+      %r = stablehlo.multiply %h, %t1 : tensor<20x45xf32>
+      return %r : tensor<20x45xf32>
+    }
+    func.func @main(%x: tensor<20x30xf32>, %w: tensor<30x45xf32>) -> tensor<20x45xf32> {
+      %h = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<20x30xf32>, tensor<30x45xf32>) -> tensor<20x45xf32>
+      %r = func.call @gelu_tanh(%h) : (tensor<20x45xf32>) -> tensor<20x45xf32>
+      return %r : tensor<20x45xf32>
+    }
+    func.func @second(%x: tensor<20x45xf32>) -> tensor<45xf32> {
+      %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %r = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [0] : (tensor<20x45xf32>, tensor<f32>) -> tensor<45xf32>
+      return %r : tensor<45xf32>
+    }
+""")
+
+
+def test_two_public_functions_and_a_private_helper(device):
+    module = hal.load_module(compiler.compile_module(TWO_FUNCTIONS), device)
+    assert sorted(module.functions) == ["main", "second"]
+    signatures = function_signatures(TWO_FUNCTIONS)
+    rng = np.random.default_rng(SEED)
+    for name in ("main", "second"):
+        function = module[name]
+        assert (function.inputs, function.outputs) == signatures[name]
+        args = [(rng.standard_normal(shape) * 0.5).astype(dtype) for shape, dtype in function.inputs]
+        tolerance.check(function(*args), run_llvm_cpu(TWO_FUNCTIONS, name, args), "bfloat16")
+
+
+# ---- errors: the compiler -------------------------------------------------------------------------
+
+def line_of(text: str, needle: str) -> int:
+    """The 1-based line of `text` that holds `needle` (once)."""
+    lines = [i for i, line in enumerate(text.splitlines(), 1) if needle in line]
+    assert len(lines) == 1, (needle, lines)
+    return lines[0]
+
+
+def compile_error(text: str, code: StatusCode) -> HalError:
+    with pytest.raises(HalError) as info:
+        compiler.compile_module(text)
+    assert info.value.code == code, str(info.value)
+    return info.value
+
+
+SYNTAX_ERROR = mlir("""
+    func.func @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+      %0 = stablehlo.add %a, %a : tensor<4x4xf32>
+      %1 = stablehlo.add %0 %a : tensor<4x4xf32>
+      return %1 : tensor<4x4xf32>
+    }
+""")
+UNKNOWN_OP = mlir("""
+    func.func @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+      %0 = stablehlo.add %a, %a : tensor<4x4xf32>
+      %1 = "foo.bar"(%0) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+      return %1 : tensor<4x4xf32>
+    }
+""")
+
+
+@pytest.mark.parametrize("text, needle", [(SYNTAX_ERROR, "%0 %a"), (UNKNOWN_OP, "foo.bar")],
+                         ids=["syntax_error", "unknown_op"])
+def test_does_not_parse(text, needle):
+    error = compile_error(text, StatusCode.INVALID_ARGUMENT)
+    assert isinstance(error, ValueError)
+    where = f"input.mlir:{line_of(text, needle)}:"
+    assert where in error.message
+    assert error.diagnostics and all(severity == "error" for severity, _ in error.diagnostics)
+    assert any(message.startswith(where) for _, message in error.diagnostics), error.diagnostics
+
+
+def test_iree_rejects_custom_call():
+    text = mlir("""
+        func.func @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+          %0 = stablehlo.add %a, %a : tensor<4x4xf32>
+          %1 = stablehlo.custom_call @my_kernel(%0) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+          return %1 : tensor<4x4xf32>
+        }
+    """)
+    error = compile_error(text, StatusCode.INVALID_ARGUMENT)
+    where = f"input.mlir:{line_of(text, 'custom_call')}:"
+    errors = [message for severity, message in error.diagnostics if severity == "error"]
+    assert any(m.startswith(where) and "stablehlo.custom_call" in m for m in errors), error.diagnostics
+    assert where in error.message and "stablehlo.custom_call" in error.message
+
+
+UNLOWERED = {
+    "remainder": (mlir("""
+        func.func @main(%a: tensor<40x50xf32>, %b: tensor<40x50xf32>) -> tensor<40x50xf32> {
+          %0 = stablehlo.add %a, %b : tensor<40x50xf32>
+          %1 = stablehlo.remainder %0, %b : tensor<40x50xf32>
+          return %1 : tensor<40x50xf32>
+        }
+    """), "stablehlo.remainder", r"arith\.remf"),
+    "select_compare": (mlir("""
+        func.func @main(%a: tensor<40x50xf32>, %b: tensor<40x50xf32>) -> tensor<40x50xf32> {
+          %c = stablehlo.compare GT, %a, %b : (tensor<40x50xf32>, tensor<40x50xf32>) -> tensor<40x50xi1>
+          %1 = stablehlo.select %c, %a, %b : tensor<40x50xi1>, tensor<40x50xf32>
+          return %1 : tensor<40x50xf32>
+        }
+    """), "stablehlo.select", r"arith\.(select|cmpf)"),
+    "log_plus_one": (mlir("""
+        func.func @main(%a: tensor<40x50xf32>) -> tensor<40x50xf32> {
+          %1 = stablehlo.log_plus_one %a : tensor<40x50xf32>
+          return %1 : tensor<40x50xf32>
+        }
+    """), "log_plus_one", r"math\.log1p"),
+    # IREE expands the FFT into DFT arithmetic; what the bridge names is that expansion's op.
+    "fft": (mlir("""
+        func.func @main(%a: tensor<4x16xf32>) -> tensor<4x9xf32> {
+          %f = stablehlo.fft %a, type = RFFT, length = [16] : (tensor<4x16xf32>) -> tensor<4x9xcomplex<f32>>
+          %r = stablehlo.real %f : (tensor<4x9xcomplex<f32>>) -> tensor<4x9xf32>
+          return %r : tensor<4x9xf32>
+        }
+    """), "stablehlo.fft", r"[a-z_]+\.[a-z_.]+"),
+}
+
+
+@pytest.mark.parametrize("name", list(UNLOWERED))
+def test_no_tensix_lowering(name):
+    text, needle, op = UNLOWERED[name]
+    error = compile_error(text, StatusCode.UNIMPLEMENTED)
+    assert re.search(rf"^input\.mlir:{line_of(text, needle)}:\d+: .*{op}", error.message), error.message
+
+
+def test_dynamic_shape():
+    text = mlir("""
+        func.func @main(%a: tensor<?x64xf32>) -> tensor<?x64xf32> {
+          %0 = stablehlo.exponential %a : tensor<?x64xf32>
+          return %0 : tensor<?x64xf32>
+        }
+    """)
+    error = compile_error(text, StatusCode.UNIMPLEMENTED)
+    assert "dynamic" in error.message and "static shapes" in error.message
+
+
+def test_element_type_not_f32():
+    text = mlir("""
+        func.func @main(%a: tensor<4x64xi32>) -> tensor<4x64xi32> {
+          %0 = stablehlo.add %a, %a : tensor<4x64xi32>
+          return %0 : tensor<4x64xi32>
+        }
+    """)
+    error = compile_error(text, StatusCode.UNIMPLEMENTED)
+    assert "f32" in error.message
+
+
+def test_compile_arguments(tmp_path):
+    with pytest.raises(ValueError) as info:
+        compiler.compile_module(CASES["eltwise_add"].text, data_format="float16")
+    assert info.value.code == StatusCode.INVALID_ARGUMENT and "data_format" in info.value.message
+    with pytest.raises(HalError) as info:
+        compiler.compile_module(str(tmp_path / "missing.mlir"))
+    assert info.value.code == StatusCode.NOT_FOUND
+    path = tmp_path / "add.mlir"
+    path.write_text(CASES["eltwise_add"].text)
+    assert compiler.compile_module(path) == ttm("eltwise_add", "bfloat16")
+
+
+def test_errors_from_a_path_name_the_file(tmp_path):
+    for text, needle, code in ((SYNTAX_ERROR, "%0 %a", StatusCode.INVALID_ARGUMENT),
+                               (UNLOWERED["remainder"][0], "stablehlo.remainder", StatusCode.UNIMPLEMENTED)):
+        path = tmp_path / "model.mlir"
+        path.write_text(text)
+        with pytest.raises(HalError) as info:
+            compiler.compile_module(str(path))
+        assert info.value.code == code
+        assert f"{path}:{line_of(text, needle)}:" in info.value.message and "input.mlir" not in info.value.message
+
+
+def test_compile_is_deterministic():
+    name = "layernorm"
+    assert compiler.compile_module(CASES[name].text) == ttm(name, "bfloat16")
+    assert ttm(name, "float32") != ttm(name, "bfloat16")
+
+
+# ---- errors and reflection: modules ----------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["matmul_50x100_100x70", "several_results", "reduce_sum_middle_3d", "broadcast_scalar",
+                                  "vecmat"])
+def test_reflection_matches_signature(load, name):
+    module = load(name)
+    assert list(module.functions) == ["main"] and module["main"] is module.main
+    inputs_, outputs = function_signatures(CASES[name].text)["main"]
+    assert module.main.inputs == inputs_
+    assert module.main.outputs == outputs
+    results = module.main(*inputs(name))
+    results = results if isinstance(results, tuple) else (results,)
+    assert [(r.shape, r.dtype) for r in results] == outputs
+
+
+def test_load_module_errors(device, tmp_path):
+    with pytest.raises(ValueError) as info:
+        hal.load_module(b"not a module", device)
+    assert info.value.code == StatusCode.INVALID_ARGUMENT
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("module.json", json.dumps({"format": "something-else", "version": 1}))
+        z.writestr("kernels.ttx", b"")
+    with pytest.raises(ValueError) as info:
+        hal.load_module(archive.getvalue(), device)
+    assert info.value.code == StatusCode.INVALID_ARGUMENT
+    with pytest.raises(HalError) as info:
+        hal.load_module(str(tmp_path / "missing.ttm"), device)
+    assert info.value.code == StatusCode.NOT_FOUND
+
+
+def test_load_module_from_path(device, tmp_path):
+    name = "eltwise_add"
+    path = tmp_path / "add.ttm"
+    path.write_bytes(ttm(name, "bfloat16"))
+    module = hal.load_module(str(path), device)
+    tolerance.check(module.main(*inputs(name)), list(reference(name)), "bfloat16")
+
+
+def test_call_errors(load):
+    name = "matmul_50x100_100x70"
+    main = load(name).main
+    a, b = inputs(name)
+    bad_calls = {
+        "too few arguments": (a,),
+        "too many arguments": (a, b, b),
+        "wrong shape": (a[:, :99], b),
+        "transposed": (b, a),
+        "float64": (a.astype(np.float64), b),
+        "int32": (a, b.astype(np.int32)),
+    }
+    for what, args in bad_calls.items():
+        with pytest.raises(ValueError) as info:
+            main(*args)
+        assert isinstance(info.value, HalError) and info.value.code == StatusCode.INVALID_ARGUMENT, what
+    tolerance.check(main(a, b), list(reference(name)), "bfloat16")  # the module still works
+
+
+def test_unknown_function(load):
+    module = load("eltwise_add")
+    for lookup in (lambda: module["nope"], lambda: module.lookup_function("nope")):
+        with pytest.raises(HalError) as info:
+            lookup()
+        assert info.value.code == StatusCode.NOT_FOUND and "main" in info.value.message
+    with pytest.raises(AttributeError):
+        module.nope  # noqa: B018
