@@ -26,7 +26,6 @@ import itertools
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 from dataclasses import dataclass
@@ -41,12 +40,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import hal  # noqa: E402
 from hal import library  # noqa: E402
 from hal.ttx import write_executable  # noqa: E402
+from timing import fmt, measure  # noqa: E402  (bench/timing.py)
 
 DRAM = hal.DRAM_MEMORY_CONFIG
 TARGET_ADD, TARGET_MATMUL = 2048, 1024
 TARGETS = {"add": 3.0, "HiFi4": 5.0, "LoFi": 2.0, "dispatch": 30e-6}
 TOLERANCE = {"add": 1e-2, "HiFi4": 2e-2, "LoFi": 5e-2}
-TIMING_SECONDS = 0.1  # a timing repeats a fast case until it takes about this long
 WAIT_NS = 600 * 10**9
 
 
@@ -208,28 +207,8 @@ def ttlang_cases(site: str | None, add_n: int, matmul_n: int):
     return {"ttl add": case(add, "add", add_n), "ttl matmul": case(matmul, "HiFi4", matmul_n)}, ""
 
 
-def measure(work: dict, runs: int) -> dict[str, float]:
-    """Median seconds per call; each case was called once already (warm-up and check)."""
-    repeats = {}
-    for name, function in work.items():
-        start = time.perf_counter()
-        function()
-        repeats[name] = max(1, min(1000, round(TIMING_SECONDS / (time.perf_counter() - start))))
-    times: dict[str, list[float]] = {name: [] for name in work}
-    for _ in range(runs):
-        for name, function in work.items():
-            start = time.perf_counter()
-            for _ in range(repeats[name]):
-                function()
-            times[name].append((time.perf_counter() - start) / repeats[name])
-    return {name: statistics.median(values) for name, values in times.items()}
 
 
-def fmt(seconds: float) -> str:
-    for scale, unit in ((1, "s"), (1e-3, "ms"), (1e-6, "us")):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds * 1e9:.3g} ns"
 
 
 def main() -> int:

@@ -13,8 +13,6 @@ with its batch and hidden size substituted; batch 64, hidden 512 is the file its
 The first run of each case is a warm-up, and tt-hal's result is checked against llvm-cpu's
 with compiler.tolerance (bfloat16). Runs alternate over all cases so that machine noise hits
 all alike; the table gives medians and the ratio tt-hal / llvm-cpu.
-Until compiler.compile_module and hal.load_module exist, the tt-hal columns say why they
-are missing and only the llvm-cpu half runs.
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ import json
 import os
 import platform
 import re
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -38,9 +35,9 @@ import hal  # noqa: E402
 import compiler  # noqa: E402
 import compiler.tolerance  # noqa: E402
 from compiler import frontend, reference  # noqa: E402
+from timing import fmt, measure  # noqa: E402  (bench/timing.py)
 
 MLP = ROOT / "examples" / "models" / "mlp.mlir"
-TIMING_SECONDS = 0.1  # a timing repeats a fast case until it takes about this long
 DATA_FORMAT = "bfloat16"
 PHASES = ("compile", "load", "run")
 
@@ -71,48 +68,13 @@ def iree_cases(text: str, inputs: list[np.ndarray]) -> dict:
             "run": lambda: function(*inputs).to_host()}, expected
 
 
-def tt_hal_cases(text: str, inputs: list[np.ndarray], device, expected) -> tuple[dict, dict]:
-    """tt-hal's {phase: case}, and {phase: why it is missing} for the phases whose API is
-    missing or failing (a phase needs the ones before it)."""
-    cases = {}
-    try:
-        ttm = compiler.compile_module(text)
-        cases["compile"] = lambda: compiler.compile_module(text)
-        module = hal.load_module(ttm, device)
-        cases["load"] = lambda: hal.load_module(ttm, device)
-        compiler.tolerance.check(module.main(*inputs), expected, DATA_FORMAT)
-        cases["run"] = lambda: module.main(*inputs)
-    except Exception as error:  # noqa: BLE001 - the skeleton reports any failure in the table
-        why = f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}"[:120]
-        missing = [phase for phase in PHASES if phase not in cases]
-        return cases, {phase: why if phase == missing[0] else f"needs {missing[0]}" for phase in missing}
-    return cases, {}
-
-
-def measure(work: dict, runs: int) -> dict[str, float]:
-    """Median seconds per call; each case was called once already (warm-up and check)."""
-    repeats = {}
-    for name, function in work.items():
-        start = time.perf_counter()
-        function()
-        repeats[name] = max(1, min(1000, round(TIMING_SECONDS / (time.perf_counter() - start))))
-    times: dict[str, list[float]] = {name: [] for name in work}
-    for _ in range(runs):
-        for name, function in work.items():
-            start = time.perf_counter()
-            for _ in range(repeats[name]):
-                function()
-            times[name].append((time.perf_counter() - start) / repeats[name])
-    return {name: statistics.median(values) for name, values in times.items()}
-
-
-def fmt(seconds: float | None) -> str:
-    if seconds is None:
-        return "n/a"
-    for scale, unit in ((1, "s"), (1e-3, "ms"), (1e-6, "us")):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds * 1e9:.3g} ns"
+def tt_hal_cases(text: str, inputs: list[np.ndarray], device, expected) -> dict:
+    """tt-hal's {phase: case}; its result is checked against llvm-cpu's first."""
+    ttm = compiler.compile_module(text)
+    module = hal.load_module(ttm, device)
+    compiler.tolerance.check(module.main(*inputs), expected, DATA_FORMAT)
+    return {"compile": lambda: compiler.compile_module(text), "load": lambda: hal.load_module(ttm, device),
+            "run": lambda: module.main(*inputs)}
 
 
 def main() -> int:
@@ -128,15 +90,14 @@ def main() -> int:
     batches = [int(b) for b in args.batches.split(",")]
     started = time.perf_counter()
     device = hal.create_device("tenstorrent")
-    work, rows, notes = {}, [], {}
+    work, rows = {}, []
     for batch in batches:
         text, inputs = mlp_text(batch, args.hidden), mlp_inputs(batch, args.hidden)
         iree, expected = iree_cases(text, inputs)
-        tt, notes[batch] = tt_hal_cases(text, inputs, device, expected)
+        tt = tt_hal_cases(text, inputs, device, expected)
         for phase in PHASES:
             work[f"iree {phase} {batch}"] = iree[phase]
-            if phase in tt:
-                work[f"tt {phase} {batch}"] = tt[phase]
+            work[f"tt {phase} {batch}"] = tt[phase]
             rows.append((phase, batch))
     medians = measure(work, args.runs)
     device.close()
@@ -146,17 +107,16 @@ def main() -> int:
     print(", ".join(f"{k}: {v}" for k, v in facts.items()))
     print(f"MLP relu(relu(x @ w1 + b1) @ w2 + b2), hidden {args.hidden}, f32 in and out "
           f"(tt-hal computes in {DATA_FORMAT}); median of {args.runs} runs; ratio = tt-hal / llvm-cpu\n")
-    print("| phase | batch | tt-hal | IREE llvm-cpu local-task | ratio | note |")
-    print("|---|---:|---:|---:|---:|---|")
+    print("| phase | batch | tt-hal | IREE llvm-cpu local-task | ratio |")
+    print("|---|---:|---:|---:|---:|")
     for phase, batch in rows:
-        tt, iree = medians.get(f"tt {phase} {batch}"), medians[f"iree {phase} {batch}"]
-        ratio = f"{tt / iree:.3g}x" if tt is not None else ""
-        print(f"| {phase} | {batch} | {fmt(tt)} | {fmt(iree)} | {ratio} | {notes[batch].get(phase, '')} |")
+        tt, iree = medians[f"tt {phase} {batch}"], medians[f"iree {phase} {batch}"]
+        print(f"| {phase} | {batch} | {fmt(tt)} | {fmt(iree)} | {tt / iree:.3g}x |")
     elapsed = time.perf_counter() - started
     print(f"\nwall time {elapsed:.1f} s")
     if args.json:
         args.json.write_text(json.dumps({"machine": facts, "runs": args.runs, "hidden": args.hidden,
-                                         "medians": medians, "notes": notes, "wall_seconds": elapsed}, indent=2))
+                                         "medians": medians, "wall_seconds": elapsed}, indent=2))
     return 0
 
 

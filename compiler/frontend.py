@@ -46,7 +46,7 @@ _lib.ireeCompilerInvocationEnableCallbackDiagnostics.argtypes = [
 _lib.ireeCompilerInvocationEnableCallbackDiagnostics.restype = None
 
 
-def CompileError(code: StatusCode, what: str, diagnostics=()) -> HalError:
+def compile_error(code: StatusCode, what: str, diagnostics=()) -> HalError:
     """The compiler rejected the program: a HalError whose `diagnostics` holds
     (severity, "file:line:col: message") pairs as the compiler reported them, and
     whose message shows the errors among them."""
@@ -65,7 +65,7 @@ def validate(text: str, name: str = BUFFER_NAME) -> None:
         with ir.Context():
             ir.Module.parse(text)
     except ir.MLIRError as e:
-        raise CompileError(StatusCode.INVALID_ARGUMENT, "the MLIR does not parse", [
+        raise compile_error(StatusCode.INVALID_ARGUMENT, "the MLIR does not parse", [
             ("error", f"{_location(d.location, name)}: {d.message}") for d in e.error_diagnostics]) from None
 
 
@@ -93,9 +93,9 @@ def _invoke(text: str, phase: str | None, flags, vm_bytecode: bool, name: str = 
             _lib.ireeCompilerInvocationSetCompileToPhase(invocation._inv_p, phase.encode())
         source = Source.wrap_buffer(session, text.encode() + b"\0", buffer_name=name)
         if not invocation.parse_source(source):
-            raise CompileError(StatusCode.INVALID_ARGUMENT, "the compiler could not parse the MLIR", diagnostics)
+            raise compile_error(StatusCode.INVALID_ARGUMENT, "the compiler could not parse the MLIR", diagnostics)
         if not invocation.execute():
-            raise CompileError(StatusCode.INVALID_ARGUMENT, f"IREE could not compile the program "
+            raise compile_error(StatusCode.INVALID_ARGUMENT, f"IREE could not compile the program "
                                                             f"(to {phase or 'vmfb'})", diagnostics)
         output = Output.open_membuffer()
         if vm_bytecode:

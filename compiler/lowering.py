@@ -216,8 +216,7 @@ class _Code:
     """Builds eltwise_fused code from a generic's body: block args become inputs
     (or constants, for fills), body ops SFPU instructions."""
 
-    def __init__(self, generic, leaves):
-        self.generic = generic
+    def __init__(self, leaves):
         self.leaves = leaves  # block arg number -> ("input", i) or ("constant", x)
         self.code: list[tuple] = []
         self.memo: dict = {}
@@ -548,7 +547,7 @@ class DispatchLowering:
             else:
                 leaves[i] = ("input", len(inputs))
                 inputs.append(self._view(op, tensor, dims, space, axis))
-        code = _Code(op, leaves)
+        code = _Code(leaves)
         code.value(result)
         return code.code
 
@@ -568,7 +567,7 @@ class DispatchLowering:
     def _combine(self, op, init: Tensor, partial: Tensor, binary: SfpuOp, identity: tuple[float, ...],
                  device_shape) -> Tensor:
         """init <op> partial, unless init is a fill with the op's identity."""
-        if init.fill is not None and (init.fill in identity or (math.isnan(init.fill) and math.nan in identity)):
+        if init.fill is not None and any(init.fill == v or math.isnan(init.fill) and math.isnan(v) for v in identity):
             return partial
         out = self._temp(partial.shape, device_shape)
         fmt = self.options.data_format

@@ -747,7 +747,8 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple, out: D
     c = KernelBuilder(name)
     capacity = KernelConfig(fp32_dest_acc_en=fp32_dest_acc_en).dst_capacity()
     first, end = _tile_range(c)
-    if any(i.broadcast is not Broadcast.NONE for i in inputs):
+    broadcasts = any(i.broadcast is not Broadcast.NONE for i in inputs)
+    if broadcasts:
         _stage(c, CB_ZERO, lambda: c.fill_tile(0, 0.0))
         c.cb_wait_front(CB_ZERO, 1)
     for cb in masks:
@@ -788,7 +789,7 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple, out: D
     compute = c.build(Processor.COMPUTE, fp32_dest_acc_en=fp32_dest_acc_en)
     writer, writer_args = _writer(out, len(inputs) + len(masks))
     extra = {cb: (DataFormat.bfloat16, 1) for cb in masks}
-    if any(i.broadcast is not Broadcast.NONE for i in inputs):
+    if broadcasts:
         extra[CB_ZERO] = (_intermediate(fp32_dest_acc_en), 1)
     cbs = _circular_buffers([(cb, i.data_format) for cb, i in enumerate(inputs)], out, extra)
     program = Program(cbs, (reader, compute, writer), (_buffer_args(range(len(inputs) + len(masks))), (), writer_args))

@@ -24,6 +24,7 @@ import zipfile
 
 import numpy as np
 
+from hal import ops
 from hal.buffer import HalBufferView
 from hal.command_buffer import HalCommandBuffer
 from hal.layout import DataFormat, Layout
@@ -212,7 +213,6 @@ class HalModuleFunction:
         return outputs
 
     def _command_buffer(self, commands, views) -> HalCommandBuffer:
-        from hal import ops  # the mask tiles the library's kernels bind
         device = self.module.device
         command_buffer = HalCommandBuffer(device)
         for command in commands:
@@ -225,7 +225,7 @@ class HalModuleFunction:
                     view = views[ref]
                 elif ref[0] == "constant":
                     view = self.module.constants[ref[1]]
-                else:  # ["mask", valid, axis]
+                else:  # ["mask", valid, axis]: the mask tiles the library's kernels bind
                     view = ops.mask_tile(device, ref[1], ref[2])
                 buffers.append(view.get_buffer())
             workgroups = max(1, min(command["tiles"], device.arch.worker_cores))

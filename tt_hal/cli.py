@@ -64,14 +64,14 @@ def _inputs(function, args) -> list[np.ndarray]:
 
 def cmd_run(args) -> int:
     import hal
-    from hal.module import read_module
+    from hal.module import HalModule, read_module
     from hal.status import HalError
 
     data = _compile(args.model, args) if args.model.endswith(".mlir") else args.model
     try:
-        record, _, source = read_module(data)
+        record, executable, source = read_module(data)
         device = hal.create_device(args.device)
-        module = hal.load_module(data, device)
+        module = HalModule(device, record, executable, source)
     except HalError as e:
         raise _Failure(EXIT_RUN, f"tt-hal: cannot load {args.model}: {e}") from None
     name = args.function or (list(module.functions)[0] if len(module.functions) == 1 else "main")
