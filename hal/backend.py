@@ -89,13 +89,11 @@ class BackendDevice(Protocol):
 MODES = ("mock", "hardware", "auto")
 
 
-def native_available() -> bool:
-    """True when the pybind11 layer that drives TT-Metal is importable."""
-    try:
-        import native  # noqa: F401  (the hardware layer; not built yet)
-    except ImportError:
-        return False
-    return True
+def hardware_unavailable_reason() -> str | None:
+    """None when the native TT-Metal layer can open a device, else what is missing."""
+    import native  # the package always imports; its extensions may be missing
+
+    return native.hardware_unavailable_reason()
 
 
 def resolve_mode(mode: str | None = None) -> str:
@@ -103,15 +101,15 @@ def resolve_mode(mode: str | None = None) -> str:
     mode = (mode or os.environ.get("TT_HAL_MODE") or "auto").lower()
     if mode not in MODES:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"TT_HAL_MODE={mode!r}; expected one of {', '.join(MODES)}")
+    if mode == "mock":
+        return mode
+    reason = hardware_unavailable_reason()
     if mode == "auto":
-        return "hardware" if native_available() else "mock"
-    if mode == "hardware" and not native_available():
-        raise HalError(
-            StatusCode.UNAVAILABLE,
-            "TT_HAL_MODE=hardware but the native TT-Metal layer is not available: it is not built "
-            "in this install (it needs a TT-Metal install found through TT_METAL_HOME and a C++17 "
-            "compiler at `pip install` time, and a Tenstorrent card); use TT_HAL_MODE=mock for the simulator",
-        )
+        return "mock" if reason else "hardware"
+    if reason:
+        raise HalError(StatusCode.UNAVAILABLE,
+                       f"TT_HAL_MODE=hardware, but the TT-Metal hardware layer cannot run: {reason}. "
+                       f"See docs/hardware.md to build against TT-Metal; TT_HAL_MODE=mock uses the simulator")
     return mode
 
 

@@ -12,7 +12,7 @@ import threading
 import urllib.parse
 from typing import Callable
 
-from hal.backend import open_backend, resolve_mode
+from hal.backend import hardware_unavailable_reason, open_backend, resolve_mode
 from hal.device import HalDevice
 from hal.status import HalError, StatusCode
 
@@ -45,8 +45,11 @@ class HalDriver:
         arch = os.environ.get("TT_HAL_MOCK_ARCH", "wormhole_b0")
         requested = (self._mode or os.environ.get("TT_HAL_MODE") or "auto").lower()
         if mode == "mock":
-            why = "; auto mode: native TT-Metal layer not available" if requested == "auto" else ""
-            return [{"device_id": 0, "path": "0", "name": f"{arch} (mock: simulated chip{why})"}]
+            info = {"device_id": 0, "path": "0", "name": f"{arch} (mock: simulated chip)", "mode": "mock"}
+            if requested == "auto":  # say why auto did not pick the hardware
+                info["fallback_reason"] = hardware_unavailable_reason()
+                info["name"] = f"{arch} (mock: simulated chip; auto mode fell back: {info['fallback_reason']})"
+            return [info]
         import native
 
         return native.query_devices()

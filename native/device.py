@@ -1,0 +1,377 @@
+"""The hardware backend: hal/backend.py's BackendDevice on TT-Metal, through the
+pybind11 binding native._tt_metal (native/src/tt_metal.cpp).
+
+The binding is thin (one call per tt-metalium host API function); what the HAL's
+protocol asks beyond TT-Metal lives here:
+- a dispatch of W workgroups runs as ceil(W / cores) programs ("waves"), one
+  workgroup per core, cores row-major over the worker grid as in the simulator; each
+  kernel's runtime args are its template args filled from the bindings, then the
+  workgroup id and count and the push constants (native.codegen.runtime_args);
+- kernel sources come from native.codegen, generated once per hal.program.Program;
+- events: one completion thread per command queue synchronizes each TT-Metal event
+  in order, finishes the host-side work queued before it (copies out of staging
+  buffers), then completes the HAL event and runs its callback;
+- a command that fails at enqueue time fails its queue until the next recorded
+  event, which completes with that error (the protocol's rule).
+
+Not supported yet (UNIMPLEMENTED): dispatches whose bindings are sharded buffers
+(the generated kernels address interleaved pages), and indirect dispatch.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import logging
+import threading
+from typing import Callable
+
+import numpy as np
+
+from hal.program import ArgKind, Program
+from hal.status import HalError, StatusCode
+from native import codegen
+
+log = logging.getLogger("tt_hal.native")
+
+_ARCHS = {"wormhole_b0": "wormhole_b0", "blackhole": "blackhole_p150"}  # TT-Metal arch name -> sim preset name
+
+
+def _binding():
+    import native
+
+    binding = native.tt_metal()
+    if binding is None:
+        raise HalError(StatusCode.UNAVAILABLE, native.hardware_unavailable_reason() or "native._tt_metal is missing")
+    return binding
+
+
+def query_devices() -> list[dict]:
+    binding = _binding()
+    return [{"device_id": i, "path": str(i), "name": f"Tenstorrent device {i} (hardware)", "mode": "hardware"}
+            for i in range(binding.get_num_available_devices())]
+
+
+@dataclasses.dataclass(frozen=True)
+class HardwareArch:
+    """The opened chip as TT-Metal reports it (sim.arch.ArchSpec's fields the HAL reads)."""
+
+    name: str
+    grid_x: int
+    grid_y: int
+    l1_size: int
+    dram_bank_count: int
+    dram_bank_size: int
+    l1_alignment: int = 16
+    max_hw_cqs: int = 2
+
+    @property
+    def worker_cores(self) -> int:
+        return self.grid_x * self.grid_y
+
+
+@dataclasses.dataclass
+class HardwareBuffer:
+    handle: object  # the binding's Buffer
+    size: int
+    page_size: int
+    is_dram: bool
+    sharded: bool
+
+    @property
+    def address(self) -> int:
+        return self.handle.address
+
+
+class HardwareEvent:
+    """Done once the completion thread has seen the TT-Metal event and finished the
+    host work queued before it."""
+
+    def __init__(self, on_complete: Callable[[HalError | None], None] | None):
+        self.error: HalError | None = None
+        self._done = threading.Event()
+        self._on_complete = on_complete
+        self.tt_event = None
+
+    def query(self) -> bool:
+        return self._done.is_set()
+
+    def synchronize(self, timeout_s: float | None = None) -> bool:
+        return self._done.wait(timeout_s)
+
+    def _complete(self, error: HalError | None) -> None:
+        self.error = error
+        self._done.set()
+        if self._on_complete is not None:
+            try:
+                self._on_complete(error)
+            except Exception:  # a callback bug must not stop the completion thread
+                log.exception("event completion callback failed")
+
+
+class _Queue:
+    """One hardware command queue's host side: its error state and its completion thread."""
+
+    def __init__(self, device: "HardwareDevice", index: int):
+        self.device, self.index = device, index
+        self.error: HalError | None = None
+        self._pending: collections.deque = collections.deque()
+        self._ready = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=f"tt-hal-hw-cq{index}", daemon=True)
+        self._thread.start()
+
+    def after(self, action: Callable[[], None] | None, event: HardwareEvent | None) -> None:
+        """Runs `action` (host work) and completes `event` once everything enqueued so
+        far on this queue has run on the device."""
+        tt_event = self.device.handle.record_event(self.index)
+        if event is not None:
+            event.tt_event = tt_event
+        with self._ready:
+            self._pending.append((tt_event, action, event))
+            self._ready.notify()
+
+    def close(self) -> None:
+        with self._ready:
+            self._closed = True
+            self._ready.notify()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while True:
+            with self._ready:
+                self._ready.wait_for(lambda: self._pending or self._closed)
+                if not self._pending:
+                    return
+                tt_event, action, event = self._pending.popleft()
+            error = None
+            try:
+                self.device.handle.event_synchronize(tt_event)
+                if action is not None:
+                    action()
+            except Exception as exc:  # noqa: BLE001 - reported through the event
+                error = HalError(StatusCode.INTERNAL, f"command queue {self.index}: {exc}")
+            if event is not None:
+                event._complete(event.error or error)
+
+
+class HardwareDevice:
+    """A Tenstorrent chip driven through TT-Metal (`hal/backend.py`'s BackendDevice)."""
+
+    mode = "hardware"
+
+    def __init__(self, device_ordinal: int = 0, arch: str | None = None, num_hw_cqs: int = 2, **options):
+        binding = _binding()
+        count = binding.get_num_available_devices()
+        if not 0 <= device_ordinal < count:
+            raise HalError(StatusCode.NOT_FOUND, f"device {device_ordinal} not found: TT-Metal sees {count} device(s)")
+        if options:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"options {sorted(options)} apply to the simulated chip only")
+        self.handle = binding.Device(device_ordinal, num_hw_cqs)
+        grid_x, grid_y = self.handle.grid_size
+        self.arch = HardwareArch(_ARCHS.get(self.handle.arch_name, self.handle.arch_name), grid_x, grid_y,
+                                 self.handle.l1_size_per_core, self.handle.num_dram_channels,
+                                 self.handle.dram_size_per_channel)
+        if arch is not None and arch != self.arch.name:
+            self.handle.close()
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"arch={arch!r} requested, but device {device_ordinal} is "
+                                                        f"{self.arch.name}")
+        self.num_hw_cqs = num_hw_cqs
+        self._queues = [_Queue(self, i) for i in range(num_hw_cqs)]
+        self._sources: dict[int, tuple[Program, dict]] = {}
+
+    # Buffers.
+    def create_buffer(self, size: int, page_size: int, buffer_type: str, shard=None) -> HardwareBuffer:
+        if buffer_type == "system_memory":
+            return self.import_host_buffer(np.zeros(size, np.uint8))
+        is_dram = buffer_type == "dram"
+        try:
+            if shard is None:
+                handle = self.handle.create_buffer(size, page_size, is_dram)
+            else:
+                cores = [(core.x, core.y) for core in shard.cores]
+                handle = self.handle.create_sharded_buffer(size, page_size, is_dram, cores, shard.shard_shape,
+                                                           shard.page_grid)
+        except RuntimeError as error:  # TT-Metal's allocator throws when a bank is full
+            raise HalError(StatusCode.RESOURCE_EXHAUSTED, f"{buffer_type} buffer of {size} bytes: {error}") from None
+        return HardwareBuffer(handle, size, page_size, is_dram, shard is not None)
+
+    def import_host_buffer(self, array: np.ndarray) -> HardwareBuffer:
+        return HardwareBuffer(array, array.nbytes, array.nbytes, False, False)
+
+    def free_buffer(self, buffer: HardwareBuffer) -> None:
+        if isinstance(buffer.handle, np.ndarray):
+            return
+        buffer.handle.deallocate()
+
+    def read_buffer(self, buffer: HardwareBuffer, offset: int, length: int) -> np.ndarray:
+        out = np.empty(length, np.uint8)
+        self.enqueue_read_buffer(0, buffer, offset, out)
+        self.finish(0)
+        return out
+
+    def write_buffer(self, buffer: HardwareBuffer, offset: int, data: np.ndarray) -> None:
+        self.enqueue_write_buffer(0, buffer, offset, data)
+        self.finish(0)
+
+    # Host conversions: the fastest implementation the machine has (sim/codec.py).
+    @staticmethod
+    def encode_tensor(values, spec, pad_value=0):
+        from sim import codec
+
+        return codec.encode_tensor(values, spec, pad_value)
+
+    @staticmethod
+    def decode_tensor(data, spec, as_float32: bool = False):
+        from sim import codec
+
+        return codec.decode_tensor(data, spec, as_float32)
+
+    # Queue commands.
+    def _run(self, cq: int, what: str, call: Callable[[], None]) -> None:
+        """Issues one command; an enqueue-time failure fails the queue until the next event."""
+        queue = self._queue(cq)
+        if queue.error is not None:
+            return
+        try:
+            call()
+        except HalError as error:
+            queue.error = error
+        except RuntimeError as error:
+            queue.error = HalError(StatusCode.INTERNAL, f"{what} on command queue {cq}: {error}")
+
+    def _queue(self, cq: int) -> _Queue:
+        if not 0 <= cq < self.num_hw_cqs:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"command queue {cq}; the device has {self.num_hw_cqs}")
+        return self._queues[cq]
+
+    def enqueue_write_buffer(self, cq: int, buffer: HardwareBuffer, offset: int, data: np.ndarray) -> None:
+        data = np.ascontiguousarray(data, np.uint8)
+        if isinstance(buffer.handle, np.ndarray):
+            self._run(cq, "host write", lambda: self._queue(cq).after(
+                lambda: buffer.handle.reshape(-1).view(np.uint8).__setitem__(slice(offset, offset + data.size), data),
+                None))
+            return
+        # The array must outlive the non-blocking write: the completion thread holds it.
+        self._run(cq, "EnqueueWriteBuffer", lambda: (self.handle.write_buffer(cq, buffer.handle, data, offset, False),
+                                                     self._queue(cq).after(lambda: data, None)))
+
+    def enqueue_read_buffer(self, cq: int, buffer: HardwareBuffer, offset: int, out: np.ndarray) -> None:
+        if isinstance(buffer.handle, np.ndarray):
+            source = buffer.handle.reshape(-1).view(np.uint8)
+            self._run(cq, "host read", lambda: self._queue(cq).after(
+                lambda: out.__setitem__(slice(None), source[offset:offset + out.size]), None))
+            return
+        staging = np.empty(out.size, np.uint8)
+        self._run(cq, "EnqueueReadBuffer", lambda: (self.handle.read_buffer(cq, buffer.handle, staging, offset, False),
+                                                    self._queue(cq).after(lambda: out.__setitem__(slice(None), staging),
+                                                                          None)))
+
+    def enqueue_copy_buffer(self, cq, source, source_offset, target, target_offset, length) -> None:
+        staging = np.empty(length, np.uint8)  # device -> host -> device: TT-Metal has no buffer-to-buffer copy
+        self.enqueue_read_buffer(cq, source, source_offset, staging)
+        self.finish(cq)
+        self.enqueue_write_buffer(cq, target, target_offset, staging)
+
+    def enqueue_fill_buffer(self, cq: int, buffer, offset: int, length: int, pattern: bytes) -> None:
+        data = np.frombuffer(bytes(pattern) * (length // len(pattern)), np.uint8)
+        self.enqueue_write_buffer(cq, buffer, offset, data)
+
+    def enqueue_program(self, cq: int, program: Program, name: str, workgroup_count, constants: np.ndarray,
+                        bindings, indirect=None) -> None:
+        if indirect is not None:
+            raise HalError(StatusCode.UNIMPLEMENTED, f"{name}: indirect dispatch on hardware")
+        for k, (buffer, _, _) in enumerate(bindings):
+            if buffer.sharded or isinstance(buffer.handle, np.ndarray):
+                raise HalError(StatusCode.UNIMPLEMENTED, f"{name}: binding {k} is a sharded or host buffer; kernels on "
+                                                         f"hardware address interleaved DRAM or L1 buffers")
+        sources = self._kernel_sources(program)
+        for wave in self.waves(program, workgroup_count, constants, bindings):
+            self._run(cq, f"EnqueueProgram {name}", lambda wave=wave: self._enqueue_wave(cq, program, sources, wave))
+
+    def waves(self, program: Program, workgroup_count, constants, bindings):
+        """[(core (x, y), [runtime args of each kernel])] per wave: workgroup w on core
+        w % cores of the worker grid, row-major, x fastest."""
+        count_x, count_y, count_z = (int(v) for v in workgroup_count)
+        total, cores = count_x * count_y * count_z, self.arch.worker_cores
+        constants = [int(v) for v in np.asarray(constants, np.uint32)]
+        for first in range(0, total, cores):
+            wave = []
+            for w in range(first, min(total, first + cores)):
+                ids = (w % count_x, (w // count_x) % count_y, w // (count_x * count_y))
+                core = ((w - first) % self.arch.grid_x, (w - first) // self.arch.grid_x)
+                args = [codegen.runtime_args(_fill_template(template, bindings, ids, workgroup_count, constants),
+                                             ids, workgroup_count, constants)
+                        for template in program.runtime_args]
+                wave.append((core, args))
+            yield wave
+
+    def _kernel_sources(self, program: Program) -> dict:
+        cached = self._sources.get(id(program))
+        if cached is None or cached[0] is not program:
+            cached = self._sources[id(program)] = (program, codegen.program_sources(program))
+        return cached[1]
+
+    def _enqueue_wave(self, cq: int, program: Program, sources: dict, wave) -> None:
+        cores = [core for core, _ in wave]
+        tt_program = self.handle.create_program()
+        for cb in program.circular_buffers:
+            tt_program.add_circular_buffer(cores, cb.index, codegen.TT_DATA_FORMATS[cb.data_format], cb.page_size,
+                                           cb.num_pages)
+        handles = []
+        for kernel in program.kernels:
+            config = kernel.config
+            handles.append(tt_program.add_kernel(sources[kernel.processor], int(kernel.processor), cores,
+                                                 list(kernel.compile_args), config.math_fidelity.name,
+                                                 config.fp32_dest_acc_en, config.math_approx_mode))
+        for core, args in wave:
+            for handle, kernel_args in zip(handles, args):
+                tt_program.set_runtime_args(handle, core, kernel_args)
+        self.handle.enqueue_program(cq, tt_program, False)
+
+    def enqueue_record_event(self, cq: int, on_complete=None) -> HardwareEvent:
+        queue = self._queue(cq)
+        event = HardwareEvent(on_complete)
+        event.error, queue.error = queue.error, None
+        queue.after(None, event)
+        return event
+
+    def enqueue_wait_for_event(self, cq: int, event: HardwareEvent) -> None:
+        """A device-side wait: queue `cq` stalls until `event`'s queue reaches it."""
+        queue = self._queue(cq)
+        if event.error is not None and queue.error is None:
+            queue.error = event.error
+        tt_event = event.tt_event
+        if tt_event is not None:
+            self._run(cq, "EnqueueWaitForEvent", lambda: self.handle.wait_for_event(cq, tt_event))
+
+    def finish(self, cq: int) -> None:
+        done = HardwareEvent(None)
+        self._queue(cq).after(None, done)
+        done.synchronize()
+
+    def close(self) -> None:
+        for queue in self._queues:
+            queue.close()
+        self.handle.close()
+
+
+def _fill_template(template, bindings, workgroup_id, workgroup_count, constants) -> list[int]:
+    """A kernel's own runtime args (hal.program.RuntimeArg templates) for one workgroup."""
+    values = []
+    for arg in template:
+        if arg.kind == ArgKind.LITERAL:
+            values.append(arg.value)
+        elif arg.kind == ArgKind.CONSTANT:
+            values.append(constants[arg.value])
+        elif arg.kind == ArgKind.WORKGROUP_ID:
+            values.append(workgroup_id[arg.value])
+        elif arg.kind == ArgKind.WORKGROUP_COUNT:
+            values.append(int(workgroup_count[arg.value]))
+        else:
+            buffer, offset, length = bindings[arg.value]
+            values.append({ArgKind.BINDING_ADDRESS: buffer.address,
+                           ArgKind.BINDING_PAGE_OFFSET: offset // buffer.page_size,
+                           ArgKind.BINDING_PAGES: -(-length // buffer.page_size),
+                           ArgKind.BINDING_IS_DRAM: int(buffer.is_dram)}[arg.kind])
+    return values

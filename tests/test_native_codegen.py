@@ -1,0 +1,166 @@
+"""native.codegen: TT-Metal C++ kernel source from hal.isa programs.
+
+- Golden files (tests/golden/codegen/) pin the reader, compute and writer source of
+  eltwise, matmul and reduce; regenerate them with TT_HAL_UPDATE_GOLDEN=1 after a
+  deliberate change, and review the diff.
+- Every kernel of the kernel library is compiled with the system C++ compiler
+  (-fsyntax-only -Werror) against native/api_stubs/kernel, the declarations of
+  tt-metal v0.81.1's kernel API; compute kernels once per TRISC, as the JIT does.
+- The generated runtime-arg layout is checked against the simulator's semantics.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from hal import library
+from hal.isa import Broadcast, KernelBuilder, Op, Processor, ReduceKind, SfpuOp
+from hal.layout import DataFormat
+from hal.program import ArgKind, CircularBufferConfig, Program, RuntimeArg
+from hal.status import HalError, StatusCode
+from native import codegen
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "tests" / "golden" / "codegen"
+STUBS = ROOT / "native" / "api_stubs" / "kernel"
+BF16 = DataFormat.bfloat16
+
+GOLDEN_EXPORTS = {
+    "eltwise_add": lambda: library.eltwise_binary("add", BF16, BF16, BF16),
+    "matmul": lambda: library.matmul(BF16, BF16, BF16),
+    "reduce_sum_row": lambda: library.reduce(ReduceKind.SUM_ROW, BF16, BF16),
+}
+
+
+def _library_exports():
+    """Every program shape of the kernel library, named."""
+    yield "eltwise_add", library.eltwise_binary("add", BF16, BF16, BF16)
+    for op in ("sub", "mul"):
+        for broadcast in Broadcast:
+            yield f"eltwise_{op}_{broadcast.name.lower()}", library.eltwise_binary(op, BF16, BF16, BF16, broadcast)
+    for op in (op for op in SfpuOp if op < SfpuOp.ADD):
+        yield f"unary_{op.name.lower()}", library.eltwise_unary(op, BF16, BF16, 0.5)
+    yield "matmul", library.matmul(BF16, DataFormat.bfloat8_b, DataFormat.float32)
+    for kind in ReduceKind:
+        yield f"reduce_{kind.name.lower()}", library.reduce(kind, BF16, BF16)
+        yield f"reduce_{kind.name.lower()}_masked", library.reduce(kind, BF16, BF16, masked=True, mask_columns=True)
+    yield "transpose", library.transpose(BF16, BF16)
+    yield "softmax", library.softmax(BF16, BF16, 70, masked=True)
+    yield "layernorm", library.layernorm(BF16, BF16, 70, 1e-5, gamma=BF16, beta=BF16)
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_EXPORTS))
+def test_golden_sources(name):
+    sources = codegen.program_sources(GOLDEN_EXPORTS[name]().program)
+    assert set(sources) == {Processor.RISCV_0, Processor.RISCV_1, Processor.COMPUTE}
+    for processor, source in sources.items():
+        path = GOLDEN / f"{name}.{processor.name.lower()}.cpp"
+        if os.environ.get("TT_HAL_UPDATE_GOLDEN"):
+            path.write_text(source)
+        assert path.exists(), f"{path} is missing; run with TT_HAL_UPDATE_GOLDEN=1 to create it"
+        assert source == path.read_text(), f"{path.name} differs from the generated source"
+
+
+CXX = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
+TRISCS = ("UNPACK", "MATH", "PACK")
+
+
+def _syntax_check(source: str, compute: bool, tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "kernel.cpp"
+    path.write_text(source)
+    variants = [[f"-DTRISC_{t}", f"-DUCK_CHLKC_{t}"] for t in TRISCS] if compute else [[]]
+    for defines in variants:
+        result = subprocess.run([CXX, "-std=c++17", "-fsyntax-only", "-Werror", "-Wall", f"-I{STUBS}",
+                                 "-DKERNEL_COMPILE_TIME_ARGS=0", *defines, "-x", "c++", str(path)],
+                                capture_output=True, text=True)
+        assert result.returncode == 0, f"{' '.join(defines)}:\n{result.stderr[:3000]}"
+
+
+@pytest.mark.skipif(CXX is None, reason="no C++ compiler on this machine")
+@pytest.mark.parametrize("name,export", list(_library_exports()), ids=lambda v: v if isinstance(v, str) else "")
+def test_library_kernels_compile_against_kernel_api(name, export, tmp_path):
+    for processor, source in codegen.program_sources(export.program).items():
+        _syntax_check(source, processor == Processor.COMPUTE, tmp_path)
+
+
+@pytest.mark.skipif(CXX is None, reason="no C++ compiler on this machine")
+def test_syntax_check_rejects_an_unknown_api_call(tmp_path):
+    """The check can fail: a call the kernel API does not declare is an error."""
+    source = codegen.program_sources(GOLDEN_EXPORTS["eltwise_add"]().program)[Processor.COMPUTE]
+    with pytest.raises(AssertionError, match="add_tiles_init"):
+        _syntax_check(source.replace("add_init(", "add_tiles_init("), True, tmp_path)
+
+
+def _single_kernel_program(kernel, args=()):
+    cbs = (CircularBufferConfig(0, BF16, 2048, 2), CircularBufferConfig(16, BF16, 2048, 2))
+    return Program(cbs, (kernel,), (tuple(args),))
+
+
+def test_runtime_arg_layout_matches_the_generated_reads():
+    """Own args first, then workgroup id, count and push constants (codegen.runtime_args)."""
+    k = KernelBuilder("args")
+    a, wg, count, constant = k.reg("a"), k.reg("wg"), k.reg("n"), k.reg("c")
+    k.emit(Op.ARG, a, 1)
+    k.emit(Op.WORKGROUP_ID, wg, 2)
+    k.emit(Op.WORKGROUP_COUNT, count, 0)
+    k.emit(Op.CONSTANT, constant, 3)
+    program = _single_kernel_program(k.build(Processor.RISCV_1), [RuntimeArg(ArgKind.LITERAL, 7)] * 2)
+    source = codegen.program_sources(program)[Processor.RISCV_1]
+    values = codegen.runtime_args([7, 8], (4, 5, 6), (10, 11, 12), [20, 21, 22, 23])
+    # Each generated get_arg_val index must read the value the ISA instruction means.
+    assert f"r[{a.index}] = get_arg_val<uint32_t>(1);" in source and values[1] == 8
+    assert f"r[{wg.index}] = get_arg_val<uint32_t>(4);" in source and values[4] == 6
+    assert f"r[{count.index}] = get_arg_val<uint32_t>(5);" in source and values[5] == 10
+    assert f"r[{constant.index}] = get_arg_val<uint32_t>(11);" in source and values[11] == 23
+
+
+def test_floor_division_prelude_matches_the_simulator(tmp_path):
+    """DIV and MOD floor, as the simulator's registers do, also for negative operands."""
+    if CXX is None:
+        pytest.skip("no C++ compiler")
+    prelude = codegen._PRELUDE
+    program = tmp_path / "div.cpp"
+    pairs = [(a, b) for a in (-7, -6, -1, 0, 1, 6, 7) for b in (-3, -2, 2, 3)]
+    lines = [f'printf("%lld %lld\\n", (long long)tt_hal_floordiv({a}, {b}), (long long)tt_hal_floormod({a}, {b}));'
+             for a, b in pairs]
+    program.write_text("#include <stdint.h>\n#include <stdio.h>\n" + prelude + "int main() {\n" + "\n".join(lines)
+                       + "\nreturn 0;\n}\n")
+    subprocess.run([CXX, "-std=c++17", "-o", str(tmp_path / "div"), str(program)], check=True)
+    output = subprocess.run([str(tmp_path / "div")], capture_output=True, text=True, check=True).stdout.split("\n")
+    for (a, b), line in zip(pairs, output):
+        assert line == f"{a // b} {a % b}", (a, b)
+
+
+def test_data_movement_ops_in_a_compute_kernel_are_unimplemented():
+    k = KernelBuilder("bad")
+    k.noc_read_barrier()
+    program = _single_kernel_program(k.build(Processor.COMPUTE))
+    with pytest.raises(HalError) as error:
+        codegen.program_sources(program)
+    assert error.value.code == StatusCode.UNIMPLEMENTED and "NOC_READ_BARRIER" in str(error.value)
+
+
+def test_noc_use_before_addrgen_is_invalid():
+    k = KernelBuilder("reader")
+    page = k.const(0)
+    k.noc_read_page(3, page, page)
+    program = _single_kernel_program(k.build(Processor.RISCV_1))
+    with pytest.raises(HalError) as error:
+        codegen.program_sources(program)
+    assert error.value.code == StatusCode.INVALID_ARGUMENT and "address generator 3" in str(error.value)
+
+
+def test_every_data_format_has_a_tt_metal_name():
+    assert set(codegen.TT_DATA_FORMATS) == set(DataFormat)
+
+
+def test_generated_source_is_deterministic():
+    export = GOLDEN_EXPORTS["matmul"]
+    assert codegen.program_sources(export().program) == codegen.program_sources(export().program)
+    assert np.array_equal(export().program.kernels[0].code, export().program.kernels[0].code)
