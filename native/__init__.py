@@ -9,8 +9,9 @@
   so kernels can be generated and checked on any machine.
 
 What was not built, and why, is in `_build_status.json` (written by setup.py), so
-that errors can name what is missing. A missing extension is said once per process,
-through the `tt_hal.native` logger.
+that errors can name what is missing. Missing conversions are said once per process
+(a warning on the `tt_hal.native` logger); a missing TT-Metal binding is the normal
+case off hardware, and is said only where hardware is asked for.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def _load(name: str):
             reason = f"native.{name} was built but does not load: {error}"
         else:
             reason = f"native.{name} is not built in this install (reinstall with `pip install -e .`): {error}"
-        _log.warning("%s", reason)
+        _log.log(logging.INFO if name == "_tt_metal" else logging.WARNING, "%s; using the %s", reason,
+                 "simulator" if name == "_tt_metal" else "numba conversions")
         return None, reason
 
 

@@ -1,0 +1,221 @@
+"""Hardware mode without hardware: how the mode is chosen and said, and the hardware
+backend (native/device.py) against a recording fake of the native._tt_metal binding.
+
+The fake stands in for TT-Metal: buffers are byte arrays, events complete when the
+completion thread synchronizes them, programs are recorded. It checks what the
+backend asks of TT-Metal (kernel sources, circular buffers, per-core runtime args,
+waves), not what the chip would compute.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import hal
+import native
+from hal import library
+from hal.layout import DataFormat
+from hal.status import HalError, StatusCode
+from native import codegen
+from native.device import HardwareDevice
+
+BF16 = DataFormat.bfloat16
+
+
+def test_hardware_mode_without_tt_metal_is_unavailable_and_names_what_is_missing(monkeypatch):
+    if native.tt_metal() is not None:
+        pytest.skip("this install has the TT-Metal binding")
+    monkeypatch.setenv("TT_HAL_MODE", "hardware")
+    with pytest.raises(HalError) as error:
+        hal.create_device("tenstorrent")
+    assert error.value.code == StatusCode.UNAVAILABLE
+    message = str(error.value)
+    assert "TT_HAL_MODE=hardware" in message and "native._tt_metal" in message and "docs/hardware.md" in message
+    recorded = native.build_status().get("_tt_metal")
+    if recorded:  # setup.py recorded why: the message carries it
+        assert recorded in message
+
+
+def test_auto_mode_falls_back_to_mock_and_says_why(monkeypatch):
+    if native.hardware_unavailable_reason() is None:
+        pytest.skip("this machine has Tenstorrent hardware")
+    monkeypatch.setenv("TT_HAL_MODE", "auto")
+    driver = hal.get_driver("tenstorrent")
+    [info] = driver.query_available_devices()
+    assert info["mode"] == "mock"
+    assert info["fallback_reason"] == native.hardware_unavailable_reason()
+    assert "auto mode fell back" in info["name"] and "native._tt_metal" in info["name"]
+    device = driver.create_default_device()
+    assert device.backend.mode == "mock"
+
+
+def test_mock_mode_does_not_report_a_fallback(monkeypatch):
+    monkeypatch.setenv("TT_HAL_MODE", "mock")
+    [info] = hal.get_driver("tenstorrent").query_available_devices()
+    assert "fallback_reason" not in info and info["mode"] == "mock"
+
+
+def test_conversions_extension_is_built_where_a_compiler_exists():
+    """CI has a C++ compiler: pip install must have built the conversions."""
+    assert native.conversions() is not None, native.conversions_unavailable_reason()
+    assert native.build_status().get("_conversions") == "built"
+
+
+# ---- the hardware backend against a fake binding ----
+
+
+class FakeBuffer:
+    def __init__(self, size, address):
+        self.data = np.zeros(size, np.uint8)
+        self.address = address
+        self.freed = False
+
+    def deallocate(self):
+        self.freed = True
+
+
+class FakeProgram:
+    def __init__(self):
+        self.cbs, self.kernels, self.args = [], [], {}
+
+    def add_circular_buffer(self, cores, index, fmt, page_size, num_pages):
+        self.cbs.append((tuple(cores), index, fmt, page_size, num_pages))
+
+    def add_kernel(self, source, processor, cores, compile_args, fidelity, fp32, approx):
+        self.kernels.append((source, processor, tuple(cores), fidelity))
+        return len(self.kernels) - 1
+
+    def set_runtime_args(self, kernel, core, args):
+        self.args[(kernel, tuple(core))] = list(args)
+
+
+class FakeDevice:
+    arch_name, grid_size, l1_size_per_core, num_dram_channels, dram_size_per_channel = "wormhole_b0", (2, 2), 1 << 20, 12, 1 << 30
+
+    def __init__(self, device_id, num_hw_cqs):
+        self.programs, self.next_address, self.closed = [], 0x1000, False
+        self.fail_next_program = False
+
+    def create_buffer(self, size, page_size, is_dram):
+        buffer = FakeBuffer(size, self.next_address)
+        self.next_address += size
+        return buffer
+
+    def write_buffer(self, cq, buffer, data, offset, blocking):
+        buffer.data[offset:offset + data.size] = data
+
+    def read_buffer(self, cq, buffer, out, offset, blocking):
+        out[:] = buffer.data[offset:offset + out.size]
+
+    def create_program(self):
+        return FakeProgram()
+
+    def enqueue_program(self, cq, program, blocking):
+        if self.fail_next_program:
+            self.fail_next_program = False
+            raise RuntimeError("TT_THROW: kernel build failed")
+        self.programs.append(program)
+
+    def record_event(self, cq):
+        return object()
+
+    def wait_for_event(self, cq, event):
+        pass
+
+    def event_synchronize(self, event):
+        pass
+
+    def close(self):
+        self.closed = True
+
+
+class FakeBinding:
+    Device = FakeDevice
+
+    @staticmethod
+    def get_num_available_devices():
+        return 1
+
+
+@pytest.fixture
+def hardware(monkeypatch):
+    monkeypatch.setattr(native, "tt_metal", lambda: FakeBinding)
+    device = HardwareDevice(0)
+    yield device
+    device.close()
+
+
+def test_device_reports_the_chip_tt_metal_sees(hardware):
+    assert hardware.arch.name == "wormhole_b0" and hardware.arch.worker_cores == 4
+    with pytest.raises(HalError) as error:
+        HardwareDevice(3)
+    assert error.value.code == StatusCode.NOT_FOUND
+
+
+def test_partial_writes_and_reads_go_through_byte_regions(hardware):
+    buffer = hardware.create_buffer(4096, 2048, "dram")
+    hardware.write_buffer(buffer, 100, np.arange(50, dtype=np.uint8))
+    assert np.array_equal(hardware.read_buffer(buffer, 90, 70)[10:60], np.arange(50, dtype=np.uint8))
+    assert not hardware.read_buffer(buffer, 0, 100).any()
+
+
+def test_dispatch_runs_in_waves_with_generated_kernels_and_per_core_args(hardware):
+    export = library.eltwise_binary("add", BF16, BF16, BF16)
+    a, b, out = (hardware.create_buffer(6 * 2048, 2048, "dram") for _ in range(3))
+    bindings = [(a, 0, a.size), (b, 0, b.size), (out, 0, out.size)]
+    hardware.enqueue_program(0, export.program, "add", (3, 2, 1), np.array([6, 1], np.uint32), bindings)
+    hardware.finish(0)
+    programs = hardware.handle.programs
+    assert len(programs) == 2  # 6 workgroups on 4 cores
+    sources = codegen.program_sources(export.program)
+    first = programs[0]
+    assert [k[0] for k in first.kernels] == [sources[k.processor] for k in export.program.kernels]
+    assert {cb[1] for cb in first.cbs} == {cb.index for cb in export.program.circular_buffers}
+    assert first.kernels[0][2] == ((0, 0), (1, 0), (0, 1), (1, 1)) and programs[1].kernels[0][2] == ((0, 0), (1, 0))
+    # Workgroup 5 = (2, 1, 0) runs on core (1, 0) of the second wave; the reader's args:
+    # a's address and is_dram, b's, then workgroup id, count and the push constants.
+    reader = [k.processor for k in export.program.kernels].index(1)
+    assert programs[1].args[(reader, (1, 0))] == [a.address, 1, b.address, 1, 2, 1, 0, 3, 2, 1, 6, 1]
+
+
+def test_an_enqueue_failure_fails_the_queue_until_the_next_event(hardware):
+    export = library.eltwise_binary("add", BF16, BF16, BF16)
+    bufs = [hardware.create_buffer(2048, 2048, "dram") for _ in range(3)]
+    bindings = [(x, 0, 2048) for x in bufs]
+    hardware.handle.fail_next_program = True
+    hardware.enqueue_program(0, export.program, "add", (1, 1, 1), np.array([1, 1], np.uint32), bindings)
+    hardware.enqueue_program(0, export.program, "add", (1, 1, 1), np.array([1, 1], np.uint32), bindings)  # skipped
+    seen = []
+    done = threading.Event()
+    failed = hardware.enqueue_record_event(0, lambda error: (seen.append(error), done.set()))
+    assert failed.synchronize(5) and done.wait(5)
+    assert failed.error is not None and failed.error.code == StatusCode.INTERNAL and "kernel build failed" in str(failed.error)
+    assert seen == [failed.error] and hardware.handle.programs == []
+    hardware.enqueue_program(0, export.program, "add", (1, 1, 1), np.array([1, 1], np.uint32), bindings)
+    clean = hardware.enqueue_record_event(0)
+    assert clean.synchronize(5) and clean.error is None and len(hardware.handle.programs) == 1
+
+
+def test_a_queue_waiting_on_a_failed_event_takes_its_error(hardware):
+    hardware.handle.fail_next_program = True
+    export = library.eltwise_binary("add", BF16, BF16, BF16)
+    bufs = [hardware.create_buffer(2048, 2048, "dram") for _ in range(3)]
+    hardware.enqueue_program(0, export.program, "add", (1, 1, 1), np.array([1, 1], np.uint32),
+                             [(x, 0, 2048) for x in bufs])
+    failed = hardware.enqueue_record_event(0)
+    failed.synchronize(5)
+    hardware.enqueue_wait_for_event(1, failed)
+    after = hardware.enqueue_record_event(1)
+    assert after.synchronize(5) and after.error is failed.error
+
+
+def test_sharded_bindings_are_unimplemented_on_hardware(hardware):
+    export = library.eltwise_binary("add", BF16, BF16, BF16)
+    host = hardware.import_host_buffer(np.zeros(2048, np.uint8))
+    with pytest.raises(HalError) as error:
+        hardware.enqueue_program(0, export.program, "add", (1, 1, 1), np.array([1, 1], np.uint32),
+                                 [(host, 0, 2048)] * 3)
+    assert error.value.code == StatusCode.UNIMPLEMENTED and "binding 0" in str(error.value)
