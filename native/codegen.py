@@ -22,9 +22,8 @@ syntax check. Both kinds of kernel define `void kernel_main()`.
 
 from __future__ import annotations
 
-import math
 
-from hal.isa import OPERANDS, Broadcast, Kernel, Op, Processor, ReduceKind, SfpuOp, bits_float
+from hal.isa import OPERANDS, Broadcast, Kernel, Op, Processor, ReduceKind, SfpuOp
 from hal.layout import DataFormat
 from hal.program import Program
 from hal.status import HalError, StatusCode
@@ -209,7 +208,7 @@ class _Emitter:
     def compute(self, pc: int, op: Op, v: list[int]) -> list[str]:
         if self.kernel.processor != Processor.COMPUTE:
             raise _unimplemented(self.kernel, pc, f"{op.name} outside a compute kernel")
-        r, u32 = self.reg, self.u32
+        u32 = self.u32
         if op == Op.COPY_TILE:
             self.header("tile_move_copy.h")
             return [f"reconfig_data_format_srca({v[0]});", f"copy_init({v[0]});",
