@@ -23,10 +23,11 @@ from sim import formats, tiles
 NUMBA, NATIVE = "numba", "native"
 KERNEL_NAMES = ("tilize", "untilize", "tilize_block_float", "untilize_block_float", "bf16_encode", "bf16_decode")
 # The faster implementation of each kernel, as `python bench/bench_conversions.py`
-# measured it on the project's 2-core x86-64 machines (AVX2): C++ wins the bf16 and
-# copy paths 2-3x, numba the block floats ~1.3x (docs/hardware.md has the table).
+# measured it on the project's 2-core x86-64 machines (AVX2): C++ wins tilize/untilize
+# with bf16 or copy 1.2-2x; numba wins the block floats 1.3-1.5x and the row-major
+# bf16 encode 1.5x (its loop vectorizes better than GCC's).
 FASTEST = {"tilize": NATIVE, "untilize": NATIVE, "tilize_block_float": NUMBA, "untilize_block_float": NUMBA,
-           "bf16_encode": NATIVE, "bf16_decode": NATIVE}
+           "bf16_encode": NUMBA, "bf16_decode": NATIVE}
 
 
 def _numba_kernel(name: str):
