@@ -116,6 +116,7 @@ class _Queue:
         self.device, self.index = device, index
         self.error: HalError | None = None
         self._pending: collections.deque = collections.deque()
+        self.in_flight: list = []  # host arrays non-blocking transfers read, held until the next event
         self._ready = threading.Condition()
         self._closed = False
         self._thread = threading.Thread(target=self._run, name=f"tt-hal-hw-cq{index}", daemon=True)
@@ -127,8 +128,9 @@ class _Queue:
         tt_event = self.device.handle.record_event(self.index)
         if event is not None:
             event.tt_event = tt_event
+        held, self.in_flight = self.in_flight, []
         with self._ready:
-            self._pending.append((tt_event, action, event))
+            self._pending.append((tt_event, action, event, held))
             self._ready.notify()
 
     def close(self) -> None:
@@ -143,7 +145,7 @@ class _Queue:
                 self._ready.wait_for(lambda: self._pending or self._closed)
                 if not self._pending:
                     return
-                tt_event, action, event = self._pending.popleft()
+                tt_event, action, event, _held = self._pending.popleft()
             error = None
             try:
                 self.device.handle.event_synchronize(tt_event)
@@ -252,9 +254,8 @@ class HardwareDevice:
                 lambda: buffer.handle.reshape(-1).view(np.uint8).__setitem__(slice(offset, offset + data.size), data),
                 None))
             return
-        # The array must outlive the non-blocking write: the completion thread holds it.
-        self._run(cq, "EnqueueWriteBuffer", lambda: (self.handle.write_buffer(cq, buffer.handle, data, offset, False),
-                                                     self._queue(cq).after(lambda: data, None)))
+        self._queue(cq).in_flight.append(data)  # the non-blocking write reads it until the next event
+        self._run(cq, "EnqueueWriteBuffer", lambda: self.handle.write_buffer(cq, buffer.handle, data, offset, False))
 
     def enqueue_read_buffer(self, cq: int, buffer: HardwareBuffer, offset: int, out: np.ndarray) -> None:
         if isinstance(buffer.handle, np.ndarray):
