@@ -19,9 +19,12 @@ from compiler.host import lower_module
 from compiler.lowering import Options
 from hal.isa import MathFidelity
 from hal.layout import DataFormat
+from hal.log import get_logger
 from hal.module import write_module
 from hal.status import HalError, StatusCode
 from hal.ttx import write_executable
+
+log = get_logger(__name__)
 
 DATA_FORMATS = ("bfloat16", "float32")
 
@@ -48,6 +51,8 @@ def compile_module(source: str | os.PathLike, *, data_format: str = "bfloat16", 
         frontend.normalize(module)
         functions, exports, constants = lower_module(module, options)
     arrays = {f"constants/{i}.npy": c.pop("data") for i, c in enumerate(constants)}
+    log.info("compiled %s: %d functions, %d kernel exports, %d constants (%s, %s)", name, len(functions),
+             len(exports), len(constants), data_format, fidelity.name)
     record = {"data_format": data_format, "math_fidelity": fidelity.name, "functions": functions,
               "constants": constants}
     return write_module(record, write_executable(exports), text, arrays)

@@ -5,6 +5,7 @@ for iree.runtime on the device "tenstorrent" (a simulated chip unless TT-Metal
 hardware and the native layer are present). See docs/hal-api.md.
 """
 
+from hal import log as _log
 from hal.allocator import HalAllocator
 from hal.buffer import HalBuffer, HalBufferView, MappedMemory
 from hal.command_buffer import BindingRef, HalCommandBuffer, HalEvent
@@ -26,6 +27,8 @@ from hal.types import (
     BufferCompatibility, BufferUsage, CommandBufferMode, CommandCategory, HalElementType, MemoryAccess,
     MemoryType, WaitMode,
 )
+
+_log.configure()  # TT_HAL_LOG=debug|info|... logs the library to stderr
 
 __all__ = [
     "DRAM_MEMORY_CONFIG", "L1_MEMORY_CONFIG", "BufferType", "CoreCoord", "CoreRange", "CoreRangeSet", "DataFormat",

@@ -19,6 +19,7 @@ DRAM INTERLEAVED.
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy as np
 
@@ -76,10 +77,14 @@ def _is_host_local(memory_type: int) -> bool:
 
 
 class HalAllocator:
+    """The device's allocator (`device.allocator`): buffers in device DRAM or host
+    memory, device tensors placed by the policy above, and IREE's byte statistics."""
+
     def __init__(self, device):
         self._device = device
         self._backend = device.backend
         self._statistics = AllocatorStatistics()
+        self._live: weakref.WeakSet[Allocation] = weakref.WeakSet()  # device allocations, for memory_map()
 
     def __repr__(self) -> str:
         return f"<HalAllocator of {self._device!r}>"
@@ -103,6 +108,8 @@ class HalAllocator:
         else:
             backend_buffer = self._backend.create_buffer(allocation_size, max(allocation_size, 1), "system_memory")
         allocation = Allocation(self._backend, backend_buffer, allocation_size, self._statistics, is_device)
+        if is_device:
+            self._track(allocation)
         return HalBuffer(allocation, actual_type, usage)
 
     def _allocate_placed(self, spec: TensorSpec, allowed_usage: int) -> HalBuffer:
@@ -112,6 +119,7 @@ class HalAllocator:
         actual_type, usage, _ = self._resolve(MemoryType.DEVICE_LOCAL, allowed_usage)
         allocation = Allocation(self._backend, backend_buffer, spec.size, self._statistics, True)
         allocation.device = self._device  # device tensors know their device, as ttnn tensors do (hal.ops)
+        self._track(allocation)
         return HalBuffer(allocation, actual_type, usage)
 
     def _l1_height_sharded(self, spec: TensorSpec) -> TensorSpec | None:
@@ -207,6 +215,15 @@ class HalAllocator:
         if is_device and int(intended_usage) & BufferUsage.DISPATCH_STORAGE:
             compatibility |= BufferCompatibility.QUEUE_DISPATCH
         return compatibility
+
+    def _track(self, allocation: Allocation) -> None:
+        self._live.add(allocation)
+        if self._device.profiler is not None:
+            self._device.note_memory_use()
+
+    def live_allocations(self) -> list[Allocation]:
+        """Device allocations not yet freed, oldest first (for memory maps)."""
+        return sorted((a for a in list(self._live) if not a.released), key=lambda a: int(a.label[3:]))
 
     @property
     def statistics(self) -> dict:

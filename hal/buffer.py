@@ -9,6 +9,7 @@ when the mapping and every array made from it are gone.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import weakref
 from typing import Sequence
@@ -37,6 +38,9 @@ def to_bytes(data) -> np.ndarray:
         ) from None
 
 
+_LABELS = itertools.count()
+
+
 class Allocation:
     """Backend memory shared by a buffer and its subspans; freed once, explicitly or when
     nothing refers to it."""
@@ -50,6 +54,7 @@ class Allocation:
         self.is_device = is_device
         self.keep_alive = keep_alive  # an imported host object
         self.device = None  # the HalDevice, for device tensors
+        self.label = f"buf{next(_LABELS)}"  # names it in memory maps and chip pictures
         self.lock = threading.Lock()
         counted = 0 if keep_alive is not None else size
         statistics.record_alloc(counted, is_device)
@@ -69,6 +74,10 @@ def _free(backend, backend_buffer, statistics, size: int, is_device: bool) -> No
 
 
 class HalBuffer:
+    """A byte range of an allocation (iree_hal_buffer_t) with its memory type, allowed
+    usage and access; subspans share the allocation. Its memory is freed by release(),
+    or when no buffer refers to the allocation any more."""
+
     def __init__(
         self,
         allocation: Allocation,

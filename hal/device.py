@@ -4,14 +4,16 @@ the asynchronous queue operations, scheduled onto the backend's command queues
 
 from __future__ import annotations
 
+import atexit
 import fnmatch
+import itertools
 import json
 import os
 import weakref
 
 import numpy as np
 
-from hal import validation
+from hal import profiling, validation
 from hal.allocator import HalAllocator
 from hal.backend import COMPUTE_QUEUE, TRANSFER_QUEUE
 from hal.buffer import HalBuffer, HalBufferView, to_bytes
@@ -21,13 +23,16 @@ from hal.command_buffer import (
     resolve_operand,
 )
 from hal.layout import DataFormat, Layout, host_values
+from hal.log import get_logger
 from hal.placement import MemoryConfig
 from hal.queue import QueueScheduler, Submission
 from hal.semaphore import HalSemaphore, as_timepoints, wait_all_or_any
 from hal.status import HalError, StatusCode
+from hal.submission_graph import SubmissionGraph
 from hal.types import BufferUsage, CommandBufferMode, CommandCategory, MemoryAccess, MemoryType, WaitMode
 
 DEVICE_ID = "tenstorrent"
+log = get_logger(__name__)
 
 
 def _range_op(method: str, target: BufferRange, *extra) -> tuple:
@@ -36,6 +41,10 @@ def _range_op(method: str, target: BufferRange, *extra) -> tuple:
 
 
 class HalDevice:
+    """A tenstorrent device (iree_hal_device_t), from hal.create_device or get_device:
+    allocator, semaphores, command buffers, executables, and asynchronous queue
+    operations on the backend's command queues (transfers on CQ1, dispatches on CQ0)."""
+
     def __init__(self, driver, backend, uri: str, ordinal: int = 0):
         self.driver = driver
         self.backend = backend
@@ -45,7 +54,12 @@ class HalDevice:
         self._scheduler = QueueScheduler(backend, f"tt{ordinal}")
         self._transfer_cq = TRANSFER_QUEUE if backend.num_hw_cqs > 1 else COMPUTE_QUEUE
         self._profile_path: str | None = None
+        self.profiler: profiling.TraceRecorder | None = None  # while profiling
+        self._last_trace: profiling.TraceRecorder | None = None
+        self._peak_memory: tuple[int, list[dict]] | None = None  # (device bytes, memory map) while profiling
         self._finalizer = weakref.finalize(self, _shutdown, self._scheduler, backend)
+        if os.environ.get(TRACE_ENVIRONMENT):
+            self._trace_from_environment(os.environ[TRACE_ENVIRONMENT])
 
     def __repr__(self) -> str:
         return f"<HalDevice {self.uri} ({self.backend.mode}, {self.backend.arch.name})>"
@@ -62,8 +76,26 @@ class HalDevice:
         return self.backend.arch
 
     def close(self) -> None:
-        """Cancels waiting submissions, drains the queues and stops their threads."""
+        """Ends profiling (writing its trace), cancels waiting submissions, drains the
+        queues and stops their threads."""
+        if self._finalizer.alive:
+            self.end_profiling()
+        if self in _TRACED:
+            _TRACED.remove(self)
         self._finalizer()
+
+    def _trace_from_environment(self, path: str) -> None:
+        """TT_HAL_TRACE=trace.json profiles every device of the process; the second and
+        later devices write trace.1.json, trace.2.json, ... The trace is written when
+        the device closes or the process exits."""
+        number = next(_TRACE_NUMBERS)
+        if number:
+            stem, extension = os.path.splitext(path)
+            path = f"{stem}.{number}{extension or '.json'}"
+        else:
+            atexit.register(_write_environment_traces)
+        _TRACED.append(self)
+        self.begin_profiling(file_path=path)
 
     # Objects.
     def create_semaphore(self, initial_value: int = 0) -> HalSemaphore:
@@ -214,32 +246,76 @@ class HalDevice:
                 raise HalError(StatusCode.INVALID_ARGUMENT, f"wait mode {mode!r}; expected 'all' or 'any'") from None
         return wait_all_or_any(as_timepoints(semaphores), WaitMode(mode), timeout, deadline)
 
-    # Profiling: queue submissions as Chrome trace events (one track per hardware queue).
+    # Profiling, and what the toolkit shows of the device (tt_hal.pictures draws them).
     def begin_profiling(self, mode: str | None = None, file_path: str | None = None) -> None:
-        self._profile_path = file_path or os.environ.get("TT_HAL_TRACE")
-        self._scheduler.trace = []
+        """Starts recording a Chrome / Perfetto trace (hal/profiling.py): submissions,
+        queue commands, per-core workgroups, semaphore waits and signals. `file_path`
+        (default: $TT_HAL_TRACE, else kept in memory for profiling_trace()) is written
+        by flush_profiling and end_profiling. `mode` is accepted for iree.runtime
+        compatibility; everything is recorded."""
+        recorder = profiling.TraceRecorder(f"tt{self.ordinal} {self.backend.arch.name}")
+        for cq in range(self.backend.num_hw_cqs):
+            profiling.queue_track(recorder, cq)
+        self._profile_path = file_path or os.environ.get(TRACE_ENVIRONMENT)
+        self._last_trace = self.profiler = self._scheduler.profiler = recorder
+        self._peak_memory = None
+        self.note_memory_use()
+        if hasattr(self.backend, "set_profiler"):
+            self.backend.set_profiler(recorder)
+        log.info("profiling %r%s", self, f" to {self._profile_path}" if self._profile_path else "")
 
     def flush_profiling(self) -> None:
-        if self._scheduler.trace is not None and self._profile_path:
+        """Writes the trace so far to the profiling file, if there is one."""
+        if self.profiler is not None and self._profile_path:
             with open(self._profile_path, "w") as f:
-                json.dump(self.profiling_trace(), f)
+                json.dump(self.profiler.to_chrome(), f)
 
     def end_profiling(self) -> None:
+        """Stops recording after the queues drain, and writes the trace file."""
+        if self.profiler is None:
+            return
+        for cq in range(self.backend.num_hw_cqs):
+            self.backend.finish(cq)
         self.flush_profiling()
-        self._scheduler.trace = None
+        if hasattr(self.backend, "set_profiler"):
+            self.backend.set_profiler(None)
+        self.profiler = self._scheduler.profiler = None
 
     def profiling_trace(self) -> dict:
-        """The trace so far in the Chrome/Perfetto JSON trace-event format."""
-        records = list(self._scheduler.trace or [])
-        events = [
-            {"name": r["name"], "ph": "X", "pid": self.ordinal, "tid": r["cq"], "ts": r["start_ns"] / 1e3,
-             "dur": (r["end_ns"] - r["start_ns"]) / 1e3, "args": {"failed": r["failed"]}}
-            for r in records
-        ]
-        names = [{"name": "thread_name", "ph": "M", "pid": self.ordinal, "tid": cq,
-                  "args": {"name": "CQ0 compute" if cq == COMPUTE_QUEUE else "CQ1 transfer"}}
-                 for cq in range(self.backend.num_hw_cqs)]
-        return {"traceEvents": names + events, "displayTimeUnit": "ns"}
+        """The current (or last) profiling session's trace, as Chrome trace-event JSON."""
+        if self._last_trace is None:
+            raise HalError(StatusCode.FAILED_PRECONDITION, "no profiling session; call begin_profiling() first")
+        return self._last_trace.to_chrome()
+
+    def note_memory_use(self) -> None:
+        """Keeps the memory map at the profiling session's peak of live device bytes
+        (the allocator calls it after each allocation while profiling)."""
+        if not hasattr(self.backend, "buffer_placement"):
+            return
+        live = sum(a.size for a in self._allocator.live_allocations())
+        if self._peak_memory is None or live > self._peak_memory[0]:
+            self._peak_memory = (live, self.memory_map())
+
+    def peak_memory_map(self) -> list[dict]:
+        """memory_map() as it was at the last profiling session's peak device memory use."""
+        if self._peak_memory is None:
+            raise HalError(StatusCode.FAILED_PRECONDITION, "no profiling session with buffer placement; call "
+                                                           "begin_profiling() first (mock mode)")
+        return self._peak_memory[1]
+
+    def submission_graph(self) -> SubmissionGraph:
+        """A snapshot of the submissions waiting, in flight and recently finished, and
+        the semaphore values that link them."""
+        return SubmissionGraph(f"tt{self.ordinal}", self._scheduler.nodes())
+
+    def memory_map(self) -> list[dict]:
+        """The live device buffers and where their pages are: per buffer its name,
+        buffer type (DRAM or L1), address, size, page size, layout, and pages held by
+        each bank (DRAM) or worker core (L1, row-major over the grid)."""
+        placement = getattr(self.backend, "buffer_placement", None)
+        if placement is None:
+            raise HalError(StatusCode.UNIMPLEMENTED, f"the {self.backend.mode} backend does not report buffer placement")
+        return [{"name": a.label, **placement(a.backend_buffer)} for a in self._allocator.live_allocations()]
 
     # Lowering HAL commands to backend queue commands.
     @staticmethod
@@ -338,6 +414,16 @@ class HalDevice:
 
 def _uses_bindings(command) -> bool:
     return any(isinstance(v, BindingRef) for v in vars(command).values())
+
+
+TRACE_ENVIRONMENT = "TT_HAL_TRACE"
+_TRACED: list[HalDevice] = []  # devices profiling because of TT_HAL_TRACE, until closed
+_TRACE_NUMBERS = itertools.count()
+
+
+def _write_environment_traces() -> None:
+    for device in list(_TRACED):
+        device.close()
 
 
 def _shutdown(scheduler: QueueScheduler, backend) -> None:

@@ -2,7 +2,7 @@
 
 The `tenstorrent` driver opens the simulated chip (mock mode) or, where the native
 layer is built, TT-Metal hardware. URIs: `tenstorrent`, `tenstorrent://`,
-`tenstorrent://N`, `tenstorrent://mock?arch=blackhole_p150&num_hw_cqs=1`.
+`tenstorrent://N`, `tenstorrent://mock?arch=blackhole_p150&num_hw_cqs=1&grid_x=2&grid_y=2`.
 """
 
 from __future__ import annotations
@@ -14,11 +14,27 @@ from typing import Callable
 
 from hal.backend import hardware_unavailable_reason, open_backend, resolve_mode
 from hal.device import HalDevice
+from hal.log import get_logger
 from hal.status import HalError, StatusCode
 
+log = get_logger(__name__)
+
 DRIVER_NAME = "tenstorrent"
-# URI query options a device accepts, and how to parse each.
-_DEVICE_OPTIONS = {"arch": str, "num_hw_cqs": int, "l1_unreserved_base": int, "l1_small_size": int}
+
+
+def positive_int(value: str) -> int:
+    """A count that must be at least 1: a zero or negative grid would reach the
+    simulator's memory model as an impossible chip."""
+    number = int(value)
+    if number < 1:
+        raise ValueError(value)
+    return number
+
+
+# URI query options a device accepts, and how to parse each. grid_x / grid_y shrink the
+# simulated chip's worker grid (columns / rows), e.g. for tests of small core counts.
+_DEVICE_OPTIONS = {"arch": str, "num_hw_cqs": int, "l1_unreserved_base": int, "l1_small_size": int,
+                   "grid_x": positive_int, "grid_y": positive_int}
 
 
 class HalDriver:
@@ -81,7 +97,7 @@ class HalDriver:
         scheme, path, options = parse_uri(device_uri)
         if scheme != self.name:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"URI {device_uri!r} is not for driver {self.name!r}")
-        mode = self.mode
+        mode = None  # _open resolves the driver's mode, but not for `mock`: TT_HAL_MODE must not veto it
         if path == "mock":
             mode, ordinal = "mock", 0
         elif path == "":
@@ -103,7 +119,10 @@ class HalDriver:
             options["arch"] = os.environ.get("TT_HAL_MOCK_ARCH", "wormhole_b0")
         backend = open_backend(mode, ordinal, **options)
         query = urllib.parse.urlencode(options)
-        return HalDevice(self, backend, f"{self.name}://{ordinal}" + (f"?{query}" if query else ""), ordinal)
+        device = HalDevice(self, backend, f"{self.name}://{ordinal}" + (f"?{query}" if query else ""), ordinal)
+        log.info("created %r: %dx%d worker grid, %d command queues", device, backend.arch.grid_x, backend.arch.grid_y,
+                 backend.num_hw_cqs)
+        return device
 
 
 def _parse_options(raw: dict) -> dict:
@@ -147,6 +166,7 @@ _devices: dict[str, HalDevice] = {}
 
 
 def register_driver(name: str, factory: Callable[[], HalDriver]) -> None:
+    """Registers `factory() -> HalDriver` under `name`; ALREADY_EXISTS if the name is taken."""
     with _registry_lock:
         if name in _factories:
             raise HalError(StatusCode.ALREADY_EXISTS, f"a driver named {name!r} is already registered")
@@ -154,6 +174,7 @@ def register_driver(name: str, factory: Callable[[], HalDriver]) -> None:
 
 
 def query_available_drivers() -> list[str]:
+    """Names of the registered drivers ("tenstorrent" and any added by register_driver)."""
     with _registry_lock:
         return list(_factories)
 

@@ -21,6 +21,7 @@ import io
 import json
 import os
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -68,12 +69,14 @@ def read_module(path_or_bytes) -> tuple[dict, bytes, str | None]:
     try:
         with zipfile.ZipFile(io.BytesIO(bytes(data))) as archive:
             record = json.loads(archive.read("module.json"))
+            if not isinstance(record, dict):
+                raise ValueError("module.json is not an object")
             executable = archive.read("kernels.ttx")
             source = archive.read("source.mlir").decode() if "source.mlir" in archive.namelist() else None
             for i, constant in enumerate(record.get("constants", [])):
                 constant["data"] = np.load(io.BytesIO(archive.read(f"constants/{i}.npy")), allow_pickle=False)
-    except (zipfile.BadZipFile, KeyError, ValueError, TypeError) as e:
-        raise HalError(StatusCode.INVALID_ARGUMENT, f"not a tt-hal module (.ttm): {e}") from None
+    except (zipfile.BadZipFile, KeyError, ValueError, TypeError, zlib.error, NotImplementedError) as e:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"not a tt-hal module (.ttm), or a damaged one: {e}") from None
     if record.get("format") != MODULE_FORMAT or record.get("version") != MODULE_VERSION:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"module format {record.get('format')!r} version "
                                                     f"{record.get('version')!r}; this hal reads {MODULE_FORMAT!r} "
@@ -82,6 +85,8 @@ def read_module(path_or_bytes) -> tuple[dict, bytes, str | None]:
 
 
 def load_module(path_or_bytes, device) -> "HalModule":
+    """The HalModule of a .ttm file (a path or its bytes) on `device`; its constants are
+    uploaded now. NOT_FOUND for a missing file, INVALID_ARGUMENT if it is not a .ttm."""
     record, executable, source = read_module(path_or_bytes)
     return HalModule(device, record, executable, source)
 

@@ -11,16 +11,19 @@ reported by the backend event's callback, which signals or fails the semaphores.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
-import logging
+import itertools
 import threading
-import time
 from typing import Callable
 
+from hal import profiling
+from hal.log import get_logger
 from hal.semaphore import HalSemaphore
 from hal.status import HalError, StatusCode
+from hal.submission_graph import SubmissionNode
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 
 @dataclasses.dataclass(eq=False)
@@ -32,7 +35,24 @@ class Submission:
     ops: list  # [(backend method name, args)] enqueued in order on `cq`
     resources: list  # objects kept alive until completion (buffers, command buffers)
     on_done: Callable[[HalError | None], None] | None = None
+    id: int = 0  # numbered by the device's scheduler from 1, in submission order
     issued_ns: int = 0
+
+    def node(self, state: str, error: HalError | None = None) -> SubmissionNode:
+        """What the submission-graph dump shows of it (no references to its buffers)."""
+        return SubmissionNode(self.id, self.label, self.cq, state,
+                              [(s.label, v, _reached(s, v)) for s, v in self.waits],
+                              [(s.label, v) for s, v in self.signals], len(self.ops),
+                              None if error is None else f"{error.code.name}: {error.message}")
+
+
+def _reached(semaphore: HalSemaphore, value: int) -> bool | None:
+    """True/False: the wait is (not yet) satisfied; None: the semaphore failed."""
+    return None if semaphore.failure is not None else semaphore._value >= value
+
+
+# Finished submissions kept for the submission-graph dump.
+HISTORY = 64
 
 
 class QueueScheduler:
@@ -48,12 +68,16 @@ class QueueScheduler:
         self._dirty = False
         self._closed = False
         self._thread: threading.Thread | None = None
-        self.trace: list[dict] | None = None  # profiling records, when enabled
+        self._issued: dict[int, Submission] = {}  # in flight: issued to the backend, not complete
+        self._history: collections.deque[SubmissionNode] = collections.deque(maxlen=HISTORY)
+        self._ids = itertools.count(1)
+        self.profiler: profiling.TraceRecorder | None = None  # set while the device profiles
 
     # Submitting.
     def submit(self, submission: Submission) -> None:
         """Issues now if the waits allow, else queues it; raises (and fails the signals)
         if a wait has already failed."""
+        submission.id = next(self._ids)
         state, detail = self._resolve(submission.waits)
         if state == "failed":
             self._fail(submission, detail)
@@ -88,8 +112,17 @@ class QueueScheduler:
 
     def _issue(self, submission: Submission, events: list) -> None:
         backend, cq = self._backend, submission.cq
-        if self.trace is not None:
-            submission.issued_ns = time.monotonic_ns()
+        recorder = self.profiler
+        if recorder is not None:
+            submission.issued_ns = recorder.now()
+            for semaphore, value in submission.waits:
+                if semaphore.failure is None and semaphore._value < value:
+                    recorder.instant(profiling.queue_track(recorder, cq), f"wait {semaphore.label}>={value}",
+                                     {"semaphore": semaphore.label, "value": value, "submission": submission.id,
+                                      "kind": "device-side (event wait)"}, "semaphore")
+        with self._cond:
+            self._issued[submission.id] = submission
+        log.debug("issue #%d %s on CQ%d: %d commands", submission.id, submission.label, cq, len(submission.ops))
         with self._issue_lock:
             for event in {id(e): e for e in events}.values():
                 backend.enqueue_wait_for_event(cq, event)
@@ -101,30 +134,42 @@ class QueueScheduler:
 
     def _complete(self, submission: Submission, error: HalError | None) -> None:
         """Runs on a backend queue thread when the submission's event is done."""
-        if self.trace is not None:
-            now = time.monotonic_ns()
-            self.trace.append({
-                "name": submission.label, "cq": submission.cq, "start_ns": submission.issued_ns,
-                "end_ns": now, "failed": error is not None,
-            })
+        recorder = self.profiler
+        if recorder is not None:
+            self._trace_completion(recorder, submission, error)
         if error is not None:
             self._fail(submission, error)
             return
         for semaphore, value in submission.signals:
             try:
-                semaphore.signal(value)
+                semaphore._signal(value)
             except HalError as signal_error:  # the host signalled past it: the timeline is broken
                 semaphore.fail(signal_error)
         self._finish(submission, None)
 
+    @staticmethod
+    def _trace_completion(recorder, submission: Submission, error: HalError | None) -> None:
+        now = recorder.now()
+        node = submission.node("failed" if error else "done", error)
+        track = recorder.track(profiling.SUBMISSIONS, f"CQ{submission.cq} submissions", sort_key=submission.cq)
+        recorder.async_slice(track, f"#{submission.id} {submission.label}", submission.id,
+                             submission.issued_ns or now, now, node.trace_args())
+        queue = profiling.queue_track(recorder, submission.cq)
+        for semaphore, value in submission.signals:
+            recorder.instant(queue, f"{'fail' if error else 'signal'} {semaphore.label}={value}",
+                             {"semaphore": semaphore.label, "value": value, "submission": submission.id},
+                             "semaphore", ts_ns=now)
+
     def _fail(self, submission: Submission, error: HalError) -> None:
-        log.debug("submission %s failed: %s", submission.label, error)
+        log.debug("submission #%d %s failed: %s", submission.id, submission.label, error)
         for semaphore, _ in submission.signals:
             semaphore.fail(error)
         self._finish(submission, error)
 
-    @staticmethod
-    def _finish(submission: Submission, error: HalError | None) -> None:
+    def _finish(self, submission: Submission, error: HalError | None) -> None:
+        with self._cond:
+            self._issued.pop(submission.id, None)
+            self._history.append(submission.node("failed" if error else "done", error))
         if submission.on_done is not None:
             try:
                 submission.on_done(error)
@@ -189,6 +234,15 @@ class QueueScheduler:
     def pending_count(self) -> int:
         with self._cond:
             return len(self._pending)
+
+    def nodes(self) -> list[SubmissionNode]:
+        """Every submission the dump shows: the last HISTORY finished, those in flight, and
+        those waiting, in submission order."""
+        with self._cond:
+            nodes = list(self._history)
+            nodes += [s.node("issued") for s in self._issued.values()]
+            nodes += [s.node("waiting") for s in self._pending]
+        return sorted(nodes, key=lambda n: n.id)
 
     def close(self) -> None:
         """Cancels submissions still waiting; their signal semaphores fail with CANCELLED."""

@@ -8,6 +8,7 @@ device for E instead of on the host.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from typing import Callable, Iterable, Sequence
@@ -17,6 +18,7 @@ from hal.types import WaitMode
 
 # Values at or above this mean "failed" in IREE's C API.
 FAILURE_VALUE = (1 << 31) - 1
+_LABELS = itertools.count()
 
 
 def deadline_from(timeout: int | None, deadline: int | None) -> int | None:
@@ -36,6 +38,9 @@ def _seconds_left(deadline_ns: int | None) -> float | None:
 
 
 class HalSemaphore:
+    """A timeline semaphore (iree_hal_semaphore_t): a value that only increases, or a
+    failure that sticks. Queue operations wait on and signal (semaphore, value) pairs."""
+
     def __init__(self, initial_value: int = 0, device=None):
         if not 0 <= int(initial_value) < FAILURE_VALUE:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"initial value {initial_value} out of range")
@@ -45,10 +50,11 @@ class HalSemaphore:
         self._listeners: list[Callable[[], None]] = []
         self._timepoints: list[tuple[int, object, object]] = []  # (value, event, owner queue)
         self.device = device
+        self.label = f"sem{next(_LABELS)}"  # names it in traces and submission-graph dumps
 
     def __repr__(self) -> str:
         state = f"failed {self._failure.code.name}" if self._failure else f"value={self._value}"
-        return f"<HalSemaphore {state}>"
+        return f"<HalSemaphore {self.label} {state}>"
 
     # State.
     def query(self) -> int:
@@ -64,6 +70,14 @@ class HalSemaphore:
     def signal(self, value: int) -> None:
         """Advances the timeline to `value`, which must exceed the current value."""
         value = int(value)
+        recorder = _recorder(self)
+        if recorder is not None:
+            recorder.instant(recorder.host_track(), f"signal {self.label}={value}", category="semaphore",
+                             args={"semaphore": self.label, "value": value})
+        self._signal(value)
+
+    def _signal(self, value: int) -> None:
+        """signal() without tracing: queues record their signals on their own track."""
         with self._cond:
             if self._failure is not None:
                 return  # the failure sticks; a late signal does not clear it (as local-task)
@@ -100,6 +114,18 @@ class HalSemaphore:
         True when reached, False on timeout; raises the failure if the semaphore failed."""
         value = int(value)
         end = deadline_from(timeout, deadline)
+        recorder = _recorder(self)
+        if recorder is None:
+            return self._wait(value, end)
+        start, result = recorder.now(), "failed"
+        try:
+            result = "reached" if self._wait(value, end) else "timed out"
+            return result == "reached"
+        finally:
+            recorder.complete(recorder.host_track(), f"wait {self.label}>={value}", start, recorder.now(),
+                              {"semaphore": self.label, "value": value, "result": result}, "semaphore")
+
+    def _wait(self, value: int, end: int | None) -> bool:
         with self._cond:
             while True:
                 if self._failure is not None:
@@ -149,6 +175,11 @@ class HalSemaphore:
             return ("event", best[1]) if best else ("pending", None)
 
 
+def _recorder(semaphore: HalSemaphore):
+    """The trace recorder of the semaphore's device while it profiles, else None."""
+    return getattr(semaphore.device, "profiler", None)
+
+
 def wait_all_or_any(
     timepoints: Sequence[tuple[HalSemaphore, int]],
     mode: WaitMode,
@@ -158,6 +189,20 @@ def wait_all_or_any(
     """Waits until all (or any) of the timepoints are reached. A failed semaphore raises
     its failure (in ANY mode only if no other timepoint is reached)."""
     end = deadline_from(timeout, deadline)
+    recorder = next((r for r in (_recorder(s) for s, _ in timepoints) if r is not None), None)
+    if recorder is None:
+        return _wait_all_or_any(timepoints, mode, end)
+    start, result = recorder.now(), "failed"
+    names = [f"{s.label}>={v}" for s, v in timepoints]
+    try:
+        result = "reached" if _wait_all_or_any(timepoints, mode, end) else "timed out"
+        return result == "reached"
+    finally:
+        recorder.complete(recorder.host_track(), f"wait {mode.name.lower()} {', '.join(names)}", start,
+                          recorder.now(), {"timepoints": names, "mode": mode.name, "result": result}, "semaphore")
+
+
+def _wait_all_or_any(timepoints, mode: WaitMode, end: int | None) -> bool:
     if not timepoints:
         return True
     wake = threading.Condition(threading.Lock())

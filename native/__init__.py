@@ -22,7 +22,9 @@ import json
 import logging
 import pathlib
 
-_log = logging.getLogger("tt_hal.native")
+from hal.log import get_logger
+
+_log = get_logger("native")
 _HERE = pathlib.Path(__file__).resolve().parent
 
 

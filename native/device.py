@@ -22,17 +22,17 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import logging
 import threading
 from typing import Callable
 
 import numpy as np
 
 from hal.program import ArgKind, Program
+from hal.log import get_logger
 from hal.status import HalError, StatusCode
 from native import codegen
 
-log = logging.getLogger("tt_hal.native")
+log = get_logger("native")
 
 _ARCHS = {"wormhole_b0": "wormhole_b0", "blackhole": "blackhole_p150"}  # TT-Metal arch name -> sim preset name
 

@@ -8,13 +8,14 @@ is done when its queue reaches it; a queue waiting on another queue's event stal
 from __future__ import annotations
 
 import collections
-import logging
 import threading
 from typing import Callable
 
 import numpy as np
 
+from hal import profiling
 from hal.placement import ShardedPages
+from hal.log import get_logger
 from hal.status import HalError, StatusCode, as_error
 from hal.program import Program
 from sim import codec
@@ -22,7 +23,7 @@ from sim.dispatch import INLINE_SECONDS, Dispatch, prepare, run_program
 from sim.arch import DEFAULT_ARCH, ArchSpec, get_arch
 from sim.memory import BufferType, ChipMemory, SimBuffer, system_memory_buffer
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 # Transfers up to this size run on the enqueuing thread when their queue is idle.
 INLINE_BYTES = 64 * 1024
@@ -80,21 +81,24 @@ class CommandQueue:
         self._finishing = 0  # threads waiting in finish()
         self._error: HalError | None = None
         self._closed = False
+        self.profiler: profiling.TraceRecorder | None = None  # set while the device profiles
         self._thread = threading.Thread(target=self._run, name=f"{device_name}-cq{index}", daemon=True)
         self._thread.start()
 
-    def enqueue(self, function: Callable, *args, inline: bool = False) -> None:
+    def enqueue(self, function: Callable, *args, inline: bool = False, trace: tuple[str, dict] | None = None) -> None:
         """Queues a command. With `inline`, an idle queue runs it now on this thread:
-        in order all the same, without two thread switches per small command."""
+        in order all the same, without two thread switches per small command. `trace`
+        (name, args) names the command in profiling traces."""
+        command = (function, args, trace)
         with self._ready:
             if self._closed:
                 raise HalError(StatusCode.FAILED_PRECONDITION, f"command queue {self.index} is closed")
             if not (inline and not self._busy and not self._commands):
-                self._commands.append((function, args))
+                self._commands.append(command)
                 self._ready.notify_all()
                 return
             self._busy = True
-        self._run_one((function, args))
+        self._run_one(command)
 
     def finish(self) -> None:
         with self._ready:
@@ -122,8 +126,18 @@ class CommandQueue:
             del command  # let go of the command's buffers while idle
 
     def _run_one(self, command) -> None:
+        recorder = self.profiler
         try:
-            self._error = self._execute(command, self._error)
+            if recorder is None or command[2] is None:
+                self._error = self._execute(command, self._error)
+            else:
+                start = recorder.now()
+                self._error = self._execute(command, self._error)
+                name, args = command[2]
+                if self._error is not None:
+                    args = {**args, "error": f"{self._error.code.name}: {self._error.message}"}
+                recorder.complete(profiling.queue_track(recorder, self.index), name, start, recorder.now(), args,
+                                  "command")
         finally:
             with self._ready:
                 self._busy = False
@@ -133,7 +147,7 @@ class CommandQueue:
     @staticmethod
     def _execute(command, error: HalError | None) -> HalError | None:
         """Runs one command; returns the queue's error state after it."""
-        function, args = command
+        function, args, _ = command
         if function is _record:
             args[0]._complete(error)
             return None
@@ -147,6 +161,11 @@ class CommandQueue:
             except Exception as exc:  # the command failed: the queue carries its error
                 return as_error(exc)
         return error
+
+
+def _where(buffer: SimBuffer, offset: int) -> str:
+    """A buffer position as traces show it, e.g. "DRAM 0x40000+128"."""
+    return f"{buffer.buffer_type.name} {buffer.address:#x}+{offset}"
 
 
 def _record(event: SimEvent) -> None:  # marker commands, interpreted by CommandQueue._run
@@ -188,6 +207,14 @@ class SimDevice:
         self._queues: list[CommandQueue | None] = [None] * num_hw_cqs
         self._queues_lock = threading.Lock()
         self._closed = False
+        self.profiler: profiling.TraceRecorder | None = None
+
+    def set_profiler(self, recorder: profiling.TraceRecorder | None) -> None:
+        """Queue commands and per-core workgroups go to `recorder` (None: stop)."""
+        self.profiler = recorder
+        for queue in self._queues:
+            if queue is not None:
+                queue.profiler = recorder
 
     # Buffers.
     def create_buffer(self, size: int, page_size: int, buffer_type: str, shard: ShardedPages | None = None) -> SimBuffer:
@@ -207,6 +234,22 @@ class SimDevice:
     def free_buffer(self, buffer: SimBuffer) -> None:
         self.memory.free(buffer)
 
+    def buffer_placement(self, buffer: SimBuffer) -> dict:
+        """Where a buffer's pages are: pages per DRAM bank, or per worker core for L1
+        (row-major over the grid), and for a sharded buffer the core (or DRAM bank
+        (x, 0)) of each shard; for memory maps and chip pictures."""
+        pages = -(-buffer.size // buffer.page_size)
+        if buffer.shard is not None:  # each page's core or bank
+            rows = buffer.page_rows
+        else:
+            rows = np.asarray(buffer.banks)[np.arange(pages) % len(buffer.banks)]
+        count = self.arch.dram_bank_count if buffer.buffer_type is BufferType.DRAM else self.arch.worker_cores
+        return {"buffer_type": buffer.buffer_type.name, "address": buffer.address, "size": buffer.size,
+                "page_size": buffer.page_size, "aligned_page_size": buffer.aligned_page_size,
+                "layout": "SHARDED" if buffer.shard is not None else "INTERLEAVED",
+                "shard_cores": [[c.x, c.y] for c in buffer.shard.cores] if buffer.shard is not None else [],
+                "pages_per_bank": np.bincount(rows, minlength=count).tolist()}
+
     def read_buffer(self, buffer: SimBuffer, offset: int, length: int) -> np.ndarray:
         return buffer.read(offset, length)
 
@@ -223,29 +266,43 @@ class SimDevice:
                 queue = self._queues[cq]
                 if queue is None:
                     queue = self._queues[cq] = CommandQueue(self.arch.name, cq)
+                    queue.profiler = self.profiler
         return queue
 
+    def _trace(self, name: str, **args) -> tuple[str, dict] | None:
+        return None if self.profiler is None else (name, args)
+
     def enqueue_write_buffer(self, cq: int, buffer: SimBuffer, offset: int, data: np.ndarray) -> None:
-        self._queue(cq).enqueue(buffer.write, offset, data, inline=data.shape[0] <= INLINE_BYTES)
+        self._queue(cq).enqueue(buffer.write, offset, data, inline=data.shape[0] <= INLINE_BYTES,
+                                trace=self._trace("write_buffer", bytes=data.shape[0], target=_where(buffer, offset)))
 
     def enqueue_read_buffer(self, cq: int, buffer: SimBuffer, offset: int, out: np.ndarray) -> None:
-        self._queue(cq).enqueue(buffer.read, offset, out.shape[0], out, inline=out.shape[0] <= INLINE_BYTES)
+        self._queue(cq).enqueue(buffer.read, offset, out.shape[0], out, inline=out.shape[0] <= INLINE_BYTES,
+                                trace=self._trace("read_buffer", bytes=out.shape[0], source=_where(buffer, offset)))
 
     def enqueue_copy_buffer(self, cq, source, source_offset, target, target_offset, length) -> None:
         self._queue(cq).enqueue(_copy, source, source_offset, target, target_offset, length,
-                                inline=length <= INLINE_BYTES)
+                                inline=length <= INLINE_BYTES,
+                                trace=self._trace("copy_buffer", bytes=length, source=_where(source, source_offset),
+                                                  target=_where(target, target_offset)))
 
     def enqueue_fill_buffer(self, cq: int, buffer: SimBuffer, offset: int, length: int, pattern: bytes) -> None:
-        self._queue(cq).enqueue(_fill, buffer, offset, length, bytes(pattern), inline=length <= INLINE_BYTES)
+        self._queue(cq).enqueue(_fill, buffer, offset, length, bytes(pattern), inline=length <= INLINE_BYTES,
+                                trace=self._trace("fill_buffer", bytes=length, pattern=bytes(pattern).hex(),
+                                                  target=_where(buffer, offset)))
 
     def enqueue_program(self, cq: int, program: Program, name: str, workgroup_count, constants: np.ndarray,
                         bindings, indirect=None) -> None:
         """EnqueueProgram: `bindings` are (buffer, offset, length); with `indirect` =
         (buffer, offset) the workgroup count is read there when the program runs."""
-        dispatch = Dispatch(name, workgroup_count, constants, list(bindings), indirect=indirect)
+        dispatch = Dispatch(name, workgroup_count, constants, list(bindings), indirect=indirect,
+                            profiler=self.profiler)
         seconds = prepare(program, self.arch).seconds
+        trace = self._trace(name, workgroup_count=None if workgroup_count is None else list(workgroup_count),
+                            bindings=[f"{_where(b, o)} ({n} B)" for b, o, n in bindings],
+                            constants=[int(c) for c in constants])
         self._queue(cq).enqueue(run_program, program, dispatch, self.memory,
-                                inline=seconds is not None and seconds < INLINE_SECONDS)
+                                inline=seconds is not None and seconds < INLINE_SECONDS, trace=trace)
 
     def enqueue_host_function(self, cq: int, function: Callable, *args) -> None:
         """Runs `function(*args)` in order on the queue (the simulator's stand-in for a
@@ -258,7 +315,8 @@ class SimDevice:
         return event
 
     def enqueue_wait_for_event(self, cq: int, event: SimEvent) -> None:
-        self._queue(cq).enqueue(_wait, event, inline=event.query())
+        self._queue(cq).enqueue(_wait, event, inline=event.query(),
+                                trace=self._trace("wait_for_event", on=f"CQ{event.cq}"))
 
     def finish(self, cq: int) -> None:
         if self._queues[cq] is not None:

@@ -19,6 +19,7 @@ import weakref
 import numpy as np
 
 from hal.isa import NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, WIDTH, Op, Processor, disassemble
+from hal.profiling import core_track
 from hal.program import ArgKind, Program
 from hal.status import HalError, StatusCode
 from sim import tensix
@@ -40,6 +41,7 @@ class Dispatch:
     bindings: list[tuple[SimBuffer, int, int]]
     instruction_budget: int | None = None  # None: DEFAULT_INSTRUCTION_BUDGET when the program runs
     indirect: tuple[SimBuffer, int] | None = None  # workgroup count read from (buffer, offset) at run time
+    profiler: object = None  # a hal.profiling.TraceRecorder: each core's workgroups become trace slices
 
 
 class PreparedProgram:
@@ -205,9 +207,11 @@ def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> Non
     cores = arch.worker_cores
     budget = dispatch.instruction_budget if dispatch.instruction_budget is not None else DEFAULT_INSTRUCTION_BUDGET
     threads = THREADS if (prepared.seconds or 0.0) > PARALLEL_SECONDS else 1
+    recorder = dispatch.profiler
     for first in range(0, total, cores):
         active = min(cores, total - first)
         state = prepared.take_state(active)
+        round_start = recorder.now() if recorder is not None else 0
         groups = min(threads, active)
         bounds = [active * g // groups for g in range(groups + 1)]
         faults = np.zeros((groups, 8), np.int64)
@@ -224,10 +228,31 @@ def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> Non
             g = int(np.flatnonzero(faults[:, 0])[0])
             faults[g, 1] += bounds[g]  # the core's index in the round
             error = _fault_error(prepared, dispatch, state, faults[g], arch)
+        if recorder is not None:
+            _trace_round(recorder, prepared, dispatch, state, active, first // cores, round_start, arch)
         prepared.return_state(state)
         if error is not None:
             raise error
     prepared.seconds = time.perf_counter() - start
+
+
+def _trace_round(recorder, prepared: PreparedProgram, dispatch: Dispatch, state, active: int, round_index: int,
+                 start_ns: int, arch) -> None:
+    """One slice per core of the round: the simulator interleaves a round's cores, so
+    each spans the whole round; its args say what the core's kernels executed."""
+    end = recorder.now()
+    for c in range(active):
+        kernels = {
+            _PROCESSOR_NAMES[p]: {"kernel": kernel.name, "instructions": int(state.instructions[c, p])}
+            for p, kernel in enumerate(prepared.kernels) if kernel is not None
+        }
+        track = core_track(recorder, c % arch.grid_x, c // arch.grid_x)
+        recorder.complete(track, dispatch.name, start_ns, end,
+                          {"workgroup": [int(v) for v in state.workgroup_ids[c]], "round": round_index,
+                           "kernels": kernels}, "kernel")
+
+
+_PROCESSOR_NAMES = ("writer (RISCV_0)", "reader (RISCV_1)", "compute")  # _PROCESSOR_ORDER's
 
 
 def _program_bindings(program: Program):
@@ -254,8 +279,9 @@ class _CoreState:
         self.cb_reserved = np.zeros((cores, NUM_CIRCULAR_BUFFERS), np.int64)
         self.addrgens = np.zeros((cores, 3, tensix.SLOTS, 3), np.int64)
         self.dst = np.zeros((cores, tensix.DST_TILES, 1024), np.float32)
+        self.instructions = np.zeros((cores, 3), np.int64)
         self.arrays = (self.workgroup_ids, self.rt_args, self.pcs, self.regs, self.done, self.waiting, self.cb_pushed,
-                       self.cb_popped, self.cb_reserved, self.addrgens, self.dst)  # run_round's order
+                       self.cb_popped, self.cb_reserved, self.addrgens, self.dst, self.instructions)  # run_round's order
 
 
 _FAULTS = {

@@ -295,7 +295,7 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
               l1, dram, l1_base, buffers, buffer_banks, page_rows, page_addresses, cb_config,
               fidelity, fp32_dest, dst_capacity, budget,
               workgroup_ids, rt_args, pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst,
-              fault):
+              instructions, fault):
     """Cores [lo, hi) of a round whose core 0 runs workgroup `first`: sets up their
     state (workgroup ids, runtime args from `arg_table` (3, n, 2) = (ArgKind, value)
     rows, everything else reset; Dst is clean between dispatches) and runs them."""
@@ -331,30 +331,32 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     cb_popped[lo:hi] = 0
     cb_reserved[lo:hi] = 0
     addrgens[lo:hi] = 0
+    instructions[lo:hi] = 0
     return run_cores(codes, ct_args, rt_args[lo:hi], rt_counts, constants, workgroup_ids[lo:hi], workgroup_count,
                      np.arange(lo, hi), l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows,
                      page_addresses, fidelity, fp32_dest, dst_capacity, budget, pcs[lo:hi], regs[lo:hi],
                      done[lo:hi], waiting[lo:hi], cb_pushed[lo:hi], cb_popped[lo:hi], cb_reserved[lo:hi],
-                     addrgens[lo:hi], dst[lo:hi], fault)
+                     addrgens[lo:hi], dst[lo:hi], instructions[lo:hi], fault)
 
 
 @numba.njit(cache=True, nogil=True)
 def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
               l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses,
               fidelity, fp32_dest, dst_capacity, budget,
-              pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst, fault):
+              pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst, instructions, fault):
     """Runs the kernels of every core until all halt, or a fault. State arrays are
     the caller's, so that a fault can be reported from them:
     pcs/done (cores, 3); regs (cores, 3, 32); waiting (cores, 3, 2) = (cb, pages) a
     blocked kernel waits for; cb_pushed/popped/reserved (cores, 32); addrgens
     (cores, 3, SLOTS, 3) = (address, page size, is_dram); dst (cores, 16, 1024),
-    all zero on entry and left so. fault: (code, core, processor, pc, a, b, c, d).
+    all zero on entry and left so; instructions (cores, 3) counts what each kernel
+    executed (for traces). fault: (code, core, processor, pc, a, b, c, d).
     Returns instructions executed."""
     dirty = np.zeros(core_rows.shape[0], np.int64)  # Dst tiles [0, dirty) written since the last release
     executed = _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
                           l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses, fidelity,
                           fp32_dest, dst_capacity, budget, pcs, regs, done, waiting, cb_pushed, cb_popped,
-                          cb_reserved, addrgens, dst, dirty, fault)
+                          cb_reserved, addrgens, dst, dirty, instructions, fault)
     for c in range(core_rows.shape[0]):
         dst[c, :dirty[c], :] = 0.0
     return executed
@@ -364,7 +366,8 @@ def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, work
 def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
                l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses,
                fidelity, fp32_dest, dst_capacity, budget,
-               pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst, dirty, fault):
+               pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst, dirty, instructions,
+               fault):
     cores = core_rows.shape[0]
     src_a = np.empty(1024, np.float32)
     src_b = np.empty(1024, np.float32)
@@ -383,6 +386,7 @@ def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, wor
                 code = codes[p]
                 r = regs[c, p]
                 pc = pcs[c, p]
+                before = executed
                 while True:
                     if executed >= budget:
                         fault[0], fault[1], fault[2], fault[3], fault[4] = BUDGET, c, p, pc, budget
@@ -535,6 +539,7 @@ def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, wor
                     moved = True
                     waiting[c, p, 0] = NO_WAIT
                 pcs[c, p] = pc
+                instructions[c, p] += executed - before
         if not running:
             return executed
         if not moved:

@@ -1,32 +1,252 @@
-"""Device profiling writes a Chrome/Perfetto trace: one track per hardware queue,
-one slice per submission."""
+"""Profiling, the submission graph and the chip picture: the Chrome/Perfetto trace
+has the tracks and events a user looks for, with the right names, sizes and counts;
+the graph dump links waits to their producers; the pictures are written."""
 
 import json
+import os
+import subprocess
+import sys
+import threading
 
 import numpy as np
+import pytest
 
 import hal
+from hal.executable import EXECUTABLE_FORMAT
+from hal.isa import KernelBuilder, Processor
+from hal.program import ArgKind, Program, RuntimeArg
+from hal.ttx import Export, write_executable
+from tt_hal import pictures
+
+TIMEOUT_NS = 60_000_000_000
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def test_profiling_writes_a_chrome_trace(tmp_path):
+def counting_executable(device):
+    """A writer kernel looping workgroup_id.x times: core k executes 5 + 4k instructions
+    (ARG, LI, LI, k x (BGE, ADD, ADDI, JMP), BGE, HALT)."""
+    k = KernelBuilder("count")
+    n = k.arg(0, "n")
+    acc = k.const(0, "acc")
+    with k.loop(n) as i:
+        k.add(acc, acc, i)
+    program = Program((), (k.build(Processor.RISCV_0),), ((RuntimeArg(ArgKind.WORKGROUP_ID, 0),),))
+    data = write_executable([Export("count", 0, 0, (1, 1, 1), program)])
+    return device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, data)
+
+
+def events(trace, ph=None, cat=None):
+    return [e for e in trace["traceEvents"] if (ph is None or e["ph"] == ph) and (cat is None or e.get("cat") == cat)]
+
+
+def track_names(trace) -> dict:
+    """(pid, tid) -> "process / thread" names."""
+    processes = {e["pid"]: e["args"]["name"] for e in events(trace, "M") if e["name"] == "process_name"}
+    return {(e["pid"], e["tid"]): f"{processes[e['pid']]} / {e['args']['name']}"
+            for e in events(trace, "M") if e["name"] == "thread_name"}
+
+
+def on_track(trace, event) -> str:
+    return track_names(trace)[(event["pid"], event["tid"])]
+
+
+@pytest.fixture
+def traced_run(tmp_path):
+    """A fill on the transfer queue, then a 6-workgroup dispatch on the compute queue
+    that waits for it on the device (a cross-queue event wait: the transfer queue is
+    held until both are issued), then a host wait."""
+    device = hal.create_device("tenstorrent")
+    executable = counting_executable(device)
+    buffer = device.allocator.allocate_buffer(hal.MemoryType.DEVICE_LOCAL, hal.BufferUsage.DEFAULT, 8192)
+    sem = device.create_semaphore(0)
     path = tmp_path / "trace.json"
+    device.begin_profiling(file_path=str(path))
+    gate = threading.Event()
+    device.backend.enqueue_host_function(1, gate.wait, 60)
+    device.queue_fill(buffer, np.uint32(7), [], [(sem, 1)])
+    cb = device.create_command_buffer()
+    cb.dispatch(executable, 0, (6, 1, 1), b"", [])
+    cb.end()
+    device.queue_execute(cb, [(sem, 1)], [(sem, 2)])
+    gate.set()
+    assert sem.wait(2, timeout=TIMEOUT_NS)
+    device.end_profiling()
+    yield device, json.loads(path.read_text()), sem
+    device.close()
+
+
+def test_trace_has_one_track_per_queue_and_per_core(traced_run):
+    device, trace, _ = traced_run
+    names = set(track_names(trace).values())
+    prefix = "tt0 wormhole_b0"
+    assert {f"{prefix} queues / CQ0 compute", f"{prefix} queues / CQ1 transfer"} <= names
+    assert {f"{prefix} cores / core ({x},0)" for x in range(6)} <= names
+    assert f"{prefix} cores / core (6,0)" not in names  # six workgroups ran on six cores
+    assert any(n.startswith(f"{prefix} host / MainThread") for n in names)
+    assert trace["displayTimeUnit"] == "ns"
+
+
+def test_trace_records_transfers_dispatches_and_kernels_per_core(traced_run):
+    _, trace, _ = traced_run
+    commands = events(trace, "X", "command")
+    fill = next(e for e in commands if e["name"] == "fill_buffer")
+    assert on_track(trace, fill).endswith("CQ1 transfer")
+    assert fill["args"]["bytes"] == 8192 and fill["args"]["pattern"] == "07000000"
+    dispatch = next(e for e in commands if e["name"] == "count")
+    assert on_track(trace, dispatch).endswith("CQ0 compute")
+    assert dispatch["args"]["workgroup_count"] == [6, 1, 1]
+    # The compute queue waited on the device for the transfer queue's event.
+    wait = next(e for e in commands if e["name"] == "wait_for_event")
+    assert on_track(trace, wait).endswith("CQ0 compute") and wait["args"]["on"] == "CQ1"
+    kernels = sorted(events(trace, "X", "kernel"), key=lambda e: e["args"]["workgroup"])
+    assert [e["args"]["workgroup"] for e in kernels] == [[k, 0, 0] for k in range(6)]
+    for k, event in enumerate(kernels):
+        assert on_track(trace, event).endswith(f"core ({k},0)")
+        assert event["name"] == "count"
+        assert event["args"]["kernels"] == {"writer (RISCV_0)": {"kernel": "count", "instructions": 5 + 4 * k}}
+        # Each core's slice lies within its dispatch's slice on the queue.
+        assert dispatch["ts"] <= event["ts"] and event["ts"] + event["dur"] <= dispatch["ts"] + dispatch["dur"] + 1
+
+
+def test_trace_records_submissions_and_semaphores(traced_run):
+    _, trace, sem = traced_run
+    begins = events(trace, "b", "submission")
+    ends = events(trace, "e", "submission")
+    assert sorted(e["name"] for e in begins) == ["#1 queue_fill", "#2 queue_execute"]
+    assert sorted(e["id"] for e in begins) == sorted(e["id"] for e in ends)
+    execute = next(e for e in begins if e["name"].endswith("queue_execute"))
+    assert execute["args"]["waits"] == [f"{sem.label}>=1"] and execute["args"]["signals"] == [f"{sem.label}=2"]
+    assert execute["args"]["state"] == "done"
+    marks = {(e["name"], on_track(trace, e).rsplit(" / ", 1)[1]) for e in events(trace, "i", "semaphore")}
+    assert (f"signal {sem.label}=1", "CQ1 transfer") in marks
+    assert (f"signal {sem.label}=2", "CQ0 compute") in marks
+    assert (f"wait {sem.label}>=1", "CQ0 compute") in marks  # device-side wait, at issue
+    host_waits = [e for e in events(trace, "X", "semaphore") if e["name"] == f"wait {sem.label}>=2"]
+    assert len(host_waits) == 1 and host_waits[0]["args"]["result"] == "reached"
+
+
+def test_queue_tracks_hold_one_command_at_a_time(traced_run):
+    """A hardware queue runs its commands in order: their slices never overlap."""
+    _, trace, _ = traced_run
+    by_track: dict = {}
+    for e in events(trace, "X", "command"):
+        by_track.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+    for spans in by_track.values():
+        spans.sort()
+        assert all(end <= next_start + 1e-3 for (_, end), (next_start, _) in zip(spans, spans[1:]))
+
+
+def test_nothing_is_recorded_after_end_profiling(traced_run):
+    device, trace, sem = traced_run
+    before = device.profiling_trace()
+    assert len(before["traceEvents"]) == len(trace["traceEvents"])
+    device.queue_barrier([(sem, 2)], [(sem, 3)])
+    sem.signal(4)
+    assert sem.wait(4, timeout=TIMEOUT_NS)
+    assert device.profiling_trace() == before
+
+
+def test_a_failed_dispatch_is_marked_in_the_trace(tmp_path):
+    device = hal.create_device("tenstorrent")
+    k = KernelBuilder("divide")
+    zero = k.const(0)
+    k.div(zero, zero, zero)
+    program = Program((), (k.build(Processor.RISCV_0),), ((),))
+    executable = device.create_executable_cache().prepare_executable(
+        EXECUTABLE_FORMAT, write_executable([Export("divide", 0, 0, (1, 1, 1), program)]))
+    sem = device.create_semaphore(0)
+    device.begin_profiling()
+    cb = device.create_command_buffer()
+    cb.dispatch(executable, 0, (1, 1, 1), b"", [])
+    cb.end()
+    device.queue_execute(cb, [], [(sem, 1)])
+    with pytest.raises(hal.HalError, match="division by zero"):
+        sem.wait(1, timeout=TIMEOUT_NS)
+    device.end_profiling()
+    trace = device.profiling_trace()
+    dispatch = next(e for e in events(trace, "X", "command") if e["name"] == "divide")
+    assert dispatch["args"]["error"].startswith("ABORTED")
+    submission = events(trace, "b", "submission")[0]
+    assert submission["args"]["state"] == "failed" and "division by zero" in submission["args"]["error"]
+    assert any(e["name"] == f"fail {sem.label}=1" for e in events(trace, "i", "semaphore"))
+    assert device.submission_graph().nodes[-1].state == "failed"
+    device.close()
+
+
+def test_profiling_trace_needs_a_session():
+    device = hal.create_device("tenstorrent")
+    with pytest.raises(hal.HalError) as error:
+        device.profiling_trace()
+    assert error.value.code == hal.StatusCode.FAILED_PRECONDITION
+    device.close()
+
+
+def test_tt_hal_trace_profiles_every_device_of_a_process(tmp_path):
+    """TT_HAL_TRACE=path: no code changes; a second device writes path.1.json."""
+    script = ("import numpy as np, hal\n"
+              "for _ in range(2):\n"
+              "    d = hal.create_device('tenstorrent')\n"
+              "    x = d.to_device(np.ones((32, 64), np.float32), dtype='bfloat16', layout='tile')\n"
+              "    assert float(hal.ops.add(x, x).to_host(np.float32)[0, 0]) == 2.0\n")
+    path = tmp_path / "run.json"
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=REPO, timeout=300,
+                   env={**os.environ, "TT_HAL_TRACE": str(path), "PYTHONPATH": REPO})
+    for written in (path, tmp_path / "run.1.json"):
+        trace = json.loads(written.read_text())
+        assert [e["name"] for e in events(trace, "X", "command")] == ["eltwise_add"]
+        assert len(events(trace, "X", "kernel")) == 2  # a 32x64 tensor: two tiles, two cores
+
+
+def test_submission_graph_shows_waiting_issued_and_done(tmp_path):
     device = hal.create_device("tenstorrent")
     buffer = device.allocator.allocate_buffer(hal.MemoryType.DEVICE_LOCAL, hal.BufferUsage.DEFAULT, 4096)
-    sem = device.create_semaphore(0)
-    device.begin_profiling(file_path=str(path))
-    device.queue_fill(buffer, np.uint32(5), [], [(sem, 1)])
-    device.queue_copy(buffer, buffer, [(sem, 1)], [(sem, 2)], source_offset=0, target_offset=2048, length=2048)
-    assert sem.wait(2, timeout=10**10)
-    device.end_profiling()
+    host, chain = device.create_semaphore(0), device.create_semaphore(0)
+    device.queue_fill(buffer, np.uint32(1), [], [(chain, 1)])
+    assert chain.wait(1, timeout=TIMEOUT_NS)
+    device.queue_fill(buffer, np.uint32(2), [(host, 1)], [(chain, 2)])
+    device.queue_copy(buffer, buffer, [(chain, 2)], [(chain, 3)], 0, 2048, 2048)
+    graph = device.submission_graph()
+    assert [(n.id, n.label, n.state) for n in graph.nodes] == [
+        (1, "queue_fill", "done"), (2, "queue_fill", "waiting"), (3, "queue_copy", "waiting")]
+    links = {(e.producer, e.consumer, e.semaphore, e.value, e.reached) for e in graph.edges}
+    assert links == {(None, 2, host.label, 1, False), (2, 3, chain.label, 2, False)}
+    text = graph.to_text()
+    assert "3 submissions (1 done, 2 waiting)" in text
+    assert f"waits: {host.label}>=1 not reached (from host)" in text
+    assert f"waits: {chain.label}>=2 not reached (from #2)" in text
+    dot = graph.to_dot()
+    assert dot.startswith('digraph "tt0 submissions" {') and dot.rstrip().endswith("}")
+    assert f's2 -> s3 [label="{chain.label}>=2", style=dashed];' in dot
+    png = tmp_path / "graph.png"
+    pictures.save_submission_graph_png(graph, png)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+    host.signal(1)
+    assert chain.wait(3, timeout=TIMEOUT_NS)
+    assert [n.state for n in device.submission_graph().nodes] == ["done"] * 3
+    assert f"{host.label}>=1 reached (from host)" in device.submission_graph().to_text()
+    device.close()
 
-    trace = json.loads(path.read_text())
-    slices = [e for e in trace["traceEvents"] if e["ph"] == "X"]
-    assert [e["name"] for e in slices] == ["queue_fill", "queue_copy"]
-    assert all(e["tid"] == 1 and e["dur"] >= 0 and e["args"]["failed"] is False for e in slices)
-    assert slices[1]["ts"] >= slices[0]["ts"]
-    tracks = {e["tid"]: e["args"]["name"] for e in trace["traceEvents"] if e["ph"] == "M"}
-    assert tracks == {0: "CQ0 compute", 1: "CQ1 transfer"}
-    # After end_profiling nothing more is recorded.
-    device.queue_barrier([(sem, 2)], [(sem, 3)])
-    assert sem.wait(3, timeout=10**10)
-    assert device.profiling_trace()["traceEvents"][2:] == []
+
+def test_chip_picture_shows_l1_use_and_shards(tmp_path):
+    device = hal.create_device("tenstorrent")
+    arch = device.arch
+    shard = hal.ShardSpec(hal.CoreRangeSet([hal.CoreRange((0, 0), (2, 1))]), (64, 64))
+    config = hal.MemoryConfig("height_sharded", "l1", shard)
+    sharded = device.to_device(np.ones((384, 64), np.float32), dtype="bfloat16", layout="tile", memory_config=config)
+    dram = device.to_device(np.ones((32, 32 * 30), np.float32), dtype="float32", layout="tile",
+                            memory_config=hal.DRAM_MEMORY_CONFIG)
+    names = [b["name"] for b in device.memory_map()]
+    path = tmp_path / "chip.png"
+    usage = pictures.save_chip_png(device, path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10000
+    # Six shards of 2x2 bf16 tiles (2048 B each) on cores (0,0)..(2,1), row-major.
+    shard_cores = [(x, y) for y in range(2) for x in range(3)]
+    expected_l1 = [0] * arch.worker_cores
+    for x, y in shard_cores:
+        expected_l1[y * arch.grid_x + x] = 4 * 2048
+    assert usage["l1"] == expected_l1
+    assert usage["shards"] == {y * arch.grid_x + x: [f"{names[0]}[{k}]"] for k, (x, y) in enumerate(shard_cores)}
+    # 30 float32 tiles over 12 DRAM banks: page i in bank i % 12.
+    assert usage["dram"] == [4096 * len(range(b, 30, 12)) for b in range(arch.dram_bank_count)]
+    del sharded, dram
+    device.close()
