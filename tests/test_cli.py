@@ -254,3 +254,80 @@ def test_missing_or_corrupt_module(work, tmp_path):
     (tmp_path / "junk.ttm").write_bytes(b"\x00" * 100)
     junk = tt_hal("run", tmp_path / "junk.ttm", "--random")
     assert junk.returncode == 4 and "not a tt-hal module" in junk.stderr
+
+
+# ---- devices, info, trace ----------------------------------------------------------------------
+
+def test_devices_lists_the_device_and_presets():
+    result = tt_hal("devices")
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"tenstorrent://0\s+mock\s+wormhole_b0\s+8x8\s+64\s+1,499,136 B", result.stdout), result.stdout
+    for preset in ("wormhole_b0", "blackhole_p150", "blackhole_p100"):
+        assert f"tenstorrent://mock?arch={preset}" in tt_hal("devices", "--json").stdout
+    report = __import__("json").loads(tt_hal("devices", "--json").stdout)
+    device = report["drivers"][0]["devices"][0]
+    assert device["arch"]["dram_bank_count"] == 12 and device["num_hw_cqs"] == 2
+
+
+def test_devices_without_hardware_in_hardware_mode_is_a_device_failure():
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TT_HAL_MODE="hardware")
+    result = subprocess.run([sys.executable, "-m", "tt_hal.cli", "devices"], env=env, capture_output=True,
+                            text=True, timeout=TIMEOUT)
+    assert result.returncode == 4
+    assert "UNAVAILABLE" in result.stdout and "docs/hardware.md" in result.stdout
+
+
+def test_info_describes_a_module(work):
+    result = tt_hal("info", work / "matmul.ttm")
+    assert result.returncode == 0, result.stderr
+    assert f"function main({SIGNATURE}) -> (float32[64, 64])" in result.stdout
+    assert "circular buffers:" in result.stdout and "L1 per core:" in result.stdout
+    assert "cb_wait_front" not in result.stdout
+    listing = tt_hal("info", work / "matmul.ttm", "--disassemble").stdout
+    assert "cb_wait_front" in listing and "matmul_tiles" in listing
+    report = __import__("json").loads(tt_hal("info", work / "matmul.ttm", "--json").stdout)
+    assert report["kind"] == "module" and report["functions"][0]["name"] == "main"
+
+
+def test_info_of_a_file_that_is_no_module_is_a_usage_error(tmp_path):
+    junk = tmp_path / "junk.ttx"
+    junk.write_bytes(b"\x00" * 64)
+    result = tt_hal("info", junk)
+    assert result.returncode == 2
+    assert "junk.ttx" in result.stderr and result.stdout == ""
+
+
+def test_trace_of_a_module_writes_trace_graph_and_chip(work, tmp_path):
+    import json
+    out = tmp_path / "t.json"
+    result = tt_hal("trace", work / "matmul.ttm", "--random", "-o", out, "--graph", tmp_path / "g.dot",
+                    "--chip", tmp_path / "chip.png")
+    assert result.returncode == 0, result.stderr
+    trace = json.loads(out.read_text())
+    kernels = [e for e in trace["traceEvents"] if e.get("cat") == "kernel"]
+    dispatches = [e for e in trace["traceEvents"] if e.get("cat") == "command" and e["name"].startswith("matmul")]
+    assert dispatches and len(kernels) >= len(dispatches)
+    assert "open it in https://ui.perfetto.dev" in result.stdout
+    assert (tmp_path / "g.dot").read_text().startswith('digraph "tt0 submissions"')
+    assert (tmp_path / "chip.png").read_bytes()[:4] == b"\x89PNG"
+    png = tt_hal("trace", work / "matmul.ttm", "--random", "-o", out, "--graph", tmp_path / "g.png")
+    assert png.returncode == 0 and (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_trace_of_a_script_traces_its_devices(tmp_path):
+    import json
+    script = tmp_path / "script.py"
+    script.write_text("import sys, numpy as np, hal\n"
+                      "d = hal.create_device('tenstorrent')\n"
+                      "x = d.to_device(np.ones((32, 32), np.float32), dtype='bfloat16', layout='tile')\n"
+                      "print('sum', float(hal.ops.sum(x, dim=1).to_host(np.float32).sum()), sys.argv[1:])\n")
+    out = tmp_path / "s.json"
+    result = tt_hal("trace", script, "-o", out, "--", "--flag")
+    assert result.returncode == 0, result.stderr
+    assert "sum 1024.0 ['--flag']" in result.stdout
+    names = [e["name"] for e in json.loads(out.read_text())["traceEvents"] if e.get("cat") == "command"]
+    assert names and names[0].startswith("reduce")
+    idle = tmp_path / "idle.py"
+    idle.write_text("print('no device')\n")
+    none = tt_hal("trace", idle, "-o", tmp_path / "n.json")
+    assert none.returncode == 4 and "created no tenstorrent device" in none.stderr

@@ -1,18 +1,25 @@
 """The `tt-hal` command line.
 
+    tt-hal devices [--json]                         drivers, devices, arch presets
+    tt-hal info model.ttm|kernels.ttx|model.mlir    exports, kernels, circular buffers, L1 use
     tt-hal compile model.mlir -o model.ttm [--data-format bfloat16|float32]
     tt-hal run model.mlir|model.ttm [--input a.npy ...] [--random] [--check]
+    tt-hal trace model.mlir|model.ttm|script.py -o trace.json [--graph g.png] [--chip chip.png]
+    tt-hal bench [--quick] [--only suite,...]       the bench/ suite, a table of ratios
 
-Exit codes: 0 success; 1 `--check` found outputs beyond the tolerance; 2 bad usage;
-3 the program did not compile (diagnostics or UNIMPLEMENTED on stderr); 4 the run
-failed on the device.
+Exit codes: 0 success; 1 `--check` found outputs beyond the tolerance (or a benchmark
+suite failed); 2 bad usage or an unreadable file; 3 the program did not compile
+(diagnostics or UNIMPLEMENTED on stderr); 4 the run failed on the device.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import runpy
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -62,7 +69,8 @@ def _inputs(function, args) -> list[np.ndarray]:
     return arrays
 
 
-def cmd_run(args) -> int:
+def _load(args):
+    """(module, function, checked input arrays) for `run` and `trace`."""
     import hal
     from hal.module import HalModule, read_module
     from hal.status import HalError
@@ -70,6 +78,9 @@ def cmd_run(args) -> int:
     data = _compile(args.model, args) if args.model.endswith(".mlir") else args.model
     try:
         record, executable, source = read_module(data)
+    except HalError as e:
+        raise _Failure(EXIT_USAGE, f"tt-hal: cannot read {args.model}: {e}") from None
+    try:
         device = hal.create_device(args.device)
         module = HalModule(device, record, executable, source)
     except HalError as e:
@@ -77,16 +88,23 @@ def cmd_run(args) -> int:
     name = args.function or (list(module.functions)[0] if len(module.functions) == 1 else "main")
     try:
         function = module[name]
-    except HalError as e:
-        raise _Failure(EXIT_USAGE, f"tt-hal: {e.message}") from None
-    try:
         arrays = function.check_arguments(_inputs(function, args))
     except HalError as e:
         raise _Failure(EXIT_USAGE, f"tt-hal: {e.message}") from None
+    return module, function, arrays
+
+
+def _invoke(function, arrays) -> list[np.ndarray]:
+    from hal.status import HalError
     try:
-        outputs = function.invoke(arrays)
+        return function.invoke(arrays)
     except HalError as e:
-        raise _Failure(EXIT_RUN, f"tt-hal: {name} failed on {device}: {e}") from None
+        raise _Failure(EXIT_RUN, f"tt-hal: {function.name} failed on {function.module.device}: {e}") from None
+
+
+def cmd_run(args) -> int:
+    module, function, arrays = _load(args)
+    outputs = _invoke(function, arrays)
     for i, out in enumerate(outputs):
         print(f"output {i}: {out.dtype.name}{list(out.shape)}")
         print(np.array2string(out, threshold=args.print_elements, edgeitems=3, precision=5))
@@ -95,11 +113,11 @@ def cmd_run(args) -> int:
             np.save(os.path.join(args.output_dir, f"output{i}.npy"), out)
     if not args.check:
         return EXIT_OK
-    if source is None:
+    if module.source is None:
         raise _Failure(EXIT_USAGE, f"tt-hal: {args.model} carries no MLIR source to check against")
     from compiler import reference, tolerance
-    references = reference.run_llvm_cpu(source, name, arrays)
-    data_format = record["data_format"]
+    references = reference.run_llvm_cpu(module.source, function.name, arrays)
+    data_format = module.record["data_format"]
     print(f"check against iree.runtime llvm-cpu (local-task), {data_format} tolerance "
           f"{tolerance.TOLERANCE[data_format]} (max abs error / max |reference|):")
     print(tolerance.report(outputs, references))
@@ -110,6 +128,116 @@ def cmd_run(args) -> int:
         return EXIT_MISMATCH
     print("check: passed")
     return EXIT_OK
+
+
+def cmd_devices(args) -> int:
+    from tt_hal import inspection
+    report = inspection.devices_report()
+    print(json.dumps(report, indent=2) if args.json else inspection.format_devices(report))
+    failed = [d for driver in report["drivers"] for d in [driver, *driver["devices"]] if d["error"]]
+    return EXIT_RUN if failed else EXIT_OK
+
+
+def cmd_info(args) -> int:
+    from hal.status import HalError
+    from tt_hal import inspection
+    data = _compile(args.file, args) if args.file.endswith(".mlir") else args.file
+    try:
+        report = inspection.describe_file(data, args.arch)
+    except HalError as e:
+        raise _Failure(EXIT_USAGE, f"tt-hal: {e.message}") from None
+    if isinstance(data, bytes):
+        report["file"] = args.file
+    print(json.dumps(report, indent=2) if args.json else
+          inspection.format_info(report, disassemble=args.disassemble, kernels=not args.no_kernels))
+    return EXIT_OK
+
+
+def cmd_trace(args) -> int:
+    """Runs a module (or a Python script, every device of which is traced through
+    TT_HAL_TRACE) with profiling on, then writes the trace and the pictures asked for."""
+    from hal.device import TRACE_ENVIRONMENT
+    if args.model.endswith(".py"):
+        if args.graph or args.chip:
+            raise _Failure(EXIT_USAGE, "tt-hal: --graph and --chip need a module (.mlir or .ttm), not a script")
+        os.environ[TRACE_ENVIRONMENT] = args.output
+        sys.argv = [args.model, *args.script_args]
+        try:
+            runpy.run_path(args.model, run_name="__main__")
+        except SystemExit as e:
+            if e.code not in (None, 0):
+                raise _Failure(EXIT_RUN, f"tt-hal: {args.model} exited with {e.code}") from None
+        from hal.device import _write_environment_traces
+        _write_environment_traces()
+        if not os.path.exists(args.output):
+            raise _Failure(EXIT_RUN, f"tt-hal: {args.model} created no tenstorrent device; nothing to trace")
+    else:
+        module, function, arrays = _load(args)
+        device = module.device
+        device.begin_profiling(file_path=args.output)
+        try:
+            outputs = _invoke(function, arrays)
+        finally:
+            device.end_profiling()
+        print(f"{function.name}: {len(outputs)} outputs ({', '.join(f'{o.dtype.name}{list(o.shape)}' for o in outputs)})")
+        _write_graph(device, args.graph)
+        if args.chip:
+            from tt_hal import pictures
+            pictures.save_chip_png(device, args.chip, device.peak_memory_map(), "at peak")
+            print(f"wrote {args.chip} (the chip's L1 and DRAM use at the run's peak)")
+    with open(args.output) as f:
+        print(_trace_summary(json.load(f), args.output))
+    return EXIT_OK
+
+
+def _write_graph(device, path: str | None) -> None:
+    if not path:
+        return
+    graph = device.submission_graph()
+    if path.endswith(".png"):
+        from tt_hal import pictures
+        pictures.save_submission_graph_png(graph, path)
+    else:
+        with open(path, "w") as f:
+            f.write(graph.to_dot() if path.endswith(".dot") else graph.to_text() + "\n")
+    print(f"wrote {path} (submission graph: {len(graph.nodes)} submissions)")
+
+
+def _trace_summary(trace: dict, path: str) -> str:
+    """Event counts and the dispatches that took longest, for the terminal."""
+    events = [e for e in trace["traceEvents"] if e["ph"] != "M"]
+    cores = {(e["pid"], e["tid"]) for e in events if e.get("cat") == "kernel"}
+    kinds = {}
+    for e in events:
+        kinds[e.get("cat") or e["ph"]] = kinds.get(e.get("cat") or e["ph"], 0) + 1
+    commands = {}
+    for e in events:
+        if e.get("cat") == "command" and e["name"] not in ("wait_for_event",):
+            total = commands.setdefault(e["name"], [0, 0.0])
+            total[0] += 1
+            total[1] += e["dur"]
+    lines = [f"wrote {path}: {len(events)} events ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}), "
+             f"{len(cores)} cores used; open it in https://ui.perfetto.dev or chrome://tracing"]
+    if commands:
+        lines.append("queue commands by total time (host time of the simulator, not chip time):")
+        for name, (count, micros) in sorted(commands.items(), key=lambda kv: -kv[1][1])[:10]:
+            lines.append(f"  {name:<28} x{count:<4} {micros / 1e3:10.3f} ms")
+    return "\n".join(lines)
+
+
+def bench_directory() -> Path:
+    """bench/ of the source tree tt-hal runs from (benchmarks are not installed)."""
+    return Path(__file__).resolve().parents[1] / "bench"
+
+
+def cmd_bench(args) -> int:
+    directory = bench_directory()
+    if not (directory / "run_all.py").exists():
+        raise _Failure(EXIT_USAGE, f"tt-hal: no bench/run_all.py beside the package ({directory}); "
+                                   f"benchmarks run from a source checkout (pip install -e .)")
+    sys.path.insert(0, str(directory))
+    import run_all
+    return EXIT_MISMATCH if run_all.main(args.bench_args) else EXIT_OK
 
 
 def parser() -> argparse.ArgumentParser:
@@ -129,30 +257,75 @@ def parser() -> argparse.ArgumentParser:
     compile_options(p)
     p.set_defaults(run=cmd_compile)
 
+    def run_options(p):
+        p.add_argument("--function", help="the function to run (default: the only one, or main)")
+        p.add_argument("--input", action="append", default=[], help="a .npy file per argument, in order")
+        p.add_argument("--random", action="store_true",
+                       help="uniform(-1, 1) inputs of the function's types (matrices scaled by sqrt(3 / rows))")
+        p.add_argument("--seed", type=int, default=0, help="seed of --random (default: 0)")
+        p.add_argument("--device", default="tenstorrent", help="device URI (default: tenstorrent)")
+        compile_options(p)
+
     p = commands.add_parser("run", help="run a .mlir or .ttm on the device and print its outputs")
     p.add_argument("model", help="a .mlir file (compiled first) or a .ttm module")
-    p.add_argument("--function", help="the function to run (default: the only one, or main)")
-    p.add_argument("--input", action="append", default=[], help="a .npy file per argument, in order")
-    p.add_argument("--random", action="store_true",
-                   help="uniform(-1, 1) inputs of the function's types (matrices scaled by sqrt(3 / rows))")
-    p.add_argument("--seed", type=int, default=0, help="seed of --random (default: 0)")
     p.add_argument("--check", action="store_true",
                    help="compare with IREE's llvm-cpu result on local-task; exit 1 beyond the format's tolerance")
-    p.add_argument("--device", default="tenstorrent", help="device URI (default: tenstorrent)")
     p.add_argument("--output-dir", help="also save each output as outputN.npy here")
     p.add_argument("--print-elements", type=int, default=20, help="print arrays up to this size whole")
-    compile_options(p)
+    run_options(p)
     p.set_defaults(run=cmd_run)
+
+    p = commands.add_parser("devices", help="drivers, devices (mode, arch, grid, memory) and mock arch presets")
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.set_defaults(run=cmd_devices)
+
+    p = commands.add_parser("info", help="what a .ttm module or .ttx executable holds: functions, exports, "
+                                         "circular buffers, L1 use, kernels")
+    p.add_argument("file", help="a .ttm, .ttx or .mlir (compiled first)")
+    p.add_argument("--arch", help="lay out L1 as on this arch preset (default: wormhole_b0)")
+    p.add_argument("--disassemble", action="store_true", help="also list every kernel's instructions")
+    p.add_argument("--no-kernels", action="store_true", help="leave out the kernel tables")
+    p.add_argument("--json", action="store_true", help="print JSON (with disassembly) instead of text")
+    compile_options(p)
+    p.set_defaults(run=cmd_info)
+
+    p = commands.add_parser("trace", help="run a module or Python script with profiling on and write a "
+                                          "Chrome/Perfetto trace",
+                            usage="tt-hal trace model.mlir|model.ttm|script.py [options] [-- script arguments]")
+    p.add_argument("model", help="a .mlir or .ttm (run once, like `run`) or a .py script (every device traced)")
+    p.add_argument("-o", "--output", default="trace.json", help="the trace file (default: trace.json)")
+    p.add_argument("--graph", help="also write the submission graph: .txt, .dot or .png")
+    p.add_argument("--chip", help="also draw the chip's L1 use and shard placement to this .png")
+    run_options(p)
+    p.set_defaults(run=cmd_trace)
+
+    p = commands.add_parser("bench", add_help=False, help="run the bench/ suite side by side and print a table of "
+                                                          "ratios (options: see tt-hal bench --help)")
+    p.set_defaults(run=cmd_bench)  # its options are bench/run_all.py's, passed on as they are
     return top
 
 
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    script_args = []
+    if "--" in argv:  # `tt-hal trace script.py -o t.json -- script arguments`
+        split = argv.index("--")
+        argv, script_args = argv[:split], argv[split + 1:]
+    top = parser()
+    args, extra = top.parse_known_args(argv)
+    args.script_args = script_args
+    if args.command == "bench":
+        args.bench_args = extra
+    elif extra:
+        top.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return args.run(args)
     except _Failure as failure:
         print(failure, file=sys.stderr)
         return failure.code
+    except BrokenPipeError:  # `tt-hal info x.ttm | head`: the reader has all it wants
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":
