@@ -64,10 +64,26 @@ class HardwareArch:
     dram_bank_size: int
     l1_alignment: int = 16
     max_hw_cqs: int = 2
+    # TT-Metal's allocator keeps the firmware's part of L1 itself; the binding does not
+    # report where it ends, so the HAL sees the whole of L1 as the bank.
+    l1_unreserved_base: int = 0
 
     @property
     def worker_cores(self) -> int:
         return self.grid_x * self.grid_y
+
+    @property
+    def l1_bank_size(self) -> int:
+        return self.l1_size - self.l1_unreserved_base
+
+    @property
+    def dram_size(self) -> int:
+        return self.dram_bank_count * self.dram_bank_size
+
+    @property
+    def dram_alignment(self) -> int:
+        """DRAM read alignment: 64 B on Blackhole, 32 B on Wormhole (../shared/DESIGN.md)."""
+        return 64 if self.name.startswith("blackhole") else 32
 
 
 @dataclasses.dataclass

@@ -7,7 +7,7 @@ no implicit 1: code m means m/64 * 2^(E-127) (Bfp8_b) or m/4 * 2^(E-127) (Bfp4_b
 The algorithms are tt-metal's host packer (blockfloat_common.cpp, bfloat16.cpp);
 see ../shared/FACTS.md 'Data formats' and docs/layouts.md.
 
-Numerics, checked by tests/test_formats.py:
+Numerics, checked by tests/test_tiles_formats.py:
 - bf16, NEAREST_EVEN (tt-metal's host conversion): float32 denormals round to bf16
   denormals; NaN becomes the quiet NaN 0x7FC0; overflow rounds to infinity.
 - bf16, NEAREST_AWAY and TRUNCATE (the on-chip packer's modes): denormal inputs

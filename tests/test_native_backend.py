@@ -155,6 +155,16 @@ def test_device_reports_the_chip_tt_metal_sees(hardware):
     assert error.value.code == StatusCode.NOT_FOUND
 
 
+def test_device_queries_work_on_the_hardware_arch(hardware):
+    """hal's tt.device queries read every field sim.arch.ArchSpec has."""
+    from hal.device import HalDevice
+    device = HalDevice(None, hardware, "tenstorrent://0")
+    assert device.query_i64("tt.device", "worker_cores") == 4
+    assert device.query_i64("tt.device", "dram_alignment") == 32
+    assert device.query_i64("tt.device", "dram_size") == hardware.arch.dram_bank_count * hardware.arch.dram_bank_size
+    assert device.query_i64("tt.device", "mock") == 0
+
+
 def test_partial_writes_and_reads_go_through_byte_regions(hardware):
     buffer = hardware.create_buffer(4096, 2048, "dram")
     hardware.write_buffer(buffer, 100, np.arange(50, dtype=np.uint8))
