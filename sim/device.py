@@ -197,6 +197,10 @@ class SimDevice:
 
     def __init__(self, arch: str | ArchSpec | None = None, num_hw_cqs: int = 2, **arch_options):
         spec = arch if isinstance(arch, ArchSpec) else get_arch(arch or DEFAULT_ARCH)
+        for key in ("grid_x", "grid_y"):  # a smaller grid models part of the chip; a larger one no chip
+            if key in arch_options and not 1 <= arch_options[key] <= getattr(spec, key):
+                raise HalError(StatusCode.INVALID_ARGUMENT, f"{key}={arch_options[key]}; {spec.name}'s worker grid "
+                                                            f"is {spec.grid_x}x{spec.grid_y}")
         if arch_options:
             spec = spec.with_options(**arch_options)
         if not 1 <= num_hw_cqs <= spec.max_hw_cqs:

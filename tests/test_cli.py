@@ -2,8 +2,9 @@
 `python -m tt_hal.cli ...` as a subprocess on small StableHLO programs and checks its
 exit code, its output and the files it writes.
 
-Exit codes (tt_hal/cli.py): 0 success; 1 --check beyond the tolerance; 2 bad usage;
-3 the program did not compile; 4 the run failed (or the module could not be loaded).
+Exit codes (tt_hal/cli.py): 0 success; 1 --check beyond the tolerance; 2 bad usage or
+an unreadable file; 3 the program did not compile; 4 the run failed (or the device could
+not load the module).
 
 The --check failure is a real disagreement, not a fake: a 64x64x64 matmul compiled
 with --math-fidelity LoFi, on inputs whose bf16 mantissas carry exactly the bits LoFi
@@ -246,14 +247,15 @@ def test_malformed_mlir(work, tmp_path):
 
 
 def test_missing_or_corrupt_module(work, tmp_path):
-    """A .ttm that does not exist, or is not a module: exit 4, saying which."""
+    """A .ttm that does not exist, or is not a module: a usage error (exit 2), saying which;
+    the device is not involved."""
     missing = tt_hal("run", tmp_path / "nothere.ttm", "--random")
-    assert missing.returncode == 4
-    assert missing.stderr.strip() == f"tt-hal: cannot load {tmp_path / 'nothere.ttm'}: NOT_FOUND; no module file " \
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == f"tt-hal: cannot read {tmp_path / 'nothere.ttm'}: NOT_FOUND; no module file " \
                                      f"'{tmp_path / 'nothere.ttm'}'"
     (tmp_path / "junk.ttm").write_bytes(b"\x00" * 100)
     junk = tt_hal("run", tmp_path / "junk.ttm", "--random")
-    assert junk.returncode == 4 and "not a tt-hal module" in junk.stderr
+    assert junk.returncode == 2 and "not a tt-hal module" in junk.stderr
 
 
 # ---- devices, info, trace ----------------------------------------------------------------------
