@@ -83,6 +83,9 @@ class _State(enum.Enum):
 
 
 class HalCommandBuffer:
+    """Recorded transfer and dispatch commands (iree_hal_command_buffer_t), validated
+    with IREE's rules as they are recorded; `device.queue_execute` runs them in order."""
+
     def __init__(
         self,
         device,

@@ -25,6 +25,9 @@ class ExportInfo:
 
 
 class HalExecutable:
+    """A prepared .ttx executable (iree_hal_executable_t): exports, each a Tensix program,
+    found by ordinal or by name."""
+
     def __init__(self, exports: list[Export], identifier: str = ""):
         self._exports = list(exports)
         self.identifier = identifier
@@ -55,6 +58,9 @@ class HalExecutable:
 
 
 class HalExecutableCache:
+    """Prepares executables from .ttx bytes (iree_hal_executable_cache_t); the one format
+    is "tenstorrent-ttx-fb"."""
+
     def __init__(self, device, identifier: str = "default"):
         self._device = device
         self.identifier = identifier

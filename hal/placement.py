@@ -20,6 +20,8 @@ from hal.status import HalError, StatusCode
 
 
 class BufferType(enum.Enum):
+    """ttnn.BufferType: where a tensor's pages live, DRAM banks or worker-core L1."""
+
     DRAM = "dram"
     L1 = "l1"
 
@@ -34,6 +36,8 @@ class TensorMemoryLayout(enum.IntEnum):
 
 
 class ShardOrientation(enum.IntEnum):
+    """ttnn.ShardOrientation: shards go to the grid's cores row by row, or column by column."""
+
     ROW_MAJOR = 0
     COL_MAJOR = 1
 

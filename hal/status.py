@@ -11,6 +11,8 @@ import enum
 
 
 class StatusCode(enum.IntEnum):
+    """IREE's status codes (iree_status_code_t), with IREE's numbers."""
+
     OK = 0
     CANCELLED = 1
     UNKNOWN = 2
@@ -57,11 +59,11 @@ class HalError(RuntimeError):
 
 
 class InvalidArgumentError(HalError, ValueError):
-    pass
+    """A HalError with INVALID_ARGUMENT; also a ValueError, as in iree.runtime."""
 
 
 class OutOfRangeError(HalError, IndexError):
-    pass
+    """A HalError with OUT_OF_RANGE; also an IndexError, as in iree.runtime."""
 
 
 _SUBCLASS_BY_CODE = {

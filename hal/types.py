@@ -8,6 +8,9 @@ import numpy as np
 
 
 class MemoryType(enum.IntFlag):
+    """iree_hal_memory_type_t bits. DEVICE_LOCAL is the chip's memory (DRAM, or L1 for
+    tensors); HOST_LOCAL is host memory the device reaches (tt-metal's SYSTEM_MEMORY)."""
+
     NONE = 0
     OPTIMAL = 1 << 0
     HOST_VISIBLE = 1 << 1
@@ -19,6 +22,9 @@ class MemoryType(enum.IntFlag):
 
 
 class BufferUsage(enum.IntFlag):
+    """iree_hal_buffer_usage_t bits: what a buffer may be used for. Operations check
+    them (PERMISSION_DENIED when a bit is missing)."""
+
     NONE = 0
     TRANSFER_SOURCE = 1 << 0
     TRANSFER_TARGET = 1 << 1
@@ -45,6 +51,8 @@ class BufferUsage(enum.IntFlag):
 
 
 class MemoryAccess(enum.IntFlag):
+    """iree_hal_memory_access_t bits: how a buffer or a mapping may be read or written."""
+
     NONE = 0
     READ = 1 << 0
     WRITE = 1 << 1
@@ -54,6 +62,9 @@ class MemoryAccess(enum.IntFlag):
 
 
 class BufferCompatibility(enum.IntFlag):
+    """iree_hal_buffer_compatibility_t bits, as HalAllocator.query_buffer_compatibility
+    returns them."""
+
     NONE = 0
     ALLOCATABLE = 1 << 0
     IMPORTABLE = 1 << 1
@@ -63,6 +74,9 @@ class BufferCompatibility(enum.IntFlag):
 
 
 class CommandBufferMode(enum.IntFlag):
+    """iree_hal_command_buffer_mode_t bits. DEFAULT (0) is reusable; ONE_SHOT may be
+    submitted once."""
+
     DEFAULT = 0  # reusable
     ONE_SHOT = 1 << 0
     ALLOW_INLINE_EXECUTION = 1 << 4
@@ -70,12 +84,16 @@ class CommandBufferMode(enum.IntFlag):
 
 
 class CommandCategory(enum.IntFlag):
+    """iree_hal_command_category_t bits: the kinds of command a command buffer may record."""
+
     TRANSFER = 1 << 0
     DISPATCH = 1 << 1
     ANY = TRANSFER | DISPATCH
 
 
 class WaitMode(enum.IntEnum):
+    """iree_hal_wait_mode_t: a multi-semaphore wait needs all of its timepoints, or any one."""
+
     ALL = 0
     ANY = 1
 
