@@ -36,6 +36,7 @@ import native  # noqa: E402
 from hal.layout import DataFormat, Layout, TensorSpec  # noqa: E402
 from hal.placement import DRAM_MEMORY_CONFIG  # noqa: E402
 from sim import codec, tiles  # noqa: E402
+from report import Row  # noqa: E402  (bench/report.py)
 from timing import fmt, measure  # noqa: E402  (bench/timing.py)
 
 IMPLEMENTATIONS = (codec.NUMBA, codec.NATIVE)
@@ -43,6 +44,8 @@ IMPLEMENTATIONS = (codec.NUMBA, codec.NATIVE)
 CASES = {"tilize+bf16": "tilize", "untilize bf16->f32": "untilize", "tilize+bfp8_b": "tilize_block_float",
          "untilize bfp8_b": "untilize_block_float", "tilize+bfp4_b": "tilize_block_float",
          "bf16_encode row-major": "bf16_encode", "float32 copy tilize": "tilize"}
+MODES = ("hal", "kernel")
+SIZES, QUICK_SIZES = "256,1024,2048,4096", "256,1024,2048"
 
 
 def spec(n: int, data_format: DataFormat, layout: Layout = Layout.TILE) -> TensorSpec:
@@ -116,6 +119,30 @@ def check(work: dict) -> None:
                 raise SystemExit(f"{case} ({mode}): native and numba results differ")
 
 
+def measure_size(n: int, runs: int, modes: tuple[str, ...] = MODES) -> dict[str, dict[str, float]]:
+    """{case: {"impl|mode": median seconds}} of N x N, after the warm-up and check of every case."""
+    work = cases(n)
+    check(work)
+    flat = {f"{case}|{impl}|{mode}": function for case, functions in work.items()
+            for (impl, mode), function in functions.items() if mode in modes}
+    medians = measure(flat, runs)
+    return {case: {f"{impl}|{mode}": medians[f"{case}|{impl}|{mode}"] for (impl, mode) in functions if mode in modes}
+            for case, functions in work.items()}
+
+
+def collect(runs: int, quick: bool = False) -> list[Row]:
+    """Rows for bench/run_all.py: the HAL path only (what a tt-hal user gets; the kernel-only
+    times are this script's own detail), native against numba, over --quick's sizes when `quick`."""
+    if native.conversions() is None:
+        raise RuntimeError(f"native conversions unavailable: {native.conversions_unavailable_reason()}")
+    rows = []
+    for n in map(int, (QUICK_SIZES if quick else SIZES).split(",")):
+        times = measure_size(n, runs, ("hal",))
+        rows += [Row(case, f"{n}^2", t["native|hal"], "numba", t["numba|hal"], n * n, "elem", timed="native")
+                 for case, t in times.items()]
+    return rows
+
+
 def machine() -> dict:
     flags = ""
     try:
@@ -136,20 +163,14 @@ def main() -> int:
     args = parser.parse_args()
     if args.quick:
         args.runs = 2
-    sizes = [int(s) for s in (args.sizes or ("256,1024,2048" if args.quick else "256,1024,2048,4096")).split(",")]
+    sizes = [int(s) for s in (args.sizes or (QUICK_SIZES if args.quick else SIZES)).split(",")]
     if native.conversions() is None:
         print(f"native conversions unavailable: {native.conversions_unavailable_reason()}", file=sys.stderr)
         return 1
 
     results: dict[int, dict] = {}
     for n in sizes:
-        work = cases(n)
-        check(work)
-        flat = {f"{case}|{impl}|{mode}": function for case, functions in work.items()
-                for (impl, mode), function in functions.items()}
-        medians = measure(flat, args.runs)
-        results[n] = {case: {f"{impl}|{mode}": medians[f"{case}|{impl}|{mode}"] for (impl, mode) in functions}
-                      for case, functions in work.items()}
+        results[n] = measure_size(n, args.runs)
         print(f"N={n} done", file=sys.stderr)
 
     facts = machine()

@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import hal  # noqa: E402
 from hal import library  # noqa: E402
 from hal.ttx import write_executable  # noqa: E402
+from report import Row  # noqa: E402  (bench/report.py)
 from timing import fmt, measure  # noqa: E402  (bench/timing.py)
 
 DRAM = hal.DRAM_MEMORY_CONFIG
@@ -47,10 +48,14 @@ TARGET_ADD, TARGET_MATMUL = 2048, 1024
 TARGETS = {"add": 3.0, "HiFi4": 5.0, "LoFi": 2.0, "dispatch": 30e-6}
 TOLERANCE = {"add": 1e-2, "HiFi4": 2e-2, "LoFi": 5e-2}
 WAIT_NS = 600 * 10**9
+ADD_SIZES, MATMUL_SIZES, GRIDS, DISPATCHES = "256,512,1024,2048,4096", "128,256,512,1024", "1,4,16,64", 200
+QUICK_ADD_SIZES, QUICK_MATMUL_SIZES, QUICK_DISPATCHES = "256,512", "128,256", 20
 
 
 @dataclass
-class Row:
+class Plan:
+    """A row before timing: which cases of the work it reads (resolved by Plan.row)."""
+
     case: str
     size: str
     key: str | None = None  # the timed case; None for a row that only says why it is missing
@@ -59,6 +64,11 @@ class Row:
     unit: str = ""
     target: tuple[str, float] | None = None  # ("ratio", max) or ("per", max seconds)
     note: str = ""
+    timed: str = "tt-hal"
+
+    def row(self, medians: dict[str, float]) -> Row:
+        return Row(self.case, self.size, medians[self.key] if self.key else None, "numpy" if self.ref else "",
+                   medians[self.ref] if self.ref else None, self.per, self.unit, self.target, self.timed, self.note)
 
 
 def uniform(n: int, seed: int) -> np.ndarray:
@@ -207,95 +217,104 @@ def ttlang_cases(site: str | None, add_n: int, matmul_n: int):
     return {"ttl add": case(add, "add", add_n), "ttl matmul": case(matmul, "HiFi4", matmul_n)}, ""
 
 
+def measure_all(runs: int, add_sizes: str, matmul_sizes: str, grids: str, count: int,
+                ttlang_site: str | None) -> tuple[list[Row], dict[str, float], dict]:
+    """(rows, {case: median seconds}, machine facts) for the comma-separated sizes and grids."""
+    add_sizes, matmul_sizes = ([int(s) for s in sizes.split(",")] for sizes in (add_sizes, matmul_sizes))
+    add_n = TARGET_ADD if TARGET_ADD in add_sizes else max(add_sizes)
+    matmul_n = TARGET_MATMUL if TARGET_MATMUL in matmul_sizes else max(matmul_sizes)
+    device = hal.create_device("tenstorrent")
+    try:
+        work, plans = {}, []
+        for n in add_sizes:
+            x, y, z = uniform(n, 1), uniform(n, 2), np.empty((n, n), np.float32)
+            work |= {f"add {n}": hal_case(device, "add", n), f"np add {n}": lambda x=x, y=y: x + y,
+                     f"np add into {n}": lambda x=x, y=y, z=z: np.add(x, y, out=z)}
+            plans += [Plan("add, 8x8 grid", f"{n}^2", f"add {n}", f"np add {n}", n * n, "elem",
+                           ("ratio", TARGETS["add"]) if n == add_n else None),
+                      Plan("numpy add into out", f"{n}^2", f"np add into {n}", f"np add {n}", n * n, "elem",
+                           timed="numpy")]
+        for cores in map(int, grids.split(",")):
+            work[f"add {add_n} grid {cores}"] = hal_case(device, "add", add_n, cores)
+            plans.append(Plan(f"add, grid={cores}", f"{add_n}^2", f"add {add_n} grid {cores}", f"np add {add_n}",
+                              add_n * add_n, "elem"))
+        for n in matmul_sizes:
+            work[f"np matmul {n}"] = lambda x=uniform(n, 1), y=uniform(n, 2): x @ y
+            for fidelity in ("HiFi4", "LoFi"):
+                work[f"matmul {fidelity} {n}"] = hal_case(device, fidelity, n)
+                plans.append(Plan(f"matmul {fidelity}", f"{n}^3", f"matmul {fidelity} {n}", f"np matmul {n}", n ** 3,
+                                  "MAC", ("ratio", TARGETS[fidelity]) if n == matmul_n else None))
+        small, per_dispatch = uniform(32, 1), ("per", TARGETS["dispatch"])
+        work |= {"add 32": hal_case(device, "add", 32), "np add 32": lambda: small + small}
+        work["record"], work["execute"] = dispatches(device, count)
+        plans += [Plan("dispatch (a): hal.ops.add end to end", "32^2", "add 32", "np add 32", 1, "op", per_dispatch),
+                  Plan(f"dispatch (b): {count} in one cb, execute+wait", "32^2", "execute", None, count, "dispatch",
+                       per_dispatch),
+                  Plan(f"dispatch (b): recording {count} dispatches", "32^2", "record", None, count, "dispatch"),
+                  Plan("dispatch (c): iree.runtime local-task", "", note="skipped: its Python HalCommandBuffer has "
+                       "no dispatch() (only fill and copy); bench_models.py times IREE's compiled calls instead")]
+        ttl_work, reason = ttlang_cases(ttlang_site, add_n, matmul_n)
+        work |= ttl_work
+        if ttl_work:
+            plans += [Plan("tt-lang-sim add, 1-tile blocks, 1 node", f"{add_n}^2", "ttl add", f"np add {add_n}",
+                           add_n * add_n, "elem", timed="tt-lang-sim"),
+                      Plan("tt-lang-sim matmul, 1-tile blocks, 1 node", f"{matmul_n}^3", "ttl matmul",
+                           f"np matmul {matmul_n}", matmul_n ** 3, "MAC", timed="tt-lang-sim")]
+        else:
+            plans.append(Plan("tt-lang-sim", "", note=reason))
+        medians = measure(work, runs)
+    finally:
+        device.close()
+    facts = {"cpu_count": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
+             "numba": numba.__version__, "ml_dtypes": ml_dtypes.__version__,
+             "tt-lang-sim": importlib.metadata.version("tt-lang-sim") if ttl_work else "not loaded",
+             "device": f"{device.arch.name}, {device.arch.worker_cores} worker cores"}
+    return [plan.row(medians) for plan in plans], medians, facts
 
 
+def collect(runs: int, quick: bool = False) -> list[Row]:
+    """Rows for bench/run_all.py: --quick's sizes when `quick`, and no tt-lang-sim
+    unless this interpreter imports it (a row then says why it is missing)."""
+    if quick:
+        return measure_all(runs, QUICK_ADD_SIZES, QUICK_MATMUL_SIZES, GRIDS, QUICK_DISPATCHES, None)[0]
+    return measure_all(runs, ADD_SIZES, MATMUL_SIZES, GRIDS, DISPATCHES, None)[0]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--add-sizes", default="256,512,1024,2048,4096")
-    parser.add_argument("--matmul-sizes", default="128,256,512,1024")
-    parser.add_argument("--grids", default="1,4,16,64")
-    parser.add_argument("--dispatches", type=int, default=200)
+    parser.add_argument("--add-sizes", default=ADD_SIZES)
+    parser.add_argument("--matmul-sizes", default=MATMUL_SIZES)
+    parser.add_argument("--grids", default=GRIDS)
+    parser.add_argument("--dispatches", type=int, default=DISPATCHES)
     parser.add_argument("--ttlang-site", help="site-packages of a venv (this Python) with tt-lang-sim installed")
     parser.add_argument("--quick", action="store_true", help="small sizes and 2 runs, for smoke tests")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.quick:
-        args.runs, args.add_sizes, args.matmul_sizes, args.dispatches = 2, "256,512", "128,256", 20
-    add_sizes, matmul_sizes = ([int(s) for s in sizes.split(",")] for sizes in (args.add_sizes, args.matmul_sizes))
-    add_n = TARGET_ADD if TARGET_ADD in add_sizes else max(add_sizes)
-    matmul_n = TARGET_MATMUL if TARGET_MATMUL in matmul_sizes else max(matmul_sizes)
+        args.runs, args.add_sizes, args.matmul_sizes, args.dispatches = (2, QUICK_ADD_SIZES, QUICK_MATMUL_SIZES,
+                                                                         QUICK_DISPATCHES)
     started = time.perf_counter()
-    device = hal.create_device("tenstorrent")
-    work, rows = {}, []
-    for n in add_sizes:
-        x, y, z = uniform(n, 1), uniform(n, 2), np.empty((n, n), np.float32)
-        work |= {f"add {n}": hal_case(device, "add", n), f"np add {n}": lambda x=x, y=y: x + y,
-                 f"np add into {n}": lambda x=x, y=y, z=z: np.add(x, y, out=z)}
-        rows += [Row("add, 8x8 grid", f"{n}^2", f"add {n}", f"np add {n}", n * n, "elem",
-                     ("ratio", TARGETS["add"]) if n == add_n else None),
-                 Row("numpy add into out", f"{n}^2", f"np add into {n}", f"np add {n}", n * n, "elem")]
-    for cores in map(int, args.grids.split(",")):
-        work[f"add {add_n} grid {cores}"] = hal_case(device, "add", add_n, cores)
-        rows.append(Row(f"add, grid={cores}", f"{add_n}^2", f"add {add_n} grid {cores}", f"np add {add_n}",
-                        add_n * add_n, "elem"))
-    for n in matmul_sizes:
-        work[f"np matmul {n}"] = lambda x=uniform(n, 1), y=uniform(n, 2): x @ y
-        for fidelity in ("HiFi4", "LoFi"):
-            work[f"matmul {fidelity} {n}"] = hal_case(device, fidelity, n)
-            rows.append(Row(f"matmul {fidelity}", f"{n}^3", f"matmul {fidelity} {n}", f"np matmul {n}", n ** 3, "MAC",
-                            ("ratio", TARGETS[fidelity]) if n == matmul_n else None))
-    small, d, per_dispatch = uniform(32, 1), args.dispatches, ("per", TARGETS["dispatch"])
-    work |= {"add 32": hal_case(device, "add", 32), "np add 32": lambda: small + small}
-    work["record"], work["execute"] = dispatches(device, d)
-    rows += [Row("dispatch (a): hal.ops.add end to end", "32^2", "add 32", "np add 32", 1, "op", per_dispatch),
-             Row(f"dispatch (b): {d} in one cb, execute+wait", "32^2", "execute", None, d, "dispatch", per_dispatch),
-             Row(f"dispatch (b): recording {d} dispatches", "32^2", "record", None, d, "dispatch"),
-             Row("dispatch (c): iree.runtime local-task", "", note="skipped: its Python HalCommandBuffer has no "
-                 "dispatch(); dispatching needs a .vmfb from iree-base-compiler (not installed)")]
-    ttl_work, reason = ttlang_cases(args.ttlang_site, add_n, matmul_n)
-    work |= ttl_work
-    if ttl_work:
-        rows += [Row("tt-lang-sim add, 1-tile blocks, 1 node", f"{add_n}^2", "ttl add", f"np add {add_n}",
-                     add_n * add_n, "elem"),
-                 Row("tt-lang-sim matmul, 1-tile blocks, 1 node", f"{matmul_n}^3", "ttl matmul",
-                     f"np matmul {matmul_n}", matmul_n ** 3, "MAC")]
-    else:
-        rows.append(Row("tt-lang-sim", "", note=reason))
-    medians = measure(work, args.runs)
-    device.close()
-
-    facts = {"cpu_count": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
-             "numba": numba.__version__, "ml_dtypes": ml_dtypes.__version__,
-             "tt-lang-sim": importlib.metadata.version("tt-lang-sim") if ttl_work else "not loaded",
-             "device": f"{device.arch.name}, {device.arch.worker_cores} worker cores"}
+    rows, medians, facts = measure_all(args.runs, args.add_sizes, args.matmul_sizes, args.grids, args.dispatches,
+                                       args.ttlang_site)
     print(", ".join(f"{k}: {v}" for k, v in facts.items()))
     print(f"median of {args.runs} runs; ratio = time / numpy float32 time\n")
     print("| case | size | time | numpy | ratio | per unit | target |")
     print("|---|---:|---:|---:|---:|---:|---|")
-    failed = False
     for row in rows:
-        if row.key is None:
+        if row.time is None:
             print(f"| {row.case} | | | | | | {row.note} |")
             continue
-        t = medians[row.key]
-        ratio, per, verdict = t / medians[row.ref] if row.ref else None, t / row.per, ""
-        if row.target:
-            kind, limit = row.target
-            ok = (ratio if kind == "ratio" else per) <= limit
-            failed |= not ok
-            verdict = f"{f'<= {limit:g}x' if kind == 'ratio' else f'< {fmt(limit)}'}: {'ok' if ok else 'MISSED'}"
-        cells = [row.case, row.size, fmt(t), fmt(medians[row.ref]) if row.ref else "",
-                 f"{ratio:.3g}x" if ratio else "", f"{fmt(per)}/{row.unit}", verdict]
+        ratio = row.ratio
+        cells = [row.case, row.size, fmt(row.time), fmt(row.baseline_time) if row.baseline_time else "",
+                 f"{ratio:.3g}x" if ratio else "", f"{fmt(row.per_unit)}/{row.unit}", row.verdict()]
         print("| " + " | ".join(cells) + " |")
     elapsed = time.perf_counter() - started
     print(f"\nwall time {elapsed:.1f} s")
     if args.json:
         args.json.write_text(json.dumps({"machine": facts, "runs": args.runs, "medians": medians,
                                          "wall_seconds": elapsed}, indent=2))
-    return 1 if failed else 0
+    return 1 if any(row.met() is False for row in rows) else 0
 
 
 if __name__ == "__main__":

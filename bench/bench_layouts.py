@@ -34,9 +34,12 @@ import hal  # noqa: E402
 from hal.layout import DataFormat, Layout, TensorSpec  # noqa: E402
 from hal.placement import DRAM_MEMORY_CONFIG  # noqa: E402
 from sim import codec  # noqa: E402
+from report import Row  # noqa: E402  (bench/report.py)
 
 TARGETS = {"tilize+bf16": 0.5, "untilize": 0.5, "bfp8 pack": 0.2, "bfp8 unpack": 0.2}
 TARGET_SIZE = 4096
+SIZES, QUICK_SIZES = "256,512,1024,2048,4096,8192", "256,1024"
+REFERENCES = {"copy into", "numpy tilize+bf16"}  # numpy's own variants, timed for scale
 
 
 def numpy_tilize_bf16(x: np.ndarray) -> np.ndarray:
@@ -81,19 +84,42 @@ def measure(n: int, runs: int, device) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in times.items()}
 
 
+def measure_sizes(sizes: str, runs: int) -> dict[int, dict[str, float]]:
+    """{N: {case: median seconds}} for each of the comma-separated sizes."""
+    device = hal.create_device("tenstorrent")
+    try:
+        return {n: measure(n, runs, device) for n in map(int, sizes.split(","))}
+    finally:
+        device.close()
+
+
+def target_size(results: dict) -> int:
+    return TARGET_SIZE if TARGET_SIZE in results else max(results)
+
+
+def rows(results: dict[int, dict[str, float]]) -> list[Row]:
+    """The results as common rows (bench/report.py): each case against the numpy copy; a
+    share-of-bandwidth target (copy / time >= t) is the ratio target time / copy <= 1 / t."""
+    checked = target_size(results)
+    return [Row(name, f"{n}^2", t, "numpy copy", medians["copy"], n * n, "elem",
+                ("ratio", 1 / TARGETS[name]) if n == checked and name in TARGETS else None,
+                "numpy" if name in REFERENCES else "tt-hal")
+            for n, medians in results.items() for name, t in medians.items() if name != "copy"]
+
+
+def collect(runs: int, quick: bool = False) -> list[Row]:
+    """Rows for bench/run_all.py; `quick` measures two sizes."""
+    return rows(measure_sizes(QUICK_SIZES if quick else SIZES, runs))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--sizes", default="256,512,1024,2048,4096,8192")
+    parser.add_argument("--sizes", default=SIZES)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    device = hal.create_device("tenstorrent")
-    results = {}
-    names = None
-    for n in map(int, args.sizes.split(",")):
-        medians = measure(n, args.runs, device)
-        results[n] = medians
-        names = list(medians)
+    results = measure_sizes(args.sizes, args.runs)
+    names = list(next(iter(results.values())))
     print(f"median of {args.runs} runs; ms per N x N float32 array (share of numpy copy bandwidth)\n")
     print("| N | " + " | ".join(names) + " |")
     print("|---:|" + "---:|" * len(names))
@@ -102,7 +128,7 @@ def main() -> int:
         cells = [f"{medians['copy'] * 1e3:.3f}"] + [
             f"{t * 1e3:.3f} ({copy / t:.2f})" for name, t in medians.items() if name != "copy"]
         print(f"| {n} | " + " | ".join(cells) + " |")
-    checked = TARGET_SIZE if TARGET_SIZE in results else max(results)
+    checked = target_size(results)
     print(f"\ntargets at N={checked}:")
     failed = False
     for name, target in TARGETS.items():
@@ -112,7 +138,6 @@ def main() -> int:
         print(f"  {name}: {share:.2f} of copy bandwidth (target >= {target}) {'ok' if ok else 'MISSED'}")
     if args.json:
         args.json.write_text(json.dumps({str(n): m for n, m in results.items()}, indent=2))
-    device.close()
     return 1 if failed else 0
 
 

@@ -35,11 +35,13 @@ import hal  # noqa: E402
 import compiler  # noqa: E402
 import compiler.tolerance  # noqa: E402
 from compiler import frontend, reference  # noqa: E402
+from report import Row  # noqa: E402  (bench/report.py)
 from timing import fmt, measure  # noqa: E402  (bench/timing.py)
 
 MLP = ROOT / "examples" / "models" / "mlp.mlir"
 DATA_FORMAT = "bfloat16"
 PHASES = ("compile", "load", "run")
+BATCHES, QUICK_BATCHES, HIDDEN = "16,64,256", "64", 512
 
 
 def mlp_text(batch: int, hidden: int) -> str:
@@ -77,41 +79,54 @@ def tt_hal_cases(text: str, inputs: list[np.ndarray], device, expected) -> dict:
             "run": lambda: module.main(*inputs)}
 
 
+def measure_all(runs: int, batches: str, hidden: int) -> tuple[list[Row], dict[str, float], dict]:
+    """(rows, {case: median seconds}, machine facts) for the comma-separated batches."""
+    device = hal.create_device("tenstorrent")
+    try:
+        work, cases = {}, []
+        for batch in map(int, batches.split(",")):
+            text, inputs = mlp_text(batch, hidden), mlp_inputs(batch, hidden)
+            iree, expected = iree_cases(text, inputs)
+            tt = tt_hal_cases(text, inputs, device, expected)
+            for phase in PHASES:
+                work[f"iree {phase} {batch}"] = iree[phase]
+                work[f"tt {phase} {batch}"] = tt[phase]
+                cases.append((phase, batch))
+        medians = measure(work, runs)
+    finally:
+        device.close()
+    facts = {"cpu_count": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
+             "device": f"{device.arch.name}, {device.arch.worker_cores} worker cores"}
+    rows = [Row(phase, str(batch), medians[f"tt {phase} {batch}"], "iree llvm-cpu local-task",
+                medians[f"iree {phase} {batch}"], note=f"MLP batch x {hidden}") for phase, batch in cases]
+    return rows, medians, facts
+
+
+def collect(runs: int, quick: bool = False) -> list[Row]:
+    """Rows for bench/run_all.py; `quick` measures --quick's batch."""
+    return measure_all(runs, QUICK_BATCHES if quick else BATCHES, HIDDEN)[0]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--batches", default="16,64,256")
-    parser.add_argument("--hidden", type=int, default=512)
+    parser.add_argument("--batches", default=BATCHES)
+    parser.add_argument("--hidden", type=int, default=HIDDEN)
     parser.add_argument("--quick", action="store_true", help="batch 64 and 2 runs, for smoke tests")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.quick:
-        args.runs, args.batches = 2, "64"
-    batches = [int(b) for b in args.batches.split(",")]
+        args.runs, args.batches = 2, QUICK_BATCHES
     started = time.perf_counter()
-    device = hal.create_device("tenstorrent")
-    work, rows = {}, []
-    for batch in batches:
-        text, inputs = mlp_text(batch, args.hidden), mlp_inputs(batch, args.hidden)
-        iree, expected = iree_cases(text, inputs)
-        tt = tt_hal_cases(text, inputs, device, expected)
-        for phase in PHASES:
-            work[f"iree {phase} {batch}"] = iree[phase]
-            work[f"tt {phase} {batch}"] = tt[phase]
-            rows.append((phase, batch))
-    medians = measure(work, args.runs)
-    device.close()
-
-    facts = {"cpu_count": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
-             "device": f"{device.arch.name}, {device.arch.worker_cores} worker cores"}
+    rows, medians, facts = measure_all(args.runs, args.batches, args.hidden)
     print(", ".join(f"{k}: {v}" for k, v in facts.items()))
     print(f"MLP relu(relu(x @ w1 + b1) @ w2 + b2), hidden {args.hidden}, f32 in and out "
           f"(tt-hal computes in {DATA_FORMAT}); median of {args.runs} runs; ratio = tt-hal / llvm-cpu\n")
     print("| phase | batch | tt-hal | IREE llvm-cpu local-task | ratio |")
     print("|---|---:|---:|---:|---:|")
-    for phase, batch in rows:
-        tt, iree = medians[f"tt {phase} {batch}"], medians[f"iree {phase} {batch}"]
-        print(f"| {phase} | {batch} | {fmt(tt)} | {fmt(iree)} | {tt / iree:.3g}x |")
+    for row in rows:
+        print(f"| {row.case} | {row.size} | {fmt(row.time)} | {fmt(row.baseline_time)} | "
+              f"{row.ratio:.3g}x |")
     elapsed = time.perf_counter() - started
     print(f"\nwall time {elapsed:.1f} s")
     if args.json:

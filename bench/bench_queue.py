@@ -29,6 +29,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from report import Row  # noqa: E402  (bench/report.py)
+
 WAIT_NS = 10 * 1_000_000_000  # a lost signal fails the run instead of hanging it
 RUN_SECONDS = 0.25  # target wall time of one run; iterations are calibrated to it
 TARGET_RATIO = 2.0
@@ -180,6 +182,22 @@ def measure(runs: int) -> tuple[list[dict], str | None]:
             row["ratio"] = row["hal"]["median_us"] / row["iree"]["median_us"]
         results.append(row)
     return results, hal_problem
+
+
+def rows(results: list[dict]) -> list[Row]:
+    """The results as common rows (bench/report.py): hal against iree.runtime local-task."""
+    return [Row(row["benchmark"], time=row["hal"]["median_us"] * 1e-6, baseline="iree.runtime local-task",
+                baseline_time=row["iree"]["median_us"] * 1e-6, target=("ratio", TARGET_RATIO),
+                note=f"iree: {row['iree']['mode']}; hal: {row['hal']['mode']}") for row in results]
+
+
+def collect(runs: int, quick: bool = False) -> list[Row]:
+    """Rows for bench/run_all.py. Runs are calibrated to RUN_SECONDS, so `quick` changes
+    nothing; a hal that does not import fails the suite rather than leaving a column empty."""
+    results, hal_problem = measure(runs)
+    if hal_problem:
+        raise RuntimeError(hal_problem)
+    return rows(results)
 
 
 def table(results: list[dict]) -> str:

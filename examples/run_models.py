@@ -13,6 +13,8 @@ import pathlib
 import sys
 import time
 
+from tqdm import tqdm
+
 import compiler
 import hal
 from compiler import reference, tolerance
@@ -31,7 +33,8 @@ def main() -> int:
     print("| model | compile | run (2nd call) | llvm-cpu run | max error | PCC | |")
     print("|---|---|---|---|---|---|---|")
     failures = 0
-    for path in args.models:
+    # The bar shows only on a terminal (disable=None), so logs and CI output stay plain.
+    for path in tqdm(args.models, desc="models", unit="model", file=sys.stderr, disable=None, leave=False):
         text = path.read_text()
         start = time.perf_counter()
         module = hal.load_module(compiler.compile_module(text, data_format=args.data_format), device)
@@ -53,7 +56,7 @@ def main() -> int:
         correlation = min(tolerance.pcc(o, r) for o, r in zip(outputs, references))
         ok = error <= limit
         failures += not ok
-        print(f"| {path.stem} | {compile_s * 1e3:.0f} ms | {run_s * 1e3:.1f} ms | {cpu_s * 1e3:.2f} ms | "
+        tqdm.write(f"| {path.stem} | {compile_s * 1e3:.0f} ms | {run_s * 1e3:.1f} ms | {cpu_s * 1e3:.2f} ms | "
               f"{error:.4f} | {correlation:.6f} | {'ok' if ok else 'BEYOND TOLERANCE'} |")
     return 1 if failures else 0
 

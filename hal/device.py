@@ -93,7 +93,7 @@ class HalDevice:
             stem, extension = os.path.splitext(path)
             path = f"{stem}.{number}{extension or '.json'}"
         else:
-            atexit.register(_write_environment_traces)
+            atexit.register(close_traced_devices)
         _TRACED.append(self)
         self.begin_profiling(file_path=path)
 
@@ -421,7 +421,7 @@ _TRACED: list[HalDevice] = []  # devices profiling because of TT_HAL_TRACE, unti
 _TRACE_NUMBERS = itertools.count()
 
 
-def _write_environment_traces() -> None:
+def close_traced_devices() -> None:
     for device in list(_TRACED):
         device.close()
 

@@ -333,3 +333,15 @@ def test_trace_of_a_script_traces_its_devices(tmp_path):
     idle.write_text("print('no device')\n")
     none = tt_hal("trace", idle, "-o", tmp_path / "n.json")
     assert none.returncode == 4 and "created no tenstorrent device" in none.stderr
+
+
+def test_bench_runs_the_suite_and_prints_ratios(tmp_path):
+    import json
+    result = tt_hal("bench", "--quick", "--only", "queue", "--json", tmp_path / "b.json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "| suite | case | size | tt-hal | baseline | ratio |" in result.stdout
+    assert re.search(r"\| queue \| submit_wait \|.*\(iree.runtime local-task\) \| [0-9.]+x \|", result.stdout)
+    rows = json.loads((tmp_path / "b.json").read_text())["suites"][0]["rows"]
+    assert {r["case"] for r in rows} == {"submit_wait", "pingpong"}
+    unknown = tt_hal("bench", "--only", "nonsense", cwd=tmp_path)
+    assert unknown.returncode == 2 and "tt-hal bench" in unknown.stderr

@@ -167,8 +167,8 @@ def cmd_trace(args) -> int:
         except SystemExit as e:
             if e.code not in (None, 0):
                 raise _Failure(EXIT_RUN, f"tt-hal: {args.model} exited with {e.code}") from None
-        from hal.device import _write_environment_traces
-        _write_environment_traces()
+        from hal.device import close_traced_devices
+        close_traced_devices()
         if not os.path.exists(args.output):
             raise _Failure(EXIT_RUN, f"tt-hal: {args.model} created no tenstorrent device; nothing to trace")
     else:
@@ -237,7 +237,7 @@ def cmd_bench(args) -> int:
                                    f"benchmarks run from a source checkout (pip install -e .)")
     sys.path.insert(0, str(directory))
     import run_all
-    return EXIT_MISMATCH if run_all.main(args.bench_args) else EXIT_OK
+    return EXIT_MISMATCH if run_all.main(args.bench_args, prog="tt-hal bench") else EXIT_OK
 
 
 def parser() -> argparse.ArgumentParser:
