@@ -33,4 +33,5 @@ def configure(level: str | int | None = None) -> None:
         _handler = logging.StreamHandler()
         _handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         root.addHandler(_handler)
+        root.propagate = False  # a root handler some library installed would print every line twice
     root.setLevel(number)

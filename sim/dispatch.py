@@ -19,11 +19,14 @@ import weakref
 import numpy as np
 
 from hal.isa import NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, WIDTH, Op, Processor, disassemble
+from hal.log import get_logger
 from hal.profiling import core_track
 from hal.program import ArgKind, Program
 from hal.status import HalError, StatusCode
 from sim import tensix
 from sim.memory import BufferType, ChipMemory, SimBuffer, round_up
+
+log = get_logger(__name__)
 
 # Instructions one dispatch may execute before it counts as a runaway kernel.
 DEFAULT_INSTRUCTION_BUDGET = 200_000_000
@@ -234,6 +237,8 @@ def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> Non
         if error is not None:
             raise error
     prepared.seconds = time.perf_counter() - start
+    log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", dispatch.name, total, min(total, cores),
+              -(-total // cores), prepared.seconds * 1e3)
 
 
 def _trace_round(recorder, prepared: PreparedProgram, dispatch: Dispatch, state, active: int, round_index: int,
@@ -241,6 +246,7 @@ def _trace_round(recorder, prepared: PreparedProgram, dispatch: Dispatch, state,
     """One slice per core of the round: the simulator interleaves a round's cores, so
     each spans the whole round; its args say what the core's kernels executed."""
     end = recorder.now()
+    cb_bytes = prepared.cb_end - arch.l1_unreserved_base  # the L1 each core's circular buffers took
     for c in range(active):
         kernels = {
             _PROCESSOR_NAMES[p]: {"kernel": kernel.name, "instructions": int(state.instructions[c, p])}
@@ -249,7 +255,7 @@ def _trace_round(recorder, prepared: PreparedProgram, dispatch: Dispatch, state,
         track = core_track(recorder, c % arch.grid_x, c // arch.grid_x)
         recorder.complete(track, dispatch.name, start_ns, end,
                           {"workgroup": [int(v) for v in state.workgroup_ids[c]], "round": round_index,
-                           "kernels": kernels}, "kernel")
+                           "kernels": kernels, "circular_buffer_bytes": cb_bytes}, "kernel")
 
 
 _PROCESSOR_NAMES = ("writer (RISCV_0)", "reader (RISCV_1)", "compute")  # _PROCESSOR_ORDER's

@@ -104,6 +104,7 @@ def test_trace_records_transfers_dispatches_and_kernels_per_core(traced_run):
         assert on_track(trace, event).endswith(f"core ({k},0)")
         assert event["name"] == "count"
         assert event["args"]["kernels"] == {"writer (RISCV_0)": {"kernel": "count", "instructions": 5 + 4 * k}}
+        assert event["args"]["circular_buffer_bytes"] == 0  # the program has no circular buffers
         # Each core's slice lies within its dispatch's slice on the queue.
         assert dispatch["ts"] <= event["ts"] and event["ts"] + event["dur"] <= dispatch["ts"] + dispatch["dur"] + 1
 
@@ -248,5 +249,15 @@ def test_chip_picture_shows_l1_use_and_shards(tmp_path):
     assert usage["shards"] == {y * arch.grid_x + x: [f"{names[0]}[{k}]"] for k, (x, y) in enumerate(shard_cores)}
     # 30 float32 tiles over 12 DRAM banks: page i in bank i % 12.
     assert usage["dram"] == [4096 * len(range(b, 30, 12)) for b in range(arch.dram_bank_count)]
-    del sharded, dram
+    assert usage["circular_buffers"] == [0] * arch.worker_cores  # no trace given
+    # With a trace: an eltwise add of the 24 tiles uses 24 cores, each with the add program's
+    # three double-buffered bf16 CBs (c_0, c_1, c_16: 2 x 2048 B each).
+    device.begin_profiling()
+    total = hal.ops.add(sharded, sharded)
+    device.end_profiling()
+    usage = pictures.chip_usage(device.peak_memory_map(), arch, device.profiling_trace())
+    assert usage["circular_buffers"] == [3 * 2 * 2048] * 24 + [0] * (arch.worker_cores - 24)
+    assert len(device.peak_memory_map()) == len(names) + 1  # the peak holds the sum as well
+    pictures.save_chip_png(device, path, device.peak_memory_map(), "at peak", device.profiling_trace())
+    del sharded, dram, total
     device.close()

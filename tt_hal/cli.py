@@ -183,7 +183,7 @@ def cmd_trace(args) -> int:
         _write_graph(device, args.graph)
         if args.chip:
             from tt_hal import pictures
-            pictures.save_chip_png(device, args.chip, device.peak_memory_map(), "at peak")
+            pictures.save_chip_png(device, args.chip, device.peak_memory_map(), "at peak", device.profiling_trace())
             print(f"wrote {args.chip} (the chip's L1 and DRAM use at the run's peak)")
     with open(args.output) as f:
         print(_trace_summary(json.load(f), args.output))
@@ -243,6 +243,8 @@ def cmd_bench(args) -> int:
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="tt-hal", description="Compile and run MLIR programs on a (simulated) "
                                                              "Tenstorrent device through IREE.")
+    top.add_argument("--log-level", help="log the library to stderr at this level (debug, info, warning, error; "
+                                         "default: $TT_HAL_LOG)")
     commands = top.add_subparsers(dest="command", required=True)
 
     def compile_options(p):
@@ -314,6 +316,9 @@ def main(argv=None) -> int:
     top = parser()
     args, extra = top.parse_known_args(argv)
     args.script_args = script_args
+    if args.log_level:
+        from hal import log
+        log.configure(args.log_level)
     if args.command == "bench":
         args.bench_args = extra
     elif extra:

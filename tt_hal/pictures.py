@@ -21,11 +21,13 @@ def _save(figure: Figure, path) -> None:
     figure.savefig(path, dpi=110)
 
 
-def chip_usage(memory_map: list[dict], arch) -> dict:
-    """Bytes of buffer pages per worker core's L1 and per DRAM bank, and the shards on
-    each core, from `HalDevice.memory_map()`."""
+def chip_usage(memory_map: list[dict], arch, trace: dict | None = None) -> dict:
+    """Bytes of buffer pages per worker core's L1 and per DRAM bank, the shards on each
+    core, from `HalDevice.memory_map()`; with a profiling `trace`, also the largest
+    circular-buffer footprint each core had in a dispatch."""
     l1 = [0] * arch.worker_cores
     dram = [0] * arch.dram_bank_count
+    circular_buffers = [0] * arch.worker_cores
     shards: dict[int, list[str]] = {}
     for buffer in memory_map:
         used = l1 if buffer["buffer_type"] == "L1" else dram
@@ -34,16 +36,25 @@ def chip_usage(memory_map: list[dict], arch) -> dict:
         if buffer["buffer_type"] == "L1":
             for k, (x, y) in enumerate(buffer["shard_cores"]):
                 shards.setdefault(y * arch.grid_x + x, []).append(f"{buffer['name']}[{k}]")
-    return {"l1": l1, "dram": dram, "shards": shards}
+    if trace is not None:
+        names = {(e["pid"], e["tid"]): e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "thread_name"}
+        for event in trace["traceEvents"]:
+            if event.get("cat") == "kernel":
+                x, y = (int(v) for v in names[(event["pid"], event["tid"])].strip("core ()").split(","))
+                core = y * arch.grid_x + x
+                circular_buffers[core] = max(circular_buffers[core], event["args"]["circular_buffer_bytes"])
+    return {"l1": l1, "dram": dram, "shards": shards, "circular_buffers": circular_buffers}
 
 
-def save_chip_png(device, path, memory_map: list[dict] | None = None, when: str = "now") -> dict:
-    """Draws the worker grid (each core's L1 bytes holding buffer pages, and which
-    shard of which buffer it holds) and the DRAM banks' use, from `memory_map`
-    (default: the device's now; e.g. device.peak_memory_map() with when="at peak");
-    returns chip_usage()."""
+def save_chip_png(device, path, memory_map: list[dict] | None = None, when: str = "now",
+                  trace: dict | None = None) -> dict:
+    """Draws the worker grid (each core's L1 bytes holding buffer pages, which shard of
+    which buffer it holds, and with a profiling `trace` the largest circular-buffer
+    footprint of its dispatches) and the DRAM banks' use, from `memory_map` (default:
+    the device's now; e.g. device.peak_memory_map() with when="at peak"); returns
+    chip_usage()."""
     arch = device.arch
-    usage = chip_usage(device.memory_map() if memory_map is None else memory_map, arch)
+    usage = chip_usage(device.memory_map() if memory_map is None else memory_map, arch, trace)
     width = max(6.0, 1.1 * arch.grid_x + 1.5)
     figure = Figure(figsize=(width, 1.05 * arch.grid_y + 3.2))
     grid_axes, dram_axes = figure.subplots(2, 1, gridspec_kw={"height_ratios": [arch.grid_y, 1.6]})
@@ -56,6 +67,8 @@ def save_chip_png(device, path, memory_map: list[dict] | None = None, when: str 
         grid_axes.add_patch(Rectangle((x, y), 0.94, 0.94, facecolor=colormap(0.1 + 0.8 * share) if used else "white",
                                       edgecolor="black"))
         lines = [f"({x},{y})", _kib(used) if used else "-"]
+        if usage["circular_buffers"][core]:
+            lines.append(f"CBs {_kib(usage['circular_buffers'][core])}")
         held = usage["shards"].get(core, [])
         lines += held[:3] + ([f"+{len(held) - 3} more"] if len(held) > 3 else [])
         grid_axes.text(x + 0.47, y + 0.47, "\n".join(lines), ha="center", va="center", fontsize=6.5,
@@ -66,7 +79,9 @@ def save_chip_png(device, path, memory_map: list[dict] | None = None, when: str 
     grid_axes.axis("off")
     total = sum(usage["l1"])
     grid_axes.set_title(f"{arch.name}: {arch.grid_x}x{arch.grid_y} worker cores, L1 holding buffer pages {when}\n"
-                        f"({_kib(capacity)} per core; {_kib(total)} in use in all; darker = fuller)", fontsize=9)
+                        f"({_kib(capacity)} per core; {_kib(total)} in use in all; darker = fuller"
+                        + ("; CBs: the largest circular-buffer footprint a dispatch had there" if trace else "")
+                        + ")", fontsize=9)
     banks = range(arch.dram_bank_count)
     dram_axes.bar(banks, [u / (1 << 20) for u in usage["dram"]], color="#4c72b0")
     dram_axes.set_xticks(list(banks))
