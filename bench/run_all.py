@@ -98,7 +98,7 @@ def commit() -> str:
         return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, timeout=10,
                               check=True).stdout.strip()
     try:
-        return git("rev-parse", "--short", "HEAD") + (" + local changes" if git("status", "--porcelain") else "")
+        return git("rev-parse", "--short", "HEAD") + (" + local changes" if git("status", "--porcelain", "--untracked-files=no") else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 

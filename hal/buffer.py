@@ -16,6 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
+from hal import profiling
 from hal.status import HalError, StatusCode
 from hal.types import BufferUsage, HalElementType, MemoryAccess, MemoryType
 
@@ -372,17 +373,20 @@ class HalBufferView:
         (bfloat16 as ml_dtypes.bfloat16, block floats as float32), or, for a dense view,
         its bytes in its element type; then cast to `dtype` if given. Reads the device
         synchronously: wait for the work that writes the buffer first, as for map()."""
-        data = self._buffer.read_array(0, self._byte_length, "to_host")
-        if self._spec is not None:
-            backend = self._buffer.allocation.backend
-            as_float32 = dtype is not None and np.dtype(dtype) == np.float32
-            array = backend.decode_tensor(data, self._spec, as_float32=as_float32)
-        else:
-            try:
-                element_dtype = HalElementType.map_to_dtype(self._element_type)
-            except ValueError as error:
-                raise HalError(StatusCode.UNIMPLEMENTED, f"to_host: {error}") from None
-            array = data.view(element_dtype).reshape(self._shape)
+        device = self._buffer.allocation.device  # set for device tensors, whose reads show in traces
+        with profiling.host_slice(getattr(device, "profiler", None), "to_host", bytes=self._byte_length,
+                                  shape=list(self._shape)):
+            data = self._buffer.read_array(0, self._byte_length, "to_host")
+            if self._spec is not None:
+                backend = self._buffer.allocation.backend
+                as_float32 = dtype is not None and np.dtype(dtype) == np.float32
+                array = backend.decode_tensor(data, self._spec, as_float32=as_float32)
+            else:
+                try:
+                    element_dtype = HalElementType.map_to_dtype(self._element_type)
+                except ValueError as error:
+                    raise HalError(StatusCode.UNIMPLEMENTED, f"to_host: {error}") from None
+                array = data.view(element_dtype).reshape(self._shape)
         return array if dtype is None else array.astype(dtype, copy=False)
 
     @property

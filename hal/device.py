@@ -128,7 +128,10 @@ class HalDevice:
             array.shape, data_format, layout, memory_config, usage=usage,
             transpose_within_face=transpose_within_face, transpose_of_faces=transpose_of_faces)
         if view.byte_length:
-            view.get_buffer().map_write(0, self.backend.encode_tensor(values, view.spec, pad))
+            with profiling.host_slice(self.profiler, "to_device", bytes=view.byte_length, shape=list(array.shape),
+                                      format=data_format.name, layout=view.spec.layout.name,
+                                      memory=view.spec.memory_config.describe()):
+                view.get_buffer().map_write(0, self.backend.encode_tensor(values, view.spec, pad))
         return view
 
     def query_i64(self, category: str, key: str) -> int:

@@ -14,6 +14,7 @@ simulator, not the chip (docs/fidelity.md).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -112,3 +113,20 @@ def queue_track(recorder: TraceRecorder, cq: int) -> tuple[str, str]:
 
 def core_track(recorder: TraceRecorder, x: int, y: int) -> tuple[str, str]:
     return recorder.track(CORES, f"core ({x},{y})", sort_key=(y, x))
+
+
+def host_slice(recorder: TraceRecorder | None, name: str, **args):
+    """A context timing host work (e.g. a synchronous tensor upload) on the calling
+    thread's track; nothing when `recorder` is None."""
+    if recorder is None:
+        return contextlib.nullcontext()
+    return _host_slice(recorder, name, args)
+
+
+@contextlib.contextmanager
+def _host_slice(recorder: TraceRecorder, name: str, args: dict):
+    start = recorder.now()
+    try:
+        yield
+    finally:
+        recorder.complete(recorder.host_track(), name, start, recorder.now(), args, "transfer")

@@ -58,7 +58,8 @@ class SubmissionGraph:
             for semaphore, value, reached in node.waits:
                 producer = producers[(node.id, semaphore, value)]
                 state = {True: "reached", False: "not reached", None: "FAILED"}[reached]
-                waits.append(f"{semaphore}>={value} {state} (from {'#%d' % producer if producer else 'host'})")
+                source = f"#{producer}" if producer else "host or initial value"
+                waits.append(f"{semaphore}>={value} {state} (from {source})")
             signals = ", ".join(f"{s}={v}" for s, v in node.signals) or "-"
             lines.append(f"#{node.id:<4} {node.label:<15} CQ{node.cq} {node.state:<8} {node.commands:>3} commands  "
                          f"waits: {'; '.join(waits) or '-'}  signals: {signals}"
@@ -75,7 +76,7 @@ class SubmissionGraph:
             source = f"s{edge.producer}"
             if edge.producer is None:
                 source = f"host{k}"
-                lines.append(f'  {source} [label="host signal", shape=ellipse, style=dashed];')
+                lines.append(f'  {source} [label="host signal or initial value", shape=ellipse, style=dashed];')
             style = "solid" if edge.reached else "dashed"
             lines.append(f'  {source} -> s{edge.consumer} [label="{edge.semaphore}>={edge.value}", style={style}];')
         lines.append("}")

@@ -309,6 +309,10 @@ def test_trace_of_a_module_writes_trace_graph_and_chip(work, tmp_path):
     kernels = [e for e in trace["traceEvents"] if e.get("cat") == "kernel"]
     dispatches = [e for e in trace["traceEvents"] if e.get("cat") == "command" and e["name"].startswith("matmul")]
     assert dispatches and len(kernels) >= len(dispatches)
+    transfers = [(e["name"], e["args"]["bytes"]) for e in trace["traceEvents"] if e.get("cat") == "transfer"]
+    # Inputs a, b (64x64: four bf16 tiles, 8192 B), the bias (one row of two tiles, 4096 B); the output.
+    assert sorted(transfers) == [("to_device", 4096), ("to_device", 8192), ("to_device", 8192), ("to_host", 8192)]
+    assert "after 1 untraced warm-up call" in result.stdout
     assert "open it in https://ui.perfetto.dev" in result.stdout
     assert (tmp_path / "g.dot").read_text().startswith('digraph "tt0 submissions"')
     assert (tmp_path / "chip.png").read_bytes()[:4] == b"\x89PNG"
@@ -345,3 +349,30 @@ def test_bench_runs_the_suite_and_prints_ratios(tmp_path):
     assert {r["case"] for r in rows} == {"submit_wait", "pingpong"}
     unknown = tt_hal("bench", "--only", "nonsense", cwd=tmp_path)
     assert unknown.returncode == 2 and "tt-hal bench" in unknown.stderr
+
+
+def test_trace_checks_output_paths_before_running(work, tmp_path):
+    result = tt_hal("trace", work / "matmul.ttm", "--random", "-o", tmp_path / "missing" / "t.json")
+    assert result.returncode == 2 and "cannot write" in result.stderr and "main:" not in result.stdout
+
+
+def test_a_failing_traced_script_is_a_run_failure_with_its_trace_written(tmp_path):
+    import json
+    script = tmp_path / "boom.py"
+    script.write_text("import numpy as np, hal\n"
+                      "d = hal.create_device('tenstorrent')\n"
+                      "d.to_device(np.ones((32, 32), np.float32), dtype='bfloat16', layout='tile')\n"
+                      "raise RuntimeError('boom')\n")
+    result = tt_hal("trace", script, "-o", tmp_path / "b.json")
+    assert result.returncode == 4
+    assert "RuntimeError: boom" in result.stderr and "raised" in result.stderr
+    events = json.loads((tmp_path / "b.json").read_text())["traceEvents"]
+    assert [e["args"]["bytes"] for e in events if e["name"] == "to_device"] == [2048]
+
+
+def test_version_and_bad_mode():
+    assert tt_hal("--version").stdout.startswith("tt-hal ")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TT_HAL_MODE="bogus")
+    result = subprocess.run([sys.executable, "-m", "tt_hal.cli", "devices"], env=env, capture_output=True,
+                            text=True, timeout=TIMEOUT)
+    assert result.returncode == 2 and "TT_HAL_MODE" in result.stdout

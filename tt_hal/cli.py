@@ -9,7 +9,8 @@
 
 Exit codes: 0 success; 1 `--check` found outputs beyond the tolerance (or a benchmark
 suite failed); 2 bad usage or an unreadable file; 3 the program did not compile
-(diagnostics or UNIMPLEMENTED on stderr); 4 the run failed on the device.
+(diagnostics or UNIMPLEMENTED on stderr); 4 the run failed on the device (or a traced
+script failed).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 import os
 import runpy
 import sys
+import traceback
 from pathlib import Path
 
 import numpy as np
@@ -134,8 +136,10 @@ def cmd_devices(args) -> int:
     from tt_hal import inspection
     report = inspection.devices_report()
     print(json.dumps(report, indent=2) if args.json else inspection.format_devices(report))
-    failed = [d for driver in report["drivers"] for d in [driver, *driver["devices"]] if d["error"]]
-    return EXIT_RUN if failed else EXIT_OK
+    errors = [d["error"] for driver in report["drivers"] for d in [driver, *driver["devices"]] if d["error"]]
+    if any(e.startswith("INVALID_ARGUMENT") for e in errors):  # e.g. TT_HAL_MODE=bogus: configuration
+        return EXIT_USAGE
+    return EXIT_RUN if errors else EXIT_OK
 
 
 def cmd_info(args) -> int:
@@ -157,6 +161,9 @@ def cmd_trace(args) -> int:
     """Runs a module (or a Python script, every device of which is traced through
     TT_HAL_TRACE) with profiling on, then writes the trace and the pictures asked for."""
     from hal.device import TRACE_ENVIRONMENT
+    for path in (args.output, args.graph, args.chip):  # before the run, not after it
+        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            raise _Failure(EXIT_USAGE, f"tt-hal: cannot write {path}: no directory {os.path.dirname(path)!r}")
     if args.model.endswith(".py"):
         if args.graph or args.chip:
             raise _Failure(EXIT_USAGE, "tt-hal: --graph and --chip need a module (.mlir or .ttm), not a script")
@@ -167,19 +174,27 @@ def cmd_trace(args) -> int:
         except SystemExit as e:
             if e.code not in (None, 0):
                 raise _Failure(EXIT_RUN, f"tt-hal: {args.model} exited with {e.code}") from None
-        from hal.device import close_traced_devices
-        close_traced_devices()
+        except Exception:  # the script failed: its traceback, then the run's exit code
+            traceback.print_exc()
+            raise _Failure(EXIT_RUN, f"tt-hal: {args.model} raised; the traces of its devices are written") from None
+        finally:
+            from hal.device import close_traced_devices
+            close_traced_devices()
         if not os.path.exists(args.output):
             raise _Failure(EXIT_RUN, f"tt-hal: {args.model} created no tenstorrent device; nothing to trace")
     else:
         module, function, arrays = _load(args)
         device = module.device
+        for _ in range(args.warmup):  # the first call compiles the simulator's numba kernels
+            _invoke(function, arrays)
         device.begin_profiling(file_path=args.output)
         try:
             outputs = _invoke(function, arrays)
         finally:
             device.end_profiling()
-        print(f"{function.name}: {len(outputs)} outputs ({', '.join(f'{o.dtype.name}{list(o.shape)}' for o in outputs)})")
+        print(f"{function.name}: {len(outputs)} output{'s' * (len(outputs) != 1)} "
+              f"({', '.join(f'{o.dtype.name}{list(o.shape)}' for o in outputs)}); traced call after "
+              f"{args.warmup} untraced warm-up call{'s' * (args.warmup != 1)}")
         _write_graph(device, args.graph)
         if args.chip:
             from tt_hal import pictures
@@ -240,9 +255,18 @@ def cmd_bench(args) -> int:
     return EXIT_MISMATCH if run_all.main(args.bench_args, prog="tt-hal bench") else EXIT_OK
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("tt-hal")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="tt-hal", description="Compile and run MLIR programs on a (simulated) "
                                                              "Tenstorrent device through IREE.")
+    top.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     top.add_argument("--log-level", help="log the library to stderr at this level (debug, info, warning, error; "
                                          "default: $TT_HAL_LOG)")
     commands = top.add_subparsers(dest="command", required=True)
@@ -298,6 +322,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default="trace.json", help="the trace file (default: trace.json)")
     p.add_argument("--graph", help="also write the submission graph: .txt, .dot or .png")
     p.add_argument("--chip", help="also draw the chip's L1 use and shard placement to this .png")
+    p.add_argument("--warmup", type=int, default=1,
+                   help="untraced calls first, so the trace shows the steady state and not numba compiling the "
+                        "simulator's kernels (default: 1; 0 traces the first call)")
     run_options(p)
     p.set_defaults(run=cmd_trace)
 

@@ -291,8 +291,9 @@ def _function_lines(function: dict) -> list[str]:
     return [f"function {function['name']}({signature(function['inputs'])}) -> ({signature(function['outputs'])})",
             f"  host program: {sum(host['steps'].values())} steps over {function['device_tensors']} device tensors",
             f"    transfers: {host['host_to_device']} host->device, {host['device_to_host']} device->host",
-            f"    {_count(host['submissions'], 'submission')}: {_count(host['dispatches'], 'dispatch')}, "
-            f"{_count(host['barriers'], 'barrier')}",
+            f"    {_count(host['submissions'], 'command-buffer submission')}: "
+            f"{_count(host['dispatches'], 'dispatch')}, {_count(host['barriers'], 'barrier')} "
+            f"(plus the deallocas and barriers of the other steps)",
             f"    dispatches: {by_export or 'none'}"]
 
 

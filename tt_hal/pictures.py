@@ -18,7 +18,7 @@ def _kib(n: float) -> str:
 
 def _save(figure: Figure, path) -> None:
     FigureCanvasAgg(figure)
-    figure.savefig(path, dpi=110)
+    figure.savefig(path, dpi=150)
 
 
 def chip_usage(memory_map: list[dict], arch, trace: dict | None = None) -> dict:
@@ -126,14 +126,16 @@ def save_submission_graph_png(graph: SubmissionGraph, path) -> None:
     if has_host:
         axes.add_patch(FancyBboxPatch((host[0], host[1] - 0.3), 2.0, 0.6, boxstyle="round,pad=0.02",
                                       facecolor="white", edgecolor="gray", linestyle="--"))
-        axes.text(host[0] + 1.0, host[1], "host signal", ha="center", va="center", fontsize=7)
+        axes.text(host[0] + 1.0, host[1], "host signal\nor initial value", ha="center", va="center", fontsize=7)
+    incoming: dict[int, int] = {}
     for edge in graph.edges:
         sx, sy = host if edge.producer is None or edge.producer not in position else position[edge.producer]
         tx, ty = position[edge.consumer]
+        k = incoming[edge.consumer] = incoming.get(edge.consumer, -1) + 1  # fan the waits of one box out
+        ty += 0.2 - 0.12 * k
         axes.annotate("", xy=(tx, ty), xytext=(sx + 2.0, sy),
                       arrowprops={"arrowstyle": "->", "linestyle": "-" if edge.reached else "--"})
-        axes.text((sx + 2.0 + tx) / 2, (sy + ty) / 2 + 0.08, f"{edge.semaphore}>={edge.value}", fontsize=6,
-                  ha="center")
+        axes.text(tx - 0.05, ty + 0.02, f"{edge.semaphore}>={edge.value}", fontsize=6, ha="right", va="bottom")
     axes.set_xlim(-0.3, 2.6 * column_count + 0.3)
     axes.set_ylim(-0.9 * rows + 0.3, 0.6)
     axes.axis("off")

@@ -83,6 +83,13 @@ def assert_device_close(actual, expected, data_format=None, *, rtol: float | Non
                                          rtol, atol, correlation, pcc, tolerance.max_error(out, ref)))
 
 
+def _pcc_text(out, ref, correlation: float) -> str:
+    """The correlation, or why there is none: it is undefined for a constant array."""
+    if correlation != 1.0 and (np.ptp(out) == 0 or np.ptp(ref) == 0):
+        return "undefined (an array is constant)"
+    return f"{correlation:.8g}"
+
+
 def _read(actual, data_format) -> tuple[np.ndarray, DataFormat, int | None]:
     """actual as a host array, its format, and the axis of its block-float blocks (None
     unless a block float: -1 in tiles, -2 when the faces are transposed)."""
@@ -143,7 +150,7 @@ def _report(out, ref, error, beyond, header, criterion, rtol, atol, correlation,
         f"actual {out.flat[worst]:.6g}, expected {ref.flat[worst]:.6g}",
         f"  normalized error {normalized:.4g} (max abs error / max |expected| {reference_scale:.4g}) "
         f"vs rtol {rtol:.4g}",
-        f"  PCC {correlation:.8g}{required}",
+        f"  PCC {_pcc_text(out, ref, correlation)}{required}",
         f"  {int(beyond.sum())} of {out.size} elements ({beyond.mean():.2%}) beyond tolerance",
     ]
     return "\n".join(lines + _worst_tiles(error, beyond, out.shape))
