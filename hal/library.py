@@ -639,7 +639,9 @@ class FusedInput:
 #   ("constant", x)         a tile of x
 #   ("unary", op, param, v) SfpuOp op (< SfpuOp.ADD) of value v
 #   ("binary", op, v, w)    SfpuOp op (>= SfpuOp.ADD) of values v and w
-_COMMUTATIVE = {SfpuOp.ADD, SfpuOp.MUL, SfpuOp.MAXIMUM, SfpuOp.MINIMUM}
+# Operand order may be swapped (to work in place on the dying operand) only where that
+# is exact bit for bit: not for max/min, which keep the first operand on ties (+0 vs -0).
+_COMMUTATIVE = {SfpuOp.ADD, SfpuOp.MUL}
 
 
 def _allocate_fused(k: KernelBuilder, code, inputs, capacity: int) -> int:

@@ -303,7 +303,7 @@ def seed(*parts) -> int:
 # Dst tiles the allocation needs: an independent model of _allocate_fused's policy
 # ================================================================================================
 
-COMMUTATIVE = {SfpuOp.ADD, SfpuOp.MUL, SfpuOp.MAXIMUM, SfpuOp.MINIMUM}
+COMMUTATIVE = {SfpuOp.ADD, SfpuOp.MUL}  # max/min keep the first operand on ties: not swappable
 
 
 def operands(ins) -> tuple:
@@ -592,7 +592,7 @@ LATE_REUSE = [
     ("binary", SfpuOp.DIV, 3, 1),                  # 4: / y (in place on 3)
     ("unary", SfpuOp.MUL_SCALAR, 1.5, 0),          # 5: 1.5 x (copy)
     ("binary", SfpuOp.SUB, 5, 0),                  # 6: 1.5 x - x (in place on 5)
-    ("binary", SfpuOp.MAXIMUM, 0, 4),              # 7: max(x, 4): swapped, in place on 4
+    ("binary", SfpuOp.MAXIMUM, 4, 0),              # 7: max(4, x): in place on 4
     ("binary", SfpuOp.DIV, 0, 1),                  # 8: x / y (x copied, y still live)
     ("binary", SfpuOp.MUL, 0, 0),                  # 9: x * x, both operands the same live value
     ("binary", SfpuOp.ADD, 6, 7),                  # 10
@@ -615,7 +615,7 @@ LATE_REUSE_4 = [
     ("binary", SfpuOp.DIV, 3, 1),                  # 4
     ("unary", SfpuOp.MUL_SCALAR, 1.5, 0),          # 5: copy
     ("binary", SfpuOp.SUB, 5, 0),                  # 6: in place on 5
-    ("binary", SfpuOp.MAXIMUM, 0, 4),              # 7: swapped, in place on 4
+    ("binary", SfpuOp.MAXIMUM, 4, 0),              # 7: in place on 4
     ("binary", SfpuOp.ADD, 6, 7),                  # 8
     ("binary", SfpuOp.MUL, 0, 0),                  # 9: x * x, a copy
     ("binary", SfpuOp.MINIMUM, 8, 9),              # 10
@@ -624,6 +624,19 @@ LATE_REUSE_4 = [
     ("binary", SfpuOp.SUB, 12, 0),                 # 13: x's last use as b
     ("binary", SfpuOp.MUL, 13, 13),                # 14: both operands the dying value
 ]
+
+
+@pytest.mark.parametrize("op", [SfpuOp.MAXIMUM, SfpuOp.MINIMUM], ids=["maximum", "minimum"])
+def test_max_min_keep_their_written_operand_order_on_signed_zeros(device, op):
+    """max(+0, -0) is +0 and max(-0, +0) is -0 (the first operand on ties), so the
+    allocator must not swap max/min operands to work in place; found by hypothesis
+    (test_exact_program_property) when it did. The zero's sign reaches the output
+    through the product with x."""
+    code = (("constant", 0.0), ("input", 0), ("input", 0), ("constant", -0.0),
+            ("binary", op, 0, 3), ("binary", SfpuOp.ADD, 0, 1), ("binary", SfpuOp.ADD, 5, 2),
+            ("binary", SfpuOp.MUL, 6, 4))
+    check_case(device, _case((32, 32), [FusedInput(BF)], code, ["signed"], out_fmt=F32, seed_=seed("zeros", op)),
+               None)
 
 
 @pytest.mark.parametrize("fp32", [False, True], ids=["bf16-dst", "fp32-dst"])
