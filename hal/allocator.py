@@ -223,7 +223,7 @@ class HalAllocator:
 
     def live_allocations(self) -> list[Allocation]:
         """Device allocations not yet freed, oldest first (for memory maps)."""
-        return sorted((a for a in list(self._live) if not a.released), key=lambda a: int(a.label[3:]))
+        return sorted((a for a in list(self._live) if not a.released), key=lambda a: a.serial)
 
     @property
     def statistics(self) -> dict:

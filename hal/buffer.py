@@ -39,7 +39,7 @@ def to_bytes(data) -> np.ndarray:
         ) from None
 
 
-_LABELS = itertools.count()
+_SERIALS = itertools.count()
 
 
 class Allocation:
@@ -55,11 +55,15 @@ class Allocation:
         self.is_device = is_device
         self.keep_alive = keep_alive  # an imported host object
         self.device = None  # the HalDevice, for device tensors
-        self.label = f"buf{next(_LABELS)}"  # names it in memory maps and chip pictures
+        self.serial = next(_SERIALS)  # allocation order, and its name in memory maps (label)
         self.lock = threading.Lock()
         counted = 0 if keep_alive is not None else size
         statistics.record_alloc(counted, is_device)
         self._finalizer = weakref.finalize(self, _free, backend, backend_buffer, statistics, counted, is_device)
+
+    @property
+    def label(self) -> str:
+        return f"buf{self.serial}"
 
     @property
     def released(self) -> bool:

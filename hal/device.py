@@ -295,9 +295,10 @@ class HalDevice:
         (the allocator calls it after each allocation while profiling)."""
         if not hasattr(self.backend, "buffer_placement"):
             return
-        live = sum(a.size for a in self._allocator.live_allocations())
+        allocations = self._allocator.live_allocations()
+        live = sum(a.size for a in allocations)
         if self._peak_memory is None or live > self._peak_memory[0]:
-            self._peak_memory = (live, self.memory_map())
+            self._peak_memory = (live, self._memory_map(allocations))
 
     def peak_memory_map(self) -> list[dict]:
         """memory_map() as it was at the last profiling session's peak device memory use."""
@@ -315,10 +316,12 @@ class HalDevice:
         """The live device buffers and where their pages are: per buffer its name,
         buffer type (DRAM or L1), address, size, page size, layout, and pages held by
         each bank (DRAM) or worker core (L1, row-major over the grid)."""
-        placement = getattr(self.backend, "buffer_placement", None)
-        if placement is None:
+        if not hasattr(self.backend, "buffer_placement"):
             raise HalError(StatusCode.UNIMPLEMENTED, f"the {self.backend.mode} backend does not report buffer placement")
-        return [{"name": a.label, **placement(a.backend_buffer)} for a in self._allocator.live_allocations()]
+        return self._memory_map(self._allocator.live_allocations())
+
+    def _memory_map(self, allocations) -> list[dict]:
+        return [{"name": a.label, **self.backend.buffer_placement(a.backend_buffer)} for a in allocations]
 
     # Lowering HAL commands to backend queue commands.
     @staticmethod

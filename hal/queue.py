@@ -37,12 +37,16 @@ class Submission:
     on_done: Callable[[HalError | None], None] | None = None
     id: int = 0  # numbered by the device's scheduler from 1, in submission order
     issued_ns: int = 0
+    commands: int = dataclasses.field(init=False)  # len(ops), kept when ops are let go of
+
+    def __post_init__(self):
+        self.commands = len(self.ops)
 
     def node(self, state: str, error: HalError | None = None) -> SubmissionNode:
         """What the submission-graph dump shows of it (no references to its buffers)."""
         return SubmissionNode(self.id, self.label, self.cq, state,
                               [(s.label, v, _reached(s, v)) for s, v in self.waits],
-                              [(s.label, v) for s, v in self.signals], len(self.ops),
+                              [(s.label, v) for s, v in self.signals], self.commands,
                               None if error is None else f"{error.code.name}: {error.message}")
 
 
@@ -69,7 +73,9 @@ class QueueScheduler:
         self._closed = False
         self._thread: threading.Thread | None = None
         self._issued: dict[int, Submission] = {}  # in flight: issued to the backend, not complete
-        self._history: collections.deque[SubmissionNode] = collections.deque(maxlen=HISTORY)
+        # Finished submissions, (submission, error), their buffers let go of: dump nodes are built
+        # only when asked for, not on every completion.
+        self._history: collections.deque[tuple[Submission, HalError | None]] = collections.deque(maxlen=HISTORY)
         self._ids = itertools.count(1)
         self.profiler: profiling.TraceRecorder | None = None  # set while the device profiles
 
@@ -169,12 +175,15 @@ class QueueScheduler:
     def _finish(self, submission: Submission, error: HalError | None) -> None:
         with self._cond:
             self._issued.pop(submission.id, None)
-            self._history.append(submission.node("failed" if error else "done", error))
+            self._history.append((submission, error))
         if submission.on_done is not None:
             try:
                 submission.on_done(error)
             except Exception:
                 log.exception("completion action of %s failed", submission.label)
+        # The history keeps the submission: let go of its buffers and data now.
+        submission.on_done = None
+        submission.ops = []
         submission.resources.clear()
 
     # Waiting submissions.
@@ -239,7 +248,7 @@ class QueueScheduler:
         """Every submission the dump shows: the last HISTORY finished, those in flight, and
         those waiting, in submission order."""
         with self._cond:
-            nodes = list(self._history)
+            nodes = [s.node("failed" if error else "done", error) for s, error in self._history]
             nodes += [s.node("issued") for s in self._issued.values()]
             nodes += [s.node("waiting") for s in self._pending]
         return sorted(nodes, key=lambda n: n.id)

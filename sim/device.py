@@ -273,27 +273,27 @@ class SimDevice:
                     queue.profiler = self.profiler
         return queue
 
-    def _trace(self, name: str, **args) -> tuple[str, dict] | None:
-        return None if self.profiler is None else (name, args)
-
+    # Each command's trace name and args are built only while profiling (`self.profiler and ...`).
     def enqueue_write_buffer(self, cq: int, buffer: SimBuffer, offset: int, data: np.ndarray) -> None:
-        self._queue(cq).enqueue(buffer.write, offset, data, inline=data.shape[0] <= INLINE_BYTES,
-                                trace=self._trace("write_buffer", bytes=data.shape[0], target=_where(buffer, offset)))
+        trace = self.profiler and ("write_buffer", {"bytes": data.shape[0], "target": _where(buffer, offset)})
+        self._queue(cq).enqueue(buffer.write, offset, data, inline=data.shape[0] <= INLINE_BYTES, trace=trace)
 
     def enqueue_read_buffer(self, cq: int, buffer: SimBuffer, offset: int, out: np.ndarray) -> None:
+        trace = self.profiler and ("read_buffer", {"bytes": out.shape[0], "source": _where(buffer, offset)})
         self._queue(cq).enqueue(buffer.read, offset, out.shape[0], out, inline=out.shape[0] <= INLINE_BYTES,
-                                trace=self._trace("read_buffer", bytes=out.shape[0], source=_where(buffer, offset)))
+                                trace=trace)
 
     def enqueue_copy_buffer(self, cq, source, source_offset, target, target_offset, length) -> None:
+        trace = self.profiler and ("copy_buffer", {"bytes": length, "source": _where(source, source_offset),
+                                                   "target": _where(target, target_offset)})
         self._queue(cq).enqueue(_copy, source, source_offset, target, target_offset, length,
-                                inline=length <= INLINE_BYTES,
-                                trace=self._trace("copy_buffer", bytes=length, source=_where(source, source_offset),
-                                                  target=_where(target, target_offset)))
+                                inline=length <= INLINE_BYTES, trace=trace)
 
     def enqueue_fill_buffer(self, cq: int, buffer: SimBuffer, offset: int, length: int, pattern: bytes) -> None:
+        trace = self.profiler and ("fill_buffer", {"bytes": length, "pattern": bytes(pattern).hex(),
+                                                   "target": _where(buffer, offset)})
         self._queue(cq).enqueue(_fill, buffer, offset, length, bytes(pattern), inline=length <= INLINE_BYTES,
-                                trace=self._trace("fill_buffer", bytes=length, pattern=bytes(pattern).hex(),
-                                                  target=_where(buffer, offset)))
+                                trace=trace)
 
     def enqueue_program(self, cq: int, program: Program, name: str, workgroup_count, constants: np.ndarray,
                         bindings, indirect=None) -> None:
@@ -302,9 +302,10 @@ class SimDevice:
         dispatch = Dispatch(name, workgroup_count, constants, list(bindings), indirect=indirect,
                             profiler=self.profiler)
         seconds = prepare(program, self.arch).seconds
-        trace = self._trace(name, workgroup_count=None if workgroup_count is None else list(workgroup_count),
-                            bindings=[f"{_where(b, o)} ({n} B)" for b, o, n in bindings],
-                            constants=[int(c) for c in constants])
+        trace = self.profiler and (name, {
+            "workgroup_count": None if workgroup_count is None else list(workgroup_count),
+            "bindings": [f"{_where(b, o)} ({n} B)" for b, o, n in bindings],
+            "constants": [int(c) for c in constants]})
         self._queue(cq).enqueue(run_program, program, dispatch, self.memory,
                                 inline=seconds is not None and seconds < INLINE_SECONDS, trace=trace)
 
@@ -319,8 +320,8 @@ class SimDevice:
         return event
 
     def enqueue_wait_for_event(self, cq: int, event: SimEvent) -> None:
-        self._queue(cq).enqueue(_wait, event, inline=event.query(),
-                                trace=self._trace("wait_for_event", on=f"CQ{event.cq}"))
+        trace = self.profiler and ("wait_for_event", {"on": f"CQ{event.cq}"})
+        self._queue(cq).enqueue(_wait, event, inline=event.query(), trace=trace)
 
     def finish(self, cq: int) -> None:
         if self._queues[cq] is not None:

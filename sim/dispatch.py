@@ -252,10 +252,10 @@ def _trace_round(recorder, prepared: PreparedProgram, dispatch: Dispatch, state,
             _PROCESSOR_NAMES[p]: {"kernel": kernel.name, "instructions": int(state.instructions[c, p])}
             for p, kernel in enumerate(prepared.kernels) if kernel is not None
         }
-        track = core_track(recorder, c % arch.grid_x, c // arch.grid_x)
-        recorder.complete(track, dispatch.name, start_ns, end,
-                          {"workgroup": [int(v) for v in state.workgroup_ids[c]], "round": round_index,
-                           "kernels": kernels, "circular_buffer_bytes": cb_bytes}, "kernel")
+        x, y = c % arch.grid_x, c // arch.grid_x
+        recorder.complete(core_track(recorder, x, y), dispatch.name, start_ns, end,
+                          {"core": [x, y], "workgroup": [int(v) for v in state.workgroup_ids[c]],
+                           "round": round_index, "kernels": kernels, "circular_buffer_bytes": cb_bytes}, "kernel")
 
 
 _PROCESSOR_NAMES = ("writer (RISCV_0)", "reader (RISCV_1)", "compute")  # _PROCESSOR_ORDER's

@@ -16,6 +16,7 @@ script failed).
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import runpy
@@ -222,9 +223,7 @@ def _trace_summary(trace: dict, path: str) -> str:
     """Event counts and the dispatches that took longest, for the terminal."""
     events = [e for e in trace["traceEvents"] if e["ph"] != "M"]
     cores = {(e["pid"], e["tid"]) for e in events if e.get("cat") == "kernel"}
-    kinds = {}
-    for e in events:
-        kinds[e.get("cat") or e["ph"]] = kinds.get(e.get("cat") or e["ph"], 0) + 1
+    kinds = collections.Counter(e.get("cat") or e["ph"] for e in events)
     commands = {}
     for e in events:
         if e.get("cat") == "command" and e["name"] not in ("wait_for_event",):

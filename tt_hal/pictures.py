@@ -36,13 +36,11 @@ def chip_usage(memory_map: list[dict], arch, trace: dict | None = None) -> dict:
         if buffer["buffer_type"] == "L1":
             for k, (x, y) in enumerate(buffer["shard_cores"]):
                 shards.setdefault(y * arch.grid_x + x, []).append(f"{buffer['name']}[{k}]")
-    if trace is not None:
-        names = {(e["pid"], e["tid"]): e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "thread_name"}
-        for event in trace["traceEvents"]:
-            if event.get("cat") == "kernel":
-                x, y = (int(v) for v in names[(event["pid"], event["tid"])].strip("core ()").split(","))
-                core = y * arch.grid_x + x
-                circular_buffers[core] = max(circular_buffers[core], event["args"]["circular_buffer_bytes"])
+    for event in trace["traceEvents"] if trace is not None else ():
+        if event.get("cat") == "kernel":
+            x, y = event["args"]["core"]
+            core = y * arch.grid_x + x
+            circular_buffers[core] = max(circular_buffers[core], event["args"]["circular_buffer_bytes"])
     return {"l1": l1, "dram": dram, "shards": shards, "circular_buffers": circular_buffers}
 
 
