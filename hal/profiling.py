@@ -50,9 +50,8 @@ class TraceRecorder:
     def _track_ids(self, key: tuple[str, str]) -> tuple[int, int]:
         ids = self._tracks.get(key)
         if ids is None:
-            pid = _GROUP_ORDER.index(key[0]) + 1 if key[0] in _GROUP_ORDER else len(_GROUP_ORDER) + 1
             tid = sum(1 for k in self._tracks if k[0] == key[0]) + 1
-            ids = self._tracks[key] = (pid, tid)
+            ids = self._tracks[key] = (_GROUP_ORDER.index(key[0]) + 1, tid)
         return ids
 
     def complete(self, track: tuple[str, str], name: str, start_ns: int, end_ns: int, args: dict | None = None,
@@ -91,12 +90,13 @@ class TraceRecorder:
             tracks = dict(self._tracks)
             sort_keys = dict(self._sort_keys)
         metadata = []
-        for group in sorted({k[0] for k in tracks}, key=lambda g: tracks[next(k for k in tracks if k[0] == g)][0]):
-            pid = next(ids[0] for k, ids in tracks.items() if k[0] == group)
+        for pid, group in enumerate(_GROUP_ORDER, 1):
+            members = [k for k in tracks if k[0] == group]
+            if not members:
+                continue
             metadata.append({"name": "process_name", "ph": "M", "pid": pid, "tid": 0,
                              "args": {"name": f"{self.device_name} {group}"}})
             metadata.append({"name": "process_sort_index", "ph": "M", "pid": pid, "tid": 0, "args": {"sort_index": pid}})
-            members = [k for k in tracks if k[0] == group]
             ordered = sorted(members, key=lambda k: (sort_keys.get(k, tracks[k][1]), tracks[k][1]))
             for index, key in enumerate(ordered):
                 pid, tid = tracks[key]
