@@ -1,13 +1,13 @@
-"""Host conversions, C++ (native._conversions) vs numba (sim/tiles.py, sim/formats.py), side by side.
+"""Host conversions, C++ (tt_hal.target._conversions) vs numba (tt_hal/target/tiles.py, tt_hal/target/formats.py), side by side.
 
     python bench/bench_conversions.py [--runs N] [--quick] [--sizes 256,1024,2048,4096] [--json out.json]
 
 For each N x N float32 array (standard normal values) and each conversion:
 - tilize+bf16, untilize bf16->f32, tilize+bfp8_b, untilize bfp8_b (-> float32),
   tilize+bfp4_b, bf16_encode row-major, float32 copy tilize;
-- HAL path: sim.codec.encode_tensor / decode_tensor with implementation="numba" and
+- HAL path: tt_hal.target.conversions.encode_tensor / decode_tensor with implementation="numba" and
   "native", so the timing includes what the HAL does around the kernel (the output
-  allocation, and sim.tiles.run_by_tile_rows splitting tensors of at least
+  allocation, and tt_hal.target.tiles.run_by_tile_rows splitting tensors of at least
   tiles.PARALLEL_ELEMENTS elements across tiles.WORKERS threads);
 - kernel only: the kernel itself on the whole tensor in one call, on one thread, into
   a preallocated output.
@@ -32,10 +32,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import native  # noqa: E402
-from hal.layout import DataFormat, Layout, TensorSpec  # noqa: E402
-from hal.placement import DRAM_MEMORY_CONFIG  # noqa: E402
-from sim import codec, tiles  # noqa: E402
+from tt_hal.target.layout import DataFormat, Layout, TensorSpec  # noqa: E402
+from tt_hal.target.placement import DRAM_MEMORY_CONFIG  # noqa: E402
+from tt_hal.target import conversions as codec, tiles  # noqa: E402
 from report import Row  # noqa: E402  (bench/report.py)
 from timing import fmt, measure  # noqa: E402  (bench/timing.py)
 
@@ -133,8 +132,9 @@ def measure_size(n: int, runs: int, modes: tuple[str, ...] = MODES) -> dict[str,
 def collect(runs: int, quick: bool = False) -> list[Row]:
     """Rows for bench/run_all.py: the HAL path only (what a tt-hal user gets; the kernel-only
     times are this script's own detail), native against numba, over --quick's sizes when `quick`."""
-    if native.conversions() is None:
-        raise RuntimeError(f"native conversions unavailable: {native.conversions_unavailable_reason()}")
+    module, reason = codec.native_conversions()
+    if module is None:
+        raise RuntimeError(f"native conversions unavailable: {reason}")
     rows = []
     for n in map(int, (QUICK_SIZES if quick else SIZES).split(",")):
         times = measure_size(n, runs, ("hal",))
@@ -164,8 +164,9 @@ def main() -> int:
     if args.quick:
         args.runs = 2
     sizes = [int(s) for s in (args.sizes or (QUICK_SIZES if args.quick else SIZES)).split(",")]
-    if native.conversions() is None:
-        print(f"native conversions unavailable: {native.conversions_unavailable_reason()}", file=sys.stderr)
+    module, reason = codec.native_conversions()
+    if module is None:
+        print(f"native conversions unavailable: {reason}", file=sys.stderr)
         return 1
 
     results: dict[int, dict] = {}
@@ -176,7 +177,7 @@ def main() -> int:
     facts = machine()
     print(f"native (C++) vs numba host conversions; median of {args.runs} runs; {facts['cpus']} CPUs "
           f"({facts['machine']}, AVX2 {'yes' if facts['avx2'] else 'no'}), numba {facts['numba']}, numpy "
-          f"{facts['numpy']}. HAL = sim.codec.encode_tensor/decode_tensor (tensors of >= "
+          f"{facts['numpy']}. HAL = tt_hal.target.conversions.encode_tensor/decode_tensor (tensors of >= "
           f"{facts['parallel_elements']} elements split over {facts['workers']} threads); kernel = one call on the "
           f"whole tensor, one thread. MB/s = 4 N^2 float32 bytes per second; speedup = numba time / native time.\n")
     print("| conversion | N | HAL numba ms | MB/s | HAL native ms | MB/s | speedup | kernel numba ms | "
@@ -203,7 +204,7 @@ def main() -> int:
             print(f"| {case} | {impl} | {cells} | {', '.join(f'{g:.1f}' for g in growth) or '-'} |")
 
     largest = max(sizes)
-    print(f"\nFaster at N={largest} (HAL path) vs sim.codec.FASTEST:")
+    print(f"\nFaster at N={largest} (HAL path) vs tt_hal.target.conversions.FASTEST:")
     for case, name in CASES.items():
         t = results[largest][case]
         faster = codec.NATIVE if t["native|hal"] < t["numba|hal"] else codec.NUMBA

@@ -6,11 +6,11 @@
 Tensors are bf16 TILE in DRAM interleaved (where the default policy puts large tensors;
 the placement does not change the times). Each case's first call warms it up and is
 checked against numpy.
-- add: hal.ops.add of N x N on the 8x8 grid vs numpy float32 `x + y` (the ratio) and
+- add: ops.add of N x N on the 8x8 grid vs numpy float32 `x + y` (the ratio) and
   `np.add(x, y, out=z)`; target at 2048 <= 3x. Growth over --add-sizes and --grids cores.
 - matmul N^3, HiFi4 and LoFi vs `x @ y`; targets at 1024 <= 5x and <= 2x. LoFi keeps ~5
   mantissa bits per operand: its error (~2.5e-2 of the norm) is checked at 5e-2, HiFi4's at 2e-2.
-- dispatch, target < 30 us: (a) hal.ops.add of 32 x 32 end to end; (b) one command buffer of D
+- dispatch, target < 30 us: (a) ops.add of 32 x 32 end to end; (b) one command buffer of D
   one-tile dispatches into separate outputs, executed and waited, / D (and recording it, / D).
 - tt-lang-sim: the same add and matmul in TT-Lang, one-tile blocks on one node (its simulator
   computes bf16 in float32). It pulls torch: install it into a venv of this Python and pass
@@ -38,8 +38,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import hal  # noqa: E402
-from hal import library  # noqa: E402
-from hal.ttx import write_executable  # noqa: E402
+from tt_hal.kernels import library  # noqa: E402
+from tt_hal.target.ttx import write_executable  # noqa: E402
+from tt_hal import ops
 from report import Row  # noqa: E402  (bench/report.py)
 from timing import fmt, measure  # noqa: E402  (bench/timing.py)
 
@@ -85,13 +86,13 @@ def check(name: str, got: np.ndarray, x: np.ndarray, y: np.ndarray, kind: str) -
 
 
 def hal_case(device, kind: str, n: int, grid=None):
-    """hal.ops.add (kind "add") or hal.ops.matmul (kind: the fidelity) of N x N tensors."""
+    """ops.add (kind "add") or ops.matmul (kind: the fidelity) of N x N tensors."""
     x, y = uniform(n, 1), uniform(n, 2)
     a, b = (device.to_device(v, "bfloat16", "tile", DRAM) for v in (x, y))
     if kind == "add":
-        def run(): return hal.ops.add(a, b, memory_config=DRAM, grid=grid)
+        def run(): return ops.add(a, b, memory_config=DRAM, grid=grid)
     else:
-        def run(): return hal.ops.matmul(a, b, math_fidelity=kind, memory_config=DRAM)
+        def run(): return ops.matmul(a, b, math_fidelity=kind, memory_config=DRAM)
     check(f"hal {kind} {n} (grid {grid})", run().to_host(np.float32), x, y, kind)
     return run
 
@@ -247,7 +248,7 @@ def measure_all(runs: int, add_sizes: str, matmul_sizes: str, grids: str, count:
         small, per_dispatch = uniform(32, 1), ("per", TARGETS["dispatch"])
         work |= {"add 32": hal_case(device, "add", 32), "np add 32": lambda: small + small}
         work["record"], work["execute"] = dispatches(device, count)
-        plans += [Plan("dispatch (a): hal.ops.add end to end", "32^2", "add 32", "np add 32", 1, "op", per_dispatch),
+        plans += [Plan("dispatch (a): ops.add end to end", "32^2", "add 32", "np add 32", 1, "op", per_dispatch),
                   Plan(f"dispatch (b): {count} in one cb, execute+wait", "32^2", "execute", None, count, "dispatch",
                        per_dispatch),
                   Plan(f"dispatch (b): recording {count} dispatches", "32^2", "record", None, count, "dispatch"),

@@ -7,8 +7,8 @@ all alike:
 - copy: `x.copy()`, a numpy copy of the same bytes into a new array, as every
   conversion below returns a new array (the bandwidth yardstick);
 - copy into: numpy copy into a preallocated array (no page faults), for reference;
-- tilize+bf16 / untilize: sim.codec to and from TILE bfloat16 (untilize back to float32);
-- bfp8 pack / unpack: sim.codec to and from TILE bfloat8_b (back to float32);
+- tilize+bf16 / untilize: tt_hal.target.conversions to and from TILE bfloat16 (untilize back to float32);
+- bfp8 pack / unpack: tt_hal.target.conversions to and from TILE bfloat8_b (back to float32);
 - numpy tilize+bf16: the same result by numpy reshape/transpose + ml_dtypes, for scale;
 - to_device / to_host: the whole HAL path (encode + write into DRAM pages, read + decode).
 The table gives medians over runs and each one's share of the copy's bandwidth
@@ -31,9 +31,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import hal  # noqa: E402
-from hal.layout import DataFormat, Layout, TensorSpec  # noqa: E402
-from hal.placement import DRAM_MEMORY_CONFIG  # noqa: E402
-from sim import codec  # noqa: E402
+from tt_hal.target.layout import DataFormat, Layout, TensorSpec  # noqa: E402
+from tt_hal.target.placement import DRAM_MEMORY_CONFIG  # noqa: E402
+from tt_hal.target import conversions as codec  # noqa: E402
 from report import Row  # noqa: E402  (bench/report.py)
 
 TARGETS = {"tilize+bf16": 0.5, "untilize": 0.5, "bfp8 pack": 0.2, "bfp8 unpack": 0.2}

@@ -1,4 +1,4 @@
-"""Models from MLIR: tt-hal (compiler.compile_module + hal.load_module on the simulated
+"""Models from MLIR: tt-hal (tt_hal.compiler.compile_module + runtime.load_module on the simulated
 chip) vs IREE's llvm-cpu build on iree.runtime local-task, side by side.
 
     python bench/bench_models.py [--runs N] [--batches 16,64,256] [--hidden 512] [--quick] [--json out.json]
@@ -7,11 +7,11 @@ The model is examples/models/mlp.mlir (two layers, relu(relu(x @ w1 + b1) @ w2 +
 with its batch and hidden size substituted; batch 64, hidden 512 is the file itself.
 - compile: compiler.compile_module(text) (.ttm, bfloat16) vs frontend.compile_vmfb(text);
   both from scratch each time.
-- load: hal.load_module(ttm, device) vs a SystemContext + VmModule.copy_buffer of the vmfb.
+- load: runtime.load_module(ttm, device) vs a SystemContext + VmModule.copy_buffer of the vmfb.
 - run: module.main(*inputs) vs the vmfb's function called with numpy arrays, including the
   result's transfer to host (.to_host()). Inputs are host numpy arrays in both.
 The first run of each case is a warm-up, and tt-hal's result is checked against llvm-cpu's
-with compiler.tolerance (bfloat16). Runs alternate over all cases so that machine noise hits
+with tt_hal.compiler.tolerance (bfloat16). Runs alternate over all cases so that machine noise hits
 all alike; the table gives medians and the ratio tt-hal / llvm-cpu.
 """
 
@@ -32,9 +32,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import hal  # noqa: E402
-import compiler  # noqa: E402
-import compiler.tolerance  # noqa: E402
-from compiler import frontend, reference  # noqa: E402
+from tt_hal import compiler  # noqa: E402
+import tt_hal.compiler.tolerance  # noqa: E402
+from tt_hal.compiler import frontend, reference  # noqa: E402
+from tt_hal import runtime
 from report import Row  # noqa: E402  (bench/report.py)
 from timing import fmt, measure  # noqa: E402  (bench/timing.py)
 
@@ -73,9 +74,9 @@ def iree_cases(text: str, inputs: list[np.ndarray]) -> dict:
 def tt_hal_cases(text: str, inputs: list[np.ndarray], device, expected) -> dict:
     """tt-hal's {phase: case}; its result is checked against llvm-cpu's first."""
     ttm = compiler.compile_module(text)
-    module = hal.load_module(ttm, device)
-    compiler.tolerance.check(module.main(*inputs), expected, DATA_FORMAT)
-    return {"compile": lambda: compiler.compile_module(text), "load": lambda: hal.load_module(ttm, device),
+    module = runtime.load_module(ttm, device)
+    tt_hal.compiler.tolerance.check(module.main(*inputs), expected, DATA_FORMAT)
+    return {"compile": lambda: compiler.compile_module(text), "load": lambda: runtime.load_module(ttm, device),
             "run": lambda: module.main(*inputs)}
 
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import compiler  # noqa: E402
+from tt_hal import compiler  # noqa: E402
 import hal  # noqa: E402
-from compiler.reference import random_inputs  # noqa: E402
+from tt_hal.compiler.reference import random_inputs  # noqa: E402
+from tt_hal import runtime
 from report import Row  # noqa: E402
 from timing import measure  # noqa: E402
 
@@ -26,7 +27,7 @@ def collect(runs: int, quick: bool = False) -> list[Row]:
     device = hal.create_device("tenstorrent")
     rows = []
     for name in CASES[:1] if quick else CASES:
-        function = hal.load_module(compiler.compile_module(MODELS / f"{name}.mlir"), device).main
+        function = runtime.load_module(compiler.compile_module(MODELS / f"{name}.mlir"), device).main
         inputs = random_inputs(function.inputs, seed=0)
 
         def profiled():

@@ -30,19 +30,19 @@ OUTPUT = ROOT / "docs" / "api-reference.md"
 # The modules a user touches, in the order of the reference.
 MODULES = [
     "hal",
-    "hal.ops",
-    "hal.isa",
-    "hal.program",
-    "hal.placement",
-    "hal.layout",
-    "hal.module",
-    "tt_hal.testing",
+    "tt_hal.ops",
+    "tt_hal.target.isa",
+    "tt_hal.target.program",
+    "tt_hal.target.placement",
+    "tt_hal.target.layout",
+    "tt_hal.runtime.module",
+    "tt_hal.tools.testing",
 ]
 # Modules that may not exist yet: skipped when they do not import.
-OPTIONAL = {"tt_hal.testing"}
+OPTIONAL = {"tt_hal.tools.testing"}
 # Modules documented only in part: the names a kernel writer uses.
 SELECTIONS = {
-    "hal.isa": ("KernelBuilder", "Kernel", "KernelConfig", "Processor", "Op", "MathFidelity", "Broadcast",
+    "tt_hal.target.isa": ("KernelBuilder", "Kernel", "KernelConfig", "Processor", "Op", "MathFidelity", "Broadcast",
                 "ReduceKind", "SfpuOp", "disassemble"),
 }
 # Special methods worth documenting when they have a docstring (k.cb_wait_front(...), module.main, ...).

@@ -11,6 +11,7 @@ import time
 import numpy as np
 
 import hal as rt
+from tt_hal import ops
 
 
 def main() -> int:
@@ -77,13 +78,13 @@ def tensors(device) -> bool:
 
 
 def kernels(device) -> bool:
-    """Eager ops as Tensix dispatches (hal.ops): y = layernorm(softmax(x @ w) + x),
+    """Eager ops as Tensix dispatches (tt_hal.ops): y = layernorm(softmax(x @ w) + x),
     checked against float64 numpy on the bf16 inputs (docs/tensix.md states the bounds)."""
     rng = np.random.default_rng(2)
     x = device.to_device(rng.standard_normal((64, 96)).astype(np.float32), "bfloat16", "tile")
     w = device.to_device((rng.standard_normal((96, 96)) / 10).astype(np.float32), "bfloat16", "tile")
     start = time.perf_counter()
-    y = rt.ops.layernorm(rt.ops.add(rt.ops.softmax(rt.ops.matmul(x, w)), x))
+    y = ops.layernorm(ops.add(ops.softmax(ops.matmul(x, w)), x))
     elapsed = time.perf_counter() - start
     xh, wh = x.to_host(np.float32).astype(np.float64), w.to_host(np.float32).astype(np.float64)
     scores = xh @ wh

@@ -5,7 +5,7 @@ against IREE's own llvm-cpu result on iree.runtime's local-task driver.
     python examples/run_models.py [--data-format float32] [models/*.mlir ...]
 
 Prints one row per model (compile and run times, error, PCC) and exits 1 if any
-model is beyond its data format's tolerance (compiler/tolerance.py).
+model is beyond its data format's tolerance (tt_hal/compiler/tolerance.py).
 """
 
 import argparse
@@ -15,9 +15,10 @@ import time
 
 from tqdm import tqdm
 
-import compiler
+from tt_hal import compiler
 import hal
-from compiler import reference, tolerance
+from tt_hal.compiler import reference, tolerance
+from tt_hal import runtime
 
 MODELS = pathlib.Path(__file__).resolve().parent / "models"
 
@@ -37,7 +38,7 @@ def main() -> int:
     for path in tqdm(args.models, desc="models", unit="model", file=sys.stderr, disable=None, leave=False):
         text = path.read_text()
         start = time.perf_counter()
-        module = hal.load_module(compiler.compile_module(text, data_format=args.data_format), device)
+        module = runtime.load_module(compiler.compile_module(text, data_format=args.data_format), device)
         compile_s = time.perf_counter() - start
         function = module["main"]
         inputs = reference.random_inputs(function.inputs, seed=0)

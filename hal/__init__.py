@@ -1,41 +1,46 @@
-"""tt-hal: an IREE-style HAL for Tenstorrent chips.
+"""tt-hal's HAL: IREE's HAL for Tenstorrent chips.
 
 Mirrors `iree.runtime`'s HAL objects, so `import hal as rt` runs scripts written
 for iree.runtime on the device "tenstorrent" (a simulated chip unless TT-Metal
 hardware and the native layer are present). See docs/hal-api.md.
+
+Names load on first use (PEP 562), so `import hal.status` loads only the status
+codes. The tensor descriptions a device tensor takes (DataFormat, Layout,
+MemoryConfig, ...) are the target's (`tt_hal.target`), re-exported here.
 """
 
-from hal import log as _log
-from hal.allocator import HalAllocator
-from hal.buffer import HalBuffer, HalBufferView, MappedMemory
-from hal.command_buffer import BindingRef, HalCommandBuffer, HalEvent
-from hal import ops
-from hal.device import HalDevice
-from hal.executable import HalExecutable, HalExecutableCache
-from hal.driver import (
-    HalDriver, create_device, get_device, get_driver, query_available_drivers, register_driver,
-)
-from hal.layout import DataFormat, Layout, TensorSpec
-from hal.module import HalModule, HalModuleFunction, load_module
-from hal.placement import (
-    DRAM_MEMORY_CONFIG, L1_MEMORY_CONFIG, BufferType, CoreCoord, CoreRange, CoreRangeSet, MemoryConfig,
-    ShardOrientation, ShardSpec, TensorMemoryLayout,
-)
-from hal.semaphore import HalFence, HalSemaphore
-from hal.status import HalError, InvalidArgumentError, OutOfRangeError, StatusCode
-from hal.types import (
-    BufferCompatibility, BufferUsage, CommandBufferMode, CommandCategory, HalElementType, MemoryAccess,
-    MemoryType, WaitMode,
-)
+from __future__ import annotations
 
-_log.configure()  # TT_HAL_LOG=debug|info|... logs the library to stderr
+import importlib
 
-__all__ = [
-    "DRAM_MEMORY_CONFIG", "L1_MEMORY_CONFIG", "BufferType", "CoreCoord", "CoreRange", "CoreRangeSet", "DataFormat",
-    "Layout", "MemoryConfig", "ShardOrientation", "ShardSpec", "TensorMemoryLayout", "TensorSpec",
-    "BindingRef", "BufferCompatibility", "BufferUsage", "CommandBufferMode", "CommandCategory", "HalAllocator",
-    "HalBuffer", "HalBufferView", "HalExecutable", "HalExecutableCache", "HalCommandBuffer", "HalDevice", "HalDriver", "HalElementType", "HalError",
-    "HalEvent", "HalFence", "HalModule", "HalModuleFunction", "HalSemaphore", "InvalidArgumentError", "MappedMemory", "MemoryAccess", "MemoryType",
-    "OutOfRangeError", "StatusCode", "WaitMode", "create_device", "get_device", "get_driver",
-    "load_module", "ops", "query_available_drivers", "register_driver",
-]
+# name -> module that defines it
+_EXPORTS = {
+    **dict.fromkeys(("HalAllocator",), "hal.allocator"),
+    **dict.fromkeys(("HalBuffer", "HalBufferView", "MappedMemory"), "hal.buffer"),
+    **dict.fromkeys(("BindingRef", "HalCommandBuffer", "HalEvent"), "hal.command_buffer"),
+    **dict.fromkeys(("HalDevice",), "hal.device"),
+    **dict.fromkeys(("HalExecutable", "HalExecutableCache"), "hal.executable"),
+    **dict.fromkeys(("HalDriver", "create_device", "get_device", "get_driver", "query_available_drivers",
+                     "register_driver"), "hal.driver"),
+    **dict.fromkeys(("HalFence", "HalSemaphore"), "hal.semaphore"),
+    **dict.fromkeys(("HalError", "InvalidArgumentError", "OutOfRangeError", "StatusCode"), "hal.status"),
+    **dict.fromkeys(("BufferCompatibility", "BufferUsage", "CommandBufferMode", "CommandCategory", "HalElementType",
+                     "MemoryAccess", "MemoryType", "WaitMode"), "hal.types"),
+    **dict.fromkeys(("DataFormat", "Layout", "TensorSpec"), "tt_hal.target.layout"),
+    **dict.fromkeys(("DRAM_MEMORY_CONFIG", "L1_MEMORY_CONFIG", "BufferType", "CoreCoord", "CoreRange", "CoreRangeSet",
+                     "MemoryConfig", "ShardOrientation", "ShardSpec", "TensorMemoryLayout"), "tt_hal.target.placement"),
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hal' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

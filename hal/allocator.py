@@ -24,8 +24,8 @@ import weakref
 import numpy as np
 
 from hal.buffer import Allocation, HalBuffer, HalBufferView, to_bytes
-from hal.layout import DataFormat, Layout, TensorSpec
-from hal.placement import (
+from tt_hal.target.layout import DataFormat, Layout, TensorSpec
+from tt_hal.target.placement import (
     DRAM_MEMORY_CONFIG, BufferType, MemoryConfig, ShardOrientation, ShardSpec, TensorMemoryLayout,
     num_cores_to_core_range_set,
 )
@@ -118,7 +118,7 @@ class HalAllocator:
         backend_buffer = self._backend.create_buffer(spec.size, spec.page_size, config.buffer_type.value, shard)
         actual_type, usage, _ = self._resolve(MemoryType.DEVICE_LOCAL, allowed_usage)
         allocation = Allocation(self._backend, backend_buffer, spec.size, self._statistics, True)
-        allocation.device = self._device  # device tensors know their device, as ttnn tensors do (hal.ops)
+        allocation.device = self._device  # device tensors know their device, as ttnn tensors do (tt_hal.ops)
         self._track(allocation)
         return HalBuffer(allocation, actual_type, usage)
 

@@ -18,6 +18,7 @@ Shape of the protocol (tt-metalium names in brackets):
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Callable, Protocol
 
@@ -46,12 +47,12 @@ class BackendBuffer(Protocol):
 
 
 class BackendDevice(Protocol):
-    arch: object  # sim.arch.ArchSpec-compatible: name, grid_x, grid_y, l1_size, ...
+    arch: object  # tt_hal.target.arch.ArchSpec-compatible: name, grid_x, grid_y, l1_size, ...
     num_hw_cqs: int
     mode: str  # "mock" or "hardware"
 
     # Buffers [CreateBuffer / DeallocateBuffer]; buffer_type: "dram" | "l1" | "system_memory";
-    # `shard` (hal.placement.ShardedPages) makes it sharded, else interleaved.
+    # `shard` (tt_hal.target.placement.ShardedPages) makes it sharded, else interleaved.
     def create_buffer(self, size: int, page_size: int, buffer_type: str, shard=None) -> BackendBuffer: ...
     def import_host_buffer(self, array: np.ndarray) -> BackendBuffer: ...
     def free_buffer(self, buffer: BackendBuffer) -> None: ...
@@ -60,7 +61,7 @@ class BackendDevice(Protocol):
     def read_buffer(self, buffer: BackendBuffer, offset: int, length: int) -> np.ndarray: ...
     def write_buffer(self, buffer: BackendBuffer, offset: int, data: np.ndarray) -> None: ...
 
-    # Host-side tensor conversions (spec: hal.layout.TensorSpec). `values` are float32 for
+    # Host-side tensor conversions (spec: tt_hal.target.layout.TensorSpec). `values` are float32 for
     # float formats, else the format's integer dtype; device bytes are uint8, spec.size long.
     def encode_tensor(self, values: np.ndarray, spec, pad_value=0) -> np.ndarray: ...
     def decode_tensor(self, data: np.ndarray, spec, as_float32: bool = False) -> np.ndarray: ...
@@ -73,7 +74,7 @@ class BackendDevice(Protocol):
     def enqueue_fill_buffer(self, cq: int, buffer: BackendBuffer, offset: int, length: int, pattern: bytes) -> None: ...
     def enqueue_program(self, cq: int, program, name: str, workgroup_count, constants: np.ndarray, bindings,
                         indirect=None) -> None:
-        """Runs a hal.program.Program over a workgroup grid [EnqueueProgram]; bindings are
+        """Runs a tt_hal.target.program.Program over a workgroup grid [EnqueueProgram]; bindings are
         (buffer, offset, length); `indirect` = (buffer, offset) of three uint32 counts."""
         ...
     def enqueue_record_event(self, cq: int,
@@ -86,14 +87,21 @@ class BackendDevice(Protocol):
     def close(self) -> None: ...
 
 
-MODES = ("mock", "hardware", "auto")
+# Backends by mode: the package implementing each, found by name (as IREE finds driver
+# modules), so the HAL never imports a backend. Each package defines
+# open_device(device_ordinal, arch, **options), unavailable_reason() and query_devices().
+BACKENDS = {"mock": "tt_hal.sim", "hardware": "tt_hal.native"}
+MODES = (*BACKENDS, "auto")
+
+
+def backend_package(mode: str):
+    """The package of the backend for a resolved mode ('mock' or 'hardware')."""
+    return importlib.import_module(BACKENDS[mode])
 
 
 def hardware_unavailable_reason() -> str | None:
     """None when the native TT-Metal layer can open a device, else what is missing."""
-    import native  # the package always imports; its extensions may be missing
-
-    return native.hardware_unavailable_reason()
+    return backend_package("hardware").unavailable_reason()
 
 
 def resolve_mode(mode: str | None = None) -> str:
@@ -115,10 +123,4 @@ def resolve_mode(mode: str | None = None) -> str:
 
 def open_backend(mode: str, device_ordinal: int = 0, arch: str | None = None, **options) -> BackendDevice:
     """Opens the backend device for a resolved mode."""
-    if mode == "mock":
-        from sim.device import SimDevice  # lazily: the HAL does not depend on the simulator
-
-        return SimDevice(arch=arch, **options)
-    import native
-
-    return native.open_device(device_ordinal, arch=arch, **options)
+    return backend_package(mode).open_device(device_ordinal, arch=arch, **options)

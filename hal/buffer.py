@@ -336,7 +336,7 @@ def _write_back(allocation: Allocation, start: int, staging: np.ndarray, pristin
 
 class HalBufferView:
     """A buffer with a shape and an element type (IREE's int encoding). With a
-    `spec` (hal.layout.TensorSpec) the bytes are a device tensor encoding: tiles
+    `spec` (tt_hal.target.layout.TensorSpec) the bytes are a device tensor encoding: tiles
     and/or a device data format, `spec.size` bytes; `to_host()` decodes them."""
 
     def __init__(self, buffer: HalBuffer, shape: Sequence[int], element_type: int, spec=None):
@@ -368,7 +368,7 @@ class HalBufferView:
 
     @property
     def spec(self):
-        """The device tensor encoding (hal.layout.TensorSpec), or None for IREE's dense
+        """The device tensor encoding (tt_hal.target.layout.TensorSpec), or None for IREE's dense
         row-major bytes."""
         return self._spec
 

@@ -22,9 +22,9 @@ from hal.command_buffer import (
     BindingRef, BufferRange, CopyCommand, DispatchCommand, FillCommand, HalCommandBuffer, HalEvent, UpdateCommand,
     resolve_operand,
 )
-from hal.layout import DataFormat, Layout, host_values
+from tt_hal.target.layout import DataFormat, Layout, host_values
 from hal.log import get_logger
-from hal.placement import MemoryConfig
+from tt_hal.target.placement import MemoryConfig
 from hal.queue import QueueScheduler, Submission
 from hal.semaphore import HalSemaphore, as_timepoints, wait_all_or_any
 from hal.status import HalError, StatusCode
@@ -249,7 +249,7 @@ class HalDevice:
                 raise HalError(StatusCode.INVALID_ARGUMENT, f"wait mode {mode!r}; expected 'all' or 'any'") from None
         return wait_all_or_any(as_timepoints(semaphores), WaitMode(mode), timeout, deadline)
 
-    # Profiling, and what the toolkit shows of the device (tt_hal.pictures draws them).
+    # Profiling, and what the toolkit shows of the device (tt_hal.tools.pictures draws them).
     def begin_profiling(self, mode: str | None = None, file_path: str | None = None) -> None:
         """Starts recording a Chrome / Perfetto trace (hal/profiling.py): submissions,
         queue commands, per-core workgroups, semaphore waits and signals. `file_path`

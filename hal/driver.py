@@ -12,7 +12,7 @@ import threading
 import urllib.parse
 from typing import Callable
 
-from hal.backend import hardware_unavailable_reason, open_backend, resolve_mode
+from hal.backend import backend_package, hardware_unavailable_reason, open_backend, resolve_mode
 from hal.device import HalDevice
 from hal.log import get_logger
 from hal.status import HalError, StatusCode
@@ -66,9 +66,7 @@ class HalDriver:
                 info["fallback_reason"] = hardware_unavailable_reason()
                 info["name"] = f"{arch} (mock: simulated chip; auto mode fell back: {info['fallback_reason']})"
             return [info]
-        import native
-
-        return native.query_devices()
+        return backend_package(mode).query_devices()
 
     def dump_device_info(self, device_id: int) -> str:
         info = self._info_for_id(device_id)

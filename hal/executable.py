@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from hal.program import Export
+from tt_hal.target.program import Export
 from hal.status import HalError, StatusCode
-from hal.ttx import read_executable
+from tt_hal.target.ttx import read_executable
 
 EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"
 

@@ -10,11 +10,17 @@ import os
 ROOT = "tt_hal"
 ENVIRONMENT = "TT_HAL_LOG"
 _handler: logging.Handler | None = None
+_configured = False
 
 
 def get_logger(module: str) -> logging.Logger:
-    """The logger of a module (`get_logger(__name__)` -> tt_hal.hal.queue)."""
-    return logging.getLogger(f"{ROOT}.{module}")
+    """The logger of a module (`get_logger(__name__)` -> tt_hal.hal.queue; a module of
+    the tt_hal namespace keeps its name). The first call applies $TT_HAL_LOG."""
+    global _configured
+    if not _configured:
+        _configured = True
+        configure()
+    return logging.getLogger(module if module.split(".")[0] == ROOT else f"{ROOT}.{module}")
 
 
 def configure(level: str | int | None = None) -> None:

@@ -2,7 +2,7 @@
 and which submission (or the host) will signal it; like IREE's task-graph dumps.
 
 `HalDevice.submission_graph()` snapshots it; `to_text()` is for logs and bug
-reports, `to_dot()` for Graphviz, and `tt_hal.pictures.save_submission_graph_png`
+reports, `to_dot()` for Graphviz, and `tt_hal.tools.pictures.save_submission_graph_png`
 draws it without Graphviz.
 """
 

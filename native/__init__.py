@@ -1,93 +1,62 @@
-"""tt-hal's native layer (pybind11), built by `pip install` (setup.py).
+"""tt-hal's native layer (imported as `tt_hal.native`): the hardware-mode backend
+behind `hal/backend.py`, on TT-Metal.
 
-- `native._conversions`: C++ twins of the host conversions in sim/tiles.py and
-  sim/formats.py (tilize/untilize, bf16, bfp8_b, bfp4_b), byte-identical to them.
-  Built wherever a C++17 compiler works.
-- `native._tt_metal`: the TT-Metal host API binding behind `native.device`, the
-  hardware backend. Built only against a TT-Metal install (docs/hardware.md).
-- `native.codegen`: TT-Metal C++ kernel source from hal.isa programs; pure Python,
-  so kernels can be generated and checked on any machine.
+- `_tt_metal`: the TT-Metal host API binding (pybind11, native/src/tt_metal.cpp)
+  behind `device`, the hardware backend. Built by `pip install` (setup.py) only
+  against a TT-Metal install (docs/hardware.md).
+- `codegen`: TT-Metal C++ kernel source from tt_hal.target.isa programs; pure
+  Python, so kernels can be generated and checked on any machine.
 
-What was not built, and why, is in `_build_status.json` (written by setup.py), so
-that errors can name what is missing. Missing conversions are said once per process
-(a warning on the `tt_hal.native` logger); a missing TT-Metal binding is the normal
-case off hardware, and is said only where hardware is asked for.
+The HAL finds this package by name (`hal.backend.BACKENDS`) and calls
+`open_device`, `unavailable_reason` and `query_devices`. What was not built, and
+why, is in `_build_status.json` (written by setup.py), so that errors can name what
+is missing; off hardware that is the normal case, said only where hardware is asked for.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
-import json
-import logging
-import pathlib
 
 from hal.log import get_logger
+from tt_hal.target import extensions
 
 _log = get_logger("native")
-_HERE = pathlib.Path(__file__).resolve().parent
+BINDING = "tt_hal.native._tt_metal"
 
 
 @functools.cache
-def build_status() -> dict[str, str]:
-    """{extension: 'built' or why not} as setup.py recorded it at install time."""
-    try:
-        return json.loads((_HERE / "_build_status.json").read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-@functools.cache
-def _load(name: str):
-    """The extension module `name`, or the reason it cannot be used (said once)."""
-    try:
-        return importlib.import_module(f"native.{name}"), None
-    except ImportError as error:
-        recorded = build_status().get(name)
-        if recorded and recorded != "built":
-            reason = f"native.{name} was not built: {recorded}"
-        elif recorded == "built":
-            reason = f"native.{name} was built but does not load: {error}"
-        else:
-            reason = f"native.{name} is not built in this install (reinstall with `pip install -e .`): {error}"
-        _log.log(logging.INFO if name == "_tt_metal" else logging.WARNING, "%s; using the %s", reason,
-                 "simulator" if name == "_tt_metal" else "numba conversions")
-        return None, reason
-
-
-def conversions():
-    """The C++ conversion kernels (module native._conversions), or None."""
-    return _load("_conversions")[0]
-
-
-def conversions_unavailable_reason() -> str | None:
-    return _load("_conversions")[1]
+def _load():
+    """The TT-Metal binding module, or the reason it cannot be used (said once)."""
+    binding, reason = extensions.load(BINDING)
+    if binding is None:
+        _log.info("%s; using the simulator", reason)
+    return binding, reason
 
 
 def tt_metal():
-    """The TT-Metal host API binding (module native._tt_metal), or None."""
-    return _load("_tt_metal")[0]
+    """The TT-Metal host API binding (module tt_hal.native._tt_metal), or None."""
+    return _load()[0]
 
 
-def hardware_unavailable_reason() -> str | None:
+def unavailable_reason() -> str | None:
     """None when hardware mode can run: the TT-Metal binding is built and sees at
     least one Tenstorrent device; otherwise what is missing, for a person to act on."""
-    binding, reason = _load("_tt_metal")
+    binding, reason = _load()
     if binding is None:
         return reason
     count = binding.get_num_available_devices()
     if count == 0:
-        return "native._tt_metal is built, but TT-Metal sees no Tenstorrent device (GetNumAvailableDevices() = 0)"
+        return f"{BINDING} is built, but TT-Metal sees no Tenstorrent device (GetNumAvailableDevices() = 0)"
     return None
 
 
 def query_devices() -> list[dict]:
-    from native.device import query_devices
+    from tt_hal.native.device import query_devices
 
     return query_devices()
 
 
 def open_device(device_ordinal: int = 0, arch: str | None = None, **options):
-    from native.device import HardwareDevice
+    from tt_hal.native.device import HardwareDevice
 
     return HardwareDevice(device_ordinal, arch=arch, **options)

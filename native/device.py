@@ -1,13 +1,13 @@
 """The hardware backend: hal/backend.py's BackendDevice on TT-Metal, through the
-pybind11 binding native._tt_metal (native/src/tt_metal.cpp).
+pybind11 binding tt_hal.native._tt_metal (native/src/tt_metal.cpp).
 
 The binding is thin (one call per tt-metalium host API function); what the HAL's
 protocol asks beyond TT-Metal lives here:
 - a dispatch of W workgroups runs as ceil(W / cores) programs ("waves"), one
   workgroup per core, cores row-major over the worker grid as in the simulator; each
   kernel's runtime args are its template args filled from the bindings, then the
-  workgroup id and count and the push constants (native.codegen.runtime_args);
-- kernel sources come from native.codegen, generated once per hal.program.Program;
+  workgroup id and count and the push constants (tt_hal.native.codegen.runtime_args);
+- kernel sources come from tt_hal.native.codegen, generated once per tt_hal.target.program.Program;
 - events: one completion thread per command queue synchronizes each TT-Metal event
   in order, finishes the host-side work queued before it (copies out of staging
   buffers), then completes the HAL event and runs its callback;
@@ -27,10 +27,10 @@ from typing import Callable
 
 import numpy as np
 
-from hal.program import ArgKind, Program
+from tt_hal.target.program import ArgKind, Program
 from hal.log import get_logger
 from hal.status import HalError, StatusCode
-from native import codegen
+from tt_hal.native import codegen
 
 log = get_logger("native")
 
@@ -38,11 +38,11 @@ _ARCHS = {"wormhole_b0": "wormhole_b0", "blackhole": "blackhole_p150"}  # TT-Met
 
 
 def _binding():
-    import native
+    import tt_hal.native as native
 
     binding = native.tt_metal()
     if binding is None:
-        raise HalError(StatusCode.UNAVAILABLE, native.hardware_unavailable_reason() or "native._tt_metal is missing")
+        raise HalError(StatusCode.UNAVAILABLE, native.unavailable_reason() or "tt_hal.native._tt_metal is missing")
     return binding
 
 
@@ -54,7 +54,7 @@ def query_devices() -> list[dict]:
 
 @dataclasses.dataclass(frozen=True)
 class HardwareArch:
-    """The opened chip as TT-Metal reports it (sim.arch.ArchSpec's fields the HAL reads)."""
+    """The opened chip as TT-Metal reports it (tt_hal.target.arch.ArchSpec's fields the HAL reads)."""
 
     name: str
     grid_x: int
@@ -232,16 +232,16 @@ class HardwareDevice:
         self.enqueue_write_buffer(0, buffer, offset, data)
         self.finish(0)
 
-    # Host conversions: the fastest implementation the machine has (sim/codec.py).
+    # Host conversions: the fastest implementation the machine has (tt_hal/target/conversions.py).
     @staticmethod
     def encode_tensor(values, spec, pad_value=0):
-        from sim import codec
+        from tt_hal.target import conversions as codec
 
         return codec.encode_tensor(values, spec, pad_value)
 
     @staticmethod
     def decode_tensor(data, spec, as_float32: bool = False):
-        from sim import codec
+        from tt_hal.target import conversions as codec
 
         return codec.decode_tensor(data, spec, as_float32)
 
@@ -374,7 +374,7 @@ class HardwareDevice:
 
 
 def _fill_template(template, bindings, workgroup_id, workgroup_count, constants) -> list[int]:
-    """A kernel's own runtime args (hal.program.RuntimeArg templates) for one workgroup."""
+    """A kernel's own runtime args (tt_hal.target.program.RuntimeArg templates) for one workgroup."""
     values = []
     for arg in template:
         if arg.kind == ArgKind.LITERAL:

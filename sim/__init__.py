@@ -1,6 +1,20 @@
-"""The simulated Tenstorrent chip: the mock-mode implementation of `hal/backend.py`."""
+"""The simulated Tenstorrent chip (imported as `tt_hal.sim`): the mock-mode backend
+behind `hal/backend.py`. Memory (memory), command queues and the device (device),
+running programs on the cores (dispatch) and the Tensix core model (tensix).
 
-from sim.arch import ARCHS, ArchSpec, get_arch
-from sim.device import SimDevice
+The HAL finds this package by name (`hal.backend.BACKENDS`) and calls the three
+functions below; nothing is imported until a device opens."""
 
-__all__ = ["ARCHS", "ArchSpec", "SimDevice", "get_arch"]
+from __future__ import annotations
+
+
+def open_device(device_ordinal: int = 0, arch=None, **options):
+    """A simulated chip (`arch` preset name, default wormhole_b0; options as SimDevice takes them)."""
+    from tt_hal.sim.device import SimDevice
+
+    return SimDevice(arch=arch, **options)
+
+
+def unavailable_reason() -> str | None:
+    """The simulator runs wherever the package imports."""
+    return None

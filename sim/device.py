@@ -14,14 +14,14 @@ from typing import Callable
 import numpy as np
 
 from hal import profiling
-from hal.placement import ShardedPages
+from tt_hal.target.placement import ShardedPages
 from hal.log import get_logger
 from hal.status import HalError, StatusCode, as_error
-from hal.program import Program
-from sim import codec
-from sim.dispatch import INLINE_SECONDS, Dispatch, prepare, run_program
-from sim.arch import DEFAULT_ARCH, ArchSpec, get_arch
-from sim.memory import BufferType, ChipMemory, SimBuffer, system_memory_buffer
+from tt_hal.target.program import Program
+from tt_hal.target import conversions as codec
+from tt_hal.sim.dispatch import INLINE_SECONDS, Dispatch, prepare, run_program
+from tt_hal.target.arch import DEFAULT_ARCH, ArchSpec, get_arch
+from tt_hal.sim.memory import BufferType, ChipMemory, SimBuffer, system_memory_buffer
 
 log = get_logger(__name__)
 

@@ -18,13 +18,13 @@ import weakref
 
 import numpy as np
 
-from hal.isa import NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, WIDTH, Op, Processor, disassemble
+from tt_hal.target.isa import NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, WIDTH, Op, Processor, disassemble
 from hal.log import get_logger
 from hal.profiling import core_track
-from hal.program import ArgKind, Program
+from tt_hal.target.program import ArgKind, Program
 from hal.status import HalError, StatusCode
-from sim import tensix
-from sim.memory import BufferType, ChipMemory, SimBuffer, round_up
+from tt_hal.sim import tensix
+from tt_hal.sim.memory import BufferType, ChipMemory, SimBuffer, round_up
 
 log = get_logger(__name__)
 

@@ -5,7 +5,7 @@ Every bank of a kind shares one address range (as in tt-metal's BankManager), so
 buffer has the same base address in every bank. Interleaved: page i lives in bank
 i % N at `base + (i // N) * aligned_page_size`; L1 bank ids are spread over the
 worker cores in tt-metal's shuffled order. Sharded: a page table, from
-hal.placement.ShardedPages, gives each page its core and its slot in the shard.
+tt_hal.target.placement.ShardedPages, gives each page its core and its slot in the shard.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import threading
 import numba
 import numpy as np
 
-from hal.placement import ShardedPages
+from tt_hal.target.placement import ShardedPages
 from hal.status import HalError, StatusCode
-from sim.arch import ArchSpec
+from tt_hal.target.arch import ArchSpec
 
 _MAP_NORESERVE = 0x4000  # Linux; not exported by Python's mmap module
 

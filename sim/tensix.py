@@ -30,14 +30,14 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
-from hal.isa import ADDRGEN_SLOTS as SLOTS
-from sim.formats import (
+from tt_hal.target.isa import ADDRGEN_SLOTS as SLOTS
+from tt_hal.target.formats import (
     BFP4_MAGNITUDE_BITS, BFP8_MAGNITUDE_BITS, ROUND_NEAREST_AWAY, ROUND_NEAREST_EVEN, bf16_from_f32_bits,
     bfp_bits, bfp_code, bfp_decode_code, bfp_encode_row, bfp_shared_exponent,
 )
-from sim.memory import copy_bytes, page_span
+from tt_hal.sim.memory import copy_bytes, page_span
 
-# Opcodes: hal.isa.Op's values (numba needs them as plain ints).
+# Opcodes: tt_hal.target.isa.Op's values (numba needs them as plain ints).
 LI, MOV, ADD, SUB, MUL, DIV, MOD, AND, OR, XOR, SHL, SHR, MIN, MAX, ADDI, MULI = range(1, 17)
 JMP, BEQ, BNE, BLT, BGE, HALT = range(20, 26)
 ARG, CT_ARG, CONSTANT, WORKGROUP_ID, WORKGROUP_COUNT = range(30, 35)
@@ -285,7 +285,7 @@ def sfpu_binary(op, a, b):
 
 # ---- The interpreter ----
 
-# Runtime-arg kinds: hal.program.ArgKind's values.
+# Runtime-arg kinds: tt_hal.target.program.ArgKind's values.
 ARG_LITERAL, ARG_BINDING_ADDRESS, ARG_BINDING_PAGE_OFFSET, ARG_BINDING_PAGES, ARG_CONSTANT, ARG_WORKGROUP_ID, \
     ARG_WORKGROUP_COUNT, ARG_BINDING_IS_DRAM = range(8)
 
@@ -571,7 +571,7 @@ def noc_transfer(is_read, gen, page, offset, length, core_l1, l1_at, l1_base, l1
     if l1_at < l1_base or l1_at + length > core_l1.shape[0]:
         fault[4] = l1_at
         return L1_OUT_OF_BOUNDS
-    # The buffer's own page placement (sim.memory.page_span), from its rows of the tables.
+    # The buffer's own page placement (tt_hal.sim.memory.page_span), from its rows of the tables.
     table, pages = buffers[k, 7], -(-buffers[k, 2] // page_size)
     table_end = table + pages if table >= 0 else 0
     banks = buffer_banks[buffers[k, 5]:buffers[k, 5] + buffers[k, 6]]

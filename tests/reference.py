@@ -1,5 +1,5 @@
-"""Plain numpy "twins" of the simulator's tile and format kernels (sim/tiles.py,
-sim/formats.py), written from tt-metal's algorithms (../shared/FACTS.md 'Tiles and
+"""Plain numpy "twins" of the simulator's tile and format kernels (tt_hal/target/tiles.py,
+tt_hal/target/formats.py), written from tt-metal's algorithms (../shared/FACTS.md 'Tiles and
 layouts', 'Data formats'; tilize_utils.cpp, blockfloat_common.cpp, bfloat16.cpp),
 not from the numba code: whole-array reshapes and transposes instead of index
 walks, so that a disagreement between the two points at a bug in one of them.

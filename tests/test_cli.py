@@ -1,8 +1,8 @@
-"""The `tt-hal` command line (tt_hal/cli.py), end to end: each test runs
-`python -m tt_hal.cli ...` as a subprocess on small StableHLO programs and checks its
+"""The `tt-hal` command line (tt_hal/tools/cli.py), end to end: each test runs
+`python -m tt_hal.tools.cli ...` as a subprocess on small StableHLO programs and checks its
 exit code, its output and the files it writes.
 
-Exit codes (tt_hal/cli.py): 0 success; 1 --check beyond the tolerance; 2 bad usage or
+Exit codes (tt_hal/tools/cli.py): 0 success; 1 --check beyond the tolerance; 2 bad usage or
 an unreadable file; 3 the program did not compile; 4 the run failed (or the device could
 not load the module).
 
@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import hal
-from compiler import tolerance
+from tt_hal.compiler import tolerance
+from tt_hal import runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 600  # seconds per command; the machine is shared
@@ -62,7 +62,7 @@ BF16_TOLERANCE = tolerance.TOLERANCE["bfloat16"]
 
 def tt_hal(*args, cwd=None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "tt_hal.cli", *map(str, args)], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "tt_hal.tools.cli", *map(str, args)], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=TIMEOUT)
 
 
@@ -100,11 +100,11 @@ def numpy_matmul_bias(d: Path, a="a", b="b", bias="bias") -> np.ndarray:
 # ---- compile -----------------------------------------------------------------------------------
 
 def test_compile_writes_a_module_hal_loads(work, device):
-    """`compile x.mlir -o x.ttm` wrote a module hal.load_module loads (from the path
+    """`compile x.mlir -o x.ttm` wrote a module runtime.load_module loads (from the path
     and from the bytes), with the program's signature, and it runs."""
     path = work / "matmul.ttm"
     for source in (str(path), path.read_bytes()):
-        module = hal.load_module(source, device)
+        module = runtime.load_module(source, device)
         function = module["main"]
         assert function.inputs == [((64, 64), np.float32), ((64, 64), np.float32), ((64,), np.float32)]
         assert function.outputs == [((64, 64), np.float32)]
@@ -273,7 +273,7 @@ def test_devices_lists_the_device_and_presets():
 
 def test_devices_without_hardware_in_hardware_mode_is_a_device_failure():
     env = dict(os.environ, PYTHONPATH=str(ROOT), TT_HAL_MODE="hardware")
-    result = subprocess.run([sys.executable, "-m", "tt_hal.cli", "devices"], env=env, capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "tt_hal.tools.cli", "devices"], env=env, capture_output=True,
                             text=True, timeout=TIMEOUT)
     assert result.returncode == 4
     assert "UNAVAILABLE" in result.stdout and "docs/hardware.md" in result.stdout
@@ -324,9 +324,10 @@ def test_trace_of_a_script_traces_its_devices(tmp_path):
     import json
     script = tmp_path / "script.py"
     script.write_text("import sys, numpy as np, hal\n"
+                      "from tt_hal import ops\n"
                       "d = hal.create_device('tenstorrent')\n"
                       "x = d.to_device(np.ones((32, 32), np.float32), dtype='bfloat16', layout='tile')\n"
-                      "print('sum', float(hal.ops.sum(x, dim=1).to_host(np.float32).sum()), sys.argv[1:])\n")
+                      "print('sum', float(ops.sum(x, dim=1).to_host(np.float32).sum()), sys.argv[1:])\n")
     out = tmp_path / "s.json"
     result = tt_hal("trace", script, "-o", out, "--", "--flag")
     assert result.returncode == 0, result.stderr
@@ -373,6 +374,6 @@ def test_a_failing_traced_script_is_a_run_failure_with_its_trace_written(tmp_pat
 def test_version_and_bad_mode():
     assert tt_hal("--version").stdout.startswith("tt-hal ")
     env = dict(os.environ, PYTHONPATH=str(ROOT), TT_HAL_MODE="bogus")
-    result = subprocess.run([sys.executable, "-m", "tt_hal.cli", "devices"], env=env, capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "tt_hal.tools.cli", "devices"], env=env, capture_output=True,
                             text=True, timeout=TIMEOUT)
     assert result.returncode == 2 and "TT_HAL_MODE" in result.stdout

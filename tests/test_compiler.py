@@ -1,7 +1,7 @@
-"""Differential tests of the compiler bridge (compiler/): small StableHLO and linalg
-programs, compiled by `compiler.compile_module` and run on the simulated device,
+"""Differential tests of the compiler bridge (tt_hal/compiler/): small StableHLO and linalg
+programs, compiled by `tt_hal.compiler.compile_module` and run on the simulated device,
 against the same MLIR compiled by IREE for llvm-cpu and run on iree.runtime
-(compiler.reference.run_llvm_cpu), within compiler.tolerance's limits.
+(tt_hal.compiler.reference.run_llvm_cpu), within tt_hal.compiler.tolerance's limits.
 
 Patterns (CASES, each a @main; every case in bfloat16, those marked `float32` also
 with data_format="float32"):
@@ -49,11 +49,11 @@ import zipfile
 import numpy as np
 import pytest
 
-import compiler
-import hal
-from compiler import frontend, tolerance
-from compiler.reference import function_signatures, run_llvm_cpu
+from tt_hal import compiler
+from tt_hal.compiler import frontend, tolerance
+from tt_hal.compiler.reference import function_signatures, run_llvm_cpu
 from hal import HalError, StatusCode
+from tt_hal import runtime
 
 SEED = 1234
 RESHAPE = r"reshape moves data between tiles"  # docs/compiler.md: "Reshapes that move data between tiles"
@@ -617,7 +617,7 @@ def load(device):
         if (name, data_format) not in loaded:
             case = CASES[name]
             try:
-                loaded[name, data_format] = hal.load_module(ttm(name, data_format), device)
+                loaded[name, data_format] = runtime.load_module(ttm(name, data_format), device)
             except HalError as error:
                 if case.limitation and error.code == StatusCode.UNIMPLEMENTED and \
                         re.search(case.limitation, error.message):
@@ -724,7 +724,7 @@ TWO_FUNCTIONS = mlir("""
 
 
 def test_two_public_functions_and_a_private_helper(device):
-    module = hal.load_module(compiler.compile_module(TWO_FUNCTIONS), device)
+    module = runtime.load_module(compiler.compile_module(TWO_FUNCTIONS), device)
     assert sorted(module.functions) == ["main", "second"]
     signatures = function_signatures(TWO_FUNCTIONS)
     rng = np.random.default_rng(SEED)
@@ -900,17 +900,17 @@ def test_reflection_matches_signature(load, name):
 
 def test_load_module_errors(device, tmp_path):
     with pytest.raises(ValueError) as info:
-        hal.load_module(b"not a module", device)
+        runtime.load_module(b"not a module", device)
     assert info.value.code == StatusCode.INVALID_ARGUMENT
     archive = io.BytesIO()
     with zipfile.ZipFile(archive, "w") as z:
         z.writestr("module.json", json.dumps({"format": "something-else", "version": 1}))
         z.writestr("kernels.ttx", b"")
     with pytest.raises(ValueError) as info:
-        hal.load_module(archive.getvalue(), device)
+        runtime.load_module(archive.getvalue(), device)
     assert info.value.code == StatusCode.INVALID_ARGUMENT
     with pytest.raises(HalError) as info:
-        hal.load_module(str(tmp_path / "missing.ttm"), device)
+        runtime.load_module(str(tmp_path / "missing.ttm"), device)
     assert info.value.code == StatusCode.NOT_FOUND
 
 
@@ -918,7 +918,7 @@ def test_load_module_from_path(device, tmp_path):
     name = "eltwise_add"
     path = tmp_path / "add.ttm"
     path.write_bytes(ttm(name, "bfloat16"))
-    module = hal.load_module(str(path), device)
+    module = runtime.load_module(str(path), device)
     tolerance.check(module.main(*inputs(name)), list(reference(name)), "bfloat16")
 
 

@@ -1,4 +1,4 @@
-"""hal.library.eltwise_fused: straight-line SFPU code over (broadcast) input tiles.
+"""tt_hal.kernels.library.eltwise_fused: straight-line SFPU code over (broadcast) input tiles.
 
 The device result is compared with a numpy *twin* of the program, written from the
 stated numerics (docs/tensix.md "Numerics", sim/tensix.py) rather than from the
@@ -37,7 +37,7 @@ float32 ulp or two of the true value but not reproducible with numpy. So:
   bit for bit with the independent float64 twin;
 - `test_transcendental_program_property` adds the transcendental ops and evaluates
   those steps in the twin with the simulator's own scalar function
-  (sim.tensix.sfpu_unary): the rest of the chain (loads, broadcasts, Dst rounding,
+  (tt_hal.sim.tensix.sfpu_unary): the rest of the chain (loads, broadcasts, Dst rounding,
   register reuse, masks, pack) is still checked bit for bit;
 - `test_transcendental_ops_against_float64` bounds each transcendental op by
   numpy's float64 function: within 1 bf16 ulp with a bf16 Dst (measured: at most
@@ -70,12 +70,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hal import library, ops
-from hal.isa import Broadcast, KernelConfig, SfpuOp
-from hal.layout import DataFormat
-from hal.library import MAX_FUSED_INPUTS, FusedInput
+from tt_hal.kernels import library
+from tt_hal import ops
+from tt_hal.target.isa import Broadcast, KernelConfig, SfpuOp
+from tt_hal.target.layout import DataFormat
+from tt_hal.kernels.library import MAX_FUSED_INPUTS, FusedInput
 from hal.status import HalError, StatusCode
-from sim import tensix
+from tt_hal.sim import tensix
 from tests import reference as ref
 
 BF16, F32 = "bfloat16", "float32"
@@ -252,7 +253,7 @@ def input_shape(out_shape, source: FusedInput, drop_batch: bool = False) -> tupl
 
 def run_fused(device, inputs, arrays, code, out_shape, out_fmt=BF16, mask_columns=False, mask_rows=False,
               fp32=False, pads=None, grid=None):
-    """Dispatches eltwise_fused as hal.ops does (push constants T, Ht, Wt; bindings
+    """Dispatches eltwise_fused as ops does (push constants T, Ht, Wt; bindings
     inputs, [column mask], [row mask], out). Returns (out view, the inputs' values as
     the device holds them)."""
     inputs, code = tuple(inputs), tuple(code)

@@ -1,4 +1,4 @@
-"""Executables end to end: the Tensix kernel ISA (hal/isa.py), the .ttx format
+"""Executables end to end: the Tensix kernel ISA (tt_hal/target/isa.py), the .ttx format
 (hal/ttx), the executable cache (hal/executable.py), dispatch validation
 (hal/device.py, hal/command_buffer.py) and the simulator's fault reports
 (sim/dispatch.py, sim/tensix.py).
@@ -24,16 +24,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import hal
-import sim.device
-import sim.dispatch
-from hal import library
+import tt_hal.sim.device
+import tt_hal.sim.dispatch
+from tt_hal.kernels import library
 from hal.executable import EXECUTABLE_FORMAT, ExportInfo
-from hal.isa import (
+from tt_hal.target.isa import (
     MAX_RUNTIME_ARGS, NUM_REGISTERS, WIDTH, Broadcast, Kernel, KernelBuilder, KernelConfig,
     MathFidelity, Op, Processor, ReduceKind, SfpuOp, disassemble, float_bits, validate_code,
 )
-from hal.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg
-from hal.ttx import FILE_IDENTIFIER, read_executable, write_executable
+from tt_hal.target.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg
+from tt_hal.target.ttx import FILE_IDENTIFIER, read_executable, write_executable
 from tests.cts.ctsutil import raises_status
 
 SC = hal.StatusCode
@@ -698,8 +698,8 @@ def test_ttx_rejects_wrong_identifier_and_version(monkeypatch):
         with raises_status(SC.INVALID_ARGUMENT) as info:
             read_executable(bad)
         assert "TTX0" in info.value.message
-    import hal.ttx
-    monkeypatch.setattr(hal.ttx, "VERSION", 2)
+    import tt_hal.target.ttx
+    monkeypatch.setattr(tt_hal.target.ttx, "VERSION", 2)
     newer = write_executable(library_exports()[:1])
     monkeypatch.undo()
     with raises_status(SC.INVALID_ARGUMENT) as info:
@@ -1192,9 +1192,9 @@ def _spin():
 @pytest.fixture
 def small_budget(monkeypatch):
     """Dispatches with a budget of 10_000 instructions. (Patching the module constant
-    sim.dispatch.DEFAULT_INSTRUCTION_BUDGET has no effect: it is bound as the
-    Dispatch dataclass's default when sim.dispatch is imported.)"""
-    monkeypatch.setattr(sim.device, "Dispatch", functools.partial(sim.dispatch.Dispatch, instruction_budget=10_000))
+    tt_hal.sim.dispatch.DEFAULT_INSTRUCTION_BUDGET has no effect: it is bound as the
+    Dispatch dataclass's default when tt_hal.sim.dispatch is imported.)"""
+    monkeypatch.setattr(tt_hal.sim.device, "Dispatch", functools.partial(tt_hal.sim.dispatch.Dispatch, instruction_budget=10_000))
     return 10_000
 
 
@@ -1218,7 +1218,7 @@ def test_instruction_budget_is_per_dispatch(device, small_budget):
 
 def test_runaway_kernel_default_budget(device):
     """The documented budget: 2e8 instructions per dispatch (about a second here)."""
-    assert sim.dispatch.DEFAULT_INSTRUCTION_BUDGET == 200_000_000
+    assert tt_hal.sim.dispatch.DEFAULT_INSTRUCTION_BUDGET == 200_000_000
     expect_fault(device, prepare(device, make_export((_spin(), ()))), SC.DEADLINE_EXCEEDED,
                  ["instruction budget exhausted", "details 200000000"])
 
@@ -1252,9 +1252,9 @@ def test_fault_on_a_later_core_names_that_core(device):
 
 _CHILD = textwrap.dedent("""
     import sys, numpy as np, hal
-    from hal.isa import KernelBuilder, Op, Processor
-    from hal.program import Export, Program
-    from hal.ttx import write_executable
+    from tt_hal.target.isa import KernelBuilder, Op, Processor
+    from tt_hal.target.program import Export, Program
+    from tt_hal.target.ttx import write_executable
     op, immediate = Op[sys.argv[1]], int(sys.argv[2])
     try:
         k = KernelBuilder("oob")

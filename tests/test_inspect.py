@@ -1,7 +1,7 @@
-"""tt_hal/inspection.py: the reports behind `tt-hal devices` and `tt-hal info`.
+"""tt_hal/tools/inspection.py: the reports behind `tt-hal devices` and `tt-hal info`.
 
 Each report is checked against facts computed here from what it summarizes (the
-sim.arch presets, the module's record, the executable's exports, the layout rule
+tt_hal.target.arch presets, the module's record, the executable's exports, the layout rule
 of DESIGN.md section 4: circular buffers from the unreserved L1 base upwards, each
 start aligned), never against the report itself. One small model is compiled once.
 """
@@ -19,18 +19,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import compiler
+from tt_hal import compiler
 import hal
-from hal import library
+from tt_hal.kernels import library
 from hal.backend import hardware_unavailable_reason
-from hal.isa import MathFidelity, Processor
-from hal.layout import DataFormat as DF
-from hal.module import read_module, write_module
-from hal.program import CircularBufferConfig
+from tt_hal.target.isa import MathFidelity, Processor
+from tt_hal.target.layout import DataFormat as DF
+from tt_hal.runtime.module import read_module, write_module
+from tt_hal.target.program import CircularBufferConfig
 from hal.status import StatusCode
-from hal.ttx import read_executable, write_executable
-from sim.arch import ARCHS, DEFAULT_ARCH, get_arch
-from tt_hal.inspection import describe_file, devices_report, format_devices, format_info
+from tt_hal.target.ttx import read_executable, write_executable
+from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, get_arch
+from tt_hal.tools.inspection import describe_file, devices_report, format_devices, format_info
 
 MODEL = Path(__file__).resolve().parents[1] / "examples" / "models" / "mlp.mlir"
 

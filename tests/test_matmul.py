@@ -1,4 +1,4 @@
-"""hal.ops.matmul (the library's multi-core tiled matmul) against numpy twins of the
+"""ops.matmul (the library's multi-core tiled matmul) against numpy twins of the
 multiplier's fidelity phases (sim/tensix.py fidelity_product, docs/tensix.md)."""
 
 import ml_dtypes
@@ -7,6 +7,7 @@ import pytest
 
 import hal
 from hal.status import StatusCode
+from tt_hal import ops
 
 FIDELITY_PHASES = {"LoFi": 1, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
 
@@ -44,7 +45,7 @@ def test_matmul_follows_the_fidelity_phases(device, operands, fidelity):
     phases run, by the amount the dropped phases carry."""
     a, b = operands
     va, vb = device.to_device(a, "bfloat16", "tile"), device.to_device(b, "bfloat16", "tile")
-    got = hal.ops.matmul(va, vb, math_fidelity=fidelity, fp32_dest_acc_en=True, dtype="float32").to_host()
+    got = ops.matmul(va, vb, math_fidelity=fidelity, fp32_dest_acc_en=True, dtype="float32").to_host()
     model = fidelity_matmul(a, b, FIDELITY_PHASES[fidelity])
     np.testing.assert_allclose(got, model, rtol=1e-5)
     exact = bf16(a).astype(np.float64) @ bf16(b).astype(np.float64)
@@ -60,7 +61,7 @@ def test_lofi_error_exceeds_hifi2_exceeds_hifi4(device, operands):
     a, b = operands
     va, vb = device.to_device(a, "bfloat16", "tile"), device.to_device(b, "bfloat16", "tile")
     exact = bf16(a).astype(np.float64) @ bf16(b).astype(np.float64)
-    errors = [np.abs(hal.ops.matmul(va, vb, math_fidelity=f, fp32_dest_acc_en=True, dtype="float32").to_host()
+    errors = [np.abs(ops.matmul(va, vb, math_fidelity=f, fp32_dest_acc_en=True, dtype="float32").to_host()
                      - exact).max() for f in ("LoFi", "HiFi2", "HiFi3", "HiFi4")]
     assert errors[0] > errors[1] > errors[2] > errors[3]
     assert errors[3] < 1e-5 * np.abs(exact).max()
@@ -75,7 +76,7 @@ def test_matmul_bf16_output_against_numpy(device, in_format, tolerance, grid):
     a = rng.standard_normal((70, 100)).astype(np.float32)
     b = rng.standard_normal((100, 45)).astype(np.float32)
     va, vb = device.to_device(a, in_format, "tile"), device.to_device(b, in_format, "tile")
-    got = hal.ops.matmul(va, vb, grid=grid).to_host(np.float32)
+    got = ops.matmul(va, vb, grid=grid).to_host(np.float32)
     qa = va.to_host(np.float32).astype(np.float64)
     qb = vb.to_host(np.float32).astype(np.float64)
     reference = qa @ qb
@@ -87,5 +88,5 @@ def test_matmul_bf16_output_against_numpy(device, in_format, tolerance, grid):
 def test_matmul_shape_mismatch(device):
     a = device.to_device(np.ones((32, 64), np.float32), "bfloat16", "tile")
     with pytest.raises(hal.HalError) as info:
-        hal.ops.matmul(a, a)
+        ops.matmul(a, a)
     assert info.value.code == StatusCode.INVALID_ARGUMENT

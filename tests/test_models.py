@@ -2,9 +2,9 @@
 
 (a) the reference: IREE's llvm-cpu build of the model on iree.runtime local-task
     agrees with a float64 numpy twin of the model (written here, not from the MLIR);
-(b) tt-hal: compiler.compile_module + hal.load_module on the simulated device agrees
-    with that reference within compiler.tolerance's bfloat16 tolerance.
-So a tt-hal failure with (a) passing points at compiler/ or hal/, not at the model.
+(b) tt-hal: tt_hal.compiler.compile_module + runtime.load_module on the simulated device agrees
+    with that reference within tt_hal.compiler.tolerance's bfloat16 tolerance.
+So a tt-hal failure with (a) passing points at tt_hal/compiler/ or hal/, not at the model.
 
 Every .mlir in examples/models needs a twin in TWINS.
 """
@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import compiler
-import compiler.reference
-import compiler.tolerance
-import hal
+from tt_hal import compiler
+import tt_hal.compiler.reference
+import tt_hal.compiler.tolerance
+from tt_hal import runtime
 
 MODELS = Path(__file__).resolve().parents[1] / "examples" / "models"
 MODEL_FILES = sorted(MODELS.glob("*.mlir"))
@@ -73,7 +73,7 @@ def make_inputs(text: str, seed: int = SEED) -> list[np.ndarray]:
     unit variance (attention's scores then have std ~1: a softmax that is neither flat nor
     one-hot); a vector (bias, gamma, beta) ~ U(-1, 1)."""
     rng = np.random.default_rng(seed)
-    arguments, _ = compiler.reference.function_signatures(text)["main"]
+    arguments, _ = tt_hal.compiler.reference.function_signatures(text)["main"]
     inputs = []
     for i, (shape, dtype) in enumerate(arguments):
         if i == 0:
@@ -97,20 +97,20 @@ def model_text(path: Path) -> str:
 def test_reference_matches_numpy(path):
     text = model_text(path)
     inputs = make_inputs(text)
-    (got,) = compiler.reference.run_llvm_cpu(text, None, inputs)
+    (got,) = tt_hal.compiler.reference.run_llvm_cpu(text, None, inputs)
     want = TWINS[path.stem](*(x.astype(np.float64) for x in inputs))
-    error = compiler.tolerance.max_error(got, want)
-    assert error <= REFERENCE_TOLERANCE, compiler.tolerance.report([got], [want])
+    error = tt_hal.compiler.tolerance.max_error(got, want)
+    assert error <= REFERENCE_TOLERANCE, tt_hal.compiler.tolerance.report([got], [want])
 
 
 @pytest.mark.parametrize("path", MODEL_FILES, ids=lambda p: p.stem)
 def test_tt_hal_matches_reference(path, device):
     text = model_text(path)
     inputs = make_inputs(text)
-    reference = compiler.reference.run_llvm_cpu(text, None, inputs)
-    module = hal.load_module(compiler.compile_module(text), device)  # default data format bfloat16
+    reference = tt_hal.compiler.reference.run_llvm_cpu(text, None, inputs)
+    module = runtime.load_module(compiler.compile_module(text), device)  # default data format bfloat16
     outputs = module.main(*inputs)
-    compiler.tolerance.check(outputs, reference, "bfloat16")
+    tt_hal.compiler.tolerance.check(outputs, reference, "bfloat16")
 
 
 def test_models_present():
@@ -133,23 +133,23 @@ func.func private @helper(%a: tensor<2xi32>) -> tensor<2xi32> {
 
 
 def test_reference_signatures_and_tuple_results():
-    signatures = compiler.reference.function_signatures(TWO_RESULTS)
+    signatures = tt_hal.compiler.reference.function_signatures(TWO_RESULTS)
     f32 = np.dtype(np.float32)
     assert signatures == {"pair": ([((4, 8), f32), ((8,), f32)], [((4, 8), f32), ((4, 8), f32)])}
     a, b = np.arange(32, dtype=np.float32).reshape(4, 8), np.linspace(-1, 1, 8, dtype=np.float32)
-    s, p = compiler.reference.run_llvm_cpu(TWO_RESULTS, None, [a, b])  # the single public function
+    s, p = tt_hal.compiler.reference.run_llvm_cpu(TWO_RESULTS, None, [a, b])  # the single public function
     np.testing.assert_array_equal(s, a + b)
     np.testing.assert_array_equal(p, a * b)
 
 
 def test_tolerance_check():
     ref = np.array([[1.0, -2.0], [0.5, 4.0]], np.float32)
-    assert compiler.tolerance.max_error(ref + 0.04, ref) == pytest.approx(0.01)
-    compiler.tolerance.check(ref + 0.02, [ref], "float32")  # 0.005 of the scale 4
-    compiler.tolerance.check((ref, ref), [ref, ref], "bfloat16")
+    assert tt_hal.compiler.tolerance.max_error(ref + 0.04, ref) == pytest.approx(0.01)
+    tt_hal.compiler.tolerance.check(ref + 0.02, [ref], "float32")  # 0.005 of the scale 4
+    tt_hal.compiler.tolerance.check((ref, ref), [ref, ref], "bfloat16")
     with pytest.raises(AssertionError, match=r"outputs \[1\].*\n.*\noutput 1 \[2, 2\]: max abs err 0\.4"):
-        compiler.tolerance.check((ref, ref + 0.4), [ref, ref], "bfloat16")
+        tt_hal.compiler.tolerance.check((ref, ref + 0.4), [ref, ref], "bfloat16")
     with pytest.raises(AssertionError, match="shape"):
-        compiler.tolerance.check(ref[:1], [ref], "bfloat16")
-    assert compiler.tolerance.max_error(np.full(2, np.nan), np.zeros(2)) == float("inf")
-    assert "PCC 1.000000" in compiler.tolerance.report([ref], [ref])
+        tt_hal.compiler.tolerance.check(ref[:1], [ref], "bfloat16")
+    assert tt_hal.compiler.tolerance.max_error(np.full(2, np.nan), np.zeros(2)) == float("inf")
+    assert "PCC 1.000000" in tt_hal.compiler.tolerance.report([ref], [ref])

@@ -1,5 +1,5 @@
 """Hardware mode without hardware: how the mode is chosen and said, and the hardware
-backend (native/device.py) against a recording fake of the native._tt_metal binding.
+backend (native/device.py) against a recording fake of the tt_hal.native._tt_metal binding.
 
 The fake stands in for TT-Metal: buffers are byte arrays, events complete when the
 completion thread synchronizes them, programs are recorded. It checks what the
@@ -15,12 +15,13 @@ import numpy as np
 import pytest
 
 import hal
-import native
-from hal import library
-from hal.layout import DataFormat
+import tt_hal.native as native
+from tt_hal.target import extensions
+from tt_hal.kernels import library
+from tt_hal.target.layout import DataFormat
 from hal.status import HalError, StatusCode
-from native import codegen
-from native.device import HardwareDevice
+from tt_hal.native import codegen
+from tt_hal.native.device import HardwareDevice
 
 BF16 = DataFormat.bfloat16
 
@@ -33,21 +34,21 @@ def test_hardware_mode_without_tt_metal_is_unavailable_and_names_what_is_missing
         hal.create_device("tenstorrent")
     assert error.value.code == StatusCode.UNAVAILABLE
     message = str(error.value)
-    assert "TT_HAL_MODE=hardware" in message and "native._tt_metal" in message and "docs/hardware.md" in message
-    recorded = native.build_status().get("_tt_metal")
+    assert "TT_HAL_MODE=hardware" in message and "tt_hal.native._tt_metal" in message and "docs/hardware.md" in message
+    recorded = extensions.build_status("tt_hal.native").get("_tt_metal")
     if recorded:  # setup.py recorded why: the message carries it
         assert recorded in message
 
 
 def test_auto_mode_falls_back_to_mock_and_says_why(monkeypatch):
-    if native.hardware_unavailable_reason() is None:
+    if native.unavailable_reason() is None:
         pytest.skip("this machine has Tenstorrent hardware")
     monkeypatch.setenv("TT_HAL_MODE", "auto")
     driver = hal.get_driver("tenstorrent")
     [info] = driver.query_available_devices()
     assert info["mode"] == "mock"
-    assert info["fallback_reason"] == native.hardware_unavailable_reason()
-    assert "auto mode fell back" in info["name"] and "native._tt_metal" in info["name"]
+    assert info["fallback_reason"] == native.unavailable_reason()
+    assert "auto mode fell back" in info["name"] and "tt_hal.native._tt_metal" in info["name"]
     device = driver.create_default_device()
     assert device.backend.mode == "mock"
 
@@ -56,12 +57,6 @@ def test_mock_mode_does_not_report_a_fallback(monkeypatch):
     monkeypatch.setenv("TT_HAL_MODE", "mock")
     [info] = hal.get_driver("tenstorrent").query_available_devices()
     assert "fallback_reason" not in info and info["mode"] == "mock"
-
-
-def test_conversions_extension_is_built_where_a_compiler_exists():
-    """CI has a C++ compiler: pip install must have built the conversions."""
-    assert native.conversions() is not None, native.conversions_unavailable_reason()
-    assert native.build_status().get("_conversions") == "built"
 
 
 # ---- the hardware backend against a fake binding ----
@@ -156,7 +151,7 @@ def test_device_reports_the_chip_tt_metal_sees(hardware):
 
 
 def test_device_queries_work_on_the_hardware_arch(hardware):
-    """hal's tt.device queries read every field sim.arch.ArchSpec has."""
+    """hal's tt.device queries read every field tt_hal.target.arch.ArchSpec has."""
     from hal.device import HalDevice
     device = HalDevice(None, hardware, "tenstorrent://0")
     assert device.query_i64("tt.device", "worker_cores") == 4

@@ -1,4 +1,4 @@
-"""native.codegen: TT-Metal C++ kernel source from hal.isa programs.
+"""tt_hal.native.codegen: TT-Metal C++ kernel source from tt_hal.target.isa programs.
 
 - Golden files (tests/golden/codegen/) pin the reader, compute and writer source of
   eltwise, matmul and reduce; regenerate them with TT_HAL_UPDATE_GOLDEN=1 after a
@@ -19,12 +19,12 @@ import subprocess
 import numpy as np
 import pytest
 
-from hal import library
-from hal.isa import Broadcast, KernelBuilder, Op, Processor, ReduceKind, SfpuOp
-from hal.layout import DataFormat
-from hal.program import ArgKind, CircularBufferConfig, Program, RuntimeArg
+from tt_hal.kernels import library
+from tt_hal.target.isa import Broadcast, KernelBuilder, Op, Processor, ReduceKind, SfpuOp
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.program import ArgKind, CircularBufferConfig, Program, RuntimeArg
 from hal.status import HalError, StatusCode
-from native import codegen
+from tt_hal.native import codegen
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "codegen"

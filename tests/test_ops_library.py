@@ -1,8 +1,8 @@
-"""hal.ops reductions (sum, max), transpose, softmax, layernorm and rmsnorm, and the
+"""ops reductions (sum, max), transpose, softmax, layernorm and rmsnorm, and the
 SFPU masks (SfpuOp.MASK, MASK_NEG_INF) their kernels hide tile padding with.
 
 Every op is checked two ways:
-- against a numpy *twin* of the kernel (hal/library.py) chained through the stated
+- against a numpy *twin* of the kernel (tt_hal/kernels/library.py) chained through the stated
   numerics (docs/tensix.md, sim/tensix.py), compared bit for bit where the twin is
   exact (it is for sum, max, transpose, softmax, layernorm and rmsnorm in bf16 and
   fp32-Dst modes);
@@ -35,7 +35,9 @@ from hypothesis import strategies as st
 
 import hal
 from hal.status import HalError, StatusCode
-from sim import tensix
+from tt_hal.sim import tensix
+from tt_hal import ops
+from tt_hal.target.isa import SfpuOp
 from tests import reference as ref
 
 U = 2.0 ** -8  # bf16 round to nearest (see the module docstring)
@@ -161,7 +163,7 @@ def multiplier_view(rows: np.ndarray, fmt: str, fp32_dest: bool) -> np.ndarray:
 
 
 def twin_reduce(x: np.ndarray, dim: int, kind: str, fmt: str, fp32_dest: bool = False) -> np.ndarray:
-    """hal.ops.sum / max of host values x (as the device holds them) over dim -1 or -2,
+    """ops.sum / max of host values x (as the device holds them) over dim -1 or -2,
     as the reduce kernel computes it: a ragged extent's masked LAST tile is reduced
     FIRST, then tiles 0..n-2; padding counts as 0 (sum) or -inf (max)."""
     shape = x.shape
@@ -180,7 +182,7 @@ def twin_reduce(x: np.ndarray, dim: int, kind: str, fmt: str, fp32_dest: bool = 
 
 
 def twin_softmax(x: np.ndarray, fp32_dest: bool = False) -> np.ndarray:
-    """Dst values of hal.ops.softmax of host values x (bf16, or float32 with fp32 Dst):
+    """Dst values of ops.softmax of host values x (bf16, or float32 with fp32 Dst):
     m = row max (masked padding -inf); d = x - m (Dst); e = exp(d) (SFPU, Dst); a CB
     holds e (float32 CBs unpack to tf32); s = sum of e (reduce: bf16-truncated
     operands, Dst accumulation tile by tile); r = 1/s (SFPU); y = e * r (mul_tiles,
@@ -201,7 +203,7 @@ def twin_softmax(x: np.ndarray, fp32_dest: bool = False) -> np.ndarray:
 
 
 def twin_norm(x: np.ndarray, eps: float, rms: bool, gamma=None, beta=None, fp32_dest: bool = False) -> np.ndarray:
-    """Dst values of hal.ops.layernorm / rmsnorm of host values x (gamma, beta: host
+    """Dst values of ops.layernorm / rmsnorm of host values x (gamma, beta: host
     values of rows of W): mean = sum(x) * float32(1/W) (reduce, then SFPU MUL_SCALAR);
     c = x - mean (sub_tiles; the padding re-masked to 0); var = sum(c*c) * (1/W)
     + eps; inv = rsqrt(var) (SFPU); y = c * inv, then * gamma, then + beta (FPU)."""
@@ -274,8 +276,8 @@ def test_sum_and_max_bit_exact(device, shape, fmt, dim):
     rng = np.random.default_rng(seed(shape, fmt, dim))
     view, x = upload(device, rng.standard_normal(shape) * 4, fmt)
     out_fmt = F32 if fmt == F32 else BF16  # a bf16 Dst value packs exactly to bf16 or float32
-    got_sum = host(hal.ops.sum(view, dim, dtype=out_fmt))
-    got_max = host(hal.ops.max(view, dim, dtype=out_fmt))
+    got_sum = host(ops.sum(view, dim, dtype=out_fmt))
+    got_max = host(ops.max(view, dim, dtype=out_fmt))
     keep = list(shape)
     keep[dim] = 1
     assert got_sum.shape == got_max.shape == tuple(keep)
@@ -301,11 +303,11 @@ def test_sum_reduces_masked_last_tile_first(device):
     x = np.zeros((32, 33), np.float32)
     x[:, 0], x[:, 1], x[:, 32] = 1.0, 2.0 ** -8, 2.0 ** -8
     view, xs = upload(device, x, BF16)
-    got = host(hal.ops.sum(view))
+    got = host(ops.sum(view))
     assert (got == 1.0078125).all()
     assert_same(got, twin_reduce(xs, -1, "sum", BF16))
     # Same along dim -2 (height 33, masked last row tile first).
-    got = host(hal.ops.sum(device.to_device(x.T.copy(), BF16, "tile"), -2))
+    got = host(ops.sum(device.to_device(x.T.copy(), BF16, "tile"), -2))
     assert (got == 1.0078125).all()
 
 
@@ -320,7 +322,7 @@ def test_sum_fp32_dest_acc(device, shape, dim, fmt):
     against the float64 sum of the inputs is up to T * sum|x|."""
     rng = np.random.default_rng(7 + len(shape) + (fmt == F32))
     view, x = upload(device, rng.uniform(-4, 4, shape), fmt)
-    got = host(hal.ops.sum(view, dim, dtype=F32, fp32_dest_acc_en=True))
+    got = host(ops.sum(view, dim, dtype=F32, fp32_dest_acc_en=True))
     assert_same(got, twin_reduce(x, dim, "sum", fmt, fp32_dest=True))
     n = tiles_of(shape[dim])
     seen = trunc16(tf32(x)).astype(np.float64) if fmt == F32 else x.astype(np.float64)
@@ -328,7 +330,7 @@ def test_sum_fp32_dest_acc(device, shape, dim, fmt):
     assert np.all(np.abs(got - seen.sum(axis=dim, keepdims=True)) <= 33 * n * F * magnitude)
     exact = x.astype(np.float64).sum(axis=dim, keepdims=True)
     error = np.abs(got - exact)
-    bf16_dest = host(hal.ops.sum(view, dim, dtype=F32))
+    bf16_dest = host(ops.sum(view, dim, dtype=F32))
     if fmt == BF16:  # much better than bf16 accumulation
         assert error.max() * 16 < np.abs(bf16_dest - exact).max()
     else:  # bounded by the truncation, and the truncation is visible
@@ -340,7 +342,7 @@ def test_max_fp32_dest_acc(device):
     rng = np.random.default_rng(8)
     view, x = upload(device, rng.standard_normal((40, 70)), F32)
     for dim in (-1, -2):
-        got = host(hal.ops.max(view, dim, dtype=F32, fp32_dest_acc_en=True))
+        got = host(ops.max(view, dim, dtype=F32, fp32_dest_acc_en=True))
         assert_same(got, twin_reduce(x, dim, "max", F32, fp32_dest=True))
         assert_same(got, trunc16(x.max(axis=dim, keepdims=True)))  # all truncated alike with fp32 Dst
 
@@ -352,8 +354,8 @@ def test_max_row_in_padded_last_tile(device):
     x[:, 69] = -0.5
     for pad in (0.0, 1e30, np.inf):
         view, xs = upload(device, x, BF16, pad_value=pad)
-        assert_same(host(hal.ops.max(view)), np.full((40, 1), -0.5))
-        assert_same(host(hal.ops.max(view, -2)), xs.max(axis=0, keepdims=True))
+        assert_same(host(ops.max(view)), np.full((40, 1), -0.5))
+        assert_same(host(ops.max(view, -2)), xs.max(axis=0, keepdims=True))
 
 
 def test_sum_max_special_values(device):
@@ -362,8 +364,8 @@ def test_sum_max_special_values(device):
     x[0, 3], x[1, 35], x[2, 5], x[2, 36] = np.inf, -np.inf, np.inf, -np.inf
     view, xs = upload(device, x, BF16)
     with np.errstate(invalid="ignore"):
-        assert_same(host(hal.ops.sum(view)), xs.sum(axis=1, keepdims=True))
-    assert_same(host(hal.ops.max(view)), xs.max(axis=1, keepdims=True))
+        assert_same(host(ops.sum(view)), xs.sum(axis=1, keepdims=True))
+    assert_same(host(ops.max(view)), xs.max(axis=1, keepdims=True))
 
 
 # ---- Output formats, grids and placements ----
@@ -375,18 +377,18 @@ def test_reduce_output_formats(device):
     rng = np.random.default_rng(10)
     view, x = upload(device, rng.standard_normal((40, 70)), BF16)
     for dim in (-1, -2):
-        bf16 = host(hal.ops.sum(view, dim))
-        assert_same(host(hal.ops.sum(view, dim, dtype=F32)), bf16)
-        assert_same(host(hal.ops.max(view, dim, dtype=F32)), host(hal.ops.max(view, dim)))
-    bf16 = host(hal.ops.sum(view, -1)).astype(np.float64)
-    bfp8 = host(hal.ops.sum(view, -1, dtype=BFP8))
+        bf16 = host(ops.sum(view, dim))
+        assert_same(host(ops.sum(view, dim, dtype=F32)), bf16)
+        assert_same(host(ops.max(view, dim, dtype=F32)), host(ops.max(view, dim)))
+    bf16 = host(ops.sum(view, -1)).astype(np.float64)
+    bfp8 = host(ops.sum(view, -1, dtype=BFP8))
     assert np.all(np.abs(bfp8 - bf16) <= T * np.abs(bf16))
     assert (bfp8 != bf16).any()  # the format reached the kernel
 
 
 def test_max_dim_minus1_bfloat8_b_output(device):
     view, x = upload(device, np.random.default_rng(11).standard_normal((40, 70)), BF16)
-    got = host(hal.ops.max(view, -1, dtype=BFP8)).astype(np.float64)
+    got = host(ops.max(view, -1, dtype=BFP8)).astype(np.float64)
     exact = x.max(axis=1, keepdims=True)
     # Re-encoded with 7 significant bits in a face row of no larger values: within 2^-7.
     assert np.all(np.abs(got - exact) <= T * np.abs(exact))
@@ -395,7 +397,7 @@ def test_max_dim_minus1_bfloat8_b_output(device):
 @pytest.mark.parametrize("op", ["sum", "max"])
 def test_reduce_dim_minus2_bfloat8_b_output_pad_independent(device, op):
     x = np.random.default_rng(12).standard_normal((40, 70)).astype(np.float32)
-    results = [host(getattr(hal.ops, op)(device.to_device(x, BF16, "tile", pad_value=pad), -2, dtype=BFP8))
+    results = [host(getattr(ops, op)(device.to_device(x, BF16, "tile", pad_value=pad), -2, dtype=BFP8))
                for pad in PAD_VALUES]
     for result in results[1:]:
         assert_same(result, results[0])
@@ -406,7 +408,7 @@ def test_grid_sizes_give_identical_bytes(device, op):
     """Workgroups split output tiles (reductions, transpose) or tile rows (row ops);
     the split must not change any byte. (3, 100, 130): 12 tile rows of 5 tiles."""
     view, _ = upload(device, np.random.default_rng(13).standard_normal((3, 100, 130)), BF16)
-    run = getattr(hal.ops, op)
+    run = getattr(ops, op)
     reference = raw(run(view))
     for grid in (1, 4, (2, 3), 64, None):
         np.testing.assert_array_equal(raw(run(view, grid=grid)), reference, err_msg=f"grid={grid}")
@@ -417,7 +419,7 @@ def test_placements_give_identical_results(device, op):
     """Inputs and outputs in DRAM (interleaved), L1 (interleaved) or the allocator's
     default placement (L1 sharded here): the values do not depend on where tiles live."""
     x = np.random.default_rng(14).standard_normal((2, 50, 70)).astype(np.float32)
-    run = getattr(hal.ops, op)
+    run = getattr(ops, op)
     configs = [None, hal.DRAM_MEMORY_CONFIG, hal.L1_MEMORY_CONFIG]
     results = []
     for in_config in configs:
@@ -434,9 +436,9 @@ def test_placements_give_identical_results(device, op):
 # ---- Padding independence ----
 
 ROW_OPS = {
-    "sum-1": lambda a: hal.ops.sum(a, -1), "sum-2": lambda a: hal.ops.sum(a, -2),
-    "max-1": lambda a: hal.ops.max(a, -1), "max-2": lambda a: hal.ops.max(a, -2),
-    "softmax": hal.ops.softmax, "layernorm": hal.ops.layernorm, "rmsnorm": hal.ops.rmsnorm,
+    "sum-1": lambda a: ops.sum(a, -1), "sum-2": lambda a: ops.sum(a, -2),
+    "max-1": lambda a: ops.max(a, -1), "max-2": lambda a: ops.max(a, -2),
+    "softmax": ops.softmax, "layernorm": ops.layernorm, "rmsnorm": ops.rmsnorm,
 }
 
 
@@ -459,7 +461,7 @@ def test_norm_gamma_beta_pad_independent(device, rms):
     rng = np.random.default_rng(31)
     view, _ = upload(device, rng.standard_normal((40, 70)), BF16)
     gamma, beta = rng.uniform(0.5, 2, 70).astype(np.float32), rng.uniform(-1, 1, 70).astype(np.float32)
-    run = hal.ops.rmsnorm if rms else hal.ops.layernorm
+    run = ops.rmsnorm if rms else ops.layernorm
     results = [host(run(view, device.to_device(gamma, BF16, "tile", pad_value=pad),
                         device.to_device(beta, BF16, "tile", pad_value=pad))) for pad in PAD_VALUES]
     for pad, result in zip(PAD_VALUES[1:], results[1:]):
@@ -474,11 +476,11 @@ def test_norm_bfloat8_b_output_pad_independent(device, case):
     results = []
     for pad in PAD_VALUES:
         if case == "rmsnorm-x-pad":
-            out = hal.ops.rmsnorm(device.to_device(x, BF16, "tile", pad_value=pad), dtype=BFP8)
+            out = ops.rmsnorm(device.to_device(x, BF16, "tile", pad_value=pad), dtype=BFP8)
         else:
             view = device.to_device(x, BF16, "tile")
             row = device.to_device(gamma if "gamma" in case else beta, BF16, "tile", pad_value=pad)
-            out = hal.ops.layernorm(view, row if "gamma" in case else None, row if "beta" in case else None,
+            out = ops.layernorm(view, row if "gamma" in case else None, row if "beta" in case else None,
                                     dtype=BFP8)
         results.append(host(out))
     for result in results[1:]:
@@ -495,24 +497,24 @@ TRANSPOSE_SHAPES = [(32, 32), (40, 70), (64, 96), (2, 3, 40, 70), (1, 5), (100, 
 @pytest.mark.parametrize("shape", TRANSPOSE_SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_transpose_bf16_bit_exact(device, shape):
     view, x = upload(device, np.random.default_rng(17).standard_normal(shape), BF16)
-    out = hal.ops.transpose(view)
+    out = ops.transpose(view)
     expected = np.swapaxes(x, -1, -2)
     assert tuple(out.shape) == expected.shape
     np.testing.assert_array_equal(bits_of(host(out)), bits_of(expected))
     for dims in ((-1, -2), (len(shape) - 1, len(shape) - 2), (len(shape) - 2, -1)):
-        np.testing.assert_array_equal(raw(hal.ops.transpose(view, *dims)), raw(out))
-    np.testing.assert_array_equal(raw(hal.ops.transpose(out)), raw(view))  # an involution, padding included
+        np.testing.assert_array_equal(raw(ops.transpose(view, *dims)), raw(out))
+    np.testing.assert_array_equal(raw(ops.transpose(out)), raw(view))  # an involution, padding included
 
 
 def test_transpose_bf16_to_float32_output(device):
     view, x = upload(device, np.random.default_rng(18).standard_normal((40, 70)), BF16)
-    np.testing.assert_array_equal(host(hal.ops.transpose(view, dtype=F32)), x.T)
+    np.testing.assert_array_equal(host(ops.transpose(view, dtype=F32)), x.T)
 
 
 @pytest.mark.parametrize("shape", [(40, 70), (2, 3, 40, 70)], ids=lambda s: "x".join(map(str, s)))
 def test_transpose_float32_bit_exact(device, shape):
     view, x = upload(device, np.random.default_rng(19).standard_normal(shape), F32)
-    np.testing.assert_array_equal(bits_of(host(hal.ops.transpose(view))), bits_of(np.swapaxes(x, -1, -2)))
+    np.testing.assert_array_equal(bits_of(host(ops.transpose(view))), bits_of(np.swapaxes(x, -1, -2)))
 
 
 def bfp8_reencoded(values: np.ndarray) -> np.ndarray:
@@ -531,7 +533,7 @@ def test_transpose_bfloat8_b(device, shape):
     2^(e - 6) (7 magnitude bits; the packer rounds, so half a step is reached)."""
     rng = np.random.default_rng(20)
     view, x = upload(device, rng.standard_normal(shape) * np.exp2(rng.integers(-3, 4, shape)), BFP8)
-    got = host(hal.ops.transpose(view))
+    got = host(ops.transpose(view))
     expected = np.swapaxes(x, -1, -2)
     np.testing.assert_array_equal(bits_of(got), bits_of(bfp8_reencoded(expected)))
     rows = ref.tilize(expected.astype(np.float32)).reshape(-1, 16)
@@ -565,7 +567,7 @@ def test_softmax_bf16(device, width):
     of the bound), median 3.5-4e-3; rows sum to 1 within 8e-3 (<= 0.19 of the bound)."""
     rng = np.random.default_rng(21 + width)
     view, x = upload(device, rng.standard_normal((64, width)), BF16)
-    got = host(hal.ops.softmax(view))
+    got = host(ops.softmax(view))
     assert_same(got, pack(twin_softmax(x), BF16))
     p = np_softmax(x)
     element, row = softmax_bound(p, x.astype(np.float64))
@@ -584,7 +586,7 @@ def test_softmax_large_magnitudes(device, scale):
     max 7.5e-2; 0.85 at scale 50, max 0.3 where |x - max| ~ 85)."""
     rng = np.random.default_rng(22 + scale)
     view, x = upload(device, rng.standard_normal((2, 32, 70)) * scale, BF16)
-    got = host(hal.ops.softmax(view))
+    got = host(ops.softmax(view))
     assert np.isfinite(got).all()
     assert_same(got, pack(twin_softmax(x), BF16))
     p = np_softmax(x)
@@ -607,7 +609,7 @@ def test_softmax_max_in_padded_last_tile(device):
     results = []
     for pad in (0.0, 1e30, np.inf, np.nan):
         view, xs = upload(device, x, BF16, pad_value=pad)
-        results.append(host(hal.ops.softmax(view)))
+        results.append(host(ops.softmax(view)))
     for result in results[1:]:
         np.testing.assert_array_equal(result, results[0])
     assert_same(results[0], pack(twin_softmax(xs), BF16))
@@ -626,22 +628,22 @@ def test_softmax_fp32_dest_acc(device, width):
     dominate."""
     rng = np.random.default_rng(24 + width)
     view, x = upload(device, rng.standard_normal((64, width)) * 3, F32)
-    got = host(hal.ops.softmax(view, fp32_dest_acc_en=True))
+    got = host(ops.softmax(view, fp32_dest_acc_en=True))
     assert_same(got, twin_softmax(x, fp32_dest=True))
     p = np_softmax(tf32(x))
     assert np.all(np.abs(got - p) <= (2 * T + (tiles_of(width) + 4) * 2.0 ** -22) * p)
     # bf16 in/out, fp32 Dst (intermediate CBs in float32): the twin in fp32 mode, packed ties-away.
     view16, x16 = upload(device, x, BF16)
-    assert_same(host(hal.ops.softmax(view16, fp32_dest_acc_en=True)), pack(twin_softmax(x16, fp32_dest=True), BF16))
+    assert_same(host(ops.softmax(view16, fp32_dest_acc_en=True)), pack(twin_softmax(x16, fp32_dest=True), BF16))
 
 
 def test_softmax_output_formats(device):
     view, x = upload(device, np.random.default_rng(25).standard_normal((40, 70)), BF16)
-    bf16 = host(hal.ops.softmax(view)).astype(np.float64)
-    assert_same(host(hal.ops.softmax(view, dtype=F32)), bf16)  # bf16 Dst values, packed as float32
+    bf16 = host(ops.softmax(view)).astype(np.float64)
+    assert_same(host(ops.softmax(view, dtype=F32)), bf16)  # bf16 Dst values, packed as float32
     # bfloat8_b: rows of 16 share an exponent, the code keeps 7 magnitude bits: error
     # <= half a step of the row's largest value's exponent (<= U * row max).
-    bfp8 = host(hal.ops.softmax(view, dtype=BFP8))
+    bfp8 = host(ops.softmax(view, dtype=BFP8))
     rows = ref.tilize(bf16.astype(np.float32)).reshape(-1, 16)
     bound = U * np.exp2(np.floor(np.log2(np.abs(rows).max(axis=1, keepdims=True) + 1e-38)) + 1)
     assert np.all(np.abs(ref.tilize((bfp8 - bf16).astype(np.float32)).reshape(-1, 16)) <= bound)
@@ -687,7 +689,7 @@ def test_norm_bf16(device, rms, shape, eps, with_gamma, with_beta):
         gamma, gamma_host = upload(device, rng.uniform(-2, 2, width), BF16)
     if with_beta:
         beta, beta_host = upload(device, rng.uniform(-1, 1, (1, width)), BF16)  # (1, W) is accepted too
-    run = hal.ops.rmsnorm if rms else hal.ops.layernorm
+    run = ops.rmsnorm if rms else ops.layernorm
     got = host(run(view, gamma, beta, eps=eps))
     assert_same(got, twin_norm(x, eps, rms, gamma_host, beta_host))
     r, core, mean, std = np_norm(x, eps, rms, gamma_host, beta_host)
@@ -700,7 +702,7 @@ def test_norm_gamma_beta_shapes_and_defaults(device):
     rng = np.random.default_rng(26)
     view, _ = upload(device, rng.standard_normal((40, 70)), BF16)
     gamma = rng.uniform(0.5, 2, 70).astype(np.float32)
-    for run in (hal.ops.layernorm, hal.ops.rmsnorm):
+    for run in (ops.layernorm, ops.rmsnorm):
         flat = raw(run(view, device.to_device(gamma, BF16, "tile")))
         row = raw(run(view, device.to_device(gamma[None], BF16, "tile")))
         np.testing.assert_array_equal(flat, row)
@@ -714,9 +716,9 @@ def test_norm_eps_reaches_the_kernel(device):
     rmsnorm x / sqrt(x^2 + eps) shows eps."""
     x = np.full((32, 64), 0.5, np.float32)
     view, _ = upload(device, x, BF16)
-    assert (host(hal.ops.layernorm(view, eps=1e-5)) == 0).all()
+    assert (host(ops.layernorm(view, eps=1e-5)) == 0).all()
     for eps in (1e-5, 0.25, 4.0):
-        got = host(hal.ops.rmsnorm(view, eps=eps))
+        got = host(ops.rmsnorm(view, eps=eps))
         expected = 0.5 / math.sqrt(0.25 + eps)
         assert np.all(np.abs(got - expected) <= 4 * U * expected), eps
 
@@ -737,7 +739,7 @@ def test_norm_fp32_dest_acc(device, rms, width):
     view, x = upload(device, rng.standard_normal((64, width)) + 3.0, F32)
     gamma, g = upload(device, rng.uniform(0.5, 2, width), F32)
     beta, b = upload(device, rng.uniform(-1, 1, width), F32)
-    run = hal.ops.rmsnorm if rms else hal.ops.layernorm
+    run = ops.rmsnorm if rms else ops.layernorm
     got = host(run(view, gamma, beta, fp32_dest_acc_en=True))
     assert_same(got, twin_norm(x, 1e-5, rms, g, b, fp32_dest=True))
     r, core, mean, std = np_norm(tf32(x), 1e-5, rms, tf32(g), tf32(b))
@@ -752,7 +754,7 @@ def test_layernorm_fp32_truncated_mean_limits_accuracy(device):
     is off by O(1). The twin reproduces it; documents the limitation."""
     rng = np.random.default_rng(28)
     view, x = upload(device, rng.standard_normal((32, 64)) * 0.01 + 5.0, F32)
-    got = host(hal.ops.layernorm(view, fp32_dest_acc_en=True))
+    got = host(ops.layernorm(view, fp32_dest_acc_en=True))
     assert_same(got, twin_norm(x, 1e-5, False, fp32_dest=True))
     assert np.abs(got - np_norm(tf32(x), 1e-5, False)[0]).max() > 0.5
 
@@ -771,17 +773,17 @@ def expect_error(code: StatusCode, keyword: str, fn, *args, **kwargs):
 def test_errors_layout_and_devices(device):
     x = np.random.default_rng(29).standard_normal((40, 70)).astype(np.float32)
     row_major = device.to_device(x, BF16, "row_major")
-    for op in (hal.ops.sum, hal.ops.max, hal.ops.transpose, hal.ops.softmax, hal.ops.layernorm, hal.ops.rmsnorm):
+    for op in (ops.sum, ops.max, ops.transpose, ops.softmax, ops.layernorm, ops.rmsnorm):
         expect_error(StatusCode.INVALID_ARGUMENT, "TILE", op, row_major)
         expect_error(StatusCode.INVALID_ARGUMENT, "device tensors", op, x)
     view = device.to_device(x, BF16, "tile")
-    expect_error(StatusCode.INVALID_ARGUMENT, "TILE", hal.ops.layernorm, view,
+    expect_error(StatusCode.INVALID_ARGUMENT, "TILE", ops.layernorm, view,
                  device.to_device(x[0], BF16, "row_major"))
     other = hal.create_device("tenstorrent")
     try:
         foreign = other.to_device(x[0], BF16, "tile")
-        expect_error(StatusCode.INVALID_ARGUMENT, "different devices", hal.ops.layernorm, view, foreign)
-        expect_error(StatusCode.INVALID_ARGUMENT, "different devices", hal.ops.rmsnorm, view, None, foreign)
+        expect_error(StatusCode.INVALID_ARGUMENT, "different devices", ops.layernorm, view, foreign)
+        expect_error(StatusCode.INVALID_ARGUMENT, "different devices", ops.rmsnorm, view, None, foreign)
     finally:
         other.close()
 
@@ -789,7 +791,7 @@ def test_errors_layout_and_devices(device):
 def test_errors_dims(device):
     view = device.to_device(np.zeros((2, 40, 70), np.float32), BF16, "tile")
     flat = device.to_device(np.zeros(70, np.float32), BF16, "tile")
-    for op in (hal.ops.sum, hal.ops.max):
+    for op in (ops.sum, ops.max):
         expect_error(StatusCode.UNIMPLEMENTED, "last two", op, view, 0)
         expect_error(StatusCode.UNIMPLEMENTED, "last two", op, view, -3)
         expect_error(StatusCode.INVALID_ARGUMENT, "out of range", op, view, 3)
@@ -797,16 +799,16 @@ def test_errors_dims(device):
         expect_error(StatusCode.INVALID_ARGUMENT, "out of range", op, flat, -2)
         assert tuple(op(view, 2).shape) == (2, 40, 1) and tuple(op(view, 1).shape) == (2, 1, 70)
         assert tuple(op(flat, 0).shape) == (1,)
-    expect_error(StatusCode.INVALID_ARGUMENT, "empty", hal.ops.sum,
+    expect_error(StatusCode.INVALID_ARGUMENT, "empty", ops.sum,
                  device.to_device(np.zeros((4, 0), np.float32), BF16, "tile"))
-    expect_error(StatusCode.UNIMPLEMENTED, "last dimension", hal.ops.softmax, view, -2)
-    expect_error(StatusCode.UNIMPLEMENTED, "last dimension", hal.ops.softmax, view, 0)
-    expect_error(StatusCode.INVALID_ARGUMENT, "out of range", hal.ops.softmax, view, 3)
-    expect_error(StatusCode.UNIMPLEMENTED, "last two", hal.ops.transpose, view, 0, 1)
-    expect_error(StatusCode.UNIMPLEMENTED, "last two", hal.ops.transpose, view, 0, -1)
-    expect_error(StatusCode.UNIMPLEMENTED, "swaps the last two", hal.ops.transpose, view, -1, -1)
-    expect_error(StatusCode.UNIMPLEMENTED, "swaps the last two", hal.ops.transpose, flat)
-    expect_error(StatusCode.INVALID_ARGUMENT, "out of range", hal.ops.transpose, view, 3, -1)
+    expect_error(StatusCode.UNIMPLEMENTED, "last dimension", ops.softmax, view, -2)
+    expect_error(StatusCode.UNIMPLEMENTED, "last dimension", ops.softmax, view, 0)
+    expect_error(StatusCode.INVALID_ARGUMENT, "out of range", ops.softmax, view, 3)
+    expect_error(StatusCode.UNIMPLEMENTED, "last two", ops.transpose, view, 0, 1)
+    expect_error(StatusCode.UNIMPLEMENTED, "last two", ops.transpose, view, 0, -1)
+    expect_error(StatusCode.UNIMPLEMENTED, "swaps the last two", ops.transpose, view, -1, -1)
+    expect_error(StatusCode.UNIMPLEMENTED, "swaps the last two", ops.transpose, flat)
+    expect_error(StatusCode.INVALID_ARGUMENT, "out of range", ops.transpose, view, 3, -1)
 
 
 def test_errors_gamma_beta_and_options(device):
@@ -814,13 +816,13 @@ def test_errors_gamma_beta_and_options(device):
     narrow = device.to_device(np.ones(69, np.float32), BF16, "tile")
     two_rows = device.to_device(np.ones((2, 70), np.float32), BF16, "tile")
     column = device.to_device(np.ones((70, 1), np.float32), BF16, "tile")
-    for op in (hal.ops.layernorm, hal.ops.rmsnorm):
+    for op in (ops.layernorm, ops.rmsnorm):
         for bad in (narrow, two_rows, column):
             expect_error(StatusCode.INVALID_ARGUMENT, "rows of 70", op, view, bad)
             expect_error(StatusCode.INVALID_ARGUMENT, "rows of 70", op, view, None, bad)
     for grid in (0, 65, (9, 8)):
-        expect_error(StatusCode.INVALID_ARGUMENT, "cores", hal.ops.sum, view, grid=grid)
-    expect_error(StatusCode.INVALID_ARGUMENT, "data format", hal.ops.softmax, view, dtype="float64")
+        expect_error(StatusCode.INVALID_ARGUMENT, "cores", ops.sum, view, grid=grid)
+    expect_error(StatusCode.INVALID_ARGUMENT, "data format", ops.softmax, view, dtype="float64")
 
 
 def test_row_too_wide_for_l1(device):
@@ -829,19 +831,19 @@ def test_row_too_wide_for_l1(device):
     by the dispatch; the device keeps working. sum streams tiles and handles it."""
     rng = np.random.default_rng(30)
     view, x = upload(device, rng.standard_normal((32, 32 * 1024)), BF16, memory_config=hal.DRAM_MEMORY_CONFIG)
-    for op in (hal.ops.softmax, hal.ops.layernorm, hal.ops.rmsnorm):
+    for op in (ops.softmax, ops.layernorm, ops.rmsnorm):
         expect_error(StatusCode.RESOURCE_EXHAUSTED, "L1", op, view, memory_config=hal.DRAM_MEMORY_CONFIG)
-    got = host(hal.ops.sum(view, memory_config=hal.DRAM_MEMORY_CONFIG))
+    got = host(ops.sum(view, memory_config=hal.DRAM_MEMORY_CONFIG))
     assert_same(got, twin_reduce(x, -1, "sum", BF16))
     small, xs = upload(device, rng.standard_normal((32, 64)), BF16)
-    assert_same(host(hal.ops.softmax(small)), pack(twin_softmax(xs), BF16))
+    assert_same(host(ops.softmax(small)), pack(twin_softmax(xs), BF16))
 
 
 # ================================================================================================
 # The SFPU masks
 # ================================================================================================
 
-MASK, MASK_NEG_INF = int(hal.isa.SfpuOp.MASK), int(hal.isa.SfpuOp.MASK_NEG_INF)
+MASK, MASK_NEG_INF = int(SfpuOp.MASK), int(SfpuOp.MASK_NEG_INF)
 
 
 def test_sfpu_mask_opcodes():
@@ -888,7 +890,7 @@ def test_reduction_property(device, case):
     shape, dim, op, fmt, pad, seed = case
     rng = np.random.default_rng(seed)
     view, x = upload(device, rng.standard_normal(shape) * 10, fmt, pad_value=pad if fmt == BF16 else 0.0)
-    got = host(getattr(hal.ops, op)(view, dim, dtype=BF16))
+    got = host(getattr(ops, op)(view, dim, dtype=BF16))
     assert_same(got, twin_reduce(x, dim, op, fmt))
     x64 = x.astype(np.float64)
     if op == "max":
@@ -914,11 +916,11 @@ def test_row_op_property(device, case):
     rng = np.random.default_rng(seed_)
     view, x = upload(device, rng.standard_normal(shape) * 2, BF16, pad_value=pad)
     if op == "softmax":
-        assert_same(host(hal.ops.softmax(view)), pack(twin_softmax(x), BF16))
+        assert_same(host(ops.softmax(view)), pack(twin_softmax(x), BF16))
         return
     gamma = beta = g = b = None
     if affine:
         gamma, g = upload(device, rng.uniform(-2, 2, shape[-1]), BF16, pad_value=pad)
         beta, b = upload(device, rng.uniform(-1, 1, shape[-1]), BF16, pad_value=pad)
-    got = host(getattr(hal.ops, op)(view, gamma, beta))
+    got = host(getattr(ops, op)(view, gamma, beta))
     assert_same(got, twin_norm(x, 1e-5, op == "rmsnorm", g, b))

@@ -23,14 +23,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import hal
-from hal.layout import DataFormat, Layout, TensorSpec, host_values
-from hal.placement import (
+from tt_hal.target.layout import DataFormat, Layout, TensorSpec, host_values
+from tt_hal.target.placement import (
     BufferType, CoreCoord, CoreRange, CoreRangeSet, MemoryConfig, ShardOrientation, ShardSpec,
     TensorMemoryLayout,
 )
 from hal.status import HalError, StatusCode
-from sim import codec
-from sim.memory import SimBuffer, l1_bank_cores
+from tt_hal.target import conversions as codec
+from tt_hal.sim.memory import SimBuffer, l1_bank_cores
+from tt_hal import ops
 
 SC = StatusCode
 BU = hal.BufferUsage
@@ -173,7 +174,7 @@ def blackhole():
 
 @pytest.mark.parametrize("n", sorted(shuffle_tables()))
 def test_l1_bank_cores_match_libstdcxx_shuffle(n):
-    """sim.memory.l1_bank_cores replays std::shuffle(default_random_engine(0)) exactly."""
+    """tt_hal.sim.memory.l1_bank_cores replays std::shuffle(default_random_engine(0)) exactly."""
     assert l1_bank_cores(n).tolist() == core_of_bank(n)
 
 
@@ -622,9 +623,9 @@ def test_policy_leaves_the_bottom_half_of_l1_to_circular_buffers(device):
     lowest = device.backend.memory.l1_allocator.lowest_allocated()
     assert lowest >= arch.l1_unreserved_base + arch.l1_bank_size // 2
     assert lowest - 2048 < arch.l1_unreserved_base + arch.l1_bank_size // 2  # the fallback was needed
-    np.testing.assert_array_equal(hal.ops.add(tensors[0], tensors[-1]).to_host(), 2 * x)
+    np.testing.assert_array_equal(ops.add(tensors[0], tensors[-1]).to_host(), 2 * x)
     wide = device.to_device(np.zeros((32, 32 * 64), np.float32), "bfloat16", "tile", hal.DRAM_MEMORY_CONFIG)
-    assert np.allclose(hal.ops.softmax(wide).to_host(), 1 / (32 * 64))  # 64-page circular buffers fit
+    assert np.allclose(ops.softmax(wide).to_host(), 1 / (32 * 64))  # 64-page circular buffers fit
 
 
 def test_policy_transfer_only_usage_goes_to_dram(device):
@@ -893,7 +894,7 @@ def test_partial_writes_land_at_page_locations(device, case, data):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_bytes_identical_across_placements(device, fmt):
-    """A (2, 45, 70) tensor: the buffer bytes equal sim.codec.encode_tensor and are the
+    """A (2, 45, 70) tensor: the buffer bytes equal tt_hal.target.conversions.encode_tensor and are the
     same for every placement; to_host agrees everywhere."""
     fmt = DataFormat[fmt]
     x = random_values(np.random.default_rng(7), (2, 45, 70), fmt)
@@ -1030,7 +1031,7 @@ def test_non_contiguous_input(device):
 def test_zero_length_access_at_end_of_buffer(device, config):
     """IREE allows a zero-length range at offset == byte_length (calculate_range accepts
     it): map_read returns b"", map_write / map_fill of nothing succeed. BUG: for sharded
-    buffers sim.memory.SimBuffer._single_page indexes page_rows[num_pages] and raises a
+    buffers tt_hal.sim.memory.SimBuffer._single_page indexes page_rows[num_pages] and raises a
     bare IndexError (interleaved buffers are fine)."""
     view = device.to_device(np.ones((64, 64), np.float32), "float32", "tile", config)
     buffer, size = view.get_buffer(), view.spec.size

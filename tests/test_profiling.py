@@ -13,10 +13,11 @@ import pytest
 
 import hal
 from hal.executable import EXECUTABLE_FORMAT
-from hal.isa import KernelBuilder, Processor
-from hal.program import ArgKind, Program, RuntimeArg
-from hal.ttx import Export, write_executable
-from tt_hal import pictures
+from tt_hal.target.isa import KernelBuilder, Processor
+from tt_hal.target.program import ArgKind, Program, RuntimeArg
+from tt_hal.target.ttx import Export, write_executable
+from tt_hal.tools import pictures
+from tt_hal import ops
 
 TIMEOUT_NS = 60_000_000_000
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -185,10 +186,11 @@ def test_profiling_trace_needs_a_session():
 def test_tt_hal_trace_profiles_every_device_of_a_process(tmp_path):
     """TT_HAL_TRACE=path: no code changes; a second device writes path.1.json."""
     script = ("import numpy as np, hal\n"
+              "from tt_hal import ops\n"
               "for _ in range(2):\n"
               "    d = hal.create_device('tenstorrent')\n"
               "    x = d.to_device(np.ones((32, 64), np.float32), dtype='bfloat16', layout='tile')\n"
-              "    assert float(hal.ops.add(x, x).to_host(np.float32)[0, 0]) == 2.0\n")
+              "    assert float(ops.add(x, x).to_host(np.float32)[0, 0]) == 2.0\n")
     path = tmp_path / "run.json"
     subprocess.run([sys.executable, "-c", script], check=True, cwd=REPO, timeout=300,
                    env={**os.environ, "TT_HAL_TRACE": str(path), "PYTHONPATH": REPO})
@@ -253,7 +255,7 @@ def test_chip_picture_shows_l1_use_and_shards(tmp_path):
     # With a trace: an eltwise add of the 24 tiles uses 24 cores, each with the add program's
     # three double-buffered bf16 CBs (c_0, c_1, c_16: 2 x 2048 B each).
     device.begin_profiling()
-    total = hal.ops.add(sharded, sharded)
+    total = ops.add(sharded, sharded)
     device.end_profiling()
     usage = pictures.chip_usage(device.peak_memory_map(), arch, device.profiling_trace())
     assert usage["circular_buffers"] == [3 * 2 * 2048] * 24 + [0] * (arch.worker_cores - 24)

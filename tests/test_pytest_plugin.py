@@ -1,5 +1,5 @@
-"""The pytest plugin (tt_hal/pytest_plugin.py) through pytester, and the closeness
-checks (tt_hal/testing.py) directly against numpy references.
+"""The pytest plugin (tt_hal/tools/pytest_plugin.py) through pytester, and the closeness
+checks (tt_hal/tools/testing.py) directly against numpy references.
 
 Inner runs are in-process (`runpytest`), which loads the plugin through its
 `pytest11` entry point as a user's run would; one subprocess run checks the entry
@@ -21,11 +21,12 @@ import numba
 import numpy as np
 import pytest
 
-import compiler.tolerance  # noqa: F401 (see the module docstring)
+import tt_hal.compiler.tolerance  # noqa: F401 (see the module docstring)
 import hal
-import native
-from sim.device import SimDevice
-from tt_hal.testing import assert_device_close, default_tolerance
+import tt_hal.native as native
+from tt_hal.sim.device import SimDevice
+from tt_hal.tools.testing import assert_device_close, default_tolerance
+from tt_hal import ops
 
 pytest_plugins = ["pytester"]
 
@@ -45,10 +46,10 @@ def _default_environment(monkeypatch):
 def test_entry_point_loads_plugin_in_a_clean_interpreter(pytester):
     pytester.makepyfile("""
         import hal
-        import tt_hal.pytest_plugin
+        import tt_hal.tools.pytest_plugin
 
         def test_default(request, tt_device, tt_driver):
-            assert request.config.pluginmanager.get_plugin("tt_hal") is tt_hal.pytest_plugin
+            assert request.config.pluginmanager.get_plugin("tt_hal") is tt_hal.tools.pytest_plugin
             assert tt_driver is hal.get_driver("tenstorrent")
             assert tt_device.driver is tt_driver
             assert tt_device.backend.mode == "mock"
@@ -67,10 +68,10 @@ def test_plugin_can_be_disabled(pytester):
 
 def test_plugin_import_is_cheap_and_helper_needs_no_pytest():
     code = ("import sys\n"
-            "import tt_hal.pytest_plugin\n"
+            "import tt_hal.tools.pytest_plugin\n"
             "assert not {'hal', 'numpy', 'sim'} & set(sys.modules), sorted(sys.modules)\n"
             "sys.modules['pytest'] = None  # import pytest now fails\n"
-            "import tt_hal.testing\n")
+            "import tt_hal.tools.testing\n")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -101,7 +102,7 @@ def test_each_test_gets_a_fresh_device_closed_after_it(pytester):
 
 def test_tt_arch_option(pytester):  # aliases: the grid and marker tests use p150 and p100
     pytester.makepyfile("""
-        from sim.arch import ARCHS
+        from tt_hal.target.arch import ARCHS
 
         def test_arch(tt_device):
             assert tt_device.arch.name == "blackhole_p150"
@@ -232,7 +233,7 @@ _MODE_TEST = """
 
 @pytest.fixture
 def no_hardware(monkeypatch):
-    monkeypatch.setattr(native, "hardware_unavailable_reason", lambda: "no card (test)")
+    monkeypatch.setattr(native, "unavailable_reason", lambda: "no card (test)")
 
 
 @pytest.mark.parametrize("env, args, outcome", [
@@ -254,7 +255,7 @@ def test_mode_selection(pytester, monkeypatch, no_hardware, env, args, outcome):
 @pytest.fixture
 def fake_card(monkeypatch):
     """One TT-Metal device, a blackhole_p150 (simulated behind the hardware entry points)."""
-    monkeypatch.setattr(native, "hardware_unavailable_reason", lambda: None)
+    monkeypatch.setattr(native, "unavailable_reason", lambda: None)
     monkeypatch.setattr(native, "query_devices",
                         lambda: [{"device_id": 0, "path": "0", "name": "fake p150", "mode": "hardware"}])
     monkeypatch.setattr(native, "open_device", lambda ordinal, arch=None, **options: SimDevice("blackhole_p150"))
@@ -298,7 +299,7 @@ def test_hardware_mode_skips_what_the_card_cannot_be(pytester, fake_card, monkey
 def test_assert_helper_in_a_user_test(pytester):
     pytester.makepyfile("""
         import numpy as np
-        from tt_hal.testing import assert_device_close
+        from tt_hal.tools.testing import assert_device_close
 
         def data():
             return np.random.default_rng(0).standard_normal((64, 96)).astype(np.float32)
@@ -327,10 +328,10 @@ def test_assert_helper_in_a_user_test(pytester):
         "1 of 6 tiles have errors beyond tolerance):",
         "E*tile [[]1, 2[]]: max abs error 0.49* at [[]40, 70[]], 1 beyond tolerance",
     ])
-    result.stdout.no_fnmatch_line("*tt_hal/testing.py*")  # __tracebackhide__: the user's line is the failure
+    result.stdout.no_fnmatch_line("*tt_hal/tools/testing.py*")  # __tracebackhide__: the user's line is the failure
 
 
-# tt_hal.testing, directly. `device` is tests/conftest.py's simulated wormhole_b0.
+# tt_hal.tools.testing, directly. `device` is tests/conftest.py's simulated wormhole_b0.
 
 @pytest.mark.parametrize("data_format, rtol, atol", [
     ("float32", 2.0**-23, 2.0**-126), ("bfloat16", 2.0**-7, 2.0**-126), ("bfloat8_b", 2.0**-6, 2.0**-126),
@@ -356,7 +357,7 @@ def test_on_chip_packing_passes_with_the_default_tolerance(device, data_format):
     the host's half step (measured: 2^-6.6 and 2^-2.07 of the block max), within one step."""
     rng = np.random.default_rng(6)
     a, b = (rng.standard_normal((64, 64)).astype(ml_dtypes.bfloat16).astype(np.float32) for _ in range(2))
-    out = hal.ops.add(*(device.to_device(x, "bfloat16", layout="tile") for x in (a, b)), dtype=data_format)
+    out = ops.add(*(device.to_device(x, "bfloat16", layout="tile") for x in (a, b)), dtype=data_format)
     assert out.spec.dtype.name == data_format
     assert_device_close(out, a + b)
 

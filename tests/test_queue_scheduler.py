@@ -9,7 +9,7 @@ import pytest
 from hal.queue import QueueScheduler, Submission
 from hal.semaphore import HalSemaphore
 from hal.status import HalError, StatusCode
-from sim.device import SimDevice
+from tt_hal.sim.device import SimDevice
 
 SECOND = 10**9
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from hal.status import HalError, StatusCode
-from sim.arch import ARCHS, get_arch
-from sim.memory import BankAllocator, BufferType, ChipMemory, round_up, system_memory_buffer
+from tt_hal.target.arch import ARCHS, get_arch
+from tt_hal.sim.memory import BankAllocator, BufferType, ChipMemory, round_up, system_memory_buffer
 
 
 def reference_page_location(page: int, banks: int, address: int, aligned_page: int) -> tuple[int, int]:
@@ -18,7 +18,7 @@ def reference_page_location(page: int, banks: int, address: int, aligned_page: i
 
 
 def reference_write(storage, banks, address, page_size, aligned_page, offset, data):
-    """numpy twin of sim.memory.paged_write: byte by byte."""
+    """numpy twin of tt_hal.sim.memory.paged_write: byte by byte."""
     for i, value in enumerate(data):
         byte = offset + i
         bank, at = reference_page_location(byte // page_size, len(banks), address, aligned_page)

@@ -11,8 +11,8 @@ numerics', 'Data formats'), not from the numba code:
 - pack_tile: bf16 ties away from zero (denormals and -0 flush to +0), Bfp8_b through
   bf16 first then ties away, Bfp4_b the Bfp8_b code truncated, integers clamped.
 
-Part 2 runs hal.library's eltwise kernels through real HAL dispatches (.ttx written
-by hal.ttx.write_executable, prepared by the executable cache, push constant 0 = tiles
+Part 2 runs tt_hal.kernels.library's eltwise kernels through real HAL dispatches (.ttx written
+by tt_hal.target.ttx.write_executable, prepared by the executable cache, push constant 0 = tiles
 of the output) and compares the output bytes with the numpy twins chained the way
 the compute kernel chains them: host encoding -> unpack -> FPU/SFPU -> Dst -> pack.
 Where the numerics are exact (add/sub/mul, scalar SFPU ops) the comparison is
@@ -29,11 +29,11 @@ import numpy as np
 import pytest
 
 import hal
-from hal import library
-from hal.isa import Broadcast, MathFidelity, SfpuOp
-from hal.layout import DataFormat
-from hal.ttx import write_executable
-from sim import tensix
+from tt_hal.kernels import library
+from tt_hal.target.isa import Broadcast, MathFidelity, SfpuOp
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.ttx import write_executable
+from tt_hal.sim import tensix
 from tests import reference as ref
 
 F32, BF16, BFP8, BFP4 = DataFormat.float32, DataFormat.bfloat16, DataFormat.bfloat8_b, DataFormat.bfloat4_b

@@ -1,5 +1,5 @@
-"""Tiles and data formats: the simulator's numba kernels (sim/tiles.py, sim/formats.py,
-sim/codec.py) against the numpy twins in tests/reference.py, round-trip properties,
+"""Tiles and data formats: the simulator's numba kernels (tt_hal/target/tiles.py, tt_hal/target/formats.py,
+tt_hal/target/conversions.py) against the numpy twins in tests/reference.py, round-trip properties,
 and byte-exact facts from tt-metal (tilize_utils.cpp, blockfloat_common.cpp,
 bfloat16.cpp and their tests; see ../shared/FACTS.md 'Tiles and layouts', 'Data
 formats')."""
@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from hal.layout import DataFormat, Layout, TensorSpec
-from hal.placement import DRAM_MEMORY_CONFIG
+from tt_hal.target.layout import DataFormat, Layout, TensorSpec
+from tt_hal.target.placement import DRAM_MEMORY_CONFIG
 from hal.status import HalError
-from sim import codec, formats, tiles
+from tt_hal.target import conversions as codec, formats, tiles
 from tests import reference as ref
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -675,7 +675,7 @@ def test_second_tile_and_padding_of_a_multi_tile_tensor():
 
 
 # ==============================================================================================
-# Tile-row ranges and the multi-threaded path (sim.tiles.run_by_tile_rows)
+# Tile-row ranges and the multi-threaded path (tt_hal.target.tiles.run_by_tile_rows)
 # ==============================================================================================
 
 KERNEL_KINDS = ["copy", "bf16", "bfp8", "bfp4"]

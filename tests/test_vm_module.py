@@ -1,4 +1,4 @@
-"""The IREE VM module `tt` (hal/vm_module.py): programs compiled by IREE for the CPU
+"""The IREE VM module `tt` (tt_hal/runtime/vm_module.py): programs compiled by IREE for the CPU
 and run by iree.runtime (local-task) call ops on the simulated tenstorrent device,
 in the sync and the coarse-fences form; errors surface as exceptions naming the op,
 and a failing async call fails its signal fence instead of leaving it unsignalled.
@@ -24,8 +24,8 @@ import iree.runtime as rt
 import numpy as np
 import pytest
 
-from compiler.frontend import compile_vmfb
-from hal.vm_module import create_tt_module
+from tt_hal.compiler.frontend import compile_vmfb
+from tt_hal.runtime.vm_module import create_tt_module
 
 DEADLINE_S = 120  # a call still running after this has hung (calls take < 1 s; the machine is shared)
 DELAY_S = 0.3     # how long after an async call a thread signals its wait fence

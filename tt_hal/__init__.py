@@ -1,3 +1,14 @@
-"""User-facing tools of tt-hal: the `tt-hal` command line (cli), the pytest plugin
-(pytest_plugin) and its closeness checks (testing), the `devices`/`info` reports
-(inspection) and pictures of the chip and the submission graph (pictures)."""
+"""tt-hal beyond the HAL: everything that is not `hal` (the IREE HAL mirror), the
+simulator (`tt_hal.sim`, the repository's sim/) or the native layer
+(`tt_hal.native`, native/). Subpackages, bottom up:
+
+- `target`: what a Tensix chip and its programs are (arch presets, data formats,
+  tile layout and host conversions, the ISA, kernel builder, programs, .ttx);
+- `kernels`: the kernel library (parameterised programs);
+- `ops`: device tensors' eager TTNN-style ops over `hal`;
+- `runtime`: compiled modules (.ttm) and the `tt` IREE VM module;
+- `compiler`: the IREE bridge (MLIR -> Tensix programs and a module);
+- `tools`: the `tt-hal` command line, the pytest plugin, testing helpers, pictures.
+
+Nothing is imported here: `import tt_hal.target.isa` loads the ISA alone.
+"""

@@ -15,8 +15,8 @@ import iree.runtime as rt
 import numpy as np
 
 import hal
-from compiler.frontend import compile_vmfb
-from hal.vm_module import create_tt_module
+from tt_hal.compiler.frontend import compile_vmfb
+from tt_hal.runtime.vm_module import create_tt_module
 
 M, K, N = 64, 128, 32
 

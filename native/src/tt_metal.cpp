@@ -1,4 +1,4 @@
-// native._tt_metal: a thin pybind11 binding of tt-metalium's host API (v0.81.1, the
+// tt_hal.native._tt_metal: a thin pybind11 binding of tt-metalium's host API (v0.81.1, the
 // Mesh forms; docs/dev/tt-metal-api.md), one call per host API function. The
 // protocol logic (waves of workgroups, runtime args, events and their callbacks)
 // is in native/device.py. Built only against a TT-Metal install (native/CMakeLists.txt).
@@ -69,7 +69,7 @@ class Program {
     tt_metal::CreateCircularBuffer(program_, core_set(cores), config);
   }
 
-  // processor: 0 = RISCV_0 (writer), 1 = RISCV_1 (reader), 2 = compute (hal.isa.Processor).
+  // processor: 0 = RISCV_0 (writer), 1 = RISCV_1 (reader), 2 = compute (tt_hal.target.isa.Processor).
   uint32_t add_kernel(const std::string& source, int processor, const Cores& cores,
                       const std::vector<uint32_t>& compile_args, const std::string& fidelity, bool fp32_dest_acc_en,
                       bool math_approx_mode) {
@@ -146,7 +146,7 @@ class Device {
   }
 
   // Shards of shard_shape pages over cores (row-major), page_grid pages in all. Page
-  // shapes are counted in pages (page_shape 1x1), since hal.placement.ShardedPages
+  // shapes are counted in pages (page_shape 1x1), since tt_hal.target.placement.ShardedPages
   // already speaks in pages.
   Buffer create_sharded_buffer(uint64_t size, uint64_t page_size, bool is_dram, const Cores& cores,
                                std::array<uint32_t, 2> shard_shape, std::array<uint32_t, 2> page_grid) {

@@ -4,9 +4,9 @@ a real dispatch: a program of the kernel library, written to .ttx, prepared by t
 device's executable cache, recorded in a command buffer and executed on the compute
 queue. Ops return when the dispatch is done; a failed dispatch raises its error.
 
-    c = hal.ops.add(a, b)                  # b may be a row (1, W), column (H, 1) or scalar
-    y = hal.ops.matmul(a, w, math_fidelity="LoFi")
-    z = hal.ops.gelu(y)
+    c = tt_hal.ops.add(a, b)                  # b may be a row (1, W), column (H, 1) or scalar
+    y = tt_hal.ops.matmul(a, w, math_fidelity="LoFi")
+    z = tt_hal.ops.gelu(y)
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ import weakref
 
 import numpy as np
 
-from hal import library
+from tt_hal.kernels import library
 from hal.buffer import HalBufferView
 from hal.command_buffer import HalCommandBuffer
-from hal.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
-from hal.layout import DataFormat, Layout
-from hal.placement import DRAM_MEMORY_CONFIG, MemoryConfig
+from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
+from tt_hal.target.layout import DataFormat, Layout
+from tt_hal.target.placement import DRAM_MEMORY_CONFIG, MemoryConfig
 from hal.status import HalError, StatusCode
-from hal.ttx import write_executable
+from tt_hal.target.ttx import write_executable
 
 WAIT_NS = 600 * 10**9  # a dispatch that takes longer has hung; the wait gives up
 _PER_DEVICE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # device -> {key: executable or tensor}
@@ -34,14 +34,14 @@ def _device(*views: HalBufferView):
     device = None
     for view in views:
         if not isinstance(view, HalBufferView) or view.spec is None:
-            raise HalError(StatusCode.INVALID_ARGUMENT, f"hal.ops take device tensors (device.to_device), got {view!r}")
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"tt_hal.ops take device tensors (device.to_device), got {view!r}")
         if view.spec.layout is not Layout.TILE:
             raise HalError(StatusCode.INVALID_ARGUMENT,
-                           f"hal.ops take TILE-layout tensors; this one is {view.spec.layout.name}: "
+                           f"tt_hal.ops take TILE-layout tensors; this one is {view.spec.layout.name}: "
                            f"{view.spec.describe()}")
         owner = view.get_buffer().allocation.device
         if device is not None and owner is not device:
-            raise HalError(StatusCode.INVALID_ARGUMENT, "hal.ops inputs live on different devices")
+            raise HalError(StatusCode.INVALID_ARGUMENT, "tt_hal.ops inputs live on different devices")
         device = owner
     return device
 
@@ -127,7 +127,7 @@ def mul(a, b, *, dtype=None, memory_config=None, math_fidelity="HiFi4", grid=Non
 
 
 def unary(name: str, a, parameter: float = 0.0, *, dtype=None, memory_config=None, grid=None):
-    """An SFPU op by name (hal.isa.SfpuOp: exp, log, sqrt, rsqrt, recip, relu, gelu,
+    """An SFPU op by name (tt_hal.target.isa.SfpuOp: exp, log, sqrt, rsqrt, recip, relu, gelu,
     sigmoid, tanh, silu, neg, abs, square, sin, cos, add_scalar, mul_scalar, power,
     leaky_relu)."""
     device = _device(a)

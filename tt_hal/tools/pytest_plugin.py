@@ -4,7 +4,7 @@ Fixtures:
     tt_driver   the `tenstorrent` HAL driver (`hal.get_driver("tenstorrent")`)
     tt_device   a fresh device per test, closed after it
 Options:
-    --tt-arch NAME   chip preset (sim/arch.py ARCHS: wormhole_b0, blackhole_p150,
+    --tt-arch NAME   chip preset (tt_hal/target/arch.py ARCHS: wormhole_b0, blackhole_p150,
                      blackhole_p100, or n150 / p150 / p100)
     --tt-grid XxY    a smaller worker grid: X columns, Y rows
     --tt-mode MODE   mock | hardware | auto; default TT_HAL_MODE, else mock
@@ -19,7 +19,7 @@ that a suite means the same on a laptop and on a machine with a card; an explici
 --tt-mode or TT_HAL_MODE still wins. On hardware a test that asks for another arch
 or for a smaller grid is skipped: the card is what it is.
 
-Compare results with `tt_hal.testing.assert_device_close`. This module imports
+Compare results with `tt_hal.tools.testing.assert_device_close`. This module imports
 only pytest at load time, since pytest loads it in every run.
 """
 
@@ -36,7 +36,7 @@ MODES = ("mock", "hardware", "auto")
 
 def _arch_name(value: str) -> str:
     """--tt-arch: a preset name, checked at once so that a typo is a usage error."""
-    from sim.arch import ARCHS
+    from tt_hal.target.arch import ARCHS
 
     if value not in ARCHS:
         raise argparse.ArgumentTypeError(f"unknown arch {value!r}; known: {', '.join(sorted(ARCHS))}")
@@ -84,7 +84,7 @@ def pytest_generate_tests(metafunc):
     if "tt_device" not in metafunc.fixturenames:
         pytest.fail(f"{metafunc.definition.name}: tt_all_archs runs the test per arch through tt_device, "
                     f"which it does not use", pytrace=False)
-    from sim.arch import ARCHS
+    from tt_hal.target.arch import ARCHS
 
     names = list(dict.fromkeys(spec.name for spec in ARCHS.values()))  # aliases share their preset's spec
     metafunc.parametrize("tt_device", names, indirect=True)
@@ -121,7 +121,7 @@ def _open_mock(driver, arch, grid):
 
 def _open_hardware(arch, grid):
     import hal
-    from sim.arch import get_arch
+    from tt_hal.target.arch import get_arch
 
     if grid is not None:
         pytest.skip("a smaller worker grid exists only on the simulated chip")

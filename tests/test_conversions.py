@@ -1,8 +1,8 @@
-"""The C++ conversion kernels (native._conversions) against their numba twins
-(sim/tiles.py, sim/formats.py): byte-identical output over hypothesis-generated
-shapes, values and arguments; sim.codec end to end with implementation="native" vs
+"""The C++ conversion kernels (tt_hal.target._conversions) against their numba twins
+(tt_hal/target/tiles.py, tt_hal/target/formats.py): byte-identical output over hypothesis-generated
+shapes, values and arguments; tt_hal.target.conversions end to end with implementation="native" vs
 "numba"; the C++ argument checks (ValueError, nothing written); and how
-sim.codec.kernel picks an implementation, with and without the extension.
+tt_hal.target.conversions.kernel picks an implementation, with and without the extension.
 
 The differential tests take the `conversions` fixture, which skips them (through
 pytest.importorskip) where the extension is not built. The build itself is checked
@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import native
-from hal.layout import DataFormat, Layout, TensorSpec
-from hal.placement import DRAM_MEMORY_CONFIG
+from tt_hal.target import extensions
+from tt_hal.target.layout import DataFormat, Layout, TensorSpec
+from tt_hal.target.placement import DRAM_MEMORY_CONFIG
 from hal.status import HalError, StatusCode
-from sim import codec, formats, tiles
+from tt_hal.target import conversions as codec, formats, tiles
 
 SETTINGS = settings(max_examples=100, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -42,7 +42,7 @@ SENTINEL = {1: 0xA5, 2: 0xA5A5, 4: 0xDEADBEEF}
 @pytest.fixture(scope="module")
 def conversions():
     """The C++ kernels; the differential tests skip where they are not built."""
-    return pytest.importorskip("native._conversions", reason="native._conversions is not built")
+    return pytest.importorskip("tt_hal.target._conversions", reason="tt_hal.target._conversions is not built")
 
 
 # ==============================================================================================
@@ -225,13 +225,13 @@ def assert_same(numba_out: np.ndarray, native_out: np.ndarray) -> None:
 
 def test_native_conversions_extension_is_built():
     """Never skipped: where a C++17 compiler exists (CI), `pip install -e .` builds
-    native._conversions and setup.py records it in native/_build_status.json. Asks
-    for a module that loads, not just a 'built' record: an extension that was built
-    but does not import would also skip every differential test below."""
-    status = native.build_status().get("_conversions")
-    assert native.conversions() is not None, (
-        f"native._conversions is not available: {native.conversions_unavailable_reason()} "
-        f"(native/_build_status.json: {status!r})")
+    tt_hal.target._conversions and setup.py records it in tt_hal/target/_build_status.json.
+    Asks for a module that loads, not just a 'built' record: an extension that was
+    built but does not import would also skip every differential test below."""
+    status = extensions.build_status("tt_hal.target").get("_conversions")
+    module, reason = codec.native_conversions()
+    assert module is not None, f"tt_hal.target._conversions is not available: {reason} (_build_status.json: {status!r})"
+    assert status == "built"
 
 
 def _native_parameters(function) -> list[tuple[str, str | None]]:
@@ -466,7 +466,7 @@ def test_native_accepts_read_only_inputs(conversions):
 
 
 # ==============================================================================================
-# sim.codec end to end: implementation="native" vs "numba" over TensorSpecs
+# tt_hal.target.conversions end to end: implementation="native" vs "numba" over TensorSpecs
 # ==============================================================================================
 
 FORMAT_LAYOUTS = [(f, layout) for f in DataFormat for layout in Layout
@@ -501,7 +501,7 @@ def unsigned_view(array: np.ndarray) -> np.ndarray:
 def test_codec_native_matches_numba(conversions, shape, fmt_layout, within, of_faces, rounding, pad, workers, seed,
                                     data):
     """encode_tensor and decode_tensor (both widths) give the same bytes with either
-    implementation; `workers` > 0 forces sim.tiles.run_by_tile_rows to split even a
+    implementation; `workers` > 0 forces tt_hal.target.tiles.run_by_tile_rows to split even a
     small tensor across that many threads."""
     data_format, layout = fmt_layout
     if layout is Layout.ROW_MAJOR:
@@ -720,15 +720,14 @@ def test_native_rejects_bad_arguments_and_writes_nothing(conversions, name, args
 
 
 # ==============================================================================================
-# sim.codec.kernel: which implementation, with and without the extension
+# tt_hal.target.conversions.kernel: which implementation, with and without the extension
 # ==============================================================================================
 
 @pytest.fixture
 def without_native(monkeypatch):
-    """As if native._conversions had not been built."""
-    monkeypatch.setattr(native, "conversions", lambda: None)
-    monkeypatch.setattr(native, "conversions_unavailable_reason",
-                        lambda: "native._conversions was not built: no C++ compiler (simulated)")
+    """As if tt_hal.target._conversions had not been built."""
+    monkeypatch.setattr(codec, "native_conversions",
+                        lambda: (None, "tt_hal.target._conversions was not built: no C++ compiler (simulated)"))
     monkeypatch.delenv("TT_HAL_CONVERSIONS", raising=False)
 
 

@@ -1,6 +1,6 @@
 """Compiled modules (.ttm): Tensix kernels plus the host program that runs them.
 
-`compiler.compile_module` writes one; `hal.load_module(path_or_bytes, device)` loads
+`tt_hal.compiler.compile_module` writes one; `hal.load_module(path_or_bytes, device)` loads
 it, and each public function of the MLIR becomes a callable that takes and returns
 numpy arrays of the function's tensor types:
 
@@ -25,10 +25,10 @@ import zlib
 
 import numpy as np
 
-from hal import ops
+from tt_hal import ops
 from hal.buffer import HalBufferView
 from hal.command_buffer import HalCommandBuffer
-from hal.layout import DataFormat, Layout
+from tt_hal.target.layout import DataFormat, Layout
 from hal.status import HalError, StatusCode
 
 MODULE_FORMAT = "tt-hal-module"
@@ -38,7 +38,7 @@ WAIT_NS = 600 * 10**9  # a call whose work takes longer has hung
 
 
 def write_module(record: dict, executable: bytes, source: str | None = None, arrays=None) -> bytes:
-    """The .ttm bytes of a host-program `record` (see compiler/host.py), its .ttx
+    """The .ttm bytes of a host-program `record` (see tt_hal/compiler/host.py), its .ttx
     and its constants ({"constants/N.npy": array}, as record["constants"] names)."""
     record = {"format": MODULE_FORMAT, "version": MODULE_VERSION, **record}
     files = [("module.json", json.dumps(record, indent=1).encode()), ("kernels.ttx", executable),

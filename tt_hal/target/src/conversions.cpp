@@ -1,14 +1,14 @@
 // Host-side tensor conversions in C++: tilize/untilize fused with the bf16 and
 // block-float (bfp8_b, bfp4_b) packers. A line-by-line twin of the numba kernels in
-// sim/tiles.py and sim/formats.py, with the same names and arguments, and
+// tt_hal/target/tiles.py and tt_hal/target/formats.py, with the same names and arguments, and
 // byte-identical output (tests/test_native_conversions.py checks it). The
 // algorithms are tt-metal's host packer (tilize_utils, blockfloat_common.cpp); the
-// layout and numerics are described in sim/formats.py and docs/layouts.md.
+// layout and numerics are described in tt_hal/target/formats.py and docs/layouts.md.
 //
 // Arrays are written in place, so they must be C-contiguous and of the exact
 // width; sizes are checked before any write (a bad call raises ValueError and
 // touches nothing). The GIL is released while converting, so that
-// sim.tiles.run_by_tile_rows can split a large tensor across host threads.
+// tt_hal.target.tiles.run_by_tile_rows can split a large tensor across host threads.
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -42,7 +42,7 @@ constexpr uint32_t kBf16QuietNan = 0x7FC0;
 #define TT_HAL_CLONES
 #endif
 
-// --- formats (sim/formats.py) ---------------------------------------------------
+// --- formats (tt_hal/target/formats.py) ---------------------------------------------------
 
 inline uint32_t bf16_from_f32_bits(uint64_t bits, int rounding) {
   uint64_t rounded = bits;
@@ -112,7 +112,7 @@ inline uint32_t bfp_decode_code(const uint8_t* data, int64_t codes_at, int64_t k
   return (static_cast<uint32_t>(data[codes_at + k / 2]) >> (4 * (k & 1))) & 0xF;
 }
 
-// --- tile walk (sim/tiles.py) ---------------------------------------------------
+// --- tile walk (tt_hal/target/tiles.py) ---------------------------------------------------
 
 struct Shape {
   int64_t batch, height, width;
@@ -413,7 +413,7 @@ void bf16_decode(const py::array& halves, const py::array& out) {
 }  // namespace
 
 PYBIND11_MODULE(_conversions, m) {
-  m.doc() = "tt-hal's C++ host conversions: byte-identical twins of sim/tiles.py and sim/formats.py";
+  m.doc() = "tt-hal's C++ host conversions: byte-identical twins of tt_hal/target/tiles.py and tt_hal/target/formats.py";
   m.def("tilize", &tilize, py::arg("tensor"), py::arg("tiles"), py::arg("conversion"), py::arg("rounding"),
         py::arg("pad"), py::arg("within_face"), py::arg("of_faces"), py::arg("first_row") = 0,
         py::arg("end_row") = -1);

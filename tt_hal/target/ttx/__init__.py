@@ -1,7 +1,7 @@
-"""The .ttx executable format: a size-prefixed FlatBuffer (schema hal/ttx/ttx.fbs,
+"""The .ttx executable format: a size-prefixed FlatBuffer (schema tt_hal/target/ttx/ttx.fbs,
 file identifier TTX0 at bytes 8..12) holding exports, each a Tensix program.
 `write_executable` and `read_executable` convert between bytes and
-hal.program.Export objects; any malformed input is INVALID_ARGUMENT, never a crash.
+tt_hal.target.program.Export objects; any malformed input is INVALID_ARGUMENT, never a crash.
 The size prefix lets a truncated or extended file be told from a whole one.
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 import flatbuffers
 import numpy as np
 
-from hal.isa import WIDTH, Kernel, KernelConfig, MathFidelity, Processor
-from hal.layout import DataFormat
-from hal.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg
+from tt_hal.target.isa import WIDTH, Kernel, KernelConfig, MathFidelity, Processor
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg
 from hal.status import HalError, StatusCode
-from hal.ttx import ttx_generated as fb
+from tt_hal.target.ttx import ttx_generated as fb
 
 FILE_IDENTIFIER = b"TTX0"
 VERSION = 1

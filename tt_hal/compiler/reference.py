@@ -15,7 +15,7 @@ import numpy as np
 import iree.runtime as rt
 from iree.compiler import ir
 
-from compiler import frontend
+from tt_hal.compiler import frontend
 
 # MLIR element type -> numpy dtype, for the types models use.
 _DTYPES = {

@@ -208,7 +208,7 @@ class MemoryConfig:
 
     def validate_for(self, spec) -> None:
         """INVALID_ARGUMENT when this placement cannot hold the tensor `spec`
-        (a hal.layout.TensorSpec). Fit within the chip is checked at allocation."""
+        (a tt_hal.target.layout.TensorSpec). Fit within the chip is checked at allocation."""
         if self.shard_spec is None:
             return
         shard = self.shard_spec

@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 
-from hal.isa import MAX_RUNTIME_ARGS, NUM_CIRCULAR_BUFFERS, Kernel, Processor, validate_code
-from hal.layout import DataFormat
+from tt_hal.target.isa import MAX_RUNTIME_ARGS, NUM_CIRCULAR_BUFFERS, Kernel, Processor, validate_code
+from tt_hal.target.layout import DataFormat
 from hal.status import HalError, StatusCode
 
 

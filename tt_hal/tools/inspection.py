@@ -13,15 +13,15 @@ import os
 
 import hal
 from hal.driver import DRIVER_NAME
-from hal.isa import Processor
-from hal.module import read_module
-from hal.program import Export
+from tt_hal.target.isa import Processor
+from tt_hal.runtime.module import read_module
+from tt_hal.target.program import Export
 from hal.status import HalError, StatusCode
-from hal.ttx import FILE_IDENTIFIER, read_executable
-from sim.arch import ARCHS, DEFAULT_ARCH, GiB, ArchSpec, get_arch
-from sim.dispatch import PreparedProgram
+from tt_hal.target.ttx import FILE_IDENTIFIER, read_executable
+from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, GiB, ArchSpec, get_arch
+from tt_hal.sim.dispatch import PreparedProgram
 
-_ZIP_MAGIC = b"PK\x03\x04"  # a .ttm is a zip archive (hal/module.py)
+_ZIP_MAGIC = b"PK\x03\x04"  # a .ttm is a zip archive (tt_hal/runtime/module.py)
 # What a person sizing a program asks of a chip. A hardware arch (native/device.py)
 # may lack some; those are None.
 _ARCH_FIELDS = ("name", "grid_x", "grid_y", "worker_cores", "l1_size", "l1_unreserved_base", "l1_small_size",
@@ -135,7 +135,7 @@ def describe_file(path_or_bytes, arch=None) -> dict:
     """What a .ttm module or .ttx executable (a path or its bytes) holds. The kind is
     told by content, not by extension. Circular buffers are laid out in L1 as the
     simulator lays them out on `arch` (a preset name or an ArchSpec; default
-    sim.arch.DEFAULT_ARCH). INVALID_ARGUMENT for anything else or a damaged file;
+    tt_hal.target.arch.DEFAULT_ARCH). INVALID_ARGUMENT for anything else or a damaged file;
     NOT_FOUND for a missing path."""
     data, path = _read(path_or_bytes)
     name = path or "<bytes>"
@@ -168,11 +168,11 @@ def _read(path_or_bytes) -> tuple[bytes, str | None]:
 def _unknown_file(data: bytes, name: str) -> str:
     if name.endswith(".mlir") or b"func.func" in data[:65536]:
         return (f"{name} is MLIR source, not a compiled file: compile it first (`tt-hal compile`, or "
-                f"compiler.compile_module) and inspect the .ttm")
+                f"tt_hal.compiler.compile_module) and inspect the .ttm")
     start = data[:12].hex(" ") or "nothing"
     return (f"{name} ({len(data)} bytes, starting {start}) is neither a .ttx executable (file identifier "
             f"{FILE_IDENTIFIER.decode()} at bytes 8..12) nor a .ttm module (a zip archive); give a file written by "
-            f"`tt-hal compile` or hal.ttx.write_executable")
+            f"`tt-hal compile` or tt_hal.target.ttx.write_executable")
 
 
 def _named(name: str, error: HalError) -> HalError:
@@ -201,7 +201,7 @@ def _describe_module(data: bytes, spec: ArchSpec, name: str) -> dict:
 
 
 def _describe_function(function: dict, exports: dict[int, str]) -> dict:
-    """A function's signature and a summary of its host program (hal/module.py's steps:
+    """A function's signature and a summary of its host program (tt_hal/runtime/module.py's steps:
     import and export are the host<->device transfers, execute submits command
     buffers whose commands are dispatches of an export or barriers)."""
     steps = collections.Counter(step["op"] for step in function["steps"])

@@ -1,9 +1,9 @@
 """One IREE dispatch -> a sequence of Tensix kernel launches.
 
-A dispatch at IREE's `executable-sources` phase, normalised (compiler.frontend), is a
+A dispatch at IREE's `executable-sources` phase, normalised (tt_hal.compiler.frontend), is a
 function that loads tensors from bindings, runs linalg.generic ops on them and
 stores results to bindings. Each generic becomes one or more launches of the kernel
-library (hal/library.py):
+library (tt_hal/kernels/library.py):
 
 - contraction (mulf + addf over one reduction dim)  -> matmul (batched), + init
 - reduction (addf / maximumf / maxnumf over the last or second-to-last dim)
@@ -30,10 +30,10 @@ import numpy as np
 
 from iree.compiler import ir
 
-from hal import library
-from hal.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
-from hal.layout import DataFormat
-from hal.library import FusedInput
+from tt_hal.kernels import library
+from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
+from tt_hal.target.layout import DataFormat
+from tt_hal.kernels.library import FusedInput
 from hal.status import HalError, StatusCode
 
 TILE = 32

@@ -6,7 +6,7 @@ dispatches (serial, or inside `stream.cmd.concurrent`), deallocas, timepoints an
 exports. IREE packs tensors into byte slabs; a Tensix tensor is tiles, not bytes,
 so each (slab, byte offset, tensor type) a dispatch reads or writes becomes one
 *slot*: a device tensor with its own allocation. The schedule's order, barriers and
-timepoints carry over step by step (hal/module.py runs them on hal).
+timepoints carry over step by step (tt_hal/runtime/module.py runs them on hal).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 from iree.compiler import ir
 
 
-from compiler.lowering import (
+from tt_hal.compiler.lowering import (
     DispatchLowering, Integers, Options, Tensor, _children, _shape, build_kernel, canonical, dense_array, location,
     unimplemented,
 )

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from hal.placement import MemoryConfig, TensorMemoryLayout
+from tt_hal.target.placement import MemoryConfig, TensorMemoryLayout
 from hal.status import HalError, StatusCode
 from hal.types import HalElementType
 

@@ -22,7 +22,7 @@ import os
 import numba
 import numpy as np
 
-from sim.formats import bf16_from_f32_bits, bfp_bits, bfp_decode_code, bfp_encode_row
+from tt_hal.target.formats import bf16_from_f32_bits, bfp_bits, bfp_decode_code, bfp_encode_row
 
 TILE = 32
 FACE = 16

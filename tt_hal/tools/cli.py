@@ -36,7 +36,7 @@ class _Failure(Exception):
 
 
 def _compile(source: str, args) -> bytes:
-    import compiler
+    from tt_hal import compiler
     from hal.status import HalError
     try:
         return compiler.compile_module(source, data_format=args.data_format, math_fidelity=args.math_fidelity)
@@ -57,7 +57,7 @@ def _inputs(function, args) -> list[np.ndarray]:
     if args.input and args.random:
         raise _Failure(EXIT_USAGE, "tt-hal: give --input files or --random, not both")
     if args.random:
-        from compiler.reference import random_inputs
+        from tt_hal.compiler.reference import random_inputs
         return random_inputs(function.inputs, args.seed)
     if len(args.input) != len(function.inputs):
         raise _Failure(EXIT_USAGE, f"tt-hal: {function.name} takes {len(function.inputs)} inputs "
@@ -75,7 +75,7 @@ def _inputs(function, args) -> list[np.ndarray]:
 def _load(args):
     """(module, function, checked input arrays) for `run` and `trace`."""
     import hal
-    from hal.module import HalModule, read_module
+    from tt_hal.runtime.module import HalModule, read_module
     from hal.status import HalError
 
     data = _compile(args.model, args) if args.model.endswith(".mlir") else args.model
@@ -118,7 +118,7 @@ def cmd_run(args) -> int:
         return EXIT_OK
     if module.source is None:
         raise _Failure(EXIT_USAGE, f"tt-hal: {args.model} carries no MLIR source to check against")
-    from compiler import reference, tolerance
+    from tt_hal.compiler import reference, tolerance
     references = reference.run_llvm_cpu(module.source, function.name, arrays)
     data_format = module.record["data_format"]
     print(f"check against iree.runtime llvm-cpu (local-task), {data_format} tolerance "
@@ -134,7 +134,7 @@ def cmd_run(args) -> int:
 
 
 def cmd_devices(args) -> int:
-    from tt_hal import inspection
+    from tt_hal.tools import inspection
     report = inspection.devices_report()
     print(json.dumps(report, indent=2) if args.json else inspection.format_devices(report))
     errors = [d["error"] for driver in report["drivers"] for d in [driver, *driver["devices"]] if d["error"]]
@@ -145,7 +145,7 @@ def cmd_devices(args) -> int:
 
 def cmd_info(args) -> int:
     from hal.status import HalError
-    from tt_hal import inspection
+    from tt_hal.tools import inspection
     data = _compile(args.file, args) if args.file.endswith(".mlir") else args.file
     try:
         report = inspection.describe_file(data, args.arch)
@@ -198,7 +198,7 @@ def cmd_trace(args) -> int:
               f"{args.warmup} untraced warm-up call{'s' * (args.warmup != 1)}")
         _write_graph(device, args.graph)
         if args.chip:
-            from tt_hal import pictures
+            from tt_hal.tools import pictures
             pictures.save_chip_png(device, args.chip, device.peak_memory_map(), "at peak", device.profiling_trace())
             print(f"wrote {args.chip} (the chip's L1 and DRAM use at the run's peak)")
     with open(args.output) as f:
@@ -211,7 +211,7 @@ def _write_graph(device, path: str | None) -> None:
         return
     graph = device.submission_graph()
     if path.endswith(".png"):
-        from tt_hal import pictures
+        from tt_hal.tools import pictures
         pictures.save_submission_graph_png(graph, path)
     else:
         with open(path, "w") as f:
@@ -241,7 +241,7 @@ def _trace_summary(trace: dict, path: str) -> str:
 
 def bench_directory() -> Path:
     """bench/ of the source tree tt-hal runs from (benchmarks are not installed)."""
-    return Path(__file__).resolve().parents[1] / "bench"
+    return Path(__file__).resolve().parents[2] / "bench"
 
 
 def cmd_bench(args) -> int:

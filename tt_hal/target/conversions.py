@@ -1,24 +1,29 @@
-"""Host tensors <-> device bytes for a hal.layout.TensorSpec: the simulator's
+"""Host tensors <-> device bytes for a tt_hal.target.layout.TensorSpec: the simulator's
 `encode_tensor` / `decode_tensor` (tilize or not, then the format conversion).
 
 Device bytes are the tensor's pages in page order. TILE: tiles row-major over
 the folded matrix. ROW_MAJOR: rows in order (a row split into shard-wide pages
 keeps its order), converted element by element.
 
-The conversion kernels have two byte-identical implementations: numba (sim/tiles.py,
-sim/formats.py) and C++ (native._conversions, when built). Each conversion uses the
-faster one (FASTEST); TT_HAL_CONVERSIONS=numba|native forces one for all.
+The conversion kernels have two byte-identical implementations: numba (tiles.py,
+formats.py) and C++ (the extension tt_hal.target._conversions, src/conversions.cpp,
+when built). Each conversion uses the faster one (FASTEST);
+TT_HAL_CONVERSIONS=numba|native forces one for all.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 
 import numpy as np
 
-from hal.layout import DataFormat, Layout, TensorSpec
+from tt_hal.target.layout import DataFormat, Layout, TensorSpec
 from hal.status import HalError, StatusCode
-from sim import formats, tiles
+from tt_hal.target import extensions, formats, tiles
+
+log = logging.getLogger(__name__)  # under the library's one `tt_hal` logger (hal/log.py)
 
 NUMBA, NATIVE = "numba", "native"
 KERNEL_NAMES = ("tilize", "untilize", "tilize_block_float", "untilize_block_float", "bf16_encode", "bf16_decode")
@@ -44,14 +49,24 @@ def kernel(name: str, implementation: str | None = None):
         choice = FASTEST[name]
     if choice == NUMBA:
         return _numba_kernel(name)
-    import native
-
-    module = native.conversions()
+    module, reason = native_conversions()
     if module is not None:
         return getattr(module, name)
     if implementation or os.environ.get("TT_HAL_CONVERSIONS"):  # asked for by name: say it is missing
-        raise HalError(StatusCode.UNAVAILABLE, f"native conversions requested: {native.conversions_unavailable_reason()}")
-    return _numba_kernel(name)  # the fallback was logged once by native
+        raise HalError(StatusCode.UNAVAILABLE, f"native conversions requested: {reason}")
+    return _numba_kernel(name)
+
+
+NATIVE_MODULE = "tt_hal.target._conversions"
+
+
+@functools.cache
+def native_conversions():
+    """(the C++ conversion kernels, None), or (None, why they are missing: said once)."""
+    module, reason = extensions.load(NATIVE_MODULE)
+    if module is None:
+        log.warning("%s; using the numba conversions", reason)
+    return module, reason
 
 _MAGNITUDE_BITS = {DataFormat.bfloat8_b: formats.BFP8_MAGNITUDE_BITS,
                    DataFormat.bfloat4_b: formats.BFP4_MAGNITUDE_BITS}

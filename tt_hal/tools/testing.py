@@ -1,7 +1,7 @@
 """Closeness checks of device results against numpy references, with tolerances
 that follow the device data format (usable with or without pytest).
 
-    from tt_hal.testing import assert_device_close
+    from tt_hal.tools.testing import assert_device_close
     assert_device_close(view, reference)                     # tolerance from view's format
     assert_device_close(out, reference, "bfloat16", rtol=0.02)
 
@@ -25,7 +25,7 @@ import ml_dtypes
 import numpy as np
 
 from hal.buffer import HalBufferView
-from hal.layout import TILE_HEIGHT, TILE_WIDTH, DataFormat
+from tt_hal.target.layout import TILE_HEIGHT, TILE_WIDTH, DataFormat
 
 WORST_TILES = 5  # tiles listed in a failure report
 _EXAMPLES = 5  # NaN/inf mismatches listed
@@ -38,7 +38,7 @@ def default_tolerance(data_format) -> tuple[float, float]:
         return 0.0, 0.0
     atol = float(np.finfo(np.float32).tiny)
     if data_format.is_block_float:
-        from sim.formats import BFP4_MAGNITUDE_BITS, BFP8_MAGNITUDE_BITS
+        from tt_hal.target.formats import BFP4_MAGNITUDE_BITS, BFP8_MAGNITUDE_BITS
 
         bits = BFP8_MAGNITUDE_BITS if data_format is DataFormat.bfloat8_b else BFP4_MAGNITUDE_BITS
         return 2.0 ** -(bits - 1), atol  # code m means m / 2^(bits-1) * 2^shared_exponent
@@ -75,7 +75,7 @@ def assert_device_close(actual, expected, data_format=None, *, rtol: float | Non
     error = np.abs(np.where(special, 0.0, out) - finite_ref)
     beyond = error > atol + rtol * scale
     if beyond.any() or pcc is not None:
-        from compiler import tolerance  # only now: it imports the IREE compiler
+        from tt_hal.compiler import tolerance  # only now: it imports the IREE compiler
 
         correlation = tolerance.pcc(out, ref)
         if beyond.any() or (pcc is not None and correlation < pcc):
@@ -109,7 +109,7 @@ def _read(actual, data_format) -> tuple[np.ndarray, DataFormat, int | None]:
 def _block_max(magnitude: np.ndarray, axis: int) -> np.ndarray:
     """Each element's block maximum: blocks are 16 consecutive values along `axis` (a
     face row, or a face column when transposed), aligned as in the padded tile."""
-    from sim.formats import ROW
+    from tt_hal.target.formats import ROW
 
     matrix = np.moveaxis(np.atleast_2d(magnitude), axis, -1)
     length = matrix.shape[-1]

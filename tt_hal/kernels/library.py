@@ -1,5 +1,5 @@
 """The kernel library: parameterised Tensix programs as TTNN users know them, built
-with hal.isa.KernelBuilder. Every program is multi-core: workgroup w of n takes the
+with tt_hal.target.isa.KernelBuilder. Every program is multi-core: workgroup w of n takes the
 tiles [w * T // n, (w + 1) * T // n) of the T tiles named by push constant 0.
 
 Programs: eltwise binary (add, sub, mul; with row, column or scalar broadcast of
@@ -12,9 +12,9 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from hal.isa import ADDRGEN_SLOTS, Broadcast, KernelBuilder, KernelConfig, MathFidelity, Op, Processor, ReduceKind, SfpuOp
-from hal.layout import DataFormat
-from hal.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg
+from tt_hal.target.isa import ADDRGEN_SLOTS, Broadcast, KernelBuilder, KernelConfig, MathFidelity, Op, Processor, ReduceKind, SfpuOp
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg
 from hal.status import HalError, StatusCode
 
 CB_IN0, CB_IN1, CB_OUT = 0, 1, 16
@@ -228,7 +228,7 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
 #
 # Tiles of a reduced dimension whose size is not a multiple of 32 carry padding the
 # op must not see: the host binds a mask tile (1.0 where the data is, 0.0 in the
-# padding; hal.ops.mask_tile) and the kernel masks the last tile in Dst (SFPU MASK,
+# padding; tt_hal.ops.mask_tile) and the kernel masks the last tile in Dst (SFPU MASK,
 # or MASK_NEG_INF before a max) before it is reduced.
 
 CB_GAMMA, CB_BETA, CB_SCALER, CB_MASK, CB_COLUMN_MASK = 1, 2, 3, 4, 5

@@ -2,13 +2,13 @@
 on the tenstorrent device (docs/hal-api.md, "IREE VM module `tt`").
 
 Each op is exported twice, in the two forms IREE's native ABI gives an import
-(compiler/src/iree/compiler/Bindings/Native/Transforms/WrapEntryPoints.cpp):
+(tt_hal/compiler/src/iree/compiler/Bindings/Native/Transforms/WrapEntryPoints.cpp):
 
     tt.<op>         sync:          (!hal.buffer_view...) -> !hal.buffer_view
     tt.<op>$async   coarse-fences: (!hal.buffer_view..., !hal.fence wait, !hal.fence signal) -> !hal.buffer_view
 
 An op reads its iree buffer views on the host, puts them on the tenstorrent device
-as TILE tensors in `dtype`, runs the eager op of `hal.ops` and returns the result in
+as TILE tensors in `dtype`, runs the eager op of `tt_hal.ops` and returns the result in
 a new buffer view from the calling iree device's allocator, with the element type
 of its first argument. The async form blocks its caller until the wait fence is
 reached (or fails it after `timeout_ns`), runs the op, then signals the signal
@@ -20,7 +20,7 @@ from __future__ import annotations
 import iree.runtime as rt
 import numpy as np
 
-from hal import ops
+from tt_hal import ops
 from hal.device import HalDevice
 from hal.driver import get_device
 from hal.status import HalError, StatusCode

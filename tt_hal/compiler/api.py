@@ -1,12 +1,5 @@
-"""The compiler bridge: MLIR (StableHLO, linalg on tensors, TOSA) -> IREE as the front
-end -> Tensix kernels and a host program, in one module file (.ttm) that
-`hal.load_module` runs.
-
-    import compiler, hal
-    ttm = compiler.compile_module(open("mlp.mlir").read())
-    module = hal.load_module(ttm, hal.create_device("tenstorrent"))
-    y = module.main(x, w1, b1, w2, b2)
-"""
+"""`compile_module`: MLIR -> IREE as the front end -> Tensix kernels and a host
+program, in one .ttm module file."""
 
 from __future__ import annotations
 
@@ -14,15 +7,15 @@ import os
 
 from iree.compiler import ir
 
-from compiler import frontend
-from compiler.host import lower_module
-from compiler.lowering import Options
-from hal.isa import MathFidelity
-from hal.layout import DataFormat
+from tt_hal.compiler import frontend
+from tt_hal.compiler.host import lower_module
+from tt_hal.compiler.lowering import Options
+from tt_hal.target.isa import MathFidelity
+from tt_hal.target.layout import DataFormat
 from hal.log import get_logger
-from hal.module import write_module
+from tt_hal.runtime.module import write_module
 from hal.status import HalError, StatusCode
-from hal.ttx import write_executable
+from tt_hal.target.ttx import write_executable
 
 log = get_logger(__name__)
 
