@@ -104,9 +104,10 @@ class HalAllocator:
         actual_type, usage, is_device = self._resolve(memory_type, allowed_usage)
         if is_device:
             page_size = min(RAW_PAGE_SIZE, max(allocation_size, 1))
-            backend_buffer = self._backend.create_buffer(allocation_size, page_size, "dram")
+            backend_buffer = self._backend.create_buffer(allocation_size, page_size, BufferType.DRAM)
         else:
-            backend_buffer = self._backend.create_buffer(allocation_size, max(allocation_size, 1), "system_memory")
+            backend_buffer = self._backend.create_buffer(allocation_size, max(allocation_size, 1),
+                                                         BufferType.SYSTEM_MEMORY)
         allocation = Allocation(self._backend, backend_buffer, allocation_size, self._statistics, is_device)
         if is_device:
             self._track(allocation)
@@ -115,7 +116,7 @@ class HalAllocator:
     def _allocate_placed(self, spec: TensorSpec, allowed_usage: int) -> HalBuffer:
         config = spec.memory_config
         shard = config.sharded_pages(spec) if config.is_sharded else None
-        backend_buffer = self._backend.create_buffer(spec.size, spec.page_size, config.buffer_type.value, shard)
+        backend_buffer = self._backend.create_buffer(spec.size, spec.page_size, config.buffer_type, shard)
         actual_type, usage, _ = self._resolve(MemoryType.DEVICE_LOCAL, allowed_usage)
         allocation = Allocation(self._backend, backend_buffer, spec.size, self._statistics, True)
         allocation.device = self._device  # device tensors know their device, as ttnn tensors do (tt_hal.ops)

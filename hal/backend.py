@@ -1,7 +1,8 @@
 """The one seam between the HAL and a chip: a TT-Metal-shaped device protocol.
 
-`sim/` (mock mode) and `native/` (hardware mode) implement `BackendDevice`. The
-HAL never imports either directly: `open_backend(mode, ...)` loads one lazily.
+`sim/` (mock mode, `tt_hal.sim`) and `native/` (hardware mode, `tt_hal.native`)
+subclass `BackendDevice`. The HAL never imports either: `open_backend(mode, ...)`
+loads one by name.
 
 Shape of the protocol (tt-metalium names in brackets):
 - a device opens with `num_hw_cqs` command queues: 0 = compute, 1 = transfer [CreateDevice]
@@ -9,8 +10,8 @@ Shape of the protocol (tt-metalium names in brackets):
   [CreateBuffer, InterleavedBufferConfig / ShardedBufferConfig, BufferType]
 - host tensors become device bytes by the backend's own (fastest) conversions:
   tilize and data formats [tilize_utils, blockfloat_common]
-- `enqueue_*` commands run in order per queue, asynchronously to the host
-  [EnqueueWriteBuffer, EnqueueReadBuffer, EnqueueProgram]
+- queue commands (typed: WriteBuffer, CopyBuffer, FillBuffer, LaunchProgram) run in
+  order per queue, asynchronously to the host [EnqueueWriteBuffer, EnqueueProgram]
 - queues order each other only through events [EnqueueRecordEvent, EnqueueWaitForEvent]
 - a failed command fails the queue until the next recorded event, which completes
   with that error; a queue waiting on a failed event takes on its error.
@@ -18,6 +19,8 @@ Shape of the protocol (tt-metalium names in brackets):
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import importlib
 import os
 from typing import Callable, Protocol
@@ -25,6 +28,10 @@ from typing import Callable, Protocol
 import numpy as np
 
 from hal.status import HalError, StatusCode
+from tt_hal.target.arch import ArchSpec
+from tt_hal.target.layout import TensorSpec
+from tt_hal.target.placement import BufferType, ShardedPages
+from tt_hal.target.program import Program
 
 COMPUTE_QUEUE = 0
 TRANSFER_QUEUE = 1
@@ -42,49 +49,177 @@ class BackendEvent(Protocol):
 
 
 class BackendBuffer(Protocol):
+    """A placed buffer [tt::tt_metal::Buffer]: `size` bytes in pages of `page_size`,
+    at `address` in every bank of `buffer_type` (host memory has no address: 0)."""
+
     size: int
     page_size: int
+    address: int
+    buffer_type: BufferType
 
 
-class BackendDevice(Protocol):
-    arch: object  # tt_hal.target.arch.ArchSpec-compatible: name, grid_x, grid_y, l1_size, ...
+class Capability(enum.Flag):
+    """What a backend offers beyond the required hooks; the HAL asks, never probes."""
+
+    NONE = 0
+    PROFILING = enum.auto()  # set_profiler: queue commands and per-core workgroups go into traces
+    BUFFER_PLACEMENT = enum.auto()  # buffer_placement: the pages each bank or core holds
+
+
+# Queue commands: what one HAL submission puts on a hardware queue, in order.
+@dataclasses.dataclass(frozen=True)
+class WriteBuffer:
+    """Host bytes into a buffer [EnqueueWriteBuffer]."""
+
+    buffer: BackendBuffer
+    offset: int
+    data: np.ndarray  # uint8
+
+    def enqueue(self, backend: "BackendDevice", cq: int) -> None:
+        backend.enqueue_write_buffer(cq, self.buffer, self.offset, self.data)
+
+
+@dataclasses.dataclass(frozen=True)
+class CopyBuffer:
+    """Bytes from one buffer into another."""
+
+    source: BackendBuffer
+    source_offset: int
+    target: BackendBuffer
+    target_offset: int
+    length: int
+
+    def enqueue(self, backend: "BackendDevice", cq: int) -> None:
+        backend.enqueue_copy_buffer(cq, self.source, self.source_offset, self.target, self.target_offset, self.length)
+
+
+@dataclasses.dataclass(frozen=True)
+class FillBuffer:
+    """`length` bytes of a repeated 1, 2 or 4-byte pattern."""
+
+    buffer: BackendBuffer
+    offset: int
+    length: int
+    pattern: bytes
+
+    def enqueue(self, backend: "BackendDevice", cq: int) -> None:
+        backend.enqueue_fill_buffer(cq, self.buffer, self.offset, self.length, self.pattern)
+
+
+@dataclasses.dataclass(frozen=True)
+class Binding:
+    """A dispatch binding: `length` bytes of `buffer` from `offset`, a whole number of
+    pages in (hal.validation checks the offset is a page boundary)."""
+
+    buffer: BackendBuffer
+    offset: int
+    length: int
+
+
+@dataclasses.dataclass(frozen=True)
+class LaunchProgram:
+    """A program over a grid of workgroups [EnqueueProgram]. `workgroup_count` is
+    (x, y, z), or None with `indirect` = (buffer, offset) of three uint32 counts read
+    when the program runs."""
+
+    program: Program
+    name: str
+    workgroup_count: tuple[int, int, int] | None
+    constants: np.ndarray  # uint32 push constants
+    bindings: tuple[Binding, ...]
+    indirect: tuple[BackendBuffer, int] | None = None
+
+    def enqueue(self, backend: "BackendDevice", cq: int) -> None:
+        backend.enqueue_program(cq, self)
+
+
+class BackendDevice:
+    """A chip the HAL schedules onto. The required hooks fail loudly until a backend
+    implements them; the optional ones are named by `capabilities`."""
+
+    arch: ArchSpec
     num_hw_cqs: int
     mode: str  # "mock" or "hardware"
+    capabilities: Capability = Capability.NONE
 
-    # Buffers [CreateBuffer / DeallocateBuffer]; buffer_type: "dram" | "l1" | "system_memory";
-    # `shard` (tt_hal.target.placement.ShardedPages) makes it sharded, else interleaved.
-    def create_buffer(self, size: int, page_size: int, buffer_type: str, shard=None) -> BackendBuffer: ...
-    def import_host_buffer(self, array: np.ndarray) -> BackendBuffer: ...
-    def free_buffer(self, buffer: BackendBuffer) -> None: ...
+    def _missing(self, hook: str):
+        return NotImplementedError(f"{type(self).__name__} does not implement BackendDevice.{hook}")
+
+    # Buffers [CreateBuffer / DeallocateBuffer]; `shard` (tt_hal.target.placement.ShardedPages)
+    # makes a DRAM or L1 buffer sharded, else it is interleaved.
+    def create_buffer(self, size: int, page_size: int, buffer_type: BufferType,
+                      shard: ShardedPages | None = None) -> BackendBuffer:
+        raise self._missing("create_buffer")
+
+    def import_host_buffer(self, array: np.ndarray) -> BackendBuffer:
+        """Host memory the device reaches (SYSTEM_MEMORY), aliasing `array` (uint8)."""
+        raise self._missing("import_host_buffer")
+
+    def free_buffer(self, buffer: BackendBuffer) -> None:
+        raise self._missing("free_buffer")
+
+    def host_view(self, buffer: BackendBuffer) -> np.ndarray | None:
+        """The buffer's bytes as a writable uint8 array aliasing them, where the host
+        addresses them directly (host memory); None where bytes must be staged."""
+        raise self._missing("host_view")
 
     # Synchronous host access, bypassing the queues [detail::ReadFromBuffer / WriteToBuffer].
-    def read_buffer(self, buffer: BackendBuffer, offset: int, length: int) -> np.ndarray: ...
-    def write_buffer(self, buffer: BackendBuffer, offset: int, data: np.ndarray) -> None: ...
+    def read_buffer(self, buffer: BackendBuffer, offset: int, length: int) -> np.ndarray:
+        raise self._missing("read_buffer")
 
-    # Host-side tensor conversions (spec: tt_hal.target.layout.TensorSpec). `values` are float32 for
-    # float formats, else the format's integer dtype; device bytes are uint8, spec.size long.
-    def encode_tensor(self, values: np.ndarray, spec, pad_value=0) -> np.ndarray: ...
-    def decode_tensor(self, data: np.ndarray, spec, as_float32: bool = False) -> np.ndarray: ...
+    def write_buffer(self, buffer: BackendBuffer, offset: int, data: np.ndarray) -> None:
+        raise self._missing("write_buffer")
 
-    # Queue commands; run asynchronously in order on queue `cq`.
-    def enqueue_write_buffer(self, cq: int, buffer: BackendBuffer, offset: int, data: np.ndarray) -> None: ...
-    def enqueue_read_buffer(self, cq: int, buffer: BackendBuffer, offset: int, out: np.ndarray) -> None: ...
-    def enqueue_copy_buffer(self, cq: int, source: BackendBuffer, source_offset: int,
-                            target: BackendBuffer, target_offset: int, length: int) -> None: ...
-    def enqueue_fill_buffer(self, cq: int, buffer: BackendBuffer, offset: int, length: int, pattern: bytes) -> None: ...
-    def enqueue_program(self, cq: int, program, name: str, workgroup_count, constants: np.ndarray, bindings,
-                        indirect=None) -> None:
-        """Runs a tt_hal.target.program.Program over a workgroup grid [EnqueueProgram]; bindings are
-        (buffer, offset, length); `indirect` = (buffer, offset) of three uint32 counts."""
-        ...
+    # Host-side tensor conversions. `values` are float32 for float formats, else the
+    # format's integer dtype; device bytes are uint8, spec.size long.
+    def encode_tensor(self, values: np.ndarray, spec: TensorSpec, pad_value=0) -> np.ndarray:
+        raise self._missing("encode_tensor")
+
+    def decode_tensor(self, data: np.ndarray, spec: TensorSpec, as_float32: bool = False) -> np.ndarray:
+        raise self._missing("decode_tensor")
+
+    # Queue commands; each runs asynchronously, in order on queue `cq`.
+    def enqueue_write_buffer(self, cq: int, buffer: BackendBuffer, offset: int, data: np.ndarray) -> None:
+        raise self._missing("enqueue_write_buffer")
+
+    def enqueue_read_buffer(self, cq: int, buffer: BackendBuffer, offset: int, out: np.ndarray) -> None:
+        raise self._missing("enqueue_read_buffer")
+
+    def enqueue_copy_buffer(self, cq: int, source: BackendBuffer, source_offset: int, target: BackendBuffer,
+                            target_offset: int, length: int) -> None:
+        raise self._missing("enqueue_copy_buffer")
+
+    def enqueue_fill_buffer(self, cq: int, buffer: BackendBuffer, offset: int, length: int, pattern: bytes) -> None:
+        raise self._missing("enqueue_fill_buffer")
+
+    def enqueue_program(self, cq: int, launch: LaunchProgram) -> None:
+        raise self._missing("enqueue_program")
+
     def enqueue_record_event(self, cq: int,
                              on_complete: Callable[[HalError | None], None] | None = None) -> BackendEvent:
         """`on_complete(error)` runs once on a backend thread when the event is done; it
         must not block nor enqueue onto this device."""
-        ...
-    def enqueue_wait_for_event(self, cq: int, event: BackendEvent) -> None: ...
-    def finish(self, cq: int) -> None: ...
-    def close(self) -> None: ...
+        raise self._missing("enqueue_record_event")
+
+    def enqueue_wait_for_event(self, cq: int, event: BackendEvent) -> None:
+        """A device-side wait: queue `cq` stalls until `event` is done."""
+        raise self._missing("enqueue_wait_for_event")
+
+    def finish(self, cq: int) -> None:
+        raise self._missing("finish")
+
+    def close(self) -> None:
+        raise self._missing("close")
+
+    # Optional, by capability.
+    def set_profiler(self, recorder) -> None:
+        """Capability.PROFILING: queue commands and per-core workgroups go to `recorder`
+        (a hal.profiling.TraceRecorder; None stops)."""
+        raise self._missing("set_profiler")
+
+    def buffer_placement(self, buffer: BackendBuffer) -> dict:
+        """Capability.BUFFER_PLACEMENT: where a buffer's pages are (HalDevice.memory_map)."""
+        raise self._missing("buffer_placement")
 
 
 # Backends by mode: the package implementing each, found by name (as IREE finds driver

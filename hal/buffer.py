@@ -9,6 +9,7 @@ when the mapping and every array made from it are gone.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import threading
 import weakref
@@ -37,6 +38,22 @@ def to_bytes(data) -> np.ndarray:
         raise HalError(
             StatusCode.INVALID_ARGUMENT, f"expected a buffer-protocol object (bytes, numpy array), got {type(data).__name__}"
         ) from None
+
+
+def check_fill_pattern(pattern) -> bytes:
+    """A fill pattern's bytes: 1, 2 or 4 of them (iree_hal_buffer_map_fill's rule)."""
+    data = to_bytes(pattern).tobytes()
+    if len(data) not in (1, 2, 4):
+        raise HalError(StatusCode.INVALID_ARGUMENT,
+                       f"fill value length is not one of the supported values (pattern_length={len(data)})")
+    return data
+
+
+def check_aligned(offset: int, length: int, alignment: int, what: str) -> None:
+    if offset % alignment or length % alignment:
+        raise HalError(StatusCode.INVALID_ARGUMENT,
+                       f"{what}: offset and/or length do not match the required alignment "
+                       f"(offset={offset}, length={length}, alignment={alignment})")
 
 
 _SERIALS = itertools.count()
@@ -76,6 +93,20 @@ class Allocation:
 def _free(backend, backend_buffer, statistics, size: int, is_device: bool) -> None:
     backend.free_buffer(backend_buffer)
     statistics.record_free(size, is_device)
+
+
+@dataclasses.dataclass(frozen=True)
+class BufferRange:
+    """A validated command operand: `length` bytes of `buffer` from `offset` (in the buffer)."""
+
+    buffer: "HalBuffer"
+    offset: int
+    length: int
+
+    @property
+    def allocation_offset(self) -> int:
+        """Where the range starts in the buffer's allocation (its backend buffer)."""
+        return self.buffer.byte_offset + self.offset
 
 
 class HalBuffer:
@@ -221,14 +252,11 @@ class HalBuffer:
         a.backend.write_buffer(a.backend_buffer, start, data)
 
     def map_fill(self, offset: int, length: int | None, pattern) -> None:
-        pattern = to_bytes(pattern)
-        if pattern.shape[0] not in (1, 2, 4):
-            raise HalError(StatusCode.INVALID_ARGUMENT, f"fill pattern length {pattern.shape[0]} is not 1, 2 or 4")
+        pattern = check_fill_pattern(pattern)
         start, length = self._backend_range(offset, length, MemoryAccess.WRITE, "map_fill")
-        if length % pattern.shape[0]:
-            raise HalError(StatusCode.INVALID_ARGUMENT, f"fill length {length} is not a multiple of the pattern length")
+        check_aligned(start - self._byte_offset, length, len(pattern), "map_fill")
         a = self._allocation
-        a.backend.write_buffer(a.backend_buffer, start, np.tile(pattern, length // pattern.shape[0]))
+        a.backend.write_buffer(a.backend_buffer, start, np.frombuffer(pattern * (length // len(pattern)), np.uint8))
 
     def map_zero(self, offset: int = 0, length: int | None = None) -> None:
         self.map_fill(offset, length, b"\0")
@@ -254,19 +282,17 @@ class MappedMemory:
         allocation = buffer.allocation
         self._buffer = buffer
         self._start = start
-        backend_buffer = allocation.backend_buffer
-        host = getattr(backend_buffer, "buffer_type", None)
-        direct = host is not None and getattr(host, "value", "") == "system_memory"
+        view = allocation.backend.host_view(allocation.backend_buffer)
         writable = bool(access & MemoryAccess.WRITE)
-        if direct:  # host memory: a true view, nothing to stage
-            self._staging = backend_buffer.storage[0, start:start + length]
+        if view is not None:  # host memory: a true view, nothing to stage
+            self._staging = view[start:start + length]
             self._pristine = None
         elif access & MemoryAccess.DISCARD and not access & MemoryAccess.READ:
             # The old contents are discarded: nothing to read, and every byte is written back.
             self._staging = np.zeros(length, np.uint8)
             self._pristine = np.zeros(0, np.uint8)
         else:
-            self._staging = allocation.backend.read_buffer(backend_buffer, start, length)
+            self._staging = allocation.backend.read_buffer(allocation.backend_buffer, start, length)
             self._pristine = self._staging.copy() if writable else None
         if not writable:
             self._staging = self._staging.view()

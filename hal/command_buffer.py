@@ -1,8 +1,10 @@
 """Command buffers (`iree/hal/command_buffer.h`): recorded transfer and dispatch
 commands, executed in order on a queue by `HalDevice.queue_execute`.
 
-A buffer argument is a HalBuffer or a `BindingRef` to a slot of the binding table
-passed at execution, so one recording can run over different buffers.
+A buffer operand is a HalBuffer or a `BindingRef` to a slot of the binding table
+passed at execution, so one recording can run over different buffers. Each recorded
+command is validated (hal/validation.py) as far as it can be when recorded, and
+again, whole, when `lower` turns it into backend queue commands at execution.
 """
 
 from __future__ import annotations
@@ -11,10 +13,14 @@ import dataclasses
 import enum
 from typing import Sequence
 
+import numpy as np
+
 from hal import validation
-from hal.buffer import HalBuffer, to_bytes
+from hal.backend import Binding, CopyBuffer, FillBuffer, LaunchProgram, WriteBuffer
+from hal.buffer import HalBuffer
+from hal.executable import HalExecutable
 from hal.status import HalError, StatusCode
-from hal.types import BufferUsage, CommandBufferMode, CommandCategory, MemoryAccess
+from hal.types import CommandBufferMode, CommandCategory
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,13 +32,14 @@ class BindingRef:
     length: int | None = None
 
 
-@dataclasses.dataclass
-class BufferRange:
-    """A resolved command operand: an allocation range."""
+Operand = HalBuffer | BindingRef
 
-    buffer: HalBuffer
-    offset: int  # inside `buffer`
-    length: int
+
+def _resolve(operand: Operand, table: Sequence[HalBuffer], offset: int, length: int | None, what: str):
+    """(buffer, offset, length) of an operand at execution."""
+    if isinstance(operand, BindingRef):
+        return validation.table_slot(operand.slot, table, operand.offset, operand.length, offset, length, what)
+    return operand, offset, length
 
 
 class HalEvent:
@@ -43,37 +50,122 @@ class HalEvent:
         self.device = device
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class FillCommand:
-    target: HalBuffer | BindingRef
+    target: Operand
     offset: int
     length: int | None
     pattern: bytes
+    what: str = "fill"
+
+    def check_recorded(self, capacity: int) -> None:
+        if isinstance(self.target, BindingRef):
+            validation.binding_slot(self.target.slot, capacity, self.what)
+            length = self.length if self.length is not None else self.target.length
+            validation.check_aligned(self.target.offset + self.offset, length or 0, len(self.pattern), self.what)
+        else:
+            validation.fill(self.target, self.offset, self.length, self.pattern, self.what)
+
+    def lower(self, table: Sequence[HalBuffer]) -> list:
+        target, pattern = validation.fill(*_resolve(self.target, table, self.offset, self.length, self.what),
+                                          self.pattern, self.what)
+        if not target.length:
+            return []
+        return [FillBuffer(target.buffer.allocation.backend_buffer, target.allocation_offset, target.length, pattern)]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class UpdateCommand:
-    data: bytes
-    target: HalBuffer | BindingRef
+    data: np.ndarray  # uint8, captured when recorded
+    target: Operand
     offset: int
+    what: str = "update"
+
+    def check_recorded(self, capacity: int) -> None:
+        if isinstance(self.target, BindingRef):
+            validation.binding_slot(self.target.slot, capacity, self.what)
+        else:
+            validation.update(self.target, self.offset, self.data, self.what)
+
+    def lower(self, table: Sequence[HalBuffer]) -> list:
+        buffer, offset, _ = _resolve(self.target, table, self.offset, self.data.shape[0], self.what)
+        target = validation.update(buffer, offset, self.data, self.what)
+        if not target.length:
+            return []
+        return [WriteBuffer(target.buffer.allocation.backend_buffer, target.allocation_offset, self.data)]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class CopyCommand:
-    source: HalBuffer | BindingRef
+    source: Operand
     source_offset: int
-    target: HalBuffer | BindingRef
+    target: Operand
     target_offset: int
     length: int | None
+    what: str = "copy"
+
+    def check_recorded(self, capacity: int) -> None:
+        refs = [o for o in (self.source, self.target) if isinstance(o, BindingRef)]
+        for ref in refs:
+            validation.binding_slot(ref.slot, capacity, self.what)
+        if not refs:
+            validation.copy(self.source, self.source_offset, self.target, self.target_offset, self.length, self.what)
+
+    def lower(self, table: Sequence[HalBuffer]) -> list:
+        source = _resolve(self.source, table, self.source_offset, self.length, f"{self.what} source")
+        target = _resolve(self.target, table, self.target_offset, self.length, f"{self.what} target")
+        s, t = validation.copy(source[0], source[1], target[0], target[1], source[2], self.what)
+        if not s.length:
+            return []
+        return [CopyBuffer(s.buffer.allocation.backend_buffer, s.allocation_offset,
+                           t.buffer.allocation.backend_buffer, t.allocation_offset, s.length)]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class DispatchCommand:
-    executable: object
+    executable: HalExecutable
     export_ordinal: int
-    workgroup_count: tuple[int, int, int] | HalBuffer | BindingRef
+    workgroup_count: tuple[int, int, int] | Operand  # an operand: three uint32 read when it runs
     constants: bytes
-    bindings: tuple
+    bindings: tuple  # each an operand, or (operand, offset, length)
+    what: str = "dispatch"
+
+    def _binding(self, k: int):
+        """Binding k as (operand, offset, length)."""
+        binding = self.bindings[k]
+        return (binding + (0, None))[:3] if isinstance(binding, tuple) else (binding, 0, None)
+
+    def check_recorded(self, capacity: int) -> None:
+        validation.dispatch(self.executable, self.export_ordinal, self.constants, len(self.bindings), self.what)
+        operands = [self._binding(k) for k in range(len(self.bindings))]
+        if not isinstance(self.workgroup_count, tuple):
+            operands.append((self.workgroup_count, 0, None))
+        for k, (operand, offset, length) in enumerate(operands):
+            if isinstance(operand, BindingRef):
+                validation.binding_slot(operand.slot, capacity, self.what)
+            elif k < len(self.bindings):
+                validation.dispatch_binding(operand, offset, length, f"{self.what} binding {k}")
+            else:
+                validation.indirect_workgroup_count(operand, 0, f"{self.what} workgroup count")
+
+    def lower(self, table: Sequence[HalBuffer]) -> list:
+        export = validation.dispatch(self.executable, self.export_ordinal, self.constants, len(self.bindings),
+                                     self.what)
+        what = f"{self.what} of {export.name}"
+        bindings = []
+        for k in range(len(self.bindings)):
+            where = f"{what} binding {k}"
+            operand, offset, length = self._binding(k)
+            r = validation.dispatch_binding(*_resolve(operand, table, offset, length, where), where)
+            bindings.append(Binding(r.buffer.allocation.backend_buffer, r.allocation_offset, r.length))
+        workgroup_count, indirect = self.workgroup_count, None
+        if not isinstance(workgroup_count, tuple):
+            where = f"{what} workgroup count"
+            buffer, offset, _ = _resolve(workgroup_count, table, 0, validation.INDIRECT_COUNT_BYTES, where)
+            r = validation.indirect_workgroup_count(buffer, offset, where)
+            workgroup_count, indirect = None, (r.buffer.allocation.backend_buffer, r.allocation_offset)
+        return [LaunchProgram(export.program, export.name, workgroup_count, np.frombuffer(self.constants, np.uint32),
+                              tuple(bindings), indirect)]
 
 
 class _State(enum.Enum):
@@ -98,7 +190,7 @@ class HalCommandBuffer:
         since iree.runtime's local-task runs them again; pass mode=ONE_SHOT for IREE's
         submit-once contract, which is then enforced."""
         mode = CommandBufferMode(mode)
-        validation.check_mode(mode, binding_capacity)
+        validation.command_buffer_mode(mode, binding_capacity)
         self.device = device
         self.mode = mode
         self.categories = CommandCategory(categories)
@@ -120,6 +212,11 @@ class HalCommandBuffer:
     def has_dispatches(self) -> bool:
         return any(isinstance(c, DispatchCommand) for c in self.commands)
 
+    @property
+    def uses_binding_table(self) -> bool:
+        return any(isinstance(v, BindingRef) or (isinstance(v, tuple) and any(isinstance(b, BindingRef) for b in v))
+                   for c in self.commands for v in vars(c).values())
+
     def begin(self) -> None:
         if self._state is not _State.INITIAL:
             raise HalError(StatusCode.FAILED_PRECONDITION, f"command buffer is {self._state.value}; begin() is allowed once")
@@ -136,20 +233,10 @@ class HalCommandBuffer:
                 f"{what}: command buffer is not in a recording state; all recording must happen between a begin/end pair",
             )
 
-    def _validated(self) -> bool:
-        return not self.mode & CommandBufferMode.UNVALIDATED
-
-    def _check_operand(self, ref, usage, access, offset, length, what):
-        if isinstance(ref, BindingRef):
-            if not 0 <= ref.slot < self.binding_capacity:
-                raise HalError(
-                    StatusCode.OUT_OF_RANGE,
-                    f"{what}: binding slot {ref.slot} is outside the binding capacity {self.binding_capacity}",
-                )
-            return offset, length
-        return validation.check_buffer(ref, usage, access, offset, length, what)
-
-    def _record(self, command, end: bool) -> None:
+    def _record(self, command, category: CommandCategory, end: bool = False) -> None:
+        if not self.mode & CommandBufferMode.UNVALIDATED:
+            validation.category(self.categories, category, command.what)
+            command.check_recorded(self.binding_capacity)
         self.commands.append(command)
         if end:
             self.end()
@@ -157,30 +244,14 @@ class HalCommandBuffer:
     # Transfer commands.
     def fill(self, target_buffer, pattern, target_offset: int = 0, length: int | None = None, end: bool = False) -> None:
         self._check_recording("fill")
-        pattern = validation.check_pattern(pattern)
-        if self._validated():
-            validation.check_category(self.categories, CommandCategory.TRANSFER, "fill")
-            offset, length_ = self._check_operand(
-                target_buffer, BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE, target_offset, length, "fill")
-            if isinstance(target_buffer, BindingRef):
-                offset += target_buffer.offset
-                length_ = length if length is not None else target_buffer.length
-            validation.check_aligned(offset, length_ or 0, len(pattern), "fill")
-        self._record(FillCommand(target_buffer, int(target_offset), length, pattern), end)
+        command = FillCommand(target_buffer, int(target_offset), length, validation.check_fill_pattern(pattern))
+        self._record(command, CommandCategory.TRANSFER, end)
 
     def update(self, source, target_buffer, target_offset: int = 0, length: int | None = None, end: bool = False) -> None:
         """Copies host bytes into the buffer; the bytes are captured now."""
         self._check_recording("update")
-        data = to_bytes(source)
-        if length is not None:
-            if not 0 <= length <= data.shape[0]:
-                raise HalError(StatusCode.OUT_OF_RANGE, f"update length {length} exceeds the {data.shape[0]}-byte source")
-            data = data[:length]
-        if self._validated():
-            validation.check_category(self.categories, CommandCategory.TRANSFER, "update")
-            self._check_operand(target_buffer, BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE,
-                                target_offset, data.shape[0], "update")
-        self._record(UpdateCommand(data.tobytes(), target_buffer, int(target_offset)), end)
+        data = validation.update_source(source, length).copy()
+        self._record(UpdateCommand(data, target_buffer, int(target_offset)), CommandCategory.TRANSFER, end)
 
     def copy(self, source_buffer, target_buffer, source_offset: int = 0, target_offset: int = 0,
              length: int | None = None, end: bool = False) -> None:
@@ -192,15 +263,8 @@ class HalCommandBuffer:
                     "If length is not provided, source and target buffer length must match and it does not. "
                     "Provide explicit length=",
                 )
-        if self._validated():
-            validation.check_category(self.categories, CommandCategory.TRANSFER, "copy")
-            s_off, s_len = self._check_operand(source_buffer, BufferUsage.TRANSFER_SOURCE, MemoryAccess.READ,
-                                               source_offset, length, "copy source")
-            t_off, t_len = self._check_operand(target_buffer, BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE,
-                                               target_offset, s_len if length is None else length, "copy target")
-            if isinstance(source_buffer, HalBuffer) and isinstance(target_buffer, HalBuffer):
-                validation.check_no_overlap(source_buffer, s_off, target_buffer, t_off, t_len)
-        self._record(CopyCommand(source_buffer, int(source_offset), target_buffer, int(target_offset), length), end)
+        command = CopyCommand(source_buffer, int(source_offset), target_buffer, int(target_offset), length)
+        self._record(command, CommandCategory.TRANSFER, end)
 
     # Synchronisation commands: the queues run in order, so these only validate.
     def execution_barrier(self, source_stage_mask: int = 0, target_stage_mask: int = 0, flags: int = 0) -> None:
@@ -229,46 +293,14 @@ class HalCommandBuffer:
         """Records a dispatch of `executable`'s export over a workgroup grid. `workgroup_count`
         is (x, y, z) or a buffer (or BindingRef) holding three uint32 (indirect)."""
         self._check_recording("dispatch")
-        constants = validation.check_constants(constants)
-        if isinstance(workgroup_count, (HalBuffer, BindingRef)):
-            if self._validated():
-                offset, length = self._check_operand(
-                    workgroup_count, BufferUsage.DISPATCH_INDIRECT_PARAMETERS, MemoryAccess.READ, 0, None,
-                    "dispatch workgroup count")
-                if isinstance(workgroup_count, HalBuffer) and length < 12:
-                    raise HalError(StatusCode.OUT_OF_RANGE,
-                                   f"indirect workgroup count buffer has {length} bytes; needs 12")
-        else:
-            workgroup_count = validation.check_workgroup_count(workgroup_count)
-        if self._validated():
-            validation.check_category(self.categories, CommandCategory.DISPATCH, "dispatch")
-            for i, binding in enumerate(bindings):
-                ref = binding[0] if isinstance(binding, tuple) else binding
-                self._check_operand(ref, BufferUsage.DISPATCH_STORAGE, MemoryAccess.NONE, 0, None, f"dispatch binding {i}")
-        self.commands.append(DispatchCommand(executable, int(export_ordinal), workgroup_count, constants, tuple(bindings)))
+        if not isinstance(workgroup_count, (HalBuffer, BindingRef)):
+            workgroup_count = validation.workgroup_count(workgroup_count)
+        command = DispatchCommand(executable, int(export_ordinal), workgroup_count, validation.constants(constants),
+                                  tuple(bindings))
+        self._record(command, CommandCategory.DISPATCH)
 
+    def lower(self, table: Sequence[HalBuffer]) -> list:
+        """The backend queue commands of every recorded command, validated against the
+        binding table (hal.validation.binding_table's buffers)."""
+        return [queue_command for command in self.commands for queue_command in command.lower(table)]
 
-def resolve_operand(ref, binding_table: Sequence, offset: int, length: int | None, usage, access, what) -> BufferRange:
-    """A command operand at execution: a direct buffer, or a binding-table slot. A slot's
-    range is the reference's offset plus the command's, inside the bound buffer, so
-    alignment rules see the real offset."""
-    if isinstance(ref, BindingRef):
-        if not 0 <= ref.slot < len(binding_table):
-            raise HalError(
-                StatusCode.OUT_OF_RANGE,
-                f"{what}: binding slot {ref.slot} is outside the binding table of {len(binding_table)} entries",
-            )
-        entry = binding_table[ref.slot]
-        buffer = entry[0].subspan(*entry[1:]) if isinstance(entry, tuple) else entry
-        ref_offset, ref_length = buffer.calculate_range(ref.offset, ref.length)
-        if length is None:
-            length = ref_length - offset
-        if offset + length > ref_length:
-            raise HalError(StatusCode.OUT_OF_RANGE,
-                           f"{what}: range [{offset}, {offset + length}) exceeds binding slot {ref.slot}'s "
-                           f"{ref_length} bytes")
-        offset += ref_offset
-    else:
-        buffer = ref
-    offset, length = validation.check_buffer(buffer, usage, access, offset, length, what)
-    return BufferRange(buffer, offset, length)

@@ -15,13 +15,10 @@ import numpy as np
 
 from hal import profiling, validation
 from hal.allocator import HalAllocator
-from hal.backend import COMPUTE_QUEUE, TRANSFER_QUEUE
-from hal.buffer import HalBuffer, HalBufferView, to_bytes
-from hal.executable import EXECUTABLE_FORMAT, HalExecutable, HalExecutableCache
-from hal.command_buffer import (
-    BindingRef, BufferRange, CopyCommand, DispatchCommand, FillCommand, HalCommandBuffer, HalEvent, UpdateCommand,
-    resolve_operand,
-)
+from hal.backend import COMPUTE_QUEUE, TRANSFER_QUEUE, Capability
+from hal.buffer import HalBuffer, HalBufferView
+from hal.executable import EXECUTABLE_FORMAT, HalExecutableCache
+from hal.command_buffer import CopyCommand, FillCommand, HalCommandBuffer, HalEvent, UpdateCommand
 from tt_hal.target.layout import DataFormat, Layout, host_values
 from hal.log import get_logger
 from tt_hal.target.placement import MemoryConfig
@@ -29,15 +26,10 @@ from hal.queue import QueueScheduler, Submission
 from hal.semaphore import HalSemaphore, as_timepoints, wait_all_or_any
 from hal.status import HalError, StatusCode
 from hal.submission_graph import SubmissionGraph
-from hal.types import BufferUsage, CommandBufferMode, CommandCategory, MemoryAccess, MemoryType, WaitMode
+from hal.types import BufferUsage, CommandBufferMode, CommandCategory, MemoryType, WaitMode
 
 DEVICE_ID = "tenstorrent"
 log = get_logger(__name__)
-
-
-def _range_op(method: str, target: BufferRange, *extra) -> tuple:
-    a = target.buffer.allocation
-    return method, (a.backend_buffer, target.buffer.byte_offset + target.offset, *extra)
 
 
 class HalDevice:
@@ -156,10 +148,10 @@ class HalDevice:
         raise HalError(StatusCode.NOT_FOUND, f"unknown device query ({category!r}, {key!r})")
 
     # Queue operations. Each returns at once; the work runs when its waits are reached.
-    def _submit(self, label, cq, wait_semaphores, signal_semaphores, ops=(), resources=(), on_done=None) -> None:
+    def _submit(self, label, cq, wait_semaphores, signal_semaphores, commands=(), resources=(), on_done=None) -> None:
         waits = as_timepoints(wait_semaphores)
         signals = as_timepoints(signal_semaphores)
-        self._scheduler.submit(Submission(label, cq, waits, signals, list(ops), list(resources), on_done))
+        self._scheduler.submit(Submission(label, cq, waits, signals, list(commands), list(resources), on_done))
 
     def queue_alloca(self, allocation_size: int, wait_semaphores, signal_semaphores,
                      memory_type: int = MemoryType.DEVICE_LOCAL, allowed_usage: int = BufferUsage.DEFAULT) -> HalBuffer:
@@ -181,56 +173,41 @@ class HalDevice:
 
     def queue_fill(self, target_buffer: HalBuffer, pattern, wait_semaphores, signal_semaphores,
                    target_offset: int = 0, length: int | None = None) -> None:
-        pattern = validation.check_pattern(pattern)
-        target = self._transfer_range(target_buffer, BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE,
-                                      target_offset, length, "queue_fill")
-        validation.check_aligned(target.offset, target.length, len(pattern), "queue_fill")
-        self._submit("queue_fill", self._transfer_cq, wait_semaphores, signal_semaphores,
-                     self._fill_ops(target, pattern), [target_buffer])
+        command = FillCommand(target_buffer, target_offset, length, validation.check_fill_pattern(pattern), "queue_fill")
+        self._submit("queue_fill", self._transfer_cq, wait_semaphores, signal_semaphores, command.lower(()),
+                     [target_buffer])
 
     def queue_update(self, source, target_buffer: HalBuffer, wait_semaphores, signal_semaphores,
                      target_offset: int = 0, length: int | None = None) -> None:
         """Writes host bytes into the buffer; `source` is copied now, at the call."""
-        data = to_bytes(source)
-        if length is not None:
-            if not 0 <= length <= data.shape[0]:
-                raise HalError(StatusCode.OUT_OF_RANGE,
-                               f"queue_update length {length} exceeds the {data.shape[0]}-byte source")
-            data = data[:length]
-        data = data.copy()
-        target = self._transfer_range(target_buffer, BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE,
-                                      target_offset, data.shape[0], "queue_update")
-        self._submit("queue_update", self._transfer_cq, wait_semaphores, signal_semaphores,
-                     self._update_ops(target, data), [target_buffer])
+        data = validation.update_source(source, length, "queue_update").copy()
+        command = UpdateCommand(data, target_buffer, target_offset, "queue_update")
+        self._submit("queue_update", self._transfer_cq, wait_semaphores, signal_semaphores, command.lower(()),
+                     [target_buffer])
 
     def queue_copy(self, source_buffer: HalBuffer, target_buffer: HalBuffer, wait_semaphores, signal_semaphores,
                    source_offset: int = 0, target_offset: int = 0, length: int | None = None) -> None:
-        source = self._transfer_range(source_buffer, BufferUsage.TRANSFER_SOURCE, MemoryAccess.READ,
-                                      source_offset, length, "queue_copy source")
-        target = self._transfer_range(target_buffer, BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE,
-                                      target_offset, source.length, "queue_copy target")
-        validation.check_no_overlap(source_buffer, source.offset, target_buffer, target.offset, source.length)
-        self._submit("queue_copy", self._transfer_cq, wait_semaphores, signal_semaphores,
-                     self._copy_ops(source, target), [source_buffer, target_buffer])
+        command = CopyCommand(source_buffer, source_offset, target_buffer, target_offset, length, "queue_copy")
+        self._submit("queue_copy", self._transfer_cq, wait_semaphores, signal_semaphores, command.lower(()),
+                     [source_buffer, target_buffer])
 
     def queue_execute(self, command_buffers, wait_semaphores, signal_semaphores, binding_table=None) -> None:
         """Runs command buffers in order (one HalCommandBuffer or a list). Their buffer
         references to binding-table slots resolve against `binding_table`."""
         if isinstance(command_buffers, HalCommandBuffer):
             command_buffers = [command_buffers]
-        binding_table = list(binding_table or [])
-        ops, resources, dispatches = [], [], False
+        table = validation.binding_table(binding_table)
+        has_waits = bool(as_timepoints(wait_semaphores))
+        commands, dispatches = [], False
         for command_buffer in command_buffers:
-            self._check_executable(command_buffer, wait_semaphores, binding_table)
-            ops.extend(self._command_ops(command_buffer, binding_table))
-            resources.append(command_buffer)
+            validation.submission(command_buffer, has_waits, len(table))
+            commands += command_buffer.lower(table)
             dispatches |= command_buffer.has_dispatches
         for command_buffer in command_buffers:
-            if int(command_buffer.mode) & CommandBufferMode.ONE_SHOT.value:
+            if command_buffer.mode & CommandBufferMode.ONE_SHOT:
                 command_buffer.submitted = True
-        resources.extend(binding_table)
         cq = COMPUTE_QUEUE if dispatches else self._transfer_cq
-        self._submit("queue_execute", cq, wait_semaphores, signal_semaphores, ops, resources)
+        self._submit("queue_execute", cq, wait_semaphores, signal_semaphores, commands, [*command_buffers, *table])
 
     def queue_barrier(self, wait_semaphores, signal_semaphores) -> None:
         self._submit("queue_barrier", self._transfer_cq, wait_semaphores, signal_semaphores)
@@ -258,12 +235,12 @@ class HalDevice:
         compatibility; everything is recorded."""
         recorder = profiling.TraceRecorder(f"tt{self.ordinal} {self.backend.arch.name}")
         for cq in range(self.backend.num_hw_cqs):
-            profiling.queue_track(recorder, cq)
+            recorder.queue_track(cq)
         self._profile_path = file_path or os.environ.get(TRACE_ENVIRONMENT)
         self._last_trace = self.profiler = self._scheduler.profiler = recorder
         self._peak_memory = None
         self.note_memory_use()
-        if hasattr(self.backend, "set_profiler"):
+        if self.backend.capabilities & Capability.PROFILING:
             self.backend.set_profiler(recorder)
         log.info("profiling %r%s", self, f" to {self._profile_path}" if self._profile_path else "")
 
@@ -280,7 +257,7 @@ class HalDevice:
         for cq in range(self.backend.num_hw_cqs):
             self.backend.finish(cq)
         self.flush_profiling()
-        if hasattr(self.backend, "set_profiler"):
+        if self.backend.capabilities & Capability.PROFILING:
             self.backend.set_profiler(None)
         self.profiler = self._scheduler.profiler = None
 
@@ -293,7 +270,7 @@ class HalDevice:
     def note_memory_use(self) -> None:
         """Keeps the memory map at the profiling session's peak of live device bytes
         (the allocator calls it after each allocation while profiling)."""
-        if not hasattr(self.backend, "buffer_placement"):
+        if not self.backend.capabilities & Capability.BUFFER_PLACEMENT:
             return
         allocations = self._allocator.live_allocations()
         live = sum(a.size for a in allocations)
@@ -316,111 +293,12 @@ class HalDevice:
         """The live device buffers and where their pages are: per buffer its name,
         buffer type (DRAM or L1), address, size, page size, layout, and pages held by
         each bank (DRAM) or worker core (L1, row-major over the grid)."""
-        if not hasattr(self.backend, "buffer_placement"):
+        if not self.backend.capabilities & Capability.BUFFER_PLACEMENT:
             raise HalError(StatusCode.UNIMPLEMENTED, f"the {self.backend.mode} backend does not report buffer placement")
         return self._memory_map(self._allocator.live_allocations())
 
     def _memory_map(self, allocations) -> list[dict]:
         return [{"name": a.label, **self.backend.buffer_placement(a.backend_buffer)} for a in allocations]
-
-    # Lowering HAL commands to backend queue commands.
-    @staticmethod
-    def _transfer_range(buffer, usage, access, offset, length, what) -> BufferRange:
-        offset, length = validation.check_buffer(buffer, usage, access, offset, length, what)
-        return BufferRange(buffer, offset, length)
-
-    @staticmethod
-    def _fill_ops(target: BufferRange, pattern: bytes) -> list:
-        return [_range_op("enqueue_fill_buffer", target, target.length, pattern)] if target.length else []
-
-    @staticmethod
-    def _update_ops(target: BufferRange, data: np.ndarray) -> list:
-        return [_range_op("enqueue_write_buffer", target, data)] if target.length else []
-
-    @staticmethod
-    def _copy_ops(source: BufferRange, target: BufferRange) -> list:
-        if not source.length:
-            return []
-        s, t = source.buffer.allocation, target.buffer.allocation
-        return [("enqueue_copy_buffer", (s.backend_buffer, source.buffer.byte_offset + source.offset,
-                                         t.backend_buffer, target.buffer.byte_offset + target.offset, source.length))]
-
-    def _check_executable(self, command_buffer, wait_semaphores, binding_table) -> None:
-        if not isinstance(command_buffer, HalCommandBuffer):
-            raise HalError(StatusCode.INVALID_ARGUMENT, f"expected a HalCommandBuffer, got {type(command_buffer).__name__}")
-        if not command_buffer.is_executable:
-            raise HalError(StatusCode.FAILED_PRECONDITION,
-                           "command buffer is not ended; call end() (or pass end=True) before executing it")
-        if command_buffer.submitted:
-            raise HalError(StatusCode.FAILED_PRECONDITION,
-                           "one-shot command buffer was already submitted; record a new one or use mode DEFAULT")
-        inline = int(command_buffer.mode) & CommandBufferMode.ALLOW_INLINE_EXECUTION.value
-        if inline and as_timepoints(wait_semaphores):
-            raise HalError(StatusCode.INVALID_ARGUMENT, "inline execution command buffers cannot wait on semaphores")
-        if len(binding_table) < command_buffer.binding_capacity and any(
-                _uses_bindings(c) for c in command_buffer.commands):
-            raise HalError(StatusCode.INVALID_ARGUMENT,
-                           f"binding table has {len(binding_table)} entries; the command buffer needs "
-                           f"{command_buffer.binding_capacity}")
-
-    def _command_ops(self, command_buffer: HalCommandBuffer, table) -> list:
-        ops = []
-        for command in command_buffer.commands:
-            if isinstance(command, FillCommand):
-                target = resolve_operand(command.target, table, command.offset, command.length,
-                                         BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE, "fill")
-                validation.check_aligned(target.offset, target.length, len(command.pattern), "fill")
-                ops += self._fill_ops(target, command.pattern)
-            elif isinstance(command, UpdateCommand):
-                target = resolve_operand(command.target, table, command.offset, len(command.data),
-                                         BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE, "update")
-                ops += self._update_ops(target, np.frombuffer(command.data, np.uint8))
-            elif isinstance(command, CopyCommand):
-                source = resolve_operand(command.source, table, command.source_offset, command.length,
-                                         BufferUsage.TRANSFER_SOURCE, MemoryAccess.READ, "copy source")
-                target = resolve_operand(command.target, table, command.target_offset, source.length,
-                                         BufferUsage.TRANSFER_TARGET, MemoryAccess.WRITE, "copy target")
-                validation.check_no_overlap(source.buffer, source.offset, target.buffer, target.offset, source.length)
-                ops += self._copy_ops(source, target)
-            elif isinstance(command, DispatchCommand):
-                ops.append(self._dispatch_op(command, table))
-        return ops
-
-    @staticmethod
-    def _dispatch_op(command: DispatchCommand, table) -> tuple:
-        executable = command.executable
-        if not isinstance(executable, HalExecutable):
-            raise HalError(StatusCode.INVALID_ARGUMENT, f"dispatch needs a HalExecutable, got {type(executable).__name__}")
-        export = executable.export(command.export_ordinal)
-        constants = np.frombuffer(command.constants, np.uint32)
-        if constants.shape[0] != export.constant_count:
-            raise HalError(StatusCode.INVALID_ARGUMENT,
-                           f"dispatch of {export.name}: {constants.shape[0]} push constants; the export takes "
-                           f"{export.constant_count}")
-        if len(command.bindings) < export.binding_count:
-            raise HalError(StatusCode.INVALID_ARGUMENT,
-                           f"dispatch of {export.name}: {len(command.bindings)} bindings; the export takes "
-                           f"{export.binding_count}")
-        bindings = []
-        for i, binding in enumerate(command.bindings):
-            ref, offset, length = (binding + (0, None))[:3] if isinstance(binding, tuple) else (binding, 0, None)
-            resolved = resolve_operand(ref, table, offset, length, BufferUsage.DISPATCH_STORAGE, MemoryAccess.NONE,
-                                       f"dispatch of {export.name} binding {i}")
-            bindings.append((resolved.buffer.allocation.backend_buffer,
-                             resolved.buffer.byte_offset + resolved.offset, resolved.length))
-        indirect = None
-        workgroup_count = command.workgroup_count
-        if not isinstance(workgroup_count, tuple):
-            source = resolve_operand(workgroup_count, table, 0, 12, BufferUsage.DISPATCH_INDIRECT_PARAMETERS,
-                                     MemoryAccess.READ, f"dispatch of {export.name} workgroup count")
-            indirect = (source.buffer.allocation.backend_buffer, source.buffer.byte_offset + source.offset)
-            workgroup_count = None
-        return "enqueue_program", (export.program, export.name, workgroup_count, constants, bindings, indirect)
-
-
-def _uses_bindings(command) -> bool:
-    return any(isinstance(v, BindingRef) for v in vars(command).values())
-
 
 TRACE_ENVIRONMENT = "TT_HAL_TRACE"
 _TRACED: list[HalDevice] = []  # devices profiling because of TT_HAL_TRACE, until closed

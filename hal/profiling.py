@@ -18,6 +18,8 @@ import contextlib
 import threading
 import time
 
+from hal.backend import COMPUTE_QUEUE
+
 QUEUES, CORES, HOST, SUBMISSIONS = "queues", "cores", "host", "submissions"
 _GROUP_ORDER = (SUBMISSIONS, QUEUES, CORES, HOST)
 
@@ -83,6 +85,14 @@ class TraceRecorder:
         thread = threading.current_thread()
         return self.track(HOST, f"{thread.name} ({thread.ident})")
 
+    def queue_track(self, cq: int) -> tuple[str, str]:
+        """Hardware queue `cq`'s track (backends record their commands on it)."""
+        return self.track(QUEUES, f"CQ{cq} {'compute' if cq == COMPUTE_QUEUE else 'transfer'}", sort_key=cq)
+
+    def core_track(self, x: int, y: int) -> tuple[str, str]:
+        """Worker core (x, y)'s track (the simulator records each workgroup it ran)."""
+        return self.track(CORES, f"core ({x},{y})", sort_key=(y, x))
+
     def to_chrome(self) -> dict:
         """{"traceEvents": [...], ...} with process and thread names and sort order."""
         with self._lock:
@@ -105,14 +115,6 @@ class TraceRecorder:
                                  "args": {"sort_index": index}})
         return {"traceEvents": metadata + events, "displayTimeUnit": "ns",
                 "otherData": {"device": self.device_name, "clock": "host monotonic (simulator time in mock mode)"}}
-
-
-def queue_track(recorder: TraceRecorder, cq: int) -> tuple[str, str]:
-    return recorder.track(QUEUES, f"CQ{cq} {'compute' if cq == 0 else 'transfer'}", sort_key=cq)
-
-
-def core_track(recorder: TraceRecorder, x: int, y: int) -> tuple[str, str]:
-    return recorder.track(CORES, f"core ({x},{y})", sort_key=(y, x))
 
 
 def host_slice(recorder: TraceRecorder | None, name: str, **args):

@@ -19,9 +19,9 @@ from typing import Callable
 
 from hal import profiling
 from hal.log import get_logger
-from hal.semaphore import HalSemaphore
+from hal.semaphore import HalSemaphore, Resolution
 from hal.status import HalError, StatusCode
-from hal.submission_graph import SubmissionNode
+from hal.submission_graph import SubmissionNode, SubmissionState
 
 log = get_logger(__name__)
 
@@ -32,21 +32,21 @@ class Submission:
     cq: int
     waits: list  # [(HalSemaphore, value)]
     signals: list  # [(HalSemaphore, value)]
-    ops: list  # [(backend method name, args)] enqueued in order on `cq`
+    commands: list  # hal.backend queue commands (WriteBuffer, LaunchProgram, ...), enqueued in order on `cq`
     resources: list  # objects kept alive until completion (buffers, command buffers)
     on_done: Callable[[HalError | None], None] | None = None
     id: int = 0  # numbered by the device's scheduler from 1, in submission order
     issued_ns: int = 0
-    commands: int = dataclasses.field(init=False)  # len(ops), kept when ops are let go of
+    command_count: int = dataclasses.field(init=False)  # kept when the commands are let go of
 
     def __post_init__(self):
-        self.commands = len(self.ops)
+        self.command_count = len(self.commands)
 
-    def node(self, state: str, error: HalError | None = None) -> SubmissionNode:
+    def node(self, state: SubmissionState, error: HalError | None = None) -> SubmissionNode:
         """What the submission-graph dump shows of it (no references to its buffers)."""
         return SubmissionNode(self.id, self.label, self.cq, state,
                               [(s.label, v, _reached(s, v)) for s, v in self.waits],
-                              [(s.label, v) for s, v in self.signals], self.commands,
+                              [(s.label, v) for s, v in self.signals], self.command_count,
                               None if error is None else f"{error.code.name}: {error.message}")
 
 
@@ -85,10 +85,10 @@ class QueueScheduler:
         if a wait has already failed."""
         submission.id = next(self._ids)
         state, detail = self._resolve(submission.waits)
-        if state == "failed":
+        if state is Resolution.FAILED:
             self._fail(submission, detail)
             raise detail.copy()
-        if state == "ready":
+        if state is not Resolution.PENDING:
             self._issue(submission, detail)
             return
         for semaphore, _ in submission.waits:
@@ -103,18 +103,20 @@ class QueueScheduler:
                 self._thread.start()
             self._cond.notify()
 
-    def _resolve(self, waits) -> tuple[str, object]:
-        """('ready', [events to wait on]) | ('pending', None) | ('failed', error)."""
+    def _resolve(self, waits) -> tuple[Resolution, object]:
+        """For a submission's waits together: (FAILED, error), (PENDING, None), or
+        (EVENT, [backend events]): issuable now, with a device-side wait on each event
+        (an empty list when every wait is reached)."""
         events, pending = [], False
         for semaphore, value in waits:
             state, detail = semaphore.resolve(value, self)
-            if state == "failed":
-                return "failed", detail
-            if state == "event":
+            if state is Resolution.FAILED:
+                return state, detail
+            if state is Resolution.EVENT:
                 events.append(detail)
-            elif state == "pending":
+            elif state is Resolution.PENDING:
                 pending = True
-        return ("pending", None) if pending else ("ready", events)
+        return (Resolution.PENDING, None) if pending else (Resolution.EVENT, events)
 
     def _issue(self, submission: Submission, events: list) -> None:
         backend, cq = self._backend, submission.cq
@@ -123,17 +125,17 @@ class QueueScheduler:
             submission.issued_ns = recorder.now()
             for semaphore, value in submission.waits:
                 if semaphore.failure is None and semaphore._value < value:
-                    recorder.instant(profiling.queue_track(recorder, cq), f"wait {semaphore.label}>={value}",
+                    recorder.instant(recorder.queue_track(cq), f"wait {semaphore.label}>={value}",
                                      {"semaphore": semaphore.label, "value": value, "submission": submission.id,
                                       "kind": "device-side (event wait)"}, "semaphore")
         with self._cond:
             self._issued[submission.id] = submission
-        log.debug("issue #%d %s on CQ%d: %d commands", submission.id, submission.label, cq, len(submission.ops))
+        log.debug("issue #%d %s on CQ%d: %d commands", submission.id, submission.label, cq, submission.command_count)
         with self._issue_lock:
             for event in {id(e): e for e in events}.values():
                 backend.enqueue_wait_for_event(cq, event)
-            for method, args in submission.ops:
-                getattr(backend, method)(cq, *args)
+            for command in submission.commands:
+                command.enqueue(backend, cq)
             event = backend.enqueue_record_event(cq, lambda error: self._complete(submission, error))
         for semaphore, value in submission.signals:
             semaphore.add_device_timepoint(value, event, self)
@@ -156,11 +158,11 @@ class QueueScheduler:
     @staticmethod
     def _trace_completion(recorder, submission: Submission, error: HalError | None) -> None:
         now = recorder.now()
-        node = submission.node("failed" if error else "done", error)
+        node = submission.node(SubmissionState.FAILED if error else SubmissionState.DONE, error)
         track = recorder.track(profiling.SUBMISSIONS, f"CQ{submission.cq} submissions", sort_key=submission.cq)
         recorder.async_slice(track, f"#{submission.id} {submission.label}", submission.id,
                              submission.issued_ns or now, now, node.trace_args())
-        queue = profiling.queue_track(recorder, submission.cq)
+        queue = recorder.queue_track(submission.cq)
         for semaphore, value in submission.signals:
             recorder.instant(queue, f"{'fail' if error else 'signal'} {semaphore.label}={value}",
                              {"semaphore": semaphore.label, "value": value, "submission": submission.id},
@@ -183,7 +185,7 @@ class QueueScheduler:
                 log.exception("completion action of %s failed", submission.label)
         # The history keeps the submission: let go of its buffers and data now.
         submission.on_done = None
-        submission.ops = []
+        submission.commands = []
         submission.resources.clear()
 
     # Waiting submissions.
@@ -226,14 +228,14 @@ class QueueScheduler:
             pending = list(self._pending)
         for submission in pending:
             state, detail = self._resolve(submission.waits)
-            if state == "pending":
+            if state is Resolution.PENDING:
                 continue
             with self._cond:
                 self._pending.remove(submission)
             for semaphore, _ in submission.waits:
                 self._unwatch(semaphore)
             try:
-                if state == "failed":
+                if state is Resolution.FAILED:
                     self._fail(submission, detail)
                 else:
                     self._issue(submission, detail)
@@ -248,9 +250,10 @@ class QueueScheduler:
         """Every submission the dump shows: the last HISTORY finished, those in flight, and
         those waiting, in submission order."""
         with self._cond:
-            nodes = [s.node("failed" if error else "done", error) for s, error in self._history]
-            nodes += [s.node("issued") for s in self._issued.values()]
-            nodes += [s.node("waiting") for s in self._pending]
+            nodes = [s.node(SubmissionState.FAILED if error else SubmissionState.DONE, error)
+                     for s, error in self._history]
+            nodes += [s.node(SubmissionState.ISSUED) for s in self._issued.values()]
+            nodes += [s.node(SubmissionState.WAITING) for s in self._pending]
         return sorted(nodes, key=lambda n: n.id)
 
     def close(self) -> None:

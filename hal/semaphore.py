@@ -8,6 +8,7 @@ device for E instead of on the host.
 
 from __future__ import annotations
 
+import enum
 import itertools
 import threading
 import time
@@ -15,6 +16,15 @@ from typing import Callable, Iterable, Sequence
 
 from hal.status import HalError, StatusCode, as_error
 from hal.types import WaitMode
+
+class Resolution(enum.Enum):
+    """How a queue can wait for a timepoint (HalSemaphore.resolve)."""
+
+    DONE = "done"  # reached
+    FAILED = "failed"  # the semaphore failed
+    EVENT = "event"  # promised by a backend event on the queue's device: a device-side wait
+    PENDING = "pending"  # nobody has promised it yet
+
 
 # Values at or above this mean "failed" in IREE's C API.
 FAILURE_VALUE = (1 << 31) - 1
@@ -160,19 +170,19 @@ class HalSemaphore:
         for listener in listeners:
             listener()
 
-    def resolve(self, value: int, owner) -> tuple[str, object]:
-        """How a queue of `owner` can wait for `value`: ("done", None), ("failed", error),
-        ("event", backend_event) for a device-side wait, or ("pending", None)."""
+    def resolve(self, value: int, owner) -> tuple["Resolution", object]:
+        """How a queue of `owner` can wait for `value`: (DONE, None), (FAILED, error),
+        (EVENT, backend event) for a device-side wait, or (PENDING, None)."""
         with self._cond:
             if self._failure is not None:
-                return "failed", self._failure
+                return Resolution.FAILED, self._failure
             if self._value >= value:
-                return "done", None
+                return Resolution.DONE, None
             best = None
             for tp_value, event, tp_owner in self._timepoints:
                 if tp_value >= value and tp_owner is owner and (best is None or tp_value < best[0]):
                     best = (tp_value, event)
-            return ("event", best[1]) if best else ("pending", None)
+            return (Resolution.EVENT, best[1]) if best else (Resolution.PENDING, None)
 
 
 def _recorder(semaphore: HalSemaphore):

@@ -9,9 +9,21 @@ draws it without Graphviz.
 from __future__ import annotations
 
 import dataclasses
+import enum
 
-STATES = ("done", "failed", "issued", "waiting")
-STATE_COLORS = {"done": "#b7e1a1", "failed": "#f4a6a6", "issued": "#fce38a", "waiting": "#d0d0d0"}
+
+class SubmissionState(enum.StrEnum):
+    """Where a submission is: done or failed (complete), issued (on a hardware queue,
+    not complete yet) or waiting (for semaphore values nobody has promised yet)."""
+
+    DONE = "done"
+    FAILED = "failed"
+    ISSUED = "issued"
+    WAITING = "waiting"
+
+
+STATE_COLORS = {SubmissionState.DONE: "#b7e1a1", SubmissionState.FAILED: "#f4a6a6",
+                SubmissionState.ISSUED: "#fce38a", SubmissionState.WAITING: "#d0d0d0"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -19,14 +31,14 @@ class SubmissionNode:
     id: int
     label: str  # queue_execute, queue_copy, ...
     cq: int
-    state: str  # one of STATES: issued = on the hardware queue, not complete yet
+    state: SubmissionState
     waits: list  # [(semaphore label, value, reached: True / False / None = failed)]
     signals: list  # [(semaphore label, value)]
     commands: int
     error: str | None = None
 
     def trace_args(self) -> dict:
-        return {"id": self.id, "cq": self.cq, "state": self.state, "commands": self.commands,
+        return {"id": self.id, "cq": self.cq, "state": self.state.value, "commands": self.commands,
                 "waits": [f"{s}>={v}" for s, v, _ in self.waits], "signals": [f"{s}={v}" for s, v in self.signals],
                 **({"error": self.error} if self.error else {})}
 
@@ -47,7 +59,7 @@ class SubmissionGraph:
         self.edges = _edges(nodes)
 
     def counts(self) -> dict[str, int]:
-        return {state: sum(n.state == state for n in self.nodes) for state in STATES}
+        return {state.value: sum(n.state is state for n in self.nodes) for state in SubmissionState}
 
     def to_text(self) -> str:
         producers = {(e.consumer, e.semaphore, e.value): e.producer for e in self.edges}
@@ -61,7 +73,7 @@ class SubmissionGraph:
                 source = f"#{producer}" if producer else "host or initial value"
                 waits.append(f"{semaphore}>={value} {state} (from {source})")
             signals = ", ".join(f"{s}={v}" for s, v in node.signals) or "-"
-            lines.append(f"#{node.id:<4} {node.label:<15} CQ{node.cq} {node.state:<8} {node.commands:>3} commands  "
+            lines.append(f"#{node.id:<4} {node.label:<15} CQ{node.cq} {node.state.value:<8} {node.commands:>3} commands  "
                          f"waits: {'; '.join(waits) or '-'}  signals: {signals}"
                          + (f"  error: {node.error}" if node.error else ""))
         return "\n".join(lines)
@@ -70,7 +82,7 @@ class SubmissionGraph:
         lines = [f'digraph "{self.device_name} submissions" {{', "  rankdir=LR;",
                  '  node [shape=box, style="rounded,filled", fontname="Helvetica"];']
         for node in self.nodes:
-            label = f"#{node.id} {node.label}\\nCQ{node.cq} {node.state}"
+            label = f"#{node.id} {node.label}\\nCQ{node.cq} {node.state.value}"
             lines.append(f'  s{node.id} [label="{label}", fillcolor="{STATE_COLORS[node.state]}"];')
         for k, edge in enumerate(self.edges):
             source = f"s{edge.producer}"

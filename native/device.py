@@ -27,14 +27,18 @@ from typing import Callable
 
 import numpy as np
 
-from tt_hal.target.program import ArgKind, Program
+from hal.backend import BackendDevice, LaunchProgram
 from hal.log import get_logger
 from hal.status import HalError, StatusCode
 from tt_hal.native import codegen
+from tt_hal.target import conversions
+from tt_hal.target.arch import ArchSpec, get_arch
+from tt_hal.target.placement import BufferType
+from tt_hal.target.program import ArgKind, Program
 
 log = get_logger("native")
 
-_ARCHS = {"wormhole_b0": "wormhole_b0", "blackhole": "blackhole_p150"}  # TT-Metal arch name -> sim preset name
+_ARCHS = {"wormhole_b0": "wormhole_b0", "blackhole": "blackhole_p150"}  # TT-Metal arch name -> preset name
 
 
 def _binding():
@@ -52,51 +56,29 @@ def query_devices() -> list[dict]:
             for i in range(binding.get_num_available_devices())]
 
 
-@dataclasses.dataclass(frozen=True)
-class HardwareArch:
-    """The opened chip as TT-Metal reports it (tt_hal.target.arch.ArchSpec's fields the HAL reads)."""
-
-    name: str
-    grid_x: int
-    grid_y: int
-    l1_size: int
-    dram_bank_count: int
-    dram_bank_size: int
-    l1_alignment: int = 16
-    max_hw_cqs: int = 2
-    # TT-Metal's allocator keeps the firmware's part of L1 itself; the binding does not
-    # report where it ends, so the HAL sees the whole of L1 as the bank.
-    l1_unreserved_base: int = 0
-
-    @property
-    def worker_cores(self) -> int:
-        return self.grid_x * self.grid_y
-
-    @property
-    def l1_bank_size(self) -> int:
-        return self.l1_size - self.l1_unreserved_base
-
-    @property
-    def dram_size(self) -> int:
-        return self.dram_bank_count * self.dram_bank_size
-
-    @property
-    def dram_alignment(self) -> int:
-        """DRAM read alignment: 64 B on Blackhole, 32 B on Wormhole (../shared/DESIGN.md)."""
-        return 64 if self.name.startswith("blackhole") else 32
+def opened_arch(handle) -> ArchSpec:
+    """The opened chip as TT-Metal reports it: its preset (alignments, queues) with the
+    sizes the device reports. TT-Metal's allocator keeps the firmware's part of L1
+    itself and the binding does not report where it ends, so the HAL sees all of L1."""
+    name = _ARCHS.get(handle.arch_name, handle.arch_name)
+    grid_x, grid_y = handle.grid_size
+    return get_arch(name).with_options(grid_x=grid_x, grid_y=grid_y, l1_size=handle.l1_size_per_core,
+                                       dram_bank_count=handle.num_dram_channels,
+                                       dram_bank_size=handle.dram_size_per_channel, l1_unreserved_base=0,
+                                       l1_small_size=0)
 
 
 @dataclasses.dataclass
 class HardwareBuffer:
-    handle: object  # the binding's Buffer
+    handle: object  # the binding's Buffer, or the host array of a SYSTEM_MEMORY buffer
     size: int
     page_size: int
-    is_dram: bool
+    buffer_type: BufferType
     sharded: bool
 
     @property
     def address(self) -> int:
-        return self.handle.address
+        return 0 if self.buffer_type is BufferType.SYSTEM_MEMORY else self.handle.address
 
 
 class HardwareEvent:
@@ -173,7 +155,7 @@ class _Queue:
                 event._complete(event.error or error)
 
 
-class HardwareDevice:
+class HardwareDevice(BackendDevice):
     """A Tenstorrent chip driven through TT-Metal (`hal/backend.py`'s BackendDevice)."""
 
     mode = "hardware"
@@ -186,10 +168,7 @@ class HardwareDevice:
         if options:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"options {sorted(options)} apply to the simulated chip only")
         self.handle = binding.Device(device_ordinal, num_hw_cqs)
-        grid_x, grid_y = self.handle.grid_size
-        self.arch = HardwareArch(_ARCHS.get(self.handle.arch_name, self.handle.arch_name), grid_x, grid_y,
-                                 self.handle.l1_size_per_core, self.handle.num_dram_channels,
-                                 self.handle.dram_size_per_channel)
+        self.arch = opened_arch(self.handle)
         if arch is not None and arch != self.arch.name:
             self.handle.close()
             raise HalError(StatusCode.INVALID_ARGUMENT, f"arch={arch!r} requested, but device {device_ordinal} is "
@@ -199,10 +178,10 @@ class HardwareDevice:
         self._sources: dict[int, tuple[Program, dict]] = {}
 
     # Buffers.
-    def create_buffer(self, size: int, page_size: int, buffer_type: str, shard=None) -> HardwareBuffer:
-        if buffer_type == "system_memory":
+    def create_buffer(self, size: int, page_size: int, buffer_type: BufferType, shard=None) -> HardwareBuffer:
+        if buffer_type is BufferType.SYSTEM_MEMORY:
             return self.import_host_buffer(np.zeros(size, np.uint8))
-        is_dram = buffer_type == "dram"
+        is_dram = buffer_type is BufferType.DRAM
         try:
             if shard is None:
                 handle = self.handle.create_buffer(size, page_size, is_dram)
@@ -211,16 +190,22 @@ class HardwareDevice:
                 handle = self.handle.create_sharded_buffer(size, page_size, is_dram, cores, shard.shard_shape,
                                                            shard.page_grid)
         except RuntimeError as error:  # TT-Metal's allocator throws when a bank is full
-            raise HalError(StatusCode.RESOURCE_EXHAUSTED, f"{buffer_type} buffer of {size} bytes: {error}") from None
-        return HardwareBuffer(handle, size, page_size, is_dram, shard is not None)
+            raise HalError(StatusCode.RESOURCE_EXHAUSTED,
+                           f"{buffer_type.name} buffer of {size} bytes: {error}") from None
+        return HardwareBuffer(handle, size, page_size, buffer_type, shard is not None)
 
     def import_host_buffer(self, array: np.ndarray) -> HardwareBuffer:
-        return HardwareBuffer(array, array.nbytes, array.nbytes, False, False)
+        return HardwareBuffer(array, array.nbytes, max(array.nbytes, 1), BufferType.SYSTEM_MEMORY, False)
 
     def free_buffer(self, buffer: HardwareBuffer) -> None:
-        if isinstance(buffer.handle, np.ndarray):
-            return
-        buffer.handle.deallocate()
+        if buffer.buffer_type is not BufferType.SYSTEM_MEMORY:
+            buffer.handle.deallocate()
+
+    def host_view(self, buffer: HardwareBuffer) -> np.ndarray | None:
+        """Host memory is the host array itself; device memory is reached through the queues."""
+        if buffer.buffer_type is BufferType.SYSTEM_MEMORY:
+            return buffer.handle.reshape(-1).view(np.uint8)
+        return None
 
     def read_buffer(self, buffer: HardwareBuffer, offset: int, length: int) -> np.ndarray:
         out = np.empty(length, np.uint8)
@@ -232,18 +217,9 @@ class HardwareDevice:
         self.enqueue_write_buffer(0, buffer, offset, data)
         self.finish(0)
 
-    # Host conversions: the fastest implementation the machine has (tt_hal/target/conversions.py).
-    @staticmethod
-    def encode_tensor(values, spec, pad_value=0):
-        from tt_hal.target import conversions as codec
-
-        return codec.encode_tensor(values, spec, pad_value)
-
-    @staticmethod
-    def decode_tensor(data, spec, as_float32: bool = False):
-        from tt_hal.target import conversions as codec
-
-        return codec.decode_tensor(data, spec, as_float32)
+    # Host conversions: the fastest implementation the machine has.
+    encode_tensor = staticmethod(conversions.encode_tensor)
+    decode_tensor = staticmethod(conversions.decode_tensor)
 
     # Queue commands.
     def _run(self, cq: int, what: str, call: Callable[[], None]) -> None:
@@ -265,7 +241,7 @@ class HardwareDevice:
 
     def enqueue_write_buffer(self, cq: int, buffer: HardwareBuffer, offset: int, data: np.ndarray) -> None:
         data = np.ascontiguousarray(data, np.uint8)
-        if isinstance(buffer.handle, np.ndarray):
+        if buffer.buffer_type is BufferType.SYSTEM_MEMORY:
             self._run(cq, "host write", lambda: self._queue(cq).after(
                 lambda: buffer.handle.reshape(-1).view(np.uint8).__setitem__(slice(offset, offset + data.size), data),
                 None))
@@ -274,7 +250,7 @@ class HardwareDevice:
         self._run(cq, "EnqueueWriteBuffer", lambda: self.handle.write_buffer(cq, buffer.handle, data, offset, False))
 
     def enqueue_read_buffer(self, cq: int, buffer: HardwareBuffer, offset: int, out: np.ndarray) -> None:
-        if isinstance(buffer.handle, np.ndarray):
+        if buffer.buffer_type is BufferType.SYSTEM_MEMORY:
             source = buffer.handle.reshape(-1).view(np.uint8)
             self._run(cq, "host read", lambda: self._queue(cq).after(
                 lambda: out.__setitem__(slice(None), source[offset:offset + out.size]), None))
@@ -294,16 +270,17 @@ class HardwareDevice:
         data = np.frombuffer(bytes(pattern) * (length // len(pattern)), np.uint8)
         self.enqueue_write_buffer(cq, buffer, offset, data)
 
-    def enqueue_program(self, cq: int, program: Program, name: str, workgroup_count, constants: np.ndarray,
-                        bindings, indirect=None) -> None:
-        if indirect is not None:
+    def enqueue_program(self, cq: int, launch: LaunchProgram) -> None:
+        program, name = launch.program, launch.name
+        if launch.indirect is not None:
             raise HalError(StatusCode.UNIMPLEMENTED, f"{name}: indirect dispatch on hardware")
+        bindings = [(b.buffer, b.offset, b.length) for b in launch.bindings]
         for k, (buffer, _, _) in enumerate(bindings):
-            if buffer.sharded or isinstance(buffer.handle, np.ndarray):
+            if buffer.sharded or buffer.buffer_type is BufferType.SYSTEM_MEMORY:
                 raise HalError(StatusCode.UNIMPLEMENTED, f"{name}: binding {k} is a sharded or host buffer; kernels on "
                                                          f"hardware address interleaved DRAM or L1 buffers")
         sources = self._kernel_sources(program)
-        for wave in self.waves(program, workgroup_count, constants, bindings):
+        for wave in self.waves(program, launch.workgroup_count, launch.constants, bindings):
             self._run(cq, f"EnqueueProgram {name}", lambda wave=wave: self._enqueue_wave(cq, program, sources, wave))
 
     def waves(self, program: Program, workgroup_count, constants, bindings):
@@ -390,5 +367,5 @@ def _fill_template(template, bindings, workgroup_id, workgroup_count, constants)
             values.append({ArgKind.BINDING_ADDRESS: buffer.address,
                            ArgKind.BINDING_PAGE_OFFSET: offset // buffer.page_size,
                            ArgKind.BINDING_PAGES: -(-length // buffer.page_size),
-                           ArgKind.BINDING_IS_DRAM: int(buffer.is_dram)}[arg.kind])
+                           ArgKind.BINDING_IS_DRAM: int(buffer.buffer_type is BufferType.DRAM)}[arg.kind])
     return values

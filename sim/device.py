@@ -8,20 +8,20 @@ is done when its queue reaches it; a queue waiting on another queue's event stal
 from __future__ import annotations
 
 import collections
+import dataclasses
 import threading
 from typing import Callable
 
 import numpy as np
 
-from hal import profiling
-from tt_hal.target.placement import ShardedPages
+from hal.backend import BackendDevice, Capability, LaunchProgram
 from hal.log import get_logger
 from hal.status import HalError, StatusCode, as_error
-from tt_hal.target.program import Program
-from tt_hal.target import conversions as codec
 from tt_hal.sim.dispatch import INLINE_SECONDS, Dispatch, prepare, run_program
+from tt_hal.sim.memory import ChipMemory, SimBuffer, system_memory_buffer
+from tt_hal.target import conversions
 from tt_hal.target.arch import DEFAULT_ARCH, ArchSpec, get_arch
-from tt_hal.sim.memory import BufferType, ChipMemory, SimBuffer, system_memory_buffer
+from tt_hal.target.placement import BufferType, ShardedPages
 
 log = get_logger(__name__)
 
@@ -81,7 +81,7 @@ class CommandQueue:
         self._finishing = 0  # threads waiting in finish()
         self._error: HalError | None = None
         self._closed = False
-        self.profiler: profiling.TraceRecorder | None = None  # set while the device profiles
+        self.profiler = None  # a hal.profiling.TraceRecorder while the device profiles
         self._thread = threading.Thread(target=self._run, name=f"{device_name}-cq{index}", daemon=True)
         self._thread.start()
 
@@ -136,8 +136,7 @@ class CommandQueue:
                 name, args = command[2]
                 if self._error is not None:
                     args = {**args, "error": f"{self._error.code.name}: {self._error.message}"}
-                recorder.complete(profiling.queue_track(recorder, self.index), name, start, recorder.now(), args,
-                                  "command")
+                recorder.complete(recorder.queue_track(self.index), name, start, recorder.now(), args, "command")
         finally:
             with self._ready:
                 self._busy = False
@@ -190,10 +189,11 @@ def _copy(source: SimBuffer, source_offset: int, target: SimBuffer, target_offse
     target.write(target_offset, source.read(source_offset, length))
 
 
-class SimDevice:
+class SimDevice(BackendDevice):
     """A simulated Tenstorrent chip (`hal/backend.py`'s BackendDevice)."""
 
     mode = "mock"
+    capabilities = Capability.PROFILING | Capability.BUFFER_PLACEMENT
 
     def __init__(self, arch: str | ArchSpec | None = None, num_hw_cqs: int = 2, **arch_options):
         spec = arch if isinstance(arch, ArchSpec) else get_arch(arch or DEFAULT_ARCH)
@@ -211,9 +211,9 @@ class SimDevice:
         self._queues: list[CommandQueue | None] = [None] * num_hw_cqs
         self._queues_lock = threading.Lock()
         self._closed = False
-        self.profiler: profiling.TraceRecorder | None = None
+        self.profiler = None
 
-    def set_profiler(self, recorder: profiling.TraceRecorder | None) -> None:
+    def set_profiler(self, recorder) -> None:
         """Queue commands and per-core workgroups go to `recorder` (None: stop)."""
         self.profiler = recorder
         for queue in self._queues:
@@ -221,19 +221,23 @@ class SimDevice:
                 queue.profiler = recorder
 
     # Buffers.
-    def create_buffer(self, size: int, page_size: int, buffer_type: str, shard: ShardedPages | None = None) -> SimBuffer:
-        kind = BufferType(buffer_type)
-        if kind is BufferType.SYSTEM_MEMORY:
+    def create_buffer(self, size: int, page_size: int, buffer_type: BufferType,
+                      shard: ShardedPages | None = None) -> SimBuffer:
+        if buffer_type is BufferType.SYSTEM_MEMORY:
             return system_memory_buffer(np.zeros(size, np.uint8))
         if shard is not None:
-            return self.memory.create_sharded(size, page_size, kind, shard)
-        return self.memory.create_interleaved(size, page_size, kind)
+            return self.memory.create_sharded(size, page_size, buffer_type, shard)
+        return self.memory.create_interleaved(size, page_size, buffer_type)
 
-    encode_tensor = staticmethod(codec.encode_tensor)
-    decode_tensor = staticmethod(codec.decode_tensor)
+    encode_tensor = staticmethod(conversions.encode_tensor)
+    decode_tensor = staticmethod(conversions.decode_tensor)
 
     def import_host_buffer(self, array: np.ndarray) -> SimBuffer:
         return system_memory_buffer(array)
+
+    def host_view(self, buffer: SimBuffer) -> np.ndarray | None:
+        """Host memory is one row of one page: its bytes are the array it was made of."""
+        return buffer.storage[0, :buffer.size] if buffer.buffer_type is BufferType.SYSTEM_MEMORY else None
 
     def free_buffer(self, buffer: SimBuffer) -> None:
         self.memory.free(buffer)
@@ -295,18 +299,16 @@ class SimDevice:
         self._queue(cq).enqueue(_fill, buffer, offset, length, bytes(pattern), inline=length <= INLINE_BYTES,
                                 trace=trace)
 
-    def enqueue_program(self, cq: int, program: Program, name: str, workgroup_count, constants: np.ndarray,
-                        bindings, indirect=None) -> None:
-        """EnqueueProgram: `bindings` are (buffer, offset, length); with `indirect` =
-        (buffer, offset) the workgroup count is read there when the program runs."""
-        dispatch = Dispatch(name, workgroup_count, constants, list(bindings), indirect=indirect,
+    def enqueue_program(self, cq: int, launch: LaunchProgram) -> None:
+        bindings = [(b.buffer, b.offset, b.length) for b in launch.bindings]
+        dispatch = Dispatch(launch.name, launch.workgroup_count, launch.constants, bindings, indirect=launch.indirect,
                             profiler=self.profiler)
-        seconds = prepare(program, self.arch).seconds
-        trace = self.profiler and (name, {
-            "workgroup_count": None if workgroup_count is None else list(workgroup_count),
+        seconds = prepare(launch.program, self.arch).seconds
+        trace = self.profiler and (launch.name, {
+            "workgroup_count": None if launch.workgroup_count is None else list(launch.workgroup_count),
             "bindings": [f"{_where(b, o)} ({n} B)" for b, o, n in bindings],
-            "constants": [int(c) for c in constants]})
-        self._queue(cq).enqueue(run_program, program, dispatch, self.memory,
+            "constants": [int(c) for c in launch.constants]})
+        self._queue(cq).enqueue(run_program, launch.program, dispatch, self.memory,
                                 inline=seconds is not None and seconds < INLINE_SECONDS, trace=trace)
 
     def enqueue_host_function(self, cq: int, function: Callable, *args) -> None:
@@ -333,3 +335,14 @@ class SimDevice:
             queues = [q for q in self._queues if q is not None]
         for queue in queues:
             queue.close()
+
+
+@dataclasses.dataclass(frozen=True)
+class HostFunction:
+    """A queue command running a host function on a simulator queue (SimDevice.enqueue_host_function)."""
+
+    function: Callable
+    args: tuple = ()
+
+    def enqueue(self, backend: SimDevice, cq: int) -> None:
+        backend.enqueue_host_function(cq, self.function, *self.args)

@@ -20,7 +20,7 @@ import numpy as np
 
 from tt_hal.target.isa import NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, WIDTH, Op, Processor, disassemble
 from hal.log import get_logger
-from hal.profiling import core_track
+
 from tt_hal.target.program import ArgKind, Program
 from hal.status import HalError, StatusCode
 from tt_hal.sim import tensix
@@ -253,7 +253,7 @@ def _trace_round(recorder, prepared: PreparedProgram, dispatch: Dispatch, state,
             for p, kernel in enumerate(prepared.kernels) if kernel is not None
         }
         x, y = c % arch.grid_x, c // arch.grid_x
-        recorder.complete(core_track(recorder, x, y), dispatch.name, start_ns, end,
+        recorder.complete(recorder.core_track(x, y), dispatch.name, start_ns, end,
                           {"core": [x, y], "workgroup": [int(v) for v in state.workgroup_ids[c]],
                            "round": round_index, "kernels": kernels, "circular_buffer_bytes": cb_bytes}, "kernel")
 

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import enum
 import mmap
 import threading
 
 import numba
 import numpy as np
 
-from tt_hal.target.placement import ShardedPages
+from tt_hal.target.placement import BufferType, ShardedPages
 from hal.status import HalError, StatusCode
 from tt_hal.target.arch import ArchSpec
 
@@ -108,14 +107,6 @@ class BankAllocator:
                 start = self._free.pop(i - 1)[0]
                 i -= 1
             self._free.insert(i, (start, end))
-
-
-class BufferType(enum.Enum):
-    """tt-metal's BufferType: where a buffer's pages live."""
-
-    DRAM = "dram"
-    L1 = "l1"
-    SYSTEM_MEMORY = "system_memory"
 
 
 _NO_PAGE_TABLE = np.zeros(0, np.int64)

@@ -451,9 +451,10 @@ def test_probe_through_sharded_l1_tensors(device):
 
 def test_binding_errors(device, table):
     """Runtime args naming a binding the export does not declare: INVALID_ARGUMENT when
-    the export is built. A dispatch with fewer bindings than the export declares:
-    INVALID_ARGUMENT at queue_execute. A binding not starting at a page boundary: the
-    dispatch fails with INVALID_ARGUMENT through its semaphore."""
+    the export is built. Fewer bindings than the export declares, or a binding not
+    starting at a page boundary: INVALID_ARGUMENT at the call that knows the buffers
+    (dispatch for direct buffers, queue_execute for binding-table slots), before
+    anything is submitted."""
     p = Probe("bindings")
     r = p.k.arg(4)
     p.record(r)
@@ -462,19 +463,23 @@ def test_binding_errors(device, table):
     with raises_status(SC.INVALID_ARGUMENT) as info:
         make_export(kernel_and_args, cbs=(PROBE_CB,), bindings=2)
     assert "BINDING_PAGES 2" in info.value.message
-    uses_binding_2 = make_export(kernel_and_args, cbs=(PROBE_CB,), bindings=3)
-    with raises_status(SC.INVALID_ARGUMENT):
-        device.queue_execute(record(device, prepare(device, uses_binding_2), (1, 1, 1), (),
-                                    [table.get_buffer(), out.get_buffer()]), [], [])
-    sem = device.create_semaphore(0)
-    bindings = [table.get_buffer(), out.get_buffer(), (table.get_buffer(), 16, 64)]
-    device.queue_execute(record(device, prepare(device, uses_binding_2), (1, 1, 1), (), bindings), [], [(sem, 1)])
+    uses_binding_2 = prepare(device, make_export(kernel_and_args, cbs=(PROBE_CB,), bindings=3))
     with raises_status(SC.INVALID_ARGUMENT) as info:
-        sem.wait(1, timeout=TIMEOUT_NS)
+        record(device, uses_binding_2, (1, 1, 1), (), [table.get_buffer(), out.get_buffer()])
+    assert "2 bindings; the export takes 3" in info.value.message
+    misaligned = [table.get_buffer(), out.get_buffer(), (table.get_buffer(), 16, 64)]
+    with raises_status(SC.INVALID_ARGUMENT) as info:
+        record(device, uses_binding_2, (1, 1, 1), (), misaligned)
     assert "binding 2 starts at byte 16, not at a page boundary" in info.value.message
-    assert recorded(out).tolist() == [UNWRITTEN]
-    run(device, prepare(device, uses_binding_2), (1, 1, 1), (),
-        [table.get_buffer(), out.get_buffer(), (table.get_buffer(), 64, 64)])
+    cb = hal.HalCommandBuffer(device, binding_capacity=3)  # the same binding through the binding table
+    cb.dispatch(uses_binding_2, 0, (1, 1, 1), b"", [hal.BindingRef(k) for k in range(3)])
+    cb.end()
+    sem = device.create_semaphore(0)
+    with raises_status(SC.INVALID_ARGUMENT) as info:
+        device.queue_execute(cb, [], [(sem, 1)], binding_table=misaligned)
+    assert "binding 2 starts at byte 16, not at a page boundary" in info.value.message
+    assert sem.query() == 0 and recorded(out).tolist() == [UNWRITTEN]  # nothing was submitted
+    run(device, uses_binding_2, (1, 1, 1), (), [table.get_buffer(), out.get_buffer(), (table.get_buffer(), 64, 64)])
     assert recorded(out).tolist() == [2]
 
 
@@ -840,8 +845,9 @@ def add_exe(device):
     return prepare(device, library.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16))
 
 
-def test_dispatch_validation_at_queue_execute(device, table):
-    """Counts are checked against the export when the command buffer is executed;
+def test_dispatch_validation(device, table):
+    """Counts are checked against the export when the dispatch is recorded, and again
+    when the command buffer is executed (UNVALIDATED recording skips the first);
     nothing is submitted then."""
     p = Probe("valid")
     r = p.k.reg()
@@ -859,17 +865,21 @@ def test_dispatch_validation_at_queue_execute(device, table):
         (SC.OUT_OF_RANGE, "ordinal", dict(constants=[1, 2], bindings=buffers, ordinal=1)),
     ]
     for code, words, kwargs in cases:
-        cb = record(device, exe, **kwargs)  # records without complaint
+        with raises_status(code) as info:
+            record(device, exe, **kwargs)
+        assert words in info.value.message
+        unvalidated = hal.HalCommandBuffer(device, mode=hal.CommandBufferMode.UNVALIDATED)
+        unvalidated.dispatch(exe, kwargs.get("ordinal", 0), (1, 1, 1),
+                             np.asarray(kwargs["constants"], np.uint32).tobytes(), kwargs["bindings"])
+        unvalidated.end()
         sem = device.create_semaphore(0)
         with raises_status(code) as info:
-            device.queue_execute(cb, [], [(sem, 1)])
+            device.queue_execute(unvalidated, [], [(sem, 1)])
         assert words in info.value.message
         assert sem.query() == 0  # nothing was submitted
     cb = hal.HalCommandBuffer(device)
-    cb.dispatch("not an executable", 0, (1, 1, 1), b"", [])
-    cb.end()
     with raises_status(SC.INVALID_ARGUMENT):
-        device.queue_execute(cb, [], [])
+        cb.dispatch("not an executable", 0, (1, 1, 1), b"", [])
     assert recorded(out).tolist() == [UNWRITTEN]
     run(device, exe, (1, 1, 1), [1, 2], buffers)  # the right counts work
     assert recorded(out).tolist() == [2]

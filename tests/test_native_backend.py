@@ -22,6 +22,8 @@ from tt_hal.target.layout import DataFormat
 from hal.status import HalError, StatusCode
 from tt_hal.native import codegen
 from tt_hal.native.device import HardwareDevice
+from tt_hal.target.placement import BufferType
+from hal.backend import Binding, LaunchProgram
 
 BF16 = DataFormat.bfloat16
 
@@ -60,6 +62,11 @@ def test_mock_mode_does_not_report_a_fallback(monkeypatch):
 
 
 # ---- the hardware backend against a fake binding ----
+
+
+def launch(export, workgroup_count, constants, bindings) -> LaunchProgram:
+    return LaunchProgram(export.program, export.name, workgroup_count, np.array(constants, np.uint32),
+                         tuple(Binding(*b) for b in bindings))
 
 
 class FakeBuffer:
@@ -161,7 +168,7 @@ def test_device_queries_work_on_the_hardware_arch(hardware):
 
 
 def test_partial_writes_and_reads_go_through_byte_regions(hardware):
-    buffer = hardware.create_buffer(4096, 2048, "dram")
+    buffer = hardware.create_buffer(4096, 2048, BufferType.DRAM)
     hardware.write_buffer(buffer, 100, np.arange(50, dtype=np.uint8))
     assert np.array_equal(hardware.read_buffer(buffer, 90, 70)[10:60], np.arange(50, dtype=np.uint8))
     assert not hardware.read_buffer(buffer, 0, 100).any()
@@ -169,9 +176,9 @@ def test_partial_writes_and_reads_go_through_byte_regions(hardware):
 
 def test_dispatch_runs_in_waves_with_generated_kernels_and_per_core_args(hardware):
     export = library.eltwise_binary("add", BF16, BF16, BF16)
-    a, b, out = (hardware.create_buffer(6 * 2048, 2048, "dram") for _ in range(3))
+    a, b, out = (hardware.create_buffer(6 * 2048, 2048, BufferType.DRAM) for _ in range(3))
     bindings = [(a, 0, a.size), (b, 0, b.size), (out, 0, out.size)]
-    hardware.enqueue_program(0, export.program, "add", (3, 2, 1), np.array([6, 1], np.uint32), bindings)
+    hardware.enqueue_program(0, launch(export, (3, 2, 1), [6, 1], bindings))
     hardware.finish(0)
     programs = hardware.handle.programs
     assert len(programs) == 2  # 6 workgroups on 4 cores
@@ -188,18 +195,18 @@ def test_dispatch_runs_in_waves_with_generated_kernels_and_per_core_args(hardwar
 
 def test_an_enqueue_failure_fails_the_queue_until_the_next_event(hardware):
     export = library.eltwise_binary("add", BF16, BF16, BF16)
-    bufs = [hardware.create_buffer(2048, 2048, "dram") for _ in range(3)]
+    bufs = [hardware.create_buffer(2048, 2048, BufferType.DRAM) for _ in range(3)]
     bindings = [(x, 0, 2048) for x in bufs]
     hardware.handle.fail_next_program = True
-    hardware.enqueue_program(0, export.program, "add", (1, 1, 1), np.array([1, 1], np.uint32), bindings)
-    hardware.enqueue_program(0, export.program, "add", (1, 1, 1), np.array([1, 1], np.uint32), bindings)  # skipped
+    hardware.enqueue_program(0, launch(export, (1, 1, 1), [1, 1], bindings))
+    hardware.enqueue_program(0, launch(export, (1, 1, 1), [1, 1], bindings))  # skipped
     seen = []
     done = threading.Event()
     failed = hardware.enqueue_record_event(0, lambda error: (seen.append(error), done.set()))
     assert failed.synchronize(5) and done.wait(5)
     assert failed.error is not None and failed.error.code == StatusCode.INTERNAL and "kernel build failed" in str(failed.error)
     assert seen == [failed.error] and hardware.handle.programs == []
-    hardware.enqueue_program(0, export.program, "add", (1, 1, 1), np.array([1, 1], np.uint32), bindings)
+    hardware.enqueue_program(0, launch(export, (1, 1, 1), [1, 1], bindings))
     clean = hardware.enqueue_record_event(0)
     assert clean.synchronize(5) and clean.error is None and len(hardware.handle.programs) == 1
 
@@ -207,9 +214,8 @@ def test_an_enqueue_failure_fails_the_queue_until_the_next_event(hardware):
 def test_a_queue_waiting_on_a_failed_event_takes_its_error(hardware):
     hardware.handle.fail_next_program = True
     export = library.eltwise_binary("add", BF16, BF16, BF16)
-    bufs = [hardware.create_buffer(2048, 2048, "dram") for _ in range(3)]
-    hardware.enqueue_program(0, export.program, "add", (1, 1, 1), np.array([1, 1], np.uint32),
-                             [(x, 0, 2048) for x in bufs])
+    bufs = [hardware.create_buffer(2048, 2048, BufferType.DRAM) for _ in range(3)]
+    hardware.enqueue_program(0, launch(export, (1, 1, 1), [1, 1], [(x, 0, 2048) for x in bufs]))
     failed = hardware.enqueue_record_event(0)
     failed.synchronize(5)
     hardware.enqueue_wait_for_event(1, failed)
@@ -221,8 +227,7 @@ def test_sharded_bindings_are_unimplemented_on_hardware(hardware):
     export = library.eltwise_binary("add", BF16, BF16, BF16)
     host = hardware.import_host_buffer(np.zeros(2048, np.uint8))
     with pytest.raises(HalError) as error:
-        hardware.enqueue_program(0, export.program, "add", (1, 1, 1), np.array([1, 1], np.uint32),
-                                 [(host, 0, 2048)] * 3)
+        hardware.enqueue_program(0, launch(export, (1, 1, 1), [1, 1], [(host, 0, 2048)] * 3))
     assert error.value.code == StatusCode.UNIMPLEMENTED and "binding 0" in str(error.value)
 
 

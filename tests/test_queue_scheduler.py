@@ -9,7 +9,7 @@ import pytest
 from hal.queue import QueueScheduler, Submission
 from hal.semaphore import HalSemaphore
 from hal.status import HalError, StatusCode
-from tt_hal.sim.device import SimDevice
+from tt_hal.sim.device import HostFunction, SimDevice
 
 SECOND = 10**9
 
@@ -24,7 +24,7 @@ def chip():
 
 
 def host_op(function):
-    return ("enqueue_host_function", (function,))
+    return HostFunction(function)
 
 
 def submission(label, cq, waits, signals, *functions):

@@ -11,6 +11,7 @@ import numpy as np
 import hal
 from hal.queue import Submission
 from hal.status import StatusCode
+from tt_hal.sim.device import HostFunction
 
 THREADS = 4
 STEPS = 600
@@ -69,7 +70,7 @@ def test_stress_chains_with_failures():
                 elif roll < 0.85:
                     device._scheduler.submit(Submission(
                         "compute", 0, waits, [(sem, value + 1)],
-                        [("enqueue_host_function", (compute_step(counter),))], []))
+                        [HostFunction(compute_step(counter))], []))
                 else:
                     _submit(device.queue_barrier, waits, [(sem, value + 1)])
                 value += 1

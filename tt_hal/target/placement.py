@@ -20,10 +20,12 @@ from hal.status import HalError, StatusCode
 
 
 class BufferType(enum.Enum):
-    """ttnn.BufferType: where a tensor's pages live, DRAM banks or worker-core L1."""
+    """tt-metal's BufferType: where a buffer's pages live, DRAM banks, worker-core L1,
+    or host memory the device reaches over PCIe (not for tensors)."""
 
     DRAM = "dram"
     L1 = "l1"
+    SYSTEM_MEMORY = "system_memory"
 
 
 class TensorMemoryLayout(enum.IntEnum):
@@ -189,6 +191,8 @@ class MemoryConfig:
     def __post_init__(self):
         object.__setattr__(self, "memory_layout", _parse(TensorMemoryLayout, self.memory_layout))
         object.__setattr__(self, "buffer_type", _parse(BufferType, self.buffer_type))
+        if self.buffer_type is BufferType.SYSTEM_MEMORY:
+            raise HalError(StatusCode.INVALID_ARGUMENT, "a device tensor lives in DRAM or L1, not in SYSTEM_MEMORY")
         sharded = self.memory_layout is not TensorMemoryLayout.INTERLEAVED
         if sharded and self.shard_spec is None:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"{self.memory_layout.name} needs a shard_spec")
