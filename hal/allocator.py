@@ -23,7 +23,7 @@ import weakref
 
 import numpy as np
 
-from hal.buffer import Allocation, HalBuffer, HalBufferView, to_bytes
+from hal.buffer import Allocation, HalBuffer, HalBufferView, tensor_element_type, to_bytes
 from tt_hal.target.layout import DataFormat, Layout, TensorSpec
 from tt_hal.target.placement import (
     DRAM_MEMORY_CONFIG, BufferType, MemoryConfig, ShardOrientation, ShardSpec, TensorMemoryLayout,
@@ -164,7 +164,7 @@ class HalAllocator:
                     spec = l1_spec
         if buffer is None:
             buffer = self._allocate_placed(spec, usage)
-        return HalBufferView(buffer, spec.shape, spec.element_type, spec=spec)
+        return HalBufferView(buffer, spec.shape, tensor_element_type(spec), spec=spec)
 
     # iree.runtime API.
     def allocate_buffer(self, memory_type: int, allowed_usage: int, allocation_size: int) -> HalBuffer:

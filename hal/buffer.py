@@ -360,6 +360,12 @@ def _write_back(allocation: Allocation, start: int, staging: np.ndarray, pristin
     pristine[:] = staging
 
 
+def tensor_element_type(spec) -> HalElementType:
+    """The IREE element type of a device tensor (tt_hal.target.layout.TensorSpec): that of
+    the numpy dtype its data format decodes to."""
+    return HalElementType.from_dtype(spec.dtype.host_dtype)
+
+
 class HalBufferView:
     """A buffer with a shape and an element type (IREE's int encoding). With a
     `spec` (tt_hal.target.layout.TensorSpec) the bytes are a device tensor encoding: tiles
@@ -373,10 +379,11 @@ class HalBufferView:
         if any(d < 0 for d in self._shape):
             raise HalError(StatusCode.INVALID_ARGUMENT, f"negative dimension in shape {self._shape}")
         if spec is not None:
-            if tuple(self._shape) != spec.shape or self._element_type != spec.element_type:
+            expected = tensor_element_type(spec)
+            if tuple(self._shape) != spec.shape or self._element_type != expected:
                 raise HalError(StatusCode.INVALID_ARGUMENT,
                                f"view shape {self._shape} / element type {self._element_type:#x} differ from its "
-                               f"tensor spec's {list(spec.shape)} / {int(spec.element_type):#x}")
+                               f"tensor spec's {list(spec.shape)} / {int(expected):#x}")
             self._byte_length = spec.size
         else:
             bits = HalElementType.bit_count(self._element_type) * int(np.prod(self._shape, dtype=np.int64))

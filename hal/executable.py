@@ -1,5 +1,5 @@
 """Executables and the executable cache (`iree/hal/executable.h`,
-`executable_cache.h`): .ttx files (format "tenstorrent-ttx-fb") prepared into
+`executable_cache.h`): .ttx files (format EXECUTABLE_FORMAT) prepared into
 HalExecutables whose exports are Tensix programs.
 """
 
@@ -9,9 +9,7 @@ import dataclasses
 
 from tt_hal.target.program import Export
 from hal.status import HalError, StatusCode
-from tt_hal.target.ttx import read_executable
-
-EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"
+from tt_hal.target.ttx import EXECUTABLE_FORMAT, read_executable
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,7 +57,7 @@ class HalExecutable:
 
 class HalExecutableCache:
     """Prepares executables from .ttx bytes (iree_hal_executable_cache_t); the one format
-    is "tenstorrent-ttx-fb"."""
+    is EXECUTABLE_FORMAT ("tenstorrent-ttx-fb")."""
 
     def __init__(self, device, identifier: str = "default"):
         self._device = device

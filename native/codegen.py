@@ -24,19 +24,11 @@ from __future__ import annotations
 
 
 from tt_hal.target.isa import OPERANDS, Broadcast, Kernel, Op, Processor, ReduceKind, SfpuOp
-from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import Program
 from hal.status import HalError, StatusCode
 
 TT_METAL_VERSION = "v0.81.1"  # the kernel API the generated code is written for (docs/dev/tt-metal-api.md)
 WORKGROUP_ARGS = 6  # workgroup id x, y, z and count x, y, z, after the kernel's own args
-
-# tt_hal.target.layout.DataFormat -> tt::DataFormat (the host side of CreateCircularBuffer).
-TT_DATA_FORMATS = {
-    DataFormat.float32: "Float32", DataFormat.bfloat16: "Float16_b", DataFormat.bfloat8_b: "Bfp8_b",
-    DataFormat.bfloat4_b: "Bfp4_b", DataFormat.uint32: "UInt32", DataFormat.int32: "Int32",
-    DataFormat.uint16: "UInt16", DataFormat.uint8: "UInt8",
-}
 
 _SCALAR_BINARY = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.AND: "&", Op.OR: "|", Op.XOR: "^", Op.SHL: "<<",
                   Op.SHR: ">>"}

@@ -310,7 +310,7 @@ class HardwareDevice(BackendDevice):
         cores = [core for core, _ in wave]
         tt_program = self.handle.create_program()
         for cb in program.circular_buffers:
-            tt_program.add_circular_buffer(cores, cb.index, codegen.TT_DATA_FORMATS[cb.data_format], cb.page_size,
+            tt_program.add_circular_buffer(cores, cb.index, cb.data_format.tt_metal_name, cb.page_size,
                                            cb.num_pages)
         handles = []
         for kernel in program.kernels:

@@ -156,10 +156,6 @@ def test_noc_use_before_addrgen_is_invalid():
     assert error.value.code == StatusCode.INVALID_ARGUMENT and "address generator 3" in str(error.value)
 
 
-def test_every_data_format_has_a_tt_metal_name():
-    assert set(codegen.TT_DATA_FORMATS) == set(DataFormat)
-
-
 def test_generated_source_is_deterministic():
     export = GOLDEN_EXPORTS["matmul"]
     assert codegen.program_sources(export().program) == codegen.program_sources(export().program)

@@ -23,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import hal
+from hal.buffer import tensor_element_type
 from tt_hal.target.layout import DataFormat, Layout, TensorSpec, host_values
 from tt_hal.target.placement import (
     BufferType, CoreCoord, CoreRange, CoreRangeSet, MemoryConfig, ShardOrientation, ShardSpec,
@@ -951,7 +952,7 @@ def test_queue_copy_of_tiled_buffer_gives_same_tensor(device, via, target_kind):
         target_buffer = target.get_buffer()
     else:
         target_buffer = device.allocator.allocate_buffer(MT.DEVICE_LOCAL, BU.DEFAULT, spec.size)
-        target = hal.HalBufferView(target_buffer, x.shape, spec.element_type, spec=spec)
+        target = hal.HalBufferView(target_buffer, x.shape, tensor_element_type(spec), spec=spec)
     target_buffer.map_fill(0, spec.size, b"\xff")  # the copy must overwrite every byte
     assert target_buffer.map_read(0, spec.size) != source.get_buffer().map_read()
     sem = device.create_semaphore(0)
@@ -972,13 +973,13 @@ def test_buffer_view_spec_must_match_shape_and_type(device):
     view = device.to_device(np.ones((40, 50), np.float32), "bfloat16", "tile")
     spec, buffer = view.spec, view.get_buffer()
     with raises_status(SC.INVALID_ARGUMENT, "shape"):
-        hal.HalBufferView(buffer, (50, 40), spec.element_type, spec=spec)
+        hal.HalBufferView(buffer, (50, 40), tensor_element_type(spec), spec=spec)
     with raises_status(SC.INVALID_ARGUMENT, "element type"):
         hal.HalBufferView(buffer, (40, 50), hal.HalElementType.FLOAT_32, spec=spec)
     small = device.allocator.allocate_buffer(MT.DEVICE_LOCAL, BU.DEFAULT, spec.size - 1)
     with raises_status(SC.OUT_OF_RANGE, "exceeds"):
-        hal.HalBufferView(small, (40, 50), spec.element_type, spec=spec)
-    same = hal.HalBufferView(buffer, [40, 50], spec.element_type, spec=spec)
+        hal.HalBufferView(small, (40, 50), tensor_element_type(spec), spec=spec)
+    same = hal.HalBufferView(buffer, [40, 50], tensor_element_type(spec), spec=spec)
     assert same.byte_length == spec.size == 4 * 2048
     np.testing.assert_array_equal(same.to_host(np.float32), view.to_host(np.float32))
 

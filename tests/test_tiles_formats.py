@@ -785,3 +785,10 @@ def test_large_tensor_uses_threads_and_matches_reference(data_format):
     else:
         expected = x
     np.testing.assert_array_equal(back.view(expected.dtype), expected)
+
+
+def test_every_data_format_has_its_tt_metal_name_and_parses_from_it():
+    """tt::DataFormat's names (circular buffers on hardware take them) name each format once."""
+    names = [f.tt_metal_name for f in DataFormat]
+    assert len(set(names)) == len(names) and DataFormat.bfloat8_b.tt_metal_name == "Bfp8_b"
+    assert all(DataFormat.parse(f.tt_metal_name) is f and DataFormat.parse(f.name) is f for f in DataFormat)

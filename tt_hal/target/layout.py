@@ -16,7 +16,6 @@ import numpy as np
 
 from tt_hal.target.placement import MemoryConfig, TensorMemoryLayout
 from hal.status import HalError, StatusCode
-from hal.types import HalElementType
 
 TILE_HEIGHT = TILE_WIDTH = 32
 TILE_ELEMENTS = TILE_HEIGHT * TILE_WIDTH
@@ -40,9 +39,11 @@ class DataFormat(enum.IntEnum):
         if isinstance(value, cls):
             return value
         if isinstance(value, str):
-            name = _TT_METAL_NAMES.get(value, value.lower())
-            if name in cls.__members__:
-                return cls[name]
+            for member, tt_metal_name in _TT_METAL_NAMES.items():
+                if value == tt_metal_name:
+                    return member
+            if value.lower() in cls.__members__:
+                return cls[value.lower()]
         raise HalError(
             StatusCode.INVALID_ARGUMENT,
             f"unknown data format {value!r}; expected one of {', '.join(cls.__members__)} (or a hal.DataFormat)",
@@ -58,6 +59,11 @@ class DataFormat(enum.IntEnum):
             return cls[name]
         raise HalError(StatusCode.INVALID_ARGUMENT,
                        f"no device data format for numpy dtype {dtype.name}; pass dtype= explicitly")
+
+    @property
+    def tt_metal_name(self) -> str:
+        """tt::DataFormat's enumerator name ("Float16_b", "Bfp8_b", ...)."""
+        return _TT_METAL_NAMES[self]
 
     @property
     def is_block_float(self) -> bool:
@@ -88,14 +94,11 @@ class DataFormat(enum.IntEnum):
             return np.dtype(ml_dtypes.bfloat16)
         return np.dtype(_HOST_DTYPES[self])
 
-    @property
-    def element_type(self) -> HalElementType:
-        return HalElementType.from_dtype(self.host_dtype)
-
 
 _TT_METAL_NAMES = {
-    "Float32": "float32", "Float16_b": "bfloat16", "Bfp8_b": "bfloat8_b", "Bfp4_b": "bfloat4_b",
-    "Int32": "int32", "UInt16": "uint16", "UInt32": "uint32", "UInt8": "uint8",
+    DataFormat.float32: "Float32", DataFormat.bfloat16: "Float16_b", DataFormat.bfloat8_b: "Bfp8_b",
+    DataFormat.bfloat4_b: "Bfp4_b", DataFormat.int32: "Int32", DataFormat.uint16: "UInt16",
+    DataFormat.uint32: "UInt32", DataFormat.uint8: "UInt8",
 }
 _TILE_SIZES = {
     DataFormat.float32: 4096, DataFormat.bfloat16: 2048, DataFormat.bfloat8_b: 1088, DataFormat.bfloat4_b: 576,
@@ -209,10 +212,6 @@ class TensorSpec:
     def size(self) -> int:
         """Bytes of the tensor on the device."""
         return self.num_pages * self.page_size
-
-    @property
-    def element_type(self) -> HalElementType:
-        return self.dtype.element_type
 
     def with_memory_config(self, memory_config: MemoryConfig) -> "TensorSpec":
         return dataclasses.replace(self, memory_config=memory_config)

@@ -1,4 +1,4 @@
-"""The .ttx executable format: a size-prefixed FlatBuffer (schema tt_hal/target/ttx/ttx.fbs,
+"""The .ttx executable format: a size-prefixed FlatBuffer (schema tt_hal/target/ttx.fbs,
 file identifier TTX0 at bytes 8..12) holding exports, each a Tensix program.
 `write_executable` and `read_executable` convert between bytes and
 tt_hal.target.program.Export objects; any malformed input is INVALID_ARGUMENT, never a crash.
@@ -14,8 +14,9 @@ from tt_hal.target.isa import WIDTH, Kernel, KernelConfig, MathFidelity, Process
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg
 from hal.status import HalError, StatusCode
-from tt_hal.target.ttx import ttx_generated as fb
+from tt_hal.target import ttx_generated as fb
 
+EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"  # the format name executable caches accept (IREE's hal.executable.format)
 FILE_IDENTIFIER = b"TTX0"
 VERSION = 1
 
