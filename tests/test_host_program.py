@@ -3,18 +3,20 @@
 A hand-written record that uses every step kind, command and binding reads into the
 typed objects and writes back to the same JSON; each damage to it is INVALID_ARGUMENT
 naming the field, on reading, so a damaged module fails when it loads and not in
-the middle of a call.
+the middle of a call. A compiled module round-trips to the same bytes.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import numpy as np
 import pytest
 
 import hal
 from hal.status import StatusCode
+from tt_hal import compiler, runtime
 from tt_hal.runtime.host_program import (
     MODULE_FORMAT,
     MODULE_VERSION,
@@ -33,6 +35,7 @@ from tt_hal.runtime.host_program import (
     SlotRef,
     WaitStep,
 )
+from tt_hal.runtime.module import read_module, write_module
 from tt_hal.target.isa import MathFidelity
 from tt_hal.target.layout import DataFormat
 
@@ -83,6 +86,18 @@ def test_reads_into_typed_objects_and_writes_the_same_json():
     assert barrier == Barrier() and function.commands() == list(function.steps[2].commands)
     assert record.constants[0].data is CONSTANTS[0]
     assert record.to_json() == record_json()
+
+
+def test_compiled_module_round_trips():
+    ttm = compiler.compile_module("""
+        func.func @main(%a: tensor<40x50xf32>, %b: tensor<40x50xf32>) -> (tensor<40x50xf32>, tensor<40x50xf32>) {
+          %s = stablehlo.add %a, %b : tensor<40x50xf32>
+          %e = stablehlo.exponential %s : tensor<40x50xf32>
+          return %e, %a : tensor<40x50xf32>, tensor<40x50xf32>
+        }""")
+    record, executable, source = read_module(ttm)
+    assert write_module(record, executable, source) == ttm
+    assert read(record.to_json(), [c.data for c in record.constants]) == record
 
 
 def damaged(edit) -> dict:
@@ -163,3 +178,14 @@ def test_other_format_or_version():
         with pytest.raises(hal.HalError, match="this hal reads 'tt-hal-module'") as info:
             read({**record_json(), key: value})
         assert info.value.code == StatusCode.INVALID_ARGUMENT
+
+
+def test_load_module_checks_the_record(device):
+    """A record written from typed objects that break a rule fails when loaded."""
+    record = read(record_json())
+    (function,) = record.functions
+    steps = tuple(s for s in function.steps if not isinstance(s, ReturnInputStep))
+    broken = dataclasses.replace(record, functions=(dataclasses.replace(function, steps=steps),))
+    with pytest.raises(ValueError, match=r"functions\[0\].steps: no step writes output 1") as info:
+        runtime.load_module(write_module(broken, b""), device)
+    assert info.value.code == StatusCode.INVALID_ARGUMENT

@@ -120,7 +120,7 @@ def cmd_run(args) -> int:
         raise _Failure(EXIT_USAGE, f"tt-hal: {args.model} carries no MLIR source to check against")
     from tt_hal.compiler import reference, tolerance
     references = reference.run_llvm_cpu(module.source, function.name, arrays)
-    data_format = module.record["data_format"]
+    data_format = module.data_format.name
     print(f"check against iree.runtime llvm-cpu (local-task), {data_format} tolerance "
           f"{tolerance.TOLERANCE[data_format]} (max abs error / max |reference|):")
     print(tolerance.report(outputs, references))
