@@ -49,11 +49,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from tt_hal import compiler
+from hal import HalError, StatusCode
+from tt_hal import compiler, runtime
 from tt_hal.compiler import frontend, tolerance
 from tt_hal.compiler.reference import function_signatures, run_llvm_cpu
-from hal import HalError, StatusCode
-from tt_hal import runtime
 from tt_hal.runtime.host_program import Dispatch
 from tt_hal.runtime.module import read_module
 
@@ -589,7 +588,7 @@ def inputs(name: str) -> tuple[np.ndarray, ...]:
 
 def as_function(name: str, text: str) -> str:
     """`text` with @main renamed @name and its attribute aliases (#map) prefixed by name."""
-    for alias in re.findall(r"^#(\w+)\s*=", text, re.M):
+    for alias in re.findall(r"^#(\w+)\s*=", text, re.MULTILINE):
         text = re.sub(rf"#{alias}\b", f"#{name}_{alias}", text)
     return text.replace("func.func @main(", f"func.func @{name}(")
 

@@ -7,15 +7,15 @@ import os
 
 from iree.compiler import ir
 
+from hal.log import get_logger
+from hal.status import HalError, StatusCode
 from tt_hal.compiler import frontend
 from tt_hal.compiler.host import lower_module
 from tt_hal.compiler.lowering import Options
-from tt_hal.target.isa import MathFidelity
-from tt_hal.target.layout import DataFormat
-from hal.log import get_logger
 from tt_hal.runtime.host_program import ModuleRecord
 from tt_hal.runtime.module import write_module
-from hal.status import HalError, StatusCode
+from tt_hal.target.isa import MathFidelity
+from tt_hal.target.layout import DataFormat
 from tt_hal.target.ttx import write_executable
 
 log = get_logger(__name__)

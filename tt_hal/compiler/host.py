@@ -19,13 +19,21 @@ import re
 import numpy as np
 from iree.compiler import ir
 
-
+from hal.status import HalError, StatusCode
 from tt_hal.compiler.lowering import (
-    DispatchLowering, Integers, Options, Tensor, _children, _shape, build_kernel, canonical, dense_array, location,
+    DispatchLowering,
+    Integers,
+    Options,
+    Tensor,
+    _children,
+    _shape,
+    build_kernel,
+    canonical,
+    dense_array,
+    location,
     unimplemented,
 )
 from tt_hal.runtime import host_program
-from hal.status import HalError, StatusCode
 
 
 class Slot:
@@ -58,7 +66,7 @@ def _buffer_bytes(op) -> bytes:
     if isinstance(attr, ir.DenseElementsAttr):
         return dense_array(op, attr).tobytes()
     text = str(attr)
-    match = re.fullmatch(r"#util\.composite<(\d+)xi8, \[(.*)\]>", text, re.S)
+    match = re.fullmatch(r"#util\.composite<(\d+)xi8, \[(.*)\]>", text, re.DOTALL)
     if not match:
         raise unimplemented(op, f"a constant buffer {text[:60]}...: the bridge reads dense<...> and "
                                 f"#util.composite constants")

@@ -26,15 +26,28 @@ import zlib
 
 import numpy as np
 
-from tt_hal import ops
 from hal.buffer import HalBufferView
 from hal.command_buffer import HalCommandBuffer
+from hal.status import HalError, StatusCode
+from tt_hal import ops
 from tt_hal.runtime.host_program import (
-    AllocaStep, Barrier, Command, ConstantRef, DeallocaStep, ExecuteStep, ExportStep, Function, ImportStep, MaskRef,
-    ModuleRecord, ReturnInputStep, SlotKind, SlotRef, WaitStep,
+    AllocaStep,
+    Barrier,
+    Command,
+    ConstantRef,
+    DeallocaStep,
+    ExecuteStep,
+    ExportStep,
+    Function,
+    ImportStep,
+    MaskRef,
+    ModuleRecord,
+    ReturnInputStep,
+    SlotKind,
+    SlotRef,
+    WaitStep,
 )
 from tt_hal.target.layout import Layout
-from hal.status import HalError, StatusCode
 
 EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"
 WAIT_NS = 600 * 10**9  # a call whose work takes longer has hung
@@ -86,7 +99,7 @@ def _constant_file(index: int) -> str:
     return f"constants/{index}.npy"
 
 
-def load_module(path_or_bytes, device) -> "HalModule":
+def load_module(path_or_bytes, device) -> HalModule:
     """The HalModule of a .ttm file (a path or its bytes) on `device`; its constants are
     uploaded now. NOT_FOUND for a missing file, INVALID_ARGUMENT if it is not a .ttm."""
     record, executable, source = read_module(path_or_bytes)
@@ -110,7 +123,7 @@ class HalModule:
     def __repr__(self) -> str:
         return f"<HalModule functions={list(self.functions)} data_format={self.data_format.name}>"
 
-    def __getitem__(self, name: str) -> "HalModuleFunction":
+    def __getitem__(self, name: str) -> HalModuleFunction:
         try:
             return self.functions[name]
         except KeyError:
@@ -123,7 +136,7 @@ class HalModule:
             return functions[name]
         raise AttributeError(name)
 
-    def lookup_function(self, name: str) -> "HalModuleFunction":
+    def lookup_function(self, name: str) -> HalModuleFunction:
         return self[name]
 
 
@@ -138,7 +151,7 @@ class HalModuleFunction:
         self.outputs = [(t.shape, t.dtype) for t in record.outputs]
 
     def __repr__(self) -> str:
-        sig = lambda xs: ", ".join(f"{d.name}{list(s)}" for s, d in xs)  # noqa: E731
+        sig = lambda xs: ", ".join(f"{d.name}{list(s)}" for s, d in xs)
         return f"<function {self.name}({sig(self.inputs)}) -> ({sig(self.outputs)})>"
 
     def check_arguments(self, arrays) -> list[np.ndarray]:

@@ -13,14 +13,21 @@ import os
 
 import hal
 from hal.driver import DRIVER_NAME
-from tt_hal.target.isa import Processor
-from tt_hal.runtime.host_program import Dispatch, ExecuteStep, ExportStep, Function, ImportStep, TensorType
-from tt_hal.runtime.module import read_module
-from tt_hal.target.program import Export
 from hal.status import HalError, StatusCode
-from tt_hal.target.ttx import FILE_IDENTIFIER, read_executable
-from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, GiB, ArchSpec, get_arch
+from tt_hal.runtime.host_program import (
+    Dispatch,
+    ExecuteStep,
+    ExportStep,
+    Function,
+    ImportStep,
+    TensorType,
+)
+from tt_hal.runtime.module import read_module
 from tt_hal.sim.dispatch import PreparedProgram
+from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, ArchSpec, GiB, get_arch
+from tt_hal.target.isa import Processor
+from tt_hal.target.program import Export
+from tt_hal.target.ttx import FILE_IDENTIFIER, read_executable
 
 _ZIP_MAGIC = b"PK\x03\x04"  # a .ttm is a zip archive (tt_hal/runtime/module.py)
 # What a person sizing a program asks of a chip. A hardware arch (native/device.py)
@@ -285,22 +292,22 @@ def format_info(report: dict, disassemble: bool = False, kernels: bool = True) -
 
 
 def _function_lines(function: dict) -> list[str]:
-    signature = lambda ts: ", ".join(f"{t['dtype']}{t['shape']}" for t in ts)  # noqa: E731
+    signature = lambda ts: ", ".join(f"{t['dtype']}{t['shape']}" for t in ts)
     host = function["host_program"]
     by_export = ", ".join(f"{n} x{count}" if count > 1 else n for n, count in host["dispatches_by_export"].items())
     return [f"function {function['name']}({signature(function['inputs'])}) -> ({signature(function['outputs'])})",
             f"  host program: {sum(host['steps'].values())} steps over {function['device_tensors']} device tensors",
             f"    transfers: {host['host_to_device']} host->device, {host['device_to_host']} device->host",
-            f"    {_count(host['submissions'], 'command-buffer submission')}: "
-            f"{_count(host['dispatches'], 'dispatch')}, {_count(host['barriers'], 'barrier')} "
-            f"(plus the deallocas and barriers of the other steps)",
+            (f"    {_count(host['submissions'], 'command-buffer submission')}: "
+             f"{_count(host['dispatches'], 'dispatch')}, {_count(host['barriers'], 'barrier')} "
+             f"(plus the deallocas and barriers of the other steps)"),
             f"    dispatches: {by_export or 'none'}"]
 
 
 def _export_lines(export: dict, kernels: bool, disassemble: bool) -> list[str]:
     x, y, z = export["workgroup_size"]
-    lines = [f"export {export['ordinal']}: {export['name']} ({_count(export['constant_count'], 'constant')}, "
-             f"{_count(export['binding_count'], 'binding')}, workgroup size {x}x{y}x{z})"]
+    lines = [(f"export {export['ordinal']}: {export['name']} ({_count(export['constant_count'], 'constant')}, "
+              f"{_count(export['binding_count'], 'binding')}, workgroup size {x}x{y}x{z})")]
     l1 = export["l1"]
     rows = [[f"c_{cb['index']}", cb["data_format"], cb["page_size"], cb["num_pages"], cb["total_size"],
              f"{cb['address']:#x}"] for cb in export["circular_buffers"]]
