@@ -49,11 +49,12 @@ import zipfile
 import numpy as np
 import pytest
 
-from tt_hal import compiler
+from hal import HalError, StatusCode
+from tt_hal import compiler, runtime
 from tt_hal.compiler import frontend, tolerance
 from tt_hal.compiler.reference import function_signatures, run_llvm_cpu
-from hal import HalError, StatusCode
-from tt_hal import runtime
+from tt_hal.runtime.host_program import Dispatch
+from tt_hal.runtime.module import read_module
 
 SEED = 1234
 RESHAPE = r"reshape moves data between tiles"  # docs/compiler.md: "Reshapes that move data between tiles"
@@ -587,7 +588,7 @@ def inputs(name: str) -> tuple[np.ndarray, ...]:
 
 def as_function(name: str, text: str) -> str:
     """`text` with @main renamed @name and its attribute aliases (#map) prefixed by name."""
-    for alias in re.findall(r"^#(\w+)\s*=", text, re.M):
+    for alias in re.findall(r"^#(\w+)\s*=", text, re.MULTILINE):
         text = re.sub(rf"#{alias}\b", f"#{name}_{alias}", text)
     return text.replace("func.func @main(", f"func.func @{name}(")
 
@@ -661,13 +662,11 @@ def test_call_sites_share_one_executable(load):
     sources = frontend.compile_to_sources(text)
     assert len(re.findall(r"func\.func @main_dispatch_\w+\(\)", sources)) == 1
     assert "hal.interface.constant.load" in sources
-    record = json.loads(zipfile.ZipFile(io.BytesIO(ttm("four_projections", "bfloat16"))).read("module.json"))
-    (function,) = record["functions"]
-    commands = [c for step in function["steps"] if step["op"] == "execute" for c in step["commands"]
-                if "kernel" in c]
-    matmuls = [c for c in commands if len(c["bindings"]) == 3]
-    assert len(matmuls) == 4 and len({c["kernel"] for c in matmuls}) == 1
-    assert len({c["bindings"][2] for c in matmuls}) == 4
+    record, _, _ = read_module(ttm("four_projections", "bfloat16"))
+    (function,) = record.functions
+    matmuls = [c for c in function.commands() if isinstance(c, Dispatch) and len(c.bindings) == 3]
+    assert len(matmuls) == 4 and len({c.kernel for c in matmuls}) == 1
+    assert len({c.bindings[2] for c in matmuls}) == 4
     outputs = check_case(load, "four_projections", "bfloat16")
     x, *ws = inputs("four_projections")
     for out, w in zip(outputs, ws):  # each result is its own projection, not a neighbour's

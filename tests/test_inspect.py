@@ -19,18 +19,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tt_hal import compiler
 import hal
-from tt_hal.kernels import library
 from hal.backend import hardware_unavailable_reason
+from hal.status import StatusCode
+from tt_hal import compiler
+from tt_hal.kernels import library
+from tt_hal.runtime.host_program import Constant, Dispatch, ExecuteStep
+from tt_hal.runtime.module import read_module, write_module
+from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, get_arch
 from tt_hal.target.isa import MathFidelity, Processor
 from tt_hal.target.layout import DataFormat as DF
-from tt_hal.runtime.module import read_module, write_module
 from tt_hal.target.program import CircularBufferConfig
-from hal.status import StatusCode
 from tt_hal.target.ttx import read_executable, write_executable
-from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, get_arch
-from tt_hal.tools.inspection import describe_file, devices_report, format_devices, format_info
+from tt_hal.tools.inspection import (
+    describe_file,
+    devices_report,
+    format_devices,
+    format_info,
+)
 
 MODEL = Path(__file__).resolve().parents[1] / "examples" / "models" / "mlp.mlir"
 
@@ -234,25 +240,25 @@ def test_format_info_tables_and_disassembly(ttx):
 def test_module_report_summarizes_functions_and_host_program(ttm):
     report = describe_file(ttm)
     assert round_trips(report)
-    record, executable, source = read_module(ttm)
+    record, executable, _ = read_module(ttm)
     assert (report["kind"], report["data_format"], report["math_fidelity"]) == ("module", "bfloat16", "HiFi4")
     assert report["source_lines"] == len(MODEL.read_text().splitlines())
     (function,) = report["functions"]
-    (f,) = record["functions"]
+    (f,) = record.functions
     assert function["name"] == "main"
     assert function["inputs"] == [{"shape": [64, 512], "dtype": "float32"}, {"shape": [512, 512], "dtype": "float32"},
                                   {"shape": [512], "dtype": "float32"}, {"shape": [512, 512], "dtype": "float32"},
                                   {"shape": [512], "dtype": "float32"}]
     assert function["outputs"] == [{"shape": [64, 512], "dtype": "float32"}]
-    commands = [c for step in f["steps"] if step["op"] == "execute" for c in step["commands"]]
-    kernels = [c["kernel"] for c in commands if "kernel" in c]
+    commands = f.commands()
+    kernels = [c.kernel for c in commands if isinstance(c, Dispatch)]
     names = [e.name for e in read_executable(executable)]
     host = function["host_program"]
     assert host["dispatches"] == len(kernels) == 4  # two matmuls, each with its fused bias (+ relu)
     assert host["dispatches_by_export"] == collections.Counter(names[k] for k in kernels)
     assert host["barriers"] == len(commands) - len(kernels)
     assert (host["host_to_device"], host["device_to_host"]) == (5, 1)  # every argument in, the result out
-    assert host["submissions"] == sum(step["op"] == "execute" for step in f["steps"])
+    assert host["submissions"] == sum(isinstance(step, ExecuteStep) for step in f.steps)
     assert report["executable"] == describe_file(executable)["executable"]
     text = format_info(report)
     assert ("function main(float32[64, 512], float32[512, 512], float32[512], float32[512, 512], float32[512]) "
@@ -262,8 +268,8 @@ def test_module_report_summarizes_functions_and_host_program(ttm):
 
 def test_module_constants_are_listed(ttm):
     record, executable, source = read_module(ttm)
-    record["constants"] = [{"shape": [7], "device_shape": [1, 7]}]
-    data = write_module(record, executable, source, {"constants/0.npy": np.zeros(7, np.float32)})
+    record = dataclasses.replace(record, constants=(Constant((7,), (1, 7), np.zeros(7, np.float32)),))
+    data = write_module(record, executable, source)
     report = describe_file(data)
     assert report["constants"] == [{"shape": [7], "device_shape": [1, 7], "dtype": "float32"}]
     assert "0: float32[7] (on device [1, 7])" in format_info(report)
@@ -304,10 +310,22 @@ def test_damaged_module(ttm, ttx):
     invalid(ttm[:-40], "not a tt-hal module (.ttm)")
     record, _, _ = read_module(ttm)
     invalid(write_module(record, ttx[:-8]), "kernels.ttx", "truncated")
-    invalid(write_module({"data_format": "bfloat16", "functions": [{"name": "main"}]}, ttx),
-            "malformed host program", "KeyError")
-    record["functions"][0]["steps"][-1:] = [{"op": "execute", "commands": [{"kernel": 99}]}]
-    invalid(write_module(record, ttx), "malformed host program", "99")  # a dispatch of a missing export
+    invalid(with_module_json(ttm, {"format": "tt-hal-module", "version": 1, "data_format": "bfloat16",
+                                   "functions": [{"name": "main"}], "constants": []}),
+            "malformed host program", "functions[0].inputs: missing")
+    (function,) = record.functions
+    missing_export = ExecuteStep((), 99, (Dispatch(99, (), (), 1),))  # well formed, but kernels.ttx has no export 99
+    function = dataclasses.replace(function, steps=(*function.steps[:-1], missing_export, function.steps[-1]))
+    invalid(write_module(dataclasses.replace(record, functions=(function,)), ttx), "malformed host program", "99")
+
+
+def with_module_json(ttm: bytes, record: dict) -> bytes:
+    """The .ttm with its module.json replaced by `record`."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(ttm)) as source, zipfile.ZipFile(out, "w") as archive:
+        for name in source.namelist():
+            archive.writestr(name, json.dumps(record) if name == "module.json" else source.read(name))
+    return out.getvalue()
 
 
 def test_missing_file_is_not_found(tmp_path):

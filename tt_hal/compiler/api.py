@@ -7,14 +7,15 @@ import os
 
 from iree.compiler import ir
 
+from hal.log import get_logger
+from hal.status import HalError, StatusCode
 from tt_hal.compiler import frontend
 from tt_hal.compiler.host import lower_module
 from tt_hal.compiler.lowering import Options
+from tt_hal.runtime.host_program import ModuleRecord
+from tt_hal.runtime.module import write_module
 from tt_hal.target.isa import MathFidelity
 from tt_hal.target.layout import DataFormat
-from hal.log import get_logger
-from tt_hal.runtime.module import write_module
-from hal.status import HalError, StatusCode
 from tt_hal.target.ttx import write_executable
 
 log = get_logger(__name__)
@@ -43,12 +44,10 @@ def compile_module(source: str | os.PathLike, *, data_format: str = "bfloat16", 
         module = ir.Module.parse(sources)
         frontend.normalize(module)
         functions, exports, constants = lower_module(module, options)
-    arrays = {f"constants/{i}.npy": c.pop("data") for i, c in enumerate(constants)}
     log.info("compiled %s: %d functions, %d kernel exports, %d constants (%s, %s)", name, len(functions),
              len(exports), len(constants), data_format, fidelity.name)
-    record = {"data_format": data_format, "math_fidelity": fidelity.name, "functions": functions,
-              "constants": constants}
-    return write_module(record, write_executable(exports), text, arrays)
+    record = ModuleRecord(options.data_format, fidelity, tuple(functions), tuple(constants))
+    return write_module(record, write_executable(exports), text)
 
 
 def _read(source) -> tuple[str, str]:

@@ -19,24 +19,35 @@ import re
 import numpy as np
 from iree.compiler import ir
 
-
+from hal.status import HalError, StatusCode
 from tt_hal.compiler.lowering import (
-    DispatchLowering, Integers, Options, Tensor, _children, _shape, build_kernel, canonical, dense_array, location,
+    DispatchLowering,
+    Integers,
+    Options,
+    Tensor,
+    _children,
+    _shape,
+    build_kernel,
+    canonical,
+    dense_array,
+    location,
     unimplemented,
 )
-from hal.status import HalError, StatusCode
+from tt_hal.runtime import host_program
 
 
 class Slot:
-    def __init__(self, index: int, shape, kind: str, root=None):
+    """A slot while the schedule is walked: its device shape is known once something writes it."""
+
+    def __init__(self, index: int, shape, kind: host_program.SlotKind, root=None):
         self.index = index
         self.shape = tuple(shape)
         self.device_shape = None  # set by its first writer, or the default for inputs
-        self.kind = kind  # "input", "alloca", "temp"
+        self.kind = kind
         self.root = root
 
-    def record(self) -> dict:
-        return {"shape": list(self.shape), "device_shape": list(self.device_shape), "kind": self.kind}
+    def record(self) -> host_program.Slot:
+        return host_program.Slot(self.shape, tuple(self.device_shape), self.kind)
 
 
 class _Constant:
@@ -55,7 +66,7 @@ def _buffer_bytes(op) -> bytes:
     if isinstance(attr, ir.DenseElementsAttr):
         return dense_array(op, attr).tobytes()
     text = str(attr)
-    match = re.fullmatch(r"#util\.composite<(\d+)xi8, \[(.*)\]>", text, re.S)
+    match = re.fullmatch(r"#util\.composite<(\d+)xi8, \[(.*)\]>", text, re.DOTALL)
     if not match:
         raise unimplemented(op, f"a constant buffer {text[:60]}...: the bridge reads dense<...> and "
                                 f"#util.composite constants")
@@ -72,6 +83,11 @@ def _buffer_bytes(op) -> bytes:
     if len(data) != int(match.group(1)):
         raise HalError(StatusCode.INTERNAL, f"constant buffer of {len(data)} bytes, expected {match.group(1)}")
     return data
+
+
+def _f32(shape) -> host_program.TensorType:
+    """An argument or result: the bridge compiles f32 tensors."""
+    return host_program.TensorType(tuple(shape), np.dtype(np.float32))
 
 
 def _squeezed(shape) -> tuple:
@@ -107,7 +123,7 @@ class ModuleLowering:
         self.dispatches = {}  # (executable, export) -> func.func
         self.kernels: dict[str, tuple[int, tuple]] = {}
         self.globals: dict[str, bytes] = {}  # util.global name -> the bytes its initializer stores
-        self.constants: list[dict] = []  # module constants: shape, device_shape, data (uploaded at load)
+        self.constants: list[host_program.Constant] = []
         self.constant_index: dict = {}
         self.lowered: dict = {}
         self.functions = []
@@ -149,7 +165,7 @@ class ModuleLowering:
         key = (data.shape, tuple(device_shape), data.tobytes())
         if key not in self.constant_index:
             self.constant_index[key] = len(self.constants)
-            self.constants.append({"shape": list(data.shape), "device_shape": list(device_shape), "data": data})
+            self.constants.append(host_program.Constant(data.shape, tuple(device_shape), data))
         return self.constant_index[key]
 
     def kernel(self, key: tuple) -> int:
@@ -170,13 +186,14 @@ class _FunctionLowering:
         self.integers = Integers()
         self.slots: list[Slot] = []
         self.by_key: dict = {}
-        self.steps: list[dict] = []
-        self.inputs: list[dict] = []
-        self.outputs: list[dict] = []
+        self.steps: list[host_program.Step] = []
+        self.slab_steps: dict[int, tuple] = {}  # index in steps of an alloca or dealloca -> its slab's root
+        self.inputs: list[host_program.TensorType] = []
+        self.outputs: list[host_program.TensorType] = []
         self.timepoints = itertools.count()
         self.roots = itertools.count()
 
-    def slot(self, root, offset: int, shape, kind: str) -> Slot:
+    def slot(self, root, offset: int, shape, kind: host_program.SlotKind) -> Slot:
         """The slot of a tensor at `offset` in a slab; tensors of the same size there
         are one tensor seen through a reshape (e.g. (1, 1, 512) as (512,))."""
         key = (root, offset, math.prod(shape))
@@ -185,22 +202,21 @@ class _FunctionLowering:
             self.slots.append(self.by_key[key])
         return self.by_key[key]
 
-    def run(self) -> dict:
+    def run(self) -> host_program.Function:
         block_args = list(self.func.regions[0].blocks[0].arguments)
         self.arguments = {arg: i for i, arg in enumerate(block_args)}
         for op in _children(self.func):
             self.op(op)
-        for step in self.steps:  # allocas and deallocas cover every slot of their slab
-            if "root" in step:
-                root = step.pop("root")
-                step["slots"] = [s.index for s in self.slots if s.root == root]
+        for index, root in self.slab_steps.items():  # allocas and deallocas cover every slot of their slab
+            slots = tuple(s.index for s in self.slots if s.root == root)
+            self.steps[index] = dataclasses.replace(self.steps[index], slots=slots)
         for slot in self.slots:
             if slot.device_shape is None:  # never written by a dispatch
                 raise HalError(StatusCode.UNIMPLEMENTED, f"{self.name}: a result the schedule never writes with a "
                                                          f"dispatch ({slot.shape}); copies and fills of slabs are "
                                                          f"not supported yet")
-        return {"name": self.name, "inputs": self.inputs, "outputs": self.outputs,
-                "slots": [s.record() for s in self.slots], "steps": self.steps}
+        return host_program.Function(self.name, tuple(self.inputs), tuple(self.outputs),
+                                     tuple(s.record() for s in self.slots), tuple(self.steps))
 
     def value(self, v):
         return self.env[v] if v in self.env else self.integers[v]
@@ -218,28 +234,24 @@ class _FunctionLowering:
             shape = [self.value(d) for d in view.shape]
             if "<f32>" not in str(view.element_type.owner):
                 raise unimplemented(op, f"input {index}: the bridge compiles f32 tensors")
-            self.inputs.append({"shape": shape, "dtype": "float32"})
+            self.inputs.append(_f32(shape))
         elif name == "hal.buffer_view.dim":
             raise unimplemented(op, "a dynamic dimension: the bridge compiles static shapes")
         elif name == "stream.tensor.import":
             index = self.arguments[operands[0]]
             shape = _shape(op.attributes["result_encoding"].value)
             root = ("input", index)
-            slot = self.slot(root, 0, shape, "input")
+            slot = self.slot(root, 0, shape, host_program.SlotKind.input)
             slot.device_shape = Tensor(shape).device_shape
-            self.steps.append({"op": "import", "input": index, "slot": slot.index})
+            self.steps.append(host_program.ImportStep(index, slot.index))
             self.env[op.results[0]] = (root, 0)
         elif name == "stream.resource.alloca":
             root = ("alloca", next(self.roots))
             self.env[op.results[0]] = (root, 0)
-            signal = next(self.timepoints)
-            self.env[op.results[1]] = [signal]
-            self.steps.append({"op": "alloca", "root": root, "wait": self.waits(op), "signal": signal})
+            self.slab_step(host_program.AllocaStep, root, op, op.results[1])
         elif name == "stream.resource.dealloca":
             root, _ = self.value(operands[0])
-            signal = next(self.timepoints)
-            self.env[op.results[0]] = [signal]
-            self.steps.append({"op": "dealloca", "root": root, "wait": self.waits(op), "signal": signal})
+            self.slab_step(host_program.DeallocaStep, root, op, op.results[0])
         elif name == "stream.timepoint.join":
             self.env[op.results[0]] = sorted({t for v in operands for t in self.value(v)})
         elif name == "stream.timepoint.immediate":
@@ -248,7 +260,7 @@ class _FunctionLowering:
             resources = [v for v in operands if not str(v.type).startswith("!stream.timepoint")]
             for result, resource in zip(op.results, resources):
                 self.env[result] = self.value(resource)
-            self.steps.append({"op": "wait", "wait": self.waits(op)})
+            self.steps.append(host_program.WaitStep(self.waits(op)))
         elif name == "util.global.load":
             global_name = op.attributes["global"].value
             if global_name not in self.module.globals:
@@ -269,25 +281,33 @@ class _FunctionLowering:
         elif name == "util.return":
             for index, v in enumerate(operands):
                 if v in self.arguments:  # an argument returned as it is
-                    shape, dtype = self.inputs[self.arguments[v]]["shape"], "float32"
-                    self.outputs.append({"shape": list(shape), "dtype": dtype})
-                    self.steps.append({"op": "return_input", "output": index, "input": self.arguments[v]})
+                    self.outputs.append(self.inputs[self.arguments[v]])
+                    self.steps.append(host_program.ReturnInputStep(index, self.arguments[v]))
                     continue
                 slot, shape = self.value(v)
-                self.outputs.append({"shape": list(shape), "dtype": "float32"})
-                self.steps.append({"op": "export", "output": index, "slot": slot.index})
+                self.outputs.append(_f32(shape))
+                self.steps.append(host_program.ExportStep(index, slot.index))
         else:
             raise unimplemented(op, f"{name} in the host schedule is not supported yet")
 
-    def waits(self, op) -> list[int]:
-        return sorted({t for v in op.operands if str(v.type).startswith("!stream.timepoint") for t in self.value(v)})
+    def waits(self, op) -> tuple[int, ...]:
+        return tuple(sorted({t for v in op.operands if str(v.type).startswith("!stream.timepoint")
+                             for t in self.value(v)}))
+
+    def slab_step(self, step_type, root, op, timepoint) -> None:
+        """An alloca or dealloca of the slab `root`, signalling `timepoint`; which slots
+        the slab holds is known once the whole function is walked (run)."""
+        signal = next(self.timepoints)
+        self.env[timepoint] = [signal]
+        self.slab_steps[len(self.steps)] = root
+        self.steps.append(step_type(self.waits(op), signal, ()))
 
     def execute(self, op) -> None:
         view = op.opview
         block = op.regions[0].blocks[0]
         for outer, inner in zip(view.resource_operands, block.arguments):
             self.env[inner] = self.value(outer)
-        commands: list[dict] = []
+        commands: list[host_program.Command] = []
         for child in block.operations:
             child = child.operation
             if child.name == "stream.cmd.concurrent":
@@ -299,12 +319,12 @@ class _FunctionLowering:
             # One launch of each dispatch per stage; a barrier between stages.
             for stage in itertools.zip_longest(*groups):
                 commands.extend(c for c in stage if c is not None)
-                commands.append({"barrier": True})
+                commands.append(host_program.Barrier())
         signal = next(self.timepoints)
         self.env[op.results[0]] = [signal]
-        self.steps.append({"op": "execute", "wait": self.waits(op), "signal": signal, "commands": commands})
+        self.steps.append(host_program.ExecuteStep(self.waits(op), signal, tuple(commands)))
 
-    def dispatch(self, op) -> list[dict]:
+    def dispatch(self, op) -> list[host_program.Dispatch]:
         if op.name != "stream.cmd.dispatch":
             raise unimplemented(op, f"{op.name} in a stream.cmd.execute is not supported yet (IREE makes copies and "
                                     f"fills of slices, concatenations and splats)")
@@ -329,7 +349,7 @@ class _FunctionLowering:
                         _Constant(self.module.constant(data.reshape(shape), device_shape), shape, device_shape),
                         shape)
                     continue
-                kind = "input" if root[0] == "input" else "alloca"
+                kind = host_program.SlotKind.input if root[0] == "input" else host_program.SlotKind.alloca
                 slots[(binding, sub_offset)] = (self.slot(root, offset, shape, kind), shape)
             bound = {key: _bound(op, s, shape) for key, (s, shape) in slots.items() if s.device_shape is not None}
             cache_key = (exe, export, constants, tuple(sorted(bound.items())))
@@ -346,26 +366,29 @@ class _FunctionLowering:
                 slots[binding].device_shape = device_shape
         temps = {}
         for temp in lowering.temps:
-            slot = Slot(len(self.slots), temp.shape, "temp")
+            slot = Slot(len(self.slots), temp.shape, host_program.SlotKind.temp)
             slot.device_shape = temp.device_shape
             self.slots.append(slot)
             temps[temp.ref[1]] = slot
 
-        def ref(operand):
+        def ref(operand) -> host_program.Binding:
             if isinstance(operand, tuple):  # ("mask", valid, axis): a mask tile of the device
-                return list(operand)
+                _, valid, axis = operand
+                return host_program.MaskRef(valid, axis)
             kind, index = operand.ref
             if kind == "constant":  # a tensor constant of the dispatch
-                return ["constant", self.module.constant(index, operand.device_shape)]
+                return host_program.ConstantRef(self.module.constant(index, operand.device_shape))
             slot = (slots if kind == "binding" else temps)[index]
-            return ["constant", slot.constant] if isinstance(slot, _Constant) else slot.index
+            if isinstance(slot, _Constant):
+                return host_program.ConstantRef(slot.constant)
+            return host_program.SlotRef(slot.index)
 
-        return [{"kernel": self.module.kernel(launch.kernel), "constants": [int(c) for c in launch.constants],
-                 "bindings": [ref(o) for o in launch.operands], "tiles": launch.tiles}
+        return [host_program.Dispatch(self.module.kernel(launch.kernel), tuple(int(c) for c in launch.constants),
+                                      tuple(ref(o) for o in launch.operands), launch.tiles)
                 for launch in lowering.launches]
 
 
-def lower_module(module, options: Options) -> tuple[list[dict], list, list[dict]]:
+def lower_module(module, options: Options) -> tuple[list[host_program.Function], list, list[host_program.Constant]]:
     """(functions, exports, constants): the host program of every public function,
     the library exports their launches index, and the module constants."""
     lowering = ModuleLowering(module, options)

@@ -8,8 +8,9 @@ numpy arrays of the function's tensor types:
     y = module.main(x, w1, b1, w2, b2)           # one result: an array; several: a tuple
 
 The file is a zip archive (as IREE's .vmfb is zip-readable): `module.json` holds
-the host program, `kernels.ttx` the executable, `source.mlir` the program it was
-compiled from. The host program is IREE's schedule: imports (row-major f32 ->
+the host program (tt_hal/runtime/host_program.py), `kernels.ttx` the executable,
+`source.mlir` the program it was compiled from, `constants/N.npy` the values of the
+module constants. The host program is IREE's schedule: imports (row-major f32 ->
 tiles in the module's data format), allocas, command buffers of dispatches and
 barriers submitted with queue_execute on semaphores, deallocas, waits and exports
 (tiles -> row-major f32).
@@ -25,28 +26,42 @@ import zlib
 
 import numpy as np
 
-from tt_hal import ops
 from hal.buffer import HalBufferView
 from hal.command_buffer import HalCommandBuffer
-from tt_hal.target.layout import DataFormat, Layout
 from hal.status import HalError, StatusCode
+from tt_hal import ops
+from tt_hal.runtime.host_program import (
+    AllocaStep,
+    Barrier,
+    Command,
+    ConstantRef,
+    DeallocaStep,
+    ExecuteStep,
+    ExportStep,
+    Function,
+    ImportStep,
+    MaskRef,
+    ModuleRecord,
+    ReturnInputStep,
+    SlotKind,
+    SlotRef,
+    WaitStep,
+)
+from tt_hal.target.layout import Layout
 
-MODULE_FORMAT = "tt-hal-module"
-MODULE_VERSION = 1
 EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"
 WAIT_NS = 600 * 10**9  # a call whose work takes longer has hung
 
 
-def write_module(record: dict, executable: bytes, source: str | None = None, arrays=None) -> bytes:
-    """The .ttm bytes of a host-program `record` (see tt_hal/compiler/host.py), its .ttx
-    and its constants ({"constants/N.npy": array}, as record["constants"] names)."""
-    record = {"format": MODULE_FORMAT, "version": MODULE_VERSION, **record}
-    files = [("module.json", json.dumps(record, indent=1).encode()), ("kernels.ttx", executable),
+def write_module(record: ModuleRecord, executable: bytes, source: str | None = None) -> bytes:
+    """The .ttm bytes of a module's record (with its constants' values), its .ttx and
+    the MLIR it was compiled from."""
+    files = [("module.json", json.dumps(record.to_json(), indent=1).encode()), ("kernels.ttx", executable),
              ("source.mlir", source.encode() if source is not None else None)]
-    for name, array in (arrays or {}).items():
+    for i, constant in enumerate(record.constants):
         npy = io.BytesIO()
-        np.save(npy, array, allow_pickle=False)
-        files.append((name, npy.getvalue()))
+        np.save(npy, constant.data, allow_pickle=False)
+        files.append((_constant_file(i), npy.getvalue()))
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in files:
@@ -56,9 +71,9 @@ def write_module(record: dict, executable: bytes, source: str | None = None, arr
     return out.getvalue()
 
 
-def read_module(path_or_bytes) -> tuple[dict, bytes, str | None]:
-    """(record, .ttx bytes, source or None) of a .ttm file, with each of
-    record["constants"] holding its "data" array; INVALID_ARGUMENT if it is not one."""
+def read_module(path_or_bytes) -> tuple[ModuleRecord, bytes, str | None]:
+    """(record, .ttx bytes, source or None) of a .ttm file; INVALID_ARGUMENT if it is
+    not one, or its record is malformed."""
     data = path_or_bytes
     if isinstance(path_or_bytes, (str, os.PathLike)):
         try:
@@ -68,23 +83,23 @@ def read_module(path_or_bytes) -> tuple[dict, bytes, str | None]:
             raise HalError(StatusCode.NOT_FOUND, f"no module file {os.fspath(path_or_bytes)!r}") from None
     try:
         with zipfile.ZipFile(io.BytesIO(bytes(data))) as archive:
-            record = json.loads(archive.read("module.json"))
-            if not isinstance(record, dict):
-                raise ValueError("module.json is not an object")
             executable = archive.read("kernels.ttx")
             source = archive.read("source.mlir").decode() if "source.mlir" in archive.namelist() else None
-            for i, constant in enumerate(record.get("constants", [])):
-                constant["data"] = np.load(io.BytesIO(archive.read(f"constants/{i}.npy")), allow_pickle=False)
+            record = ModuleRecord.from_json(
+                json.loads(archive.read("module.json")),
+                lambda i: np.load(io.BytesIO(archive.read(_constant_file(i))), allow_pickle=False))
+    except HalError:  # a malformed record, which says what is wrong (and is a ValueError too)
+        raise
     except (zipfile.BadZipFile, KeyError, ValueError, TypeError, zlib.error, NotImplementedError) as e:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"not a tt-hal module (.ttm), or a damaged one: {e}") from None
-    if record.get("format") != MODULE_FORMAT or record.get("version") != MODULE_VERSION:
-        raise HalError(StatusCode.INVALID_ARGUMENT, f"module format {record.get('format')!r} version "
-                                                    f"{record.get('version')!r}; this hal reads {MODULE_FORMAT!r} "
-                                                    f"version {MODULE_VERSION}")
     return record, executable, source
 
 
-def load_module(path_or_bytes, device) -> "HalModule":
+def _constant_file(index: int) -> str:
+    return f"constants/{index}.npy"
+
+
+def load_module(path_or_bytes, device) -> HalModule:
     """The HalModule of a .ttm file (a path or its bytes) on `device`; its constants are
     uploaded now. NOT_FOUND for a missing file, INVALID_ARGUMENT if it is not a .ttm."""
     record, executable, source = read_module(path_or_bytes)
@@ -94,21 +109,21 @@ def load_module(path_or_bytes, device) -> "HalModule":
 class HalModule:
     """A loaded module: its functions by name (`module.main`, `module["main"]`)."""
 
-    def __init__(self, device, record: dict, executable: bytes, source: str | None = None):
+    def __init__(self, device, record: ModuleRecord, executable: bytes, source: str | None = None):
         self.device = device
         self.record = record
         self.source = source
-        self.data_format = DataFormat.parse(record["data_format"])
+        self.data_format = record.data_format
         self.executable = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, executable)
-        self.functions = {f["name"]: HalModuleFunction(self, f) for f in record["functions"]}
+        self.functions = {f.name: HalModuleFunction(self, f) for f in record.functions}
         # Constant weights are uploaded once and live as long as the module.
-        self.constants = [device.to_device(c["data"].reshape(c["device_shape"]), self.data_format, Layout.TILE)
-                          for c in record.get("constants", [])]
+        self.constants = [device.to_device(c.data.reshape(c.device_shape), self.data_format, Layout.TILE)
+                          for c in record.constants]
 
     def __repr__(self) -> str:
         return f"<HalModule functions={list(self.functions)} data_format={self.data_format.name}>"
 
-    def __getitem__(self, name: str) -> "HalModuleFunction":
+    def __getitem__(self, name: str) -> HalModuleFunction:
         try:
             return self.functions[name]
         except KeyError:
@@ -121,22 +136,22 @@ class HalModule:
             return functions[name]
         raise AttributeError(name)
 
-    def lookup_function(self, name: str) -> "HalModuleFunction":
+    def lookup_function(self, name: str) -> HalModuleFunction:
         return self[name]
 
 
 class HalModuleFunction:
     """One function of a module. `inputs` / `outputs`: [(shape, numpy dtype)]."""
 
-    def __init__(self, module: HalModule, record: dict):
+    def __init__(self, module: HalModule, record: Function):
         self.module = module
-        self.name = record["name"]
+        self.name = record.name
         self.record = record
-        self.inputs = [(tuple(i["shape"]), np.dtype(i["dtype"])) for i in record["inputs"]]
-        self.outputs = [(tuple(o["shape"]), np.dtype(o["dtype"])) for o in record["outputs"]]
+        self.inputs = [(t.shape, t.dtype) for t in record.inputs]
+        self.outputs = [(t.shape, t.dtype) for t in record.outputs]
 
     def __repr__(self) -> str:
-        sig = lambda xs: ", ".join(f"{d.name}{list(s)}" for s, d in xs)  # noqa: E731
+        sig = lambda xs: ", ".join(f"{d.name}{list(s)}" for s, d in xs)
         return f"<function {self.name}({sig(self.inputs)}) -> ({sig(self.outputs)})>"
 
     def check_arguments(self, arrays) -> list[np.ndarray]:
@@ -163,52 +178,48 @@ class HalModuleFunction:
         and signalling the semaphores of its timepoints."""
         device, module = self.module.device, self.module
         fmt = module.data_format
-        slots = self.record["slots"]
+        slots = self.record.slots
         views: list[HalBufferView | None] = [None] * len(slots)
         semaphores: dict[int, object] = {}
         outputs: list = [None] * len(self.outputs)
 
         def allocate(index):
-            slot = slots[index]
-            views[index] = device.allocator.allocate_tensor(tuple(slot["device_shape"]), fmt, Layout.TILE)
+            views[index] = device.allocator.allocate_tensor(slots[index].device_shape, fmt, Layout.TILE)
 
         def waits(step):
-            return [(semaphores[t], 1) for t in step.get("wait", ())]
+            return [(semaphores[t], 1) for t in step.wait]
 
         def signal(step):
-            semaphores[step["signal"]] = device.create_semaphore(0)
-            return [(semaphores[step["signal"]], 1)]
+            semaphores[step.signal] = device.create_semaphore(0)
+            return [(semaphores[step.signal], 1)]
 
         try:
             for index, slot in enumerate(slots):
-                if slot["kind"] == "temp":
+                if slot.kind is SlotKind.temp:
                     allocate(index)
-            for step in self.record["steps"]:
-                op = step["op"]
-                if op == "import":
-                    slot = slots[step["slot"]]
-                    array = arrays[step["input"]].reshape(slot["device_shape"])
-                    views[step["slot"]] = device.to_device(array, fmt, Layout.TILE)
-                elif op == "alloca":
-                    for index in step["slots"]:
-                        allocate(index)
-                    semaphores[step["signal"]] = device.create_semaphore(1)  # allocated now, on the host
-                elif op == "execute":
-                    device.queue_execute(self._command_buffer(step["commands"], views), waits(step), signal(step))
-                elif op == "dealloca":
-                    for index in step["slots"]:
-                        device.queue_dealloca(views[index].get_buffer(), waits(step), [])
-                        views[index] = None
-                    device.queue_barrier(waits(step), signal(step))
-                elif op == "wait":
-                    _wait(device, waits(step), self.name)
-                elif op == "return_input":
-                    outputs[step["output"]] = arrays[step["input"]].copy()
-                elif op == "export":
-                    shape = self.outputs[step["output"]][0]
-                    outputs[step["output"]] = views[step["slot"]].to_host(np.float32).reshape(shape)
-                else:
-                    raise HalError(StatusCode.INVALID_ARGUMENT, f"unknown host program step {op!r}")
+            for step in self.record.steps:
+                match step:
+                    case ImportStep():
+                        array = arrays[step.input].reshape(slots[step.slot].device_shape)
+                        views[step.slot] = device.to_device(array, fmt, Layout.TILE)
+                    case AllocaStep():
+                        for index in step.slots:
+                            allocate(index)
+                        semaphores[step.signal] = device.create_semaphore(1)  # allocated now, on the host
+                    case ExecuteStep():
+                        device.queue_execute(self._command_buffer(step.commands, views), waits(step), signal(step))
+                    case DeallocaStep():
+                        for index in step.slots:
+                            device.queue_dealloca(views[index].get_buffer(), waits(step), [])
+                            views[index] = None
+                        device.queue_barrier(waits(step), signal(step))
+                    case WaitStep():
+                        _wait(device, waits(step), self.name)
+                    case ReturnInputStep():
+                        outputs[step.output] = arrays[step.input].copy()
+                    case ExportStep():
+                        shape = self.outputs[step.output][0]
+                        outputs[step.output] = views[step.slot].to_host(np.float32).reshape(shape)
         finally:
             # Nothing may be freed while a submission still uses it.
             _wait(device, [(s, 1) for s in semaphores.values()], self.name, raise_failure=False)
@@ -217,25 +228,26 @@ class HalModuleFunction:
                     view.get_buffer().release()
         return outputs
 
-    def _command_buffer(self, commands, views) -> HalCommandBuffer:
+    def _command_buffer(self, commands: tuple[Command, ...], views) -> HalCommandBuffer:
         device = self.module.device
         command_buffer = HalCommandBuffer(device)
         for command in commands:
-            if "barrier" in command:
+            if isinstance(command, Barrier):
                 command_buffer.execution_barrier()
                 continue
             buffers = []
-            for ref in command["bindings"]:
-                if isinstance(ref, int):
-                    view = views[ref]
-                elif ref[0] == "constant":
-                    view = self.module.constants[ref[1]]
-                else:  # ["mask", valid, axis]: the mask tiles the library's kernels bind
-                    view = ops.mask_tile(device, ref[1], ref[2])
+            for ref in command.bindings:
+                match ref:
+                    case SlotRef():
+                        view = views[ref.slot]
+                    case ConstantRef():
+                        view = self.module.constants[ref.constant]
+                    case MaskRef():  # the mask tiles the library's kernels bind
+                        view = ops.mask_tile(device, ref.valid, ref.axis)
                 buffers.append(view.get_buffer())
-            workgroups = max(1, min(command["tiles"], device.arch.worker_cores))
-            command_buffer.dispatch(self.module.executable, command["kernel"], (workgroups, 1, 1),
-                                    np.array(command["constants"], np.uint32).tobytes(), buffers)
+            workgroups = max(1, min(command.tiles, device.arch.worker_cores))
+            command_buffer.dispatch(self.module.executable, command.kernel, (workgroups, 1, 1),
+                                    np.array(command.constants, np.uint32).tobytes(), buffers)
         command_buffer.end()
         return command_buffer
 

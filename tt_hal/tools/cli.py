@@ -36,8 +36,8 @@ class _Failure(Exception):
 
 
 def _compile(source: str, args) -> bytes:
-    from tt_hal import compiler
     from hal.status import HalError
+    from tt_hal import compiler
     try:
         return compiler.compile_module(source, data_format=args.data_format, math_fidelity=args.math_fidelity)
     except HalError as e:
@@ -75,8 +75,8 @@ def _inputs(function, args) -> list[np.ndarray]:
 def _load(args):
     """(module, function, checked input arrays) for `run` and `trace`."""
     import hal
-    from tt_hal.runtime.module import HalModule, read_module
     from hal.status import HalError
+    from tt_hal.runtime.module import HalModule, read_module
 
     data = _compile(args.model, args) if args.model.endswith(".mlir") else args.model
     try:
@@ -88,7 +88,7 @@ def _load(args):
         module = HalModule(device, record, executable, source)
     except HalError as e:
         raise _Failure(EXIT_RUN, f"tt-hal: cannot load {args.model}: {e}") from None
-    name = args.function or (list(module.functions)[0] if len(module.functions) == 1 else "main")
+    name = args.function or (next(iter(module.functions)) if len(module.functions) == 1 else "main")
     try:
         function = module[name]
         arrays = function.check_arguments(_inputs(function, args))
@@ -120,7 +120,7 @@ def cmd_run(args) -> int:
         raise _Failure(EXIT_USAGE, f"tt-hal: {args.model} carries no MLIR source to check against")
     from tt_hal.compiler import reference, tolerance
     references = reference.run_llvm_cpu(module.source, function.name, arrays)
-    data_format = module.record["data_format"]
+    data_format = module.data_format.name
     print(f"check against iree.runtime llvm-cpu (local-task), {data_format} tolerance "
           f"{tolerance.TOLERANCE[data_format]} (max abs error / max |reference|):")
     print(tolerance.report(outputs, references))
@@ -175,7 +175,7 @@ def cmd_trace(args) -> int:
         except SystemExit as e:
             if e.code not in (None, 0):
                 raise _Failure(EXIT_RUN, f"tt-hal: {args.model} exited with {e.code}") from None
-        except Exception:  # the script failed: its traceback, then the run's exit code
+        except Exception:  # noqa: BLE001 - whatever the script raised: its traceback, then the run's exit code
             traceback.print_exc()
             raise _Failure(EXIT_RUN, f"tt-hal: {args.model} raised; the traces of its devices are written") from None
         finally:
@@ -230,8 +230,8 @@ def _trace_summary(trace: dict, path: str) -> str:
             total = commands.setdefault(e["name"], [0, 0.0])
             total[0] += 1
             total[1] += e["dur"]
-    lines = [f"wrote {path}: {len(events)} events ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}), "
-             f"{len(cores)} cores used; open it in https://ui.perfetto.dev or chrome://tracing"]
+    lines = [(f"wrote {path}: {len(events)} events ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}), "
+              f"{len(cores)} cores used; open it in https://ui.perfetto.dev or chrome://tracing")]
     if commands:
         lines.append("queue commands by total time (host time of the simulator, not chip time):")
         for name, (count, micros) in sorted(commands.items(), key=lambda kv: -kv[1][1])[:10]:

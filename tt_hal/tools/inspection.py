@@ -13,13 +13,21 @@ import os
 
 import hal
 from hal.driver import DRIVER_NAME
-from tt_hal.target.isa import Processor
-from tt_hal.runtime.module import read_module
-from tt_hal.target.program import Export
 from hal.status import HalError, StatusCode
-from tt_hal.target.ttx import FILE_IDENTIFIER, read_executable
-from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, GiB, ArchSpec, get_arch
+from tt_hal.runtime.host_program import (
+    Dispatch,
+    ExecuteStep,
+    ExportStep,
+    Function,
+    ImportStep,
+    TensorType,
+)
+from tt_hal.runtime.module import read_module
 from tt_hal.sim.dispatch import PreparedProgram
+from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, ArchSpec, GiB, get_arch
+from tt_hal.target.isa import Processor
+from tt_hal.target.program import Export
+from tt_hal.target.ttx import FILE_IDENTIFIER, read_executable
 
 _ZIP_MAGIC = b"PK\x03\x04"  # a .ttm is a zip archive (tt_hal/runtime/module.py)
 # What a person sizing a program asks of a chip. A hardware arch (native/device.py)
@@ -186,37 +194,36 @@ def _describe_module(data: bytes, spec: ArchSpec, name: str) -> dict:
     except HalError as error:
         raise _named(name, error) from None
     described = _describe_executable(executable, spec, f"{name}: kernels.ttx")
-    exports = {ordinal: e["name"] for ordinal, e in enumerate(described["exports"])}
-    try:
-        functions = [_describe_function(f, exports) for f in record["functions"]]
-        constants = [{"shape": list(c["shape"]), "device_shape": list(c["device_shape"]),
-                      "dtype": c["data"].dtype.name} for c in record.get("constants", [])]
-        data_format, math_fidelity = record["data_format"], record.get("math_fidelity")
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise HalError(StatusCode.INVALID_ARGUMENT, f"{name}: malformed host program in module.json "
-                                                    f"({type(error).__name__}: {error})") from None
-    return {"data_format": data_format, "math_fidelity": math_fidelity, "functions": functions,
-            "constants": constants, "source_lines": None if source is None else len(source.splitlines()),
-            "executable": described}
+    exports = [e["name"] for e in described["exports"]]
+    constants = [{"shape": list(c.shape), "device_shape": list(c.device_shape), "dtype": c.data.dtype.name}
+                 for c in record.constants]
+    return {"data_format": record.data_format.name, "math_fidelity": record.math_fidelity.name,
+            "functions": [_describe_function(f, exports, name) for f in record.functions], "constants": constants,
+            "source_lines": None if source is None else len(source.splitlines()), "executable": described}
 
 
-def _describe_function(function: dict, exports: dict[int, str]) -> dict:
-    """A function's signature and a summary of its host program (tt_hal/runtime/module.py's steps:
-    import and export are the host<->device transfers, execute submits command
+def _describe_function(function: Function, exports: list[str], name: str) -> dict:
+    """A function's signature and a summary of its host program (tt_hal/runtime/host_program.py's
+    steps: import and export are the host<->device transfers, execute submits command
     buffers whose commands are dispatches of an export or barriers)."""
-    steps = collections.Counter(step["op"] for step in function["steps"])
-    commands = [c for step in function["steps"] if step["op"] == "execute" for c in step["commands"]]
-    dispatches = [exports[c["kernel"]] for c in commands if "barrier" not in c]
-    return {"name": function["name"], "inputs": [_tensor(t) for t in function["inputs"]],
-            "outputs": [_tensor(t) for t in function["outputs"]], "device_tensors": len(function["slots"]),
-            "host_program": {"steps": dict(steps), "host_to_device": steps["import"],
-                             "device_to_host": steps["export"], "submissions": steps["execute"],
+    steps = collections.Counter(type(step) for step in function.steps)
+    commands = function.commands()
+    dispatches = [c.kernel for c in commands if isinstance(c, Dispatch)]
+    missing = [k for k in dispatches if k >= len(exports)]
+    if missing:  # the record alone cannot tell: it does not know the executable
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"{name}: malformed host program in module.json: function "
+                                                    f"{function.name} dispatches kernel {missing[0]}; kernels.ttx "
+                                                    f"has {len(exports)} exports")
+    return {"name": function.name, "inputs": [_tensor(t) for t in function.inputs],
+            "outputs": [_tensor(t) for t in function.outputs], "device_tensors": len(function.slots),
+            "host_program": {"steps": {kind.op: n for kind, n in steps.items()}, "host_to_device": steps[ImportStep],
+                             "device_to_host": steps[ExportStep], "submissions": steps[ExecuteStep],
                              "dispatches": len(dispatches), "barriers": len(commands) - len(dispatches),
-                             "dispatches_by_export": dict(collections.Counter(dispatches))}}
+                             "dispatches_by_export": dict(collections.Counter(exports[k] for k in dispatches))}}
 
 
-def _tensor(t: dict) -> dict:
-    return {"shape": [int(d) for d in t["shape"]], "dtype": str(t["dtype"])}
+def _tensor(t: TensorType) -> dict:
+    return {"shape": list(t.shape), "dtype": t.dtype.name}
 
 
 def _describe_executable(data: bytes, spec: ArchSpec, name: str) -> dict:
@@ -285,22 +292,22 @@ def format_info(report: dict, disassemble: bool = False, kernels: bool = True) -
 
 
 def _function_lines(function: dict) -> list[str]:
-    signature = lambda ts: ", ".join(f"{t['dtype']}{t['shape']}" for t in ts)  # noqa: E731
+    signature = lambda ts: ", ".join(f"{t['dtype']}{t['shape']}" for t in ts)
     host = function["host_program"]
     by_export = ", ".join(f"{n} x{count}" if count > 1 else n for n, count in host["dispatches_by_export"].items())
     return [f"function {function['name']}({signature(function['inputs'])}) -> ({signature(function['outputs'])})",
             f"  host program: {sum(host['steps'].values())} steps over {function['device_tensors']} device tensors",
             f"    transfers: {host['host_to_device']} host->device, {host['device_to_host']} device->host",
-            f"    {_count(host['submissions'], 'command-buffer submission')}: "
-            f"{_count(host['dispatches'], 'dispatch')}, {_count(host['barriers'], 'barrier')} "
-            f"(plus the deallocas and barriers of the other steps)",
+            (f"    {_count(host['submissions'], 'command-buffer submission')}: "
+             f"{_count(host['dispatches'], 'dispatch')}, {_count(host['barriers'], 'barrier')} "
+             f"(plus the deallocas and barriers of the other steps)"),
             f"    dispatches: {by_export or 'none'}"]
 
 
 def _export_lines(export: dict, kernels: bool, disassemble: bool) -> list[str]:
     x, y, z = export["workgroup_size"]
-    lines = [f"export {export['ordinal']}: {export['name']} ({_count(export['constant_count'], 'constant')}, "
-             f"{_count(export['binding_count'], 'binding')}, workgroup size {x}x{y}x{z})"]
+    lines = [(f"export {export['ordinal']}: {export['name']} ({_count(export['constant_count'], 'constant')}, "
+              f"{_count(export['binding_count'], 'binding')}, workgroup size {x}x{y}x{z})")]
     l1 = export["l1"]
     rows = [[f"c_{cb['index']}", cb["data_format"], cb["page_size"], cb["num_pages"], cb["total_size"],
              f"{cb['address']:#x}"] for cb in export["circular_buffers"]]
