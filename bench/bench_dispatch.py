@@ -38,7 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import hal  # noqa: E402
-from tt_hal.kernels import library  # noqa: E402
+from tt_hal.kernels import eltwise  # noqa: E402
 from tt_hal.target.ttx import write_executable  # noqa: E402
 from tt_hal import ops
 from report import Row  # noqa: E402  (bench/report.py)
@@ -104,7 +104,7 @@ def dispatches(device, count: int):
     outs = [device.allocator.allocate_tensor((32, 32), "bfloat16", "tile", DRAM) for _ in range(count)]
     bf16 = hal.DataFormat.bfloat16
     executable = device.create_executable_cache().prepare_executable(
-        "tenstorrent-ttx-fb", write_executable([library.eltwise_binary("add", bf16, bf16, bf16)]))
+        "tenstorrent-ttx-fb", write_executable([eltwise.eltwise_binary("add", bf16, bf16, bf16)]))
     constants = np.array([1, 1], np.uint32).tobytes()  # output tiles, tiles per row
 
     def record():

@@ -1,4 +1,4 @@
-"""tt_hal.kernels.library.eltwise_fused: straight-line SFPU code over (broadcast) input tiles.
+"""tt_hal.kernels.fused.eltwise_fused: straight-line SFPU code over (broadcast) input tiles.
 
 The device result is compared with a numpy *twin* of the program, written from the
 stated numerics (docs/tensix.md "Numerics", sim/tensix.py) rather than from the
@@ -70,11 +70,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tt_hal.kernels import library
+from tt_hal.kernels import fused
 from tt_hal import ops
 from tt_hal.target.isa import Broadcast, KernelConfig, SfpuOp
 from tt_hal.target.layout import DataFormat
-from tt_hal.kernels.library import MAX_FUSED_INPUTS, FusedInput
+from tt_hal.kernels.fused import MAX_FUSED_INPUTS, FusedInput
 from hal.status import HalError, StatusCode
 from tt_hal.sim import tensix
 from tests import reference as ref
@@ -259,7 +259,7 @@ def run_fused(device, inputs, arrays, code, out_shape, out_fmt=BF16, mask_column
     inputs, code = tuple(inputs), tuple(code)
     # repr: 0.0 == -0.0 as dict keys, but they are different programs
     key = ("test_eltwise_fused", repr(inputs), repr(code), out_fmt, mask_columns, mask_rows, fp32)
-    executable = ops._executable(device, key, lambda: library.eltwise_fused(
+    executable = ops._executable(device, key, lambda: fused.eltwise_fused(
         "fused", inputs, code, FORMATS[out_fmt], mask_columns, mask_rows, fp32))
     pads = pads or [0.0] * len(inputs)
     views = [device.to_device(np.asarray(a, np.float32), source.data_format, "tile", pad_value=pad)
@@ -537,8 +537,8 @@ def check_case(device, case, transcendental):
     capacity = KernelConfig(fp32_dest_acc_en=fp32).dst_capacity()
     if tiles_needed(code) > capacity:
         with pytest.raises(HalError) as error:
-            library.eltwise_fused("fused", tuple(inputs), code, FORMATS[case["out_fmt"]], case["mask_columns"],
-                                  case["mask_rows"], fp32)
+            fused.eltwise_fused("fused", tuple(inputs), code, FORMATS[case["out_fmt"]], case["mask_columns"],
+                                case["mask_rows"], fp32)
         assert error.value.code == StatusCode.UNIMPLEMENTED
         return
     out, values = run_fused(device, inputs, arrays, code, case["out_shape"], case["out_fmt"], case["mask_columns"],
@@ -768,7 +768,7 @@ def test_dst_capacity(device, fp32):
     for code in (too_many, copy_too_many):
         assert tiles_needed(code) == capacity + 1
         with pytest.raises(HalError) as error:
-            library.eltwise_fused("fused", (FusedInput(BF),), tuple(code), BF, fp32_dest_acc_en=fp32)
+            fused.eltwise_fused("fused", (FusedInput(BF),), tuple(code), BF, fp32_dest_acc_en=fp32)
         assert error.value.code == StatusCode.UNIMPLEMENTED
         assert "Dst tiles" in str(error.value)
 
@@ -777,7 +777,7 @@ def test_input_count_limits(device):
     """1 to MAX_FUSED_INPUTS inputs; 0 or more are UNIMPLEMENTED at build time."""
     for n in (0, MAX_FUSED_INPUTS + 1):
         with pytest.raises(HalError) as error:
-            library.eltwise_fused("fused", (FusedInput(BF),) * n, (("constant", 1.0),), BF)
+            fused.eltwise_fused("fused", (FusedInput(BF),) * n, (("constant", 1.0),), BF)
         assert error.value.code == StatusCode.UNIMPLEMENTED
 
 
@@ -803,7 +803,7 @@ def test_max_inputs_with_masks(device, n, masks):
     refused with UNIMPLEMENTED, as the input-count limit is."""
     inputs = [FusedInput(BF)] * n
     try:
-        library.eltwise_fused("fused", tuple(inputs), tuple(_all_inputs_code(n)), BF, True, masks == 2)
+        fused.eltwise_fused("fused", tuple(inputs), tuple(_all_inputs_code(n)), BF, True, masks == 2)
     except HalError as error:
         assert error.code == StatusCode.UNIMPLEMENTED, error
         return

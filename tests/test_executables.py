@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import hal
 import tt_hal.sim.device
 import tt_hal.sim.dispatch
-from tt_hal.kernels import library
+from tt_hal.kernels import eltwise
 from hal.executable import EXECUTABLE_FORMAT, ExportInfo
 from tt_hal.target.isa import (
     MAX_RUNTIME_ARGS, NUM_REGISTERS, WIDTH, Broadcast, Kernel, KernelBuilder, KernelConfig,
@@ -167,7 +167,7 @@ def check_device_works(device) -> None:
     b = np.full((32, 64), 3.0, np.float32)
     va, vb = dram_tensor(device, a, "bfloat16", "tile"), dram_tensor(device, b, "bfloat16", "tile")
     vc = dram_tensor(device, np.zeros((32, 64), np.float32), "bfloat16", "tile")
-    exe = prepare(device, library.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16))
+    exe = prepare(device, eltwise.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16))
     run(device, exe, (2, 1, 1), eltwise_constants(exe, vc), [va.get_buffer(), vb.get_buffer(), vc.get_buffer()])
     np.testing.assert_array_equal(vc.to_host(np.float32), a + b)
 
@@ -665,10 +665,10 @@ def assert_exports_equal(got: list[Export], want: list[Export]) -> None:
 
 
 def library_exports() -> list[Export]:
-    return [library.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16),
-            library.eltwise_binary("mul", DF.float32, DF.bfloat8_b, DF.bfloat16, Broadcast.SCALAR,
+    return [eltwise.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16),
+            eltwise.eltwise_binary("mul", DF.float32, DF.bfloat8_b, DF.bfloat16, Broadcast.SCALAR,
                                    MathFidelity.LoFi, fp32_dest_acc_en=True),
-            library.eltwise_unary(SfpuOp.LEAKY_RELU, DF.bfloat16, DF.float32, parameter=0.125)]
+            eltwise.eltwise_unary(SfpuOp.LEAKY_RELU, DF.bfloat16, DF.float32, parameter=0.125)]
 
 
 @pytest.mark.parametrize("exports", [
@@ -842,7 +842,7 @@ def test_executable_exports(device):
 
 @pytest.fixture(scope="module")
 def add_exe(device):
-    return prepare(device, library.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16))
+    return prepare(device, eltwise.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16))
 
 
 def test_dispatch_validation(device, table):

@@ -21,7 +21,7 @@ import pytest
 
 from tt_hal import compiler
 import hal
-from tt_hal.kernels import library
+from tt_hal.kernels import eltwise, matmul
 from hal.backend import hardware_unavailable_reason
 from tt_hal.target.isa import MathFidelity, Processor
 from tt_hal.target.layout import DataFormat as DF
@@ -41,8 +41,8 @@ def ttm() -> bytes:
 
 
 def library_exports():
-    return [library.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16),
-            library.matmul(DF.bfloat8_b, DF.bfloat16, DF.float32, MathFidelity.LoFi, fp32_dest_acc_en=True)]
+    return [eltwise.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16),
+            matmul.matmul(DF.bfloat8_b, DF.bfloat16, DF.float32, MathFidelity.LoFi, fp32_dest_acc_en=True)]
 
 
 @pytest.fixture(scope="module")

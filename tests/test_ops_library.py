@@ -2,8 +2,9 @@
 SFPU masks (SfpuOp.MASK, MASK_NEG_INF) their kernels hide tile padding with.
 
 Every op is checked two ways:
-- against a numpy *twin* of the kernel (tt_hal/kernels/library.py) chained through the stated
-  numerics (docs/tensix.md, sim/tensix.py), compared bit for bit where the twin is
+- against a numpy *twin* of the kernel (tt_hal/kernels/: reduce.py, transpose.py,
+  normalization.py) chained through the stated numerics (docs/tensix.md,
+  sim/tensix.py), compared bit for bit where the twin is
   exact (it is for sum, max, transpose, softmax, layernorm and rmsnorm in bf16 and
   fp32-Dst modes);
 - against a float64 numpy reference with a tolerance derived from the formats, so

@@ -3,7 +3,7 @@
 A dispatch at IREE's `executable-sources` phase, normalised (tt_hal.compiler.frontend), is a
 function that loads tensors from bindings, runs linalg.generic ops on them and
 stores results to bindings. Each generic becomes one or more launches of the kernel
-library (tt_hal/kernels/library.py):
+library (tt_hal/kernels/):
 
 - contraction (mulf + addf over one reduction dim)  -> matmul (batched), + init
 - reduction (addf / maximumf / maxnumf over the last or second-to-last dim)
@@ -30,10 +30,10 @@ import numpy as np
 
 from iree.compiler import ir
 
-from tt_hal.kernels import library
+from tt_hal.kernels import fused, matmul, reduce, transpose
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat
-from tt_hal.kernels.library import FusedInput
+from tt_hal.kernels.fused import FusedInput
 from hal.status import HalError, StatusCode
 
 TILE = 32
@@ -95,10 +95,15 @@ def tile_count(device_shape) -> int:
     return math.prod(device_shape[:-2]) * tiles(device_shape[-2]) * tiles(device_shape[-1])
 
 
+# The library programs a Launch.kernel may name.
+_PROGRAMS = {"matmul": matmul.matmul, "reduce": reduce.reduce, "transpose": transpose.transpose,
+             "eltwise_fused": fused.eltwise_fused}
+
+
 def build_kernel(kernel: tuple):
     """The library Export a Launch.kernel names."""
     name, *args = kernel
-    return getattr(library, name)(*args)
+    return _PROGRAMS[name](*args)
 
 
 def location(op) -> str:
@@ -399,9 +404,9 @@ class DispatchLowering:
         kernel = ("eltwise_fused", "eltwise_fused", fused_inputs, tuple(code), fmt, bool(mask_columns),
                   bool(mask_rows), self.options.fp32_dest_acc_en)
         masks = ([("mask", mask_columns, -1)] if mask_columns else []) + ([("mask", mask_rows, -2)] if mask_rows else [])
-        if len(inputs) + len(masks) > library.MAX_FUSED_INPUTS:
+        if len(inputs) + len(masks) > fused.MAX_FUSED_INPUTS:
             raise unimplemented(op, f"an elementwise body reading {len(inputs)} tensors (and {len(masks)} padding "
-                                    f"masks): a fused kernel reads at most {library.MAX_FUSED_INPUTS}")
+                                    f"masks): a fused kernel reads at most {fused.MAX_FUSED_INPUTS}")
         n = tile_count(ds)
         self.launches.append(Launch(kernel, [n, tiles(ds[-2]), tiles(ds[-1])], [t for t, _ in inputs] + masks + [out], n))
 
