@@ -47,22 +47,62 @@ class FusedInput:
     batch_broadcast: bool = False  # one batch serves every batch of the output
 
 
-# Fused code: a tuple of instructions, each defining the next value (value i is
-# instruction i); the last value is the result.
-#   ("input", i)            input i's tile
-#   ("constant", x)         a tile of x
-#   ("unary", op, param, v) SfpuOp op (< SfpuOp.ADD) of value v
-#   ("binary", op, v, w)    SfpuOp op (>= SfpuOp.ADD) of values v and w
+# ---- Fused code ----
+#
+# A tuple of instructions, each defining the next value (value i is instruction i);
+# the last value is the result. The compiler's lowering builds it from a
+# linalg.generic body; _allocate_fused emits it into Dst tiles.
+
+@dataclasses.dataclass(frozen=True)
+class Input:
+    """Input `index`'s tile: copy_tile, or 0 + b with add_tiles_bcast if it is broadcast."""
+    index: int
+    operands = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Constant:
+    """A tile of `value` (fill_tile)."""
+    value: float
+    operands = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Unary:
+    """SfpuOp `op` (< SfpuOp.ADD) of value `operand`, with its `parameter`."""
+    op: SfpuOp
+    operand: int
+    parameter: float = 0.0
+
+    @property
+    def operands(self) -> tuple[int, ...]:
+        return (self.operand,)
+
+
+@dataclasses.dataclass(frozen=True)
+class Binary:
+    """SfpuOp `op` (>= SfpuOp.ADD) of values `a` and `b`."""
+    op: SfpuOp
+    a: int
+    b: int
+
+    @property
+    def operands(self) -> tuple[int, ...]:
+        return (self.a, self.b)
+
+
+Instruction = Input | Constant | Unary | Binary
+
 # Operand order may be swapped (to work in place on the dying operand) only where that
 # is exact bit for bit: not for max/min, which keep the first operand on ties (+0 vs -0).
 _COMMUTATIVE = {SfpuOp.ADD, SfpuOp.MUL}
 
 
-def _allocate_fused(k: KernelBuilder, code, inputs, capacity: int) -> int:
+def _allocate_fused(k: KernelBuilder, code: tuple[Instruction, ...], inputs, capacity: int) -> int:
     """Emits `code` into Dst tiles; returns the tile holding the result."""
     last_use = {}
     for i, ins in enumerate(code):
-        for v in ins[3:] if ins[0] == "unary" else ins[2:] if ins[0] == "binary" else ():
+        for v in ins.operands:
             last_use[v] = i
     last_use[len(code) - 1] = len(code)
     free = list(range(capacity))
@@ -84,21 +124,20 @@ def _allocate_fused(k: KernelBuilder, code, inputs, capacity: int) -> int:
         return tile
 
     for i, ins in enumerate(code):
-        kind = ins[0]
-        if kind == "input":
-            tile, source = take(ins), inputs[ins[1]]
+        if isinstance(ins, Input):
+            tile, source = take(ins), inputs[ins.index]
             if source.broadcast is Broadcast.NONE:
-                k.copy_tile(ins[1], 0, tile)
+                k.copy_tile(ins.index, 0, tile)
             else:
-                k.add_tiles(CB_ZERO, ins[1], 0, 0, tile, int(source.broadcast))
-        elif kind == "constant":
+                k.add_tiles(CB_ZERO, ins.index, 0, 0, tile, int(source.broadcast))
+        elif isinstance(ins, Constant):
             tile = take(ins)
-            k.fill_tile(tile, ins[1])
-        elif kind == "unary":
-            tile = writable(ins[3], i)
-            k.sfpu_unary(ins[1], tile, ins[2])
+            k.fill_tile(tile, ins.value)
+        elif isinstance(ins, Unary):
+            tile = writable(ins.operand, i)
+            k.sfpu_unary(ins.op, tile, ins.parameter)
         else:
-            op, a, b = ins[1], ins[2], ins[3]
+            op, a, b = ins.op, ins.a, ins.b
             if last_use[a] != i and last_use[b] == i and op in _COMMUTATIVE and a != b:
                 a, b = b, a
             tile = writable(a, i)
@@ -112,7 +151,7 @@ def _allocate_fused(k: KernelBuilder, code, inputs, capacity: int) -> int:
     return where[len(code) - 1]
 
 
-def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple, out: DataFormat,
+def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruction, ...], out: DataFormat,
                   mask_columns: bool = False, mask_rows: bool = False, fp32_dest_acc_en: bool = False) -> Export:
     """out = code(inputs) tile by tile. Bindings (inputs..., [column mask], [row mask],
     out); push constants: T tiles of out, Ht and Wt of out's tile grid per batch.
