@@ -62,6 +62,15 @@ def read_tile(k: KernelBuilder, slot: int, cb: int, page, ptr) -> None:
     k.cb_push_back(cb, 1)
 
 
+def tile_grid(k: KernelBuilder):
+    """(Ht, Wt): registers holding push constants 1 and 2, the output's tile grid
+    (per batch) in the programs that index tiles by row and column."""
+    ht, wt = k.reg("Ht"), k.reg("Wt")
+    k.emit(Op.CONSTANT, ht, 1)
+    k.emit(Op.CONSTANT, wt, 2)
+    return ht, wt
+
+
 def writer_unary(output: DataFormat, binding: int):
     """The writer kernel: tile t of CB_OUT to page t of `binding`, for each tile of
     this workgroup."""
@@ -154,10 +163,11 @@ def masked_last(k: KernelBuilder, cb: int, index, kind: SfpuOp) -> None:
     k.cb_wait_front(CB_LAST, 1)
 
 
-def mask_when(k: KernelBuilder, index, last, mask_cb: int = CB_MASK) -> None:
-    """If index == last: Dst tile 0 masked (0 where the mask tile is 0), via Dst tile 1."""
+def mask_when(k: KernelBuilder, index, last, mask_cb: int = CB_MASK, tile: int = 0, spare: int = 1) -> None:
+    """If index == last: Dst `tile` masked (0 where the mask tile is 0), the mask
+    tile loaded into Dst `spare`."""
     skip = k.label("unmasked")
     k.emit(Op.BNE, index, last, skip)
-    k.copy_tile(mask_cb, 0, 1)
-    k.sfpu_binary(SfpuOp.MASK, 0, 1)
+    k.copy_tile(mask_cb, 0, spare)
+    k.sfpu_binary(SfpuOp.MASK, tile, spare)
     k.place(skip)

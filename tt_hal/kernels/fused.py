@@ -19,8 +19,10 @@ from tt_hal.kernels.common import (
     circular_buffers,
     intermediate_format,
     last_index,
+    mask_when,
     read_tile,
     stage,
+    tile_grid,
     tile_range,
     writer_unary,
 )
@@ -166,9 +168,7 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
     r = KernelBuilder("reader")
     first, end = tile_range(r)
     ptr, page, scratch = r.reg("ptr"), r.reg("page"), r.reg("s")
-    ht, wt = r.reg("Ht"), r.reg("Wt")
-    r.emit(Op.CONSTANT, ht, 1)
-    r.emit(Op.CONSTANT, wt, 2)
+    ht, wt = tile_grid(r)
     address_generators(r, [i.data_format for i in inputs] + [DataFormat.bfloat16] * len(masks))
     for slot, cb in enumerate(masks, len(inputs)):
         read_tile(r, slot, cb, 0, ptr)
@@ -209,9 +209,7 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
     for cb in masks:
         c.cb_wait_front(cb, 1)
     if masks:
-        ht, wt = c.reg("Ht"), c.reg("Wt")
-        c.emit(Op.CONSTANT, ht, 1)
-        c.emit(Op.CONSTANT, wt, 2)
+        ht, wt = tile_grid(c)
         last_row, last_column = last_index(c, ht), last_index(c, wt)
         row, column = c.reg("row"), c.reg("column")
     with c.loop_range(first, end, "t") as t:
@@ -228,11 +226,7 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
                 index, last = row, last_row
                 c.emit(Op.DIV, index, t, wt)
                 c.emit(Op.MOD, index, index, ht)
-            skip = c.label("unmasked")
-            c.emit(Op.BNE, index, last, skip)
-            c.copy_tile(cb, 0, spare)
-            c.sfpu_binary(SfpuOp.MASK, result, spare)
-            c.place(skip)
+            mask_when(c, index, last, cb, result, spare)
         c.tile_regs_commit()
         c.cb_reserve_back(CB_OUT, 1)
         c.tile_regs_wait()

@@ -9,6 +9,7 @@ from tt_hal.kernels.common import (
     circular_buffers,
     compute_each_tile,
     read_tile,
+    tile_grid,
     tile_range,
     writer_unary,
 )
@@ -23,9 +24,7 @@ def transpose(a: DataFormat, out: DataFormat, fp32_dest_acc_en: bool = False) ->
     r = KernelBuilder("reader")
     first, end = tile_range(r)
     ptr, page, scratch = r.reg("ptr"), r.reg("page"), r.reg("s")
-    ht, wt = r.reg("Ht"), r.reg("Wt")
-    r.emit(Op.CONSTANT, ht, 1)
-    r.emit(Op.CONSTANT, wt, 2)
+    ht, wt = tile_grid(r)
     address_generators(r, [a])
     with r.loop_range(first, end, "t") as t:
         # t = (b, i, j) over (batch, Ht, Wt) -> input tile (b, j, i) of the (Wt, Ht) grid
