@@ -44,6 +44,7 @@ MAX_FUSED_INPUTS = ADDRGEN_SLOTS  # inputs and mask tiles, one address generator
 
 @dataclasses.dataclass(frozen=True)
 class FusedInput:
+    """An input tensor of eltwise_fused: its format and how it repeats over the output."""
     data_format: DataFormat
     broadcast: Broadcast = Broadcast.NONE  # within the tile grid: ROW = a (1, W) row, COL = an (H, 1) column
     batch_broadcast: bool = False  # one batch serves every batch of the output
@@ -51,9 +52,9 @@ class FusedInput:
 
 # ---- Fused code ----
 #
-# A tuple of instructions, each defining the next value (value i is instruction i);
-# the last value is the result. The compiler's lowering builds it from a
-# linalg.generic body; _allocate_fused emits it into Dst tiles.
+# A tuple of instructions, each defining the next value (value i is instruction i)
+# from the values it reads (`operands`); the last value is the result. The compiler's
+# lowering builds it from a linalg.generic body; _allocate_fused emits it into Dst.
 
 @dataclasses.dataclass(frozen=True)
 class Input:
