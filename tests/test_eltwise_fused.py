@@ -70,15 +70,22 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tt_hal.sim import tensix
 
-from tt_hal.kernels import fused
+from hal.status import HalError, StatusCode
+from tests import reference as ref
 from tt_hal import ops
+from tt_hal.kernels import fused
+from tt_hal.kernels.fused import (
+    MAX_FUSED_INPUTS,
+    Binary,
+    Constant,
+    FusedInput,
+    Input,
+    Unary,
+)
 from tt_hal.target.isa import Broadcast, KernelConfig, SfpuOp
 from tt_hal.target.layout import DataFormat
-from tt_hal.kernels.fused import MAX_FUSED_INPUTS, Binary, Constant, FusedInput, Input, Unary
-from hal.status import HalError, StatusCode
-from tt_hal.sim import tensix
-from tests import reference as ref
 
 BF16, F32 = "bfloat16", "float32"
 FORMATS = {BF16: DataFormat.bfloat16, F32: DataFormat.float32}
@@ -509,13 +516,13 @@ def fused_case(draw, unary_ops):
         drop.append(draw(st.booleans()))  # a batch-broadcast input of lower rank
     code, _ = draw(straight_line_code(ranges, unary_ops, draw(st.integers(3, 20))))
     height, width = out_shape[-2:]
-    return dict(out_shape=out_shape, inputs=inputs, ranges=ranges, drop=drop, code=prune(code),
-                out_fmt=draw(st.sampled_from([BF16, F32])), fp32=draw(st.booleans()),
-                mask_columns=width % 32 != 0 and draw(st.booleans()),
-                mask_rows=height % 32 != 0 and draw(st.booleans()),
-                pads=[draw(st.sampled_from([0.0, 1e30, np.nan, -np.inf])) for _ in inputs],
-                quantized=[draw(st.booleans()) for _ in inputs], grid=draw(st.sampled_from([None, 1, 3])),
-                seed=draw(st.integers(0, 2 ** 32 - 1)))
+    return {"out_shape": out_shape, "inputs": inputs, "ranges": ranges, "drop": drop, "code": prune(code),
+            "out_fmt": draw(st.sampled_from([BF16, F32])), "fp32": draw(st.booleans()),
+            "mask_columns": width % 32 != 0 and draw(st.booleans()),
+            "mask_rows": height % 32 != 0 and draw(st.booleans()),
+            "pads": [draw(st.sampled_from([0.0, 1e30, np.nan, -np.inf])) for _ in inputs],
+            "quantized": [draw(st.booleans()) for _ in inputs], "grid": draw(st.sampled_from([None, 1, 3])),
+            "seed": draw(st.integers(0, 2 ** 32 - 1))}
 
 
 def input_values(rng, shape, kind: str, quantized: bool) -> np.ndarray:
@@ -575,10 +582,10 @@ def test_transcendental_program_property(device, case):
 
 def _case(out_shape, inputs, code, kinds, fp32=False, out_fmt=BF16, mask_columns=False, mask_rows=False,
           quantized=None, pads=None, grid=None, seed_=0, transcendental=None):
-    return dict(out_shape=out_shape, inputs=inputs, ranges=kinds, drop=[False] * len(inputs), code=tuple(code),
-                out_fmt=out_fmt, fp32=fp32, mask_columns=mask_columns, mask_rows=mask_rows,
-                pads=pads or [0.0] * len(inputs), quantized=quantized or [False] * len(inputs), grid=grid,
-                seed=seed_)
+    return {"out_shape": out_shape, "inputs": inputs, "ranges": kinds, "drop": [False] * len(inputs),
+            "code": tuple(code), "out_fmt": out_fmt, "fp32": fp32, "mask_columns": mask_columns,
+            "mask_rows": mask_rows, "pads": pads or [0.0] * len(inputs),
+            "quantized": quantized or [False] * len(inputs), "grid": grid, "seed": seed_}
 
 
 BF = DataFormat.bfloat16
@@ -717,7 +724,7 @@ def test_broadcast_pages(device, broadcast, batch_broadcast):
     rng = np.random.default_rng(seed("pages", broadcast, batch_broadcast))
     x = rng.integers(-100, 100, shape).astype(np.float32)  # bf16-exact integers
     code = [Input(0), Unary(SfpuOp.MUL_SCALAR, 0, 1.0)]
-    out, (values,) = run_fused(device, [source], [x], code, out_shape, BF16)
+    out, _ = run_fused(device, [source], [x], code, out_shape, BF16)
     np.testing.assert_array_equal(out.to_host(np.float32), np.broadcast_to(x, out_shape))
 
 

@@ -19,18 +19,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tt_hal import compiler
 import hal
-from tt_hal.kernels import eltwise, matmul
 from hal.backend import hardware_unavailable_reason
+from hal.status import StatusCode
+from tt_hal import compiler
+from tt_hal.kernels import eltwise, matmul
+from tt_hal.runtime.module import read_module, write_module
+from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, get_arch
 from tt_hal.target.isa import MathFidelity, Processor
 from tt_hal.target.layout import DataFormat as DF
-from tt_hal.runtime.module import read_module, write_module
 from tt_hal.target.program import CircularBufferConfig
-from hal.status import StatusCode
 from tt_hal.target.ttx import read_executable, write_executable
-from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, get_arch
-from tt_hal.tools.inspection import describe_file, devices_report, format_devices, format_info
+from tt_hal.tools.inspection import (
+    describe_file,
+    devices_report,
+    format_devices,
+    format_info,
+)
 
 MODEL = Path(__file__).resolve().parents[1] / "examples" / "models" / "mlp.mlir"
 
@@ -234,7 +239,7 @@ def test_format_info_tables_and_disassembly(ttx):
 def test_module_report_summarizes_functions_and_host_program(ttm):
     report = describe_file(ttm)
     assert round_trips(report)
-    record, executable, source = read_module(ttm)
+    record, executable, _ = read_module(ttm)
     assert (report["kind"], report["data_format"], report["math_fidelity"]) == ("module", "bfloat16", "HiFi4")
     assert report["source_lines"] == len(MODEL.read_text().splitlines())
     (function,) = report["functions"]

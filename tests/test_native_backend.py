@@ -13,17 +13,17 @@ import threading
 
 import numpy as np
 import pytest
-
-import hal
-import tt_hal.native as native
-from tt_hal.target import extensions
-from tt_hal.kernels import eltwise
-from tt_hal.target.layout import DataFormat
-from hal.status import HalError, StatusCode
 from tt_hal.native import codegen
 from tt_hal.native.device import HardwareDevice
-from tt_hal.target.placement import BufferType
+
+import hal
 from hal.backend import Binding, LaunchProgram
+from hal.status import HalError, StatusCode
+from tt_hal import native
+from tt_hal.kernels import eltwise
+from tt_hal.target import extensions
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.placement import BufferType
 
 BF16 = DataFormat.bfloat16
 
@@ -248,5 +248,5 @@ def test_tt_metal_binding_compiles_against_the_host_api_stubs(tmp_path):
     result = subprocess.run([compiler, "-std=c++20", "-fsyntax-only", "-Wall", "-Werror",
                              f"-I{root / 'native' / 'api_stubs' / 'host'}", f"-I{pybind11.get_include()}",
                              f"-I{sysconfig.get_paths()['include']}", str(root / "native" / "src" / "tt_metal.cpp")],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr[:3000]

@@ -27,14 +27,14 @@ import zlib
 import numba
 import numpy as np
 import pytest
+from tt_hal.sim import tensix
 
 import hal
+from tests import reference as ref
 from tt_hal.kernels import eltwise
 from tt_hal.target.isa import Broadcast, MathFidelity, SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.ttx import write_executable
-from tt_hal.sim import tensix
-from tests import reference as ref
 
 F32, BF16, BFP8, BFP4 = DataFormat.float32, DataFormat.bfloat16, DataFormat.bfloat8_b, DataFormat.bfloat4_b
 FIDELITIES = [MathFidelity.LoFi, MathFidelity.HiFi2, MathFidelity.HiFi3, MathFidelity.HiFi4]
@@ -589,7 +589,7 @@ def test_eltwise_grid_sizes(device, workgroups):
     a, b = bf16_grid(rng, shape), bf16_grid(rng, shape)
     va, src_a = upload(device, a, BF16)
     vb, src_b = upload(device, b, BF16)
-    out, data = dispatch(device, eltwise.eltwise_binary("sub", BF16, BF16, BF16), [va, vb], shape, BF16, workgroups)
+    _, data = dispatch(device, eltwise.eltwise_binary("sub", BF16, BF16, BF16), [va, vb], shape, BF16, workgroups)
     np.testing.assert_array_equal(data, twin_pack(expected_binary("sub", src_a, src_b, 4, False), BF16))
 
 
@@ -599,7 +599,7 @@ def test_eltwise_more_workgroups_than_tiles_and_cores(device):
     a, b = bf16_grid(rng, shape), bf16_grid(rng, shape)
     va, src_a = upload(device, a, BF16)
     vb, src_b = upload(device, b, BF16)
-    out, data = dispatch(device, eltwise.eltwise_binary("add", BF16, BF16, BF16), [va, vb], shape, BF16, 130)
+    _, data = dispatch(device, eltwise.eltwise_binary("add", BF16, BF16, BF16), [va, vb], shape, BF16, 130)
     np.testing.assert_array_equal(data, twin_pack(expected_binary("add", src_a, src_b, 4, False), BF16))
 
 
@@ -709,7 +709,7 @@ def test_eltwise_unary_bf16(device, op):
     x = _sfpu_inputs(op, rng, shape, BF16)
     _, _, parameter, exact_op = SFPU_CASES[op]
     vx, src = upload(device, x, BF16)
-    out, data = dispatch(device, eltwise.eltwise_unary(op, BF16, BF16, parameter), [vx], shape, BF16, workgroups=4)
+    _, data = dispatch(device, eltwise.eltwise_unary(op, BF16, BF16, parameter), [vx], shape, BF16, workgroups=4)
     dst_in = twin_dst_store(src, False)  # copy_tile
     with np.errstate(all="ignore"):
         value = _sfpu_reference(op, dst_in.astype(np.float64), parameter)
@@ -731,7 +731,7 @@ def test_eltwise_unary_float32(device, op):
     _, _, parameter, exact_op = SFPU_CASES[op]
     vx, _ = upload(device, x, F32)
     src = view_tiles(vx)
-    out, data = dispatch(device, eltwise.eltwise_unary(op, F32, F32, parameter, fp32_dest_acc_en=True), [vx], shape,
+    _, data = dispatch(device, eltwise.eltwise_unary(op, F32, F32, parameter, fp32_dest_acc_en=True), [vx], shape,
                          F32)
     with np.errstate(all="ignore"):
         value = _sfpu_reference(op, src.astype(np.float64), parameter)
@@ -753,7 +753,7 @@ def test_eltwise_unary_bfp8_in_and_out(device):
     shape = (64, 64)
     x = rng.uniform(-4, 4, shape).astype(np.float32)
     vx, src = upload(device, x, BFP8)
-    out, data = dispatch(device, eltwise.eltwise_unary(SfpuOp.MUL_SCALAR, BFP8, BFP8, 1.3, fp32_dest_acc_en=True),
+    _, data = dispatch(device, eltwise.eltwise_unary(SfpuOp.MUL_SCALAR, BFP8, BFP8, 1.3, fp32_dest_acc_en=True),
                          [vx], shape, BFP8, workgroups=3)
     value = src * np.float32(1.3)
     np.testing.assert_array_equal(data, twin_pack(value, BFP8))
@@ -763,7 +763,7 @@ def test_power_integer_exponent_of_negative_base(device):
     """x ** 2.0 is defined for negative x (integer exponent)."""
     x = as_f32(ref.bf16_to_f32_bits(ref.bf16_bits(np.linspace(-8, 8, 1024, dtype=np.float32)))).reshape(32, 32)
     vx, src = upload(device, x, BF16)
-    out, data = dispatch(device, eltwise.eltwise_unary(SfpuOp.POWER, BF16, BF16, 2.0), [vx], (32, 32), BF16)
+    _, data = dispatch(device, eltwise.eltwise_unary(SfpuOp.POWER, BF16, BF16, 2.0), [vx], (32, 32), BF16)
     np.testing.assert_array_equal(data, twin_pack(twin_dst_store(src * src, False), BF16))
 
 

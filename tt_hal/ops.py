@@ -17,19 +17,21 @@ import weakref
 
 import numpy as np
 
-from tt_hal.kernels import eltwise, normalization, reduce
-from tt_hal.kernels import matmul as matmul_kernel  # the plain names are this module's ops
-from tt_hal.kernels import transpose as transpose_kernel
 from hal.buffer import HalBufferView
 from hal.command_buffer import HalCommandBuffer
+from hal.status import HalError, StatusCode
+from tt_hal.kernels import eltwise, normalization, reduce
+
+# aliased: ops.matmul and ops.transpose are this module's own names
+from tt_hal.kernels import matmul as matmul_kernel
+from tt_hal.kernels import transpose as transpose_kernel
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat, Layout
 from tt_hal.target.placement import DRAM_MEMORY_CONFIG, MemoryConfig
-from hal.status import HalError, StatusCode
 from tt_hal.target.ttx import write_executable
 
 WAIT_NS = 600 * 10**9  # a dispatch that takes longer has hung; the wait gives up
-_PER_DEVICE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # device -> {key: executable or tensor}
+_PER_DEVICE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # device -> {key: executable or tensor}
 
 
 def _device(*views: HalBufferView):
@@ -157,7 +159,7 @@ def _unary_op(name: str):
 
 exp, log, sqrt, rsqrt, recip, relu, gelu, sigmoid, tanh, silu, neg = (
     _unary_op(n) for n in ("exp", "log", "sqrt", "rsqrt", "recip", "relu", "gelu", "sigmoid", "tanh", "silu", "neg"))
-abs = _unary_op("abs")  # noqa: A001 (ttnn's name)
+abs = _unary_op("abs")  # shadows the builtin, as ttnn's name does
 
 
 def matmul(a, b, *, math_fidelity="HiFi4", fp32_dest_acc_en: bool = False, dtype=None, memory_config=None,
@@ -244,13 +246,13 @@ def _reduction(kind_rows: ReduceKind, a, dim, dtype, memory_config, grid, fp32_d
     return out
 
 
-def sum(a, dim: int = -1, *, dtype=None, memory_config=None, grid=None, fp32_dest_acc_en: bool = False):  # noqa: A001
+def sum(a, dim: int = -1, *, dtype=None, memory_config=None, grid=None, fp32_dest_acc_en: bool = False):
     """Sum over dim -1 or -2, kept as size 1 (the tile-layout result: each row's sum
     in column 0, or each column's in row 0)."""
     return _reduction(ReduceKind.SUM_ROW, a, dim, dtype, memory_config, grid, fp32_dest_acc_en)
 
 
-def max(a, dim: int = -1, *, dtype=None, memory_config=None, grid=None, fp32_dest_acc_en: bool = False):  # noqa: A001
+def max(a, dim: int = -1, *, dtype=None, memory_config=None, grid=None, fp32_dest_acc_en: bool = False):
     """Maximum over dim -1 or -2, kept as size 1."""
     return _reduction(ReduceKind.MAX_ROW, a, dim, dtype, memory_config, grid, fp32_dest_acc_en)
 

@@ -26,16 +26,16 @@ import dataclasses
 import math
 import re
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
-
 from iree.compiler import ir
 
+from hal.status import HalError, StatusCode
 from tt_hal.kernels import fused, matmul, reduce, transpose
+from tt_hal.kernels.fused import Binary, Constant, FusedInput, Input, Instruction, Unary
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat
-from tt_hal.kernels.fused import Binary, Constant, FusedInput, Input, Instruction, Unary
-from hal.status import HalError, StatusCode
 
 TILE = 32
 FLAT = "flat"  # the loop space of a collapsed elementwise dispatch: the tiles of the tensor it flattened
@@ -167,9 +167,10 @@ class Integers:
     byte offsets and sizes, push constants (`hal.interface.constant.load` of
     `constants`), IREE's 64-bit split into two i32 and `util.assume.int`."""
 
-    _BINARY = {"arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
-               "arith.shrui": lambda a, b: a >> b, "arith.shli": lambda a, b: a << b, "arith.ori": lambda a, b: a | b,
-               "arith.andi": lambda a, b: a & b, "arith.divui": lambda a, b: a // b}
+    _BINARY: ClassVar[dict] = {
+        "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
+        "arith.shrui": lambda a, b: a >> b, "arith.shli": lambda a, b: a << b, "arith.ori": lambda a, b: a | b,
+        "arith.andi": lambda a, b: a & b, "arith.divui": lambda a, b: a // b}
     _CASTS = ("arith.index_castui", "arith.index_cast", "arith.extui", "arith.extsi", "util.assume.int")
 
     def __init__(self, constants=()):

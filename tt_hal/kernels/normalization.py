@@ -50,11 +50,10 @@ def _row_reader(x: DataFormat, constants: list[tuple[int, DataFormat]]):
     for slot, (cb, _) in enumerate(constants, 1):
         with k.loop(1 if cb == CB_MASK else wt, "w") as w:
             read_tile(k, slot, cb, w, ptr)
-    with k.loop_range(first, end, "t") as t:
-        with k.loop(wt, "w") as w:
-            k.emit(Op.MUL, page, t, wt)
-            k.emit(Op.ADD, page, page, w)
-            read_tile(k, 0, CB_IN0, page, ptr)
+    with k.loop_range(first, end, "t") as t, k.loop(wt, "w") as w:
+        k.emit(Op.MUL, page, t, wt)
+        k.emit(Op.ADD, page, page, w)
+        read_tile(k, 0, CB_IN0, page, ptr)
     return k.build(Processor.RISCV_1), buffer_args(range(1 + len(constants)))
 
 
@@ -65,15 +64,14 @@ def _row_writer(out: DataFormat, binding: int):
     ptr, page, wt = k.reg("ptr"), k.reg("page"), k.reg("Wt")
     k.emit(Op.CONSTANT, wt, 1)
     address_generators(k, [out])
-    with k.loop_range(first, end, "t") as t:
-        with k.loop(wt, "w") as w:
-            k.cb_wait_front(CB_OUT, 1)
-            k.emit(Op.GET_READ_PTR, ptr, CB_OUT)
-            k.emit(Op.MUL, page, t, wt)
-            k.emit(Op.ADD, page, page, w)
-            k.noc_write_page(0, page, ptr)
-            k.noc_write_barrier()
-            k.cb_pop_front(CB_OUT, 1)
+    with k.loop_range(first, end, "t") as t, k.loop(wt, "w") as w:
+        k.cb_wait_front(CB_OUT, 1)
+        k.emit(Op.GET_READ_PTR, ptr, CB_OUT)
+        k.emit(Op.MUL, page, t, wt)
+        k.emit(Op.ADD, page, page, w)
+        k.noc_write_page(0, page, ptr)
+        k.noc_write_barrier()
+        k.cb_pop_front(CB_OUT, 1)
     return k.build(Processor.RISCV_0), buffer_args([binding])
 
 
@@ -157,9 +155,15 @@ def softmax(x: DataFormat, out: DataFormat, width: int, masked: bool = False,
                         {CB_STAT: 1, CB_WORK: None, CB_STAT2: 1})
 
 
-def _binary_tile(k: KernelBuilder, op: Op, cb_a: int, cb_b: int, index_a, index_b, broadcast: Broadcast) -> None:
-    """add/sub/mul_tiles(_bcast) of two CB tiles into Dst tile 0."""
-    getattr(k, op.name.lower())(cb_a, cb_b, index_a, index_b, 0, int(broadcast))
+def _binary_stage(k: KernelBuilder, target: int, op: Op, cb_a: int, cb_b: int, index_a, index_b,
+                  broadcast: Broadcast, mask_at=None) -> None:
+    """add/sub/mul_tiles(_bcast) of two CB tiles -> one page of `target`; with
+    mask_at = (index, last), masked if index == last."""
+    def body():
+        getattr(k, op.name.lower())(cb_a, cb_b, index_a, index_b, 0, int(broadcast))
+        if mask_at is not None:
+            mask_when(k, *mask_at)
+    stage(k, target, body)
 
 
 def layernorm(x: DataFormat, out: DataFormat, width: int, epsilon: float, gamma: DataFormat | None = None,
@@ -220,12 +224,9 @@ def layernorm(x: DataFormat, out: DataFormat, width: int, epsilon: float, gamma:
             for n, (operand, op, broadcast) in enumerate(steps):
                 target = CB_OUT if n == len(steps) - 1 else CB_TEMP
                 operand_index = 0 if operand == CB_STAT2 else w
-
-                def body():
-                    _binary_tile(k, op, source, operand, index, operand_index, broadcast)
-                    if masked and target == CB_OUT:  # zero padding: it shares block-float exponents
-                        mask_when(k, w, last)
-                stage(k, target, body)
+                # zero the output's padding: it shares block-float exponents
+                mask_at = (w, last) if masked and target == CB_OUT else None
+                _binary_stage(k, target, op, source, operand, index, operand_index, broadcast, mask_at)
                 if source == CB_TEMP:
                     k.cb_pop_front(CB_TEMP, 1)
                 if target == CB_TEMP:
