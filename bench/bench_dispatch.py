@@ -37,12 +37,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import hal  # noqa: E402
-from tt_hal.kernels import library  # noqa: E402
-from tt_hal.target.ttx import write_executable  # noqa: E402
+from report import Row  # bench/report.py
+from timing import fmt, measure  # bench/timing.py
+
+import hal
 from tt_hal import ops
-from report import Row  # noqa: E402  (bench/report.py)
-from timing import fmt, measure  # noqa: E402  (bench/timing.py)
+from tt_hal.kernels import eltwise
+from tt_hal.target.ttx import write_executable
 
 DRAM = hal.DRAM_MEMORY_CONFIG
 TARGET_ADD, TARGET_MATMUL = 2048, 1024
@@ -104,7 +105,7 @@ def dispatches(device, count: int):
     outs = [device.allocator.allocate_tensor((32, 32), "bfloat16", "tile", DRAM) for _ in range(count)]
     bf16 = hal.DataFormat.bfloat16
     executable = device.create_executable_cache().prepare_executable(
-        "tenstorrent-ttx-fb", write_executable([library.eltwise_binary("add", bf16, bf16, bf16)]))
+        "tenstorrent-ttx-fb", write_executable([eltwise.eltwise_binary("add", bf16, bf16, bf16)]))
     constants = np.array([1, 1], np.uint32).tobytes()  # output tiles, tiles per row
 
     def record():
@@ -240,7 +241,8 @@ def measure_all(runs: int, add_sizes: str, matmul_sizes: str, grids: str, count:
             plans.append(Plan(f"add, grid={cores}", f"{add_n}^2", f"add {add_n} grid {cores}", f"np add {add_n}",
                               add_n * add_n, "elem"))
         for n in matmul_sizes:
-            work[f"np matmul {n}"] = lambda x=uniform(n, 1), y=uniform(n, 2): x @ y
+            x, y = uniform(n, 1), uniform(n, 2)
+            work[f"np matmul {n}"] = lambda x=x, y=y: x @ y
             for fidelity in ("HiFi4", "LoFi"):
                 work[f"matmul {fidelity} {n}"] = hal_case(device, fidelity, n)
                 plans.append(Plan(f"matmul {fidelity}", f"{n}^3", f"matmul {fidelity} {n}", f"np matmul {n}", n ** 3,

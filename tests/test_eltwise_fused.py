@@ -1,4 +1,4 @@
-"""tt_hal.kernels.library.eltwise_fused: straight-line SFPU code over (broadcast) input tiles.
+"""tt_hal.kernels.fused.eltwise_fused: straight-line SFPU code over (broadcast) input tiles.
 
 The device result is compared with a numpy *twin* of the program, written from the
 stated numerics (docs/tensix.md "Numerics", sim/tensix.py) rather than from the
@@ -61,6 +61,7 @@ reader's 8 address generators, and more than 8 is UNIMPLEMENTED
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import zlib
@@ -69,15 +70,22 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tt_hal.sim import tensix
 
-from tt_hal.kernels import library
+from hal.status import HalError, StatusCode
+from tests import reference as ref
 from tt_hal import ops
+from tt_hal.kernels import fused
+from tt_hal.kernels.fused import (
+    MAX_FUSED_INPUTS,
+    Binary,
+    Constant,
+    FusedInput,
+    Input,
+    Unary,
+)
 from tt_hal.target.isa import Broadcast, KernelConfig, SfpuOp
 from tt_hal.target.layout import DataFormat
-from tt_hal.kernels.library import MAX_FUSED_INPUTS, FusedInput
-from hal.status import HalError, StatusCode
-from tt_hal.sim import tensix
-from tests import reference as ref
 
 BF16, F32 = "bfloat16", "float32"
 FORMATS = {BF16: DataFormat.bfloat16, F32: DataFormat.float32}
@@ -222,15 +230,15 @@ def twin(code, inputs, values, out_shape, out_fmt: str, fp32: bool, transcendent
     `values` are the inputs as the device holds them, broadcastable to out_shape."""
     results = []
     for ins in code:
-        if ins[0] == "input":
-            value = load(values[ins[1]], inputs[ins[1]], fp32)
-        elif ins[0] == "constant":
-            value = dst(np.float32(ins[1]), fp32)
-        elif ins[0] == "unary":
-            op, parameter, x = ins[1], ins[2], results[ins[3]]
+        if isinstance(ins, Input):
+            value = load(values[ins.index], inputs[ins.index], fp32)
+        elif isinstance(ins, Constant):
+            value = dst(np.float32(ins.value), fp32)
+        elif isinstance(ins, Unary):
+            op, parameter, x = ins.op, ins.parameter, results[ins.operand]
             value = dst(exact_unary(op, x, parameter) if op in EXACT_UNARY else transcendental(op, x, parameter), fp32)
         else:
-            value = dst(binary(ins[1], results[ins[2]], results[ins[3]]), fp32)
+            value = dst(binary(ins.op, results[ins.a], results[ins.b]), fp32)
         results.append(value)
     return pack(np.broadcast_to(results[-1], out_shape), out_fmt)
 
@@ -259,7 +267,7 @@ def run_fused(device, inputs, arrays, code, out_shape, out_fmt=BF16, mask_column
     inputs, code = tuple(inputs), tuple(code)
     # repr: 0.0 == -0.0 as dict keys, but they are different programs
     key = ("test_eltwise_fused", repr(inputs), repr(code), out_fmt, mask_columns, mask_rows, fp32)
-    executable = ops._executable(device, key, lambda: library.eltwise_fused(
+    executable = ops._executable(device, key, lambda: fused.eltwise_fused(
         "fused", inputs, code, FORMATS[out_fmt], mask_columns, mask_rows, fp32))
     pads = pads or [0.0] * len(inputs)
     views = [device.to_device(np.asarray(a, np.float32), source.data_format, "tile", pad_value=pad)
@@ -307,10 +315,6 @@ def seed(*parts) -> int:
 COMMUTATIVE = {SfpuOp.ADD, SfpuOp.MUL}  # max/min keep the first operand on ties: not swappable
 
 
-def operands(ins) -> tuple:
-    return (ins[3],) if ins[0] == "unary" else (ins[2], ins[3]) if ins[0] == "binary" else ()
-
-
 def tiles_needed(code) -> int:
     """Peak Dst tiles when every value lives from its instruction to its last use, and
     an op works in place on an operand at its last use (either operand of a
@@ -318,17 +322,17 @@ def tiles_needed(code) -> int:
     Every value but the result must be used (no dead code)."""
     last_use = {len(code) - 1: len(code)}
     for i, ins in enumerate(code):
-        for v in operands(ins):
+        for v in ins.operands:
             last_use[v] = i
     assert set(last_use) == set(range(len(code))), "dead code"
     peak = 0
     for i, ins in enumerate(code):
         live = sum(1 for j in range(i) if last_use[j] >= i)
-        dying = [v for v in operands(ins) if last_use[v] == i]
-        if ins[0] == "unary":
+        dying = [v for v in ins.operands if last_use[v] == i]
+        if isinstance(ins, Unary):
             in_place = bool(dying)
-        elif ins[0] == "binary":
-            in_place = last_use[ins[2]] == i or (ins[1] in COMMUTATIVE and last_use[ins[3]] == i)
+        elif isinstance(ins, Binary):
+            in_place = last_use[ins.a] == i or (ins.op in COMMUTATIVE and last_use[ins.b] == i)
         else:
             in_place = False
         peak = max(peak, live + (0 if in_place else 1))
@@ -342,15 +346,15 @@ def prune(code) -> tuple:
         v = stack.pop()
         if v not in needed:
             needed.add(v)
-            stack.extend(operands(code[v]))
+            stack.extend(code[v].operands)
     number = {old: new for new, old in enumerate(sorted(needed))}
     out = []
     for old in sorted(needed):
         ins = code[old]
-        if ins[0] == "unary":
-            ins = (*ins[:3], number[ins[3]])
-        elif ins[0] == "binary":
-            ins = (ins[0], ins[1], number[ins[2]], number[ins[3]])
+        if isinstance(ins, Unary):
+            ins = dataclasses.replace(ins, operand=number[ins.operand])
+        elif isinstance(ins, Binary):
+            ins = dataclasses.replace(ins, a=number[ins.a], b=number[ins.b])
         out.append(ins)
     return tuple(out)
 
@@ -451,47 +455,47 @@ def straight_line_code(draw, input_ranges, unary_ops, length):
     (values used again late) or anywhere; then some of the values nothing used yet
     are folded into the result (the others are pruned later)."""
     code, intervals = [], []
-    kinds = ["input", "constant", "unary", "unary", "binary", "binary", "binary"]
+    kinds = [Input, Constant, Unary, Unary, Binary, Binary, Binary]
     for _ in range(length):
         kind = draw(st.sampled_from(kinds if code else kinds[:2]))
-        if kind in ("unary", "binary"):
+        if kind in (Unary, Binary):
             def operand():
                 where = draw(st.sampled_from(["any", "early", "last"]))
                 n = len(code)
                 if where == "last":
                     return n - 1
                 return draw(st.integers(0, min(2, n - 1) if where == "early" else n - 1))
-        if kind == "input":
+        if kind is Input:
             i = draw(st.integers(0, len(input_ranges) - 1))
-            ins, interval = ("input", i), RANGES[input_ranges[i]]
-        elif kind == "constant":
+            ins, interval = Input(i), RANGES[input_ranges[i]]
+        elif kind is Constant:
             x = draw(st.floats(-4, 4, allow_nan=False, width=32) | st.sampled_from([0.0, -0.0, 1.0, 0.1, -2.5]))
-            ins, interval = ("constant", x), (x, x)
-        elif kind == "unary":
+            ins, interval = Constant(x), (x, x)
+        elif kind is Unary:
             op, v = draw(st.sampled_from(unary_ops)), operand()
             p = draw(PARAMETERS[op]) if op in PARAMETERS else 0.0
             interval = unary_interval(op, p, *intervals[v])
             if not _ok(interval):
                 op, p, interval = SfpuOp.NEG, 0.0, unary_interval(SfpuOp.NEG, 0.0, *intervals[v])
-            ins = ("unary", op, p, v)
+            ins = Unary(op, v, p)
         else:
             op, a, b = draw(st.sampled_from(BINARY)), operand(), operand()
             interval = binary_interval(op, intervals[a], intervals[b])
             if not _ok(interval):
                 op, interval = SfpuOp.MAXIMUM, binary_interval(SfpuOp.MAXIMUM, intervals[a], intervals[b])
-            ins = ("binary", op, a, b)
+            ins = Binary(op, a, b)
         code.append(ins)
         intervals.append(_widen(*interval))
     # The result: the last value combined with an unused one (a value computed and
     # never used would be dropped by prune()).
-    used = {v for ins in code for v in operands(ins)}
+    used = {v for ins in code for v in ins.operands}
     unused = [v for v in range(len(code) - 1) if v not in used]
     for v in unused[:draw(st.integers(0, len(unused)))] if unused else ():
         op = draw(st.sampled_from(BINARY))
         interval = binary_interval(op, intervals[-1], intervals[v])
         if not _ok(interval):
             op, interval = SfpuOp.MAXIMUM, binary_interval(SfpuOp.MAXIMUM, intervals[-1], intervals[v])
-        code.append(("binary", op, len(code) - 1, v))
+        code.append(Binary(op, len(code) - 1, v))
         intervals.append(_widen(*interval))
     return tuple(code), intervals
 
@@ -512,13 +516,13 @@ def fused_case(draw, unary_ops):
         drop.append(draw(st.booleans()))  # a batch-broadcast input of lower rank
     code, _ = draw(straight_line_code(ranges, unary_ops, draw(st.integers(3, 20))))
     height, width = out_shape[-2:]
-    return dict(out_shape=out_shape, inputs=inputs, ranges=ranges, drop=drop, code=prune(code),
-                out_fmt=draw(st.sampled_from([BF16, F32])), fp32=draw(st.booleans()),
-                mask_columns=width % 32 != 0 and draw(st.booleans()),
-                mask_rows=height % 32 != 0 and draw(st.booleans()),
-                pads=[draw(st.sampled_from([0.0, 1e30, np.nan, -np.inf])) for _ in inputs],
-                quantized=[draw(st.booleans()) for _ in inputs], grid=draw(st.sampled_from([None, 1, 3])),
-                seed=draw(st.integers(0, 2 ** 32 - 1)))
+    return {"out_shape": out_shape, "inputs": inputs, "ranges": ranges, "drop": drop, "code": prune(code),
+            "out_fmt": draw(st.sampled_from([BF16, F32])), "fp32": draw(st.booleans()),
+            "mask_columns": width % 32 != 0 and draw(st.booleans()),
+            "mask_rows": height % 32 != 0 and draw(st.booleans()),
+            "pads": [draw(st.sampled_from([0.0, 1e30, np.nan, -np.inf])) for _ in inputs],
+            "quantized": [draw(st.booleans()) for _ in inputs], "grid": draw(st.sampled_from([None, 1, 3])),
+            "seed": draw(st.integers(0, 2 ** 32 - 1))}
 
 
 def input_values(rng, shape, kind: str, quantized: bool) -> np.ndarray:
@@ -537,8 +541,8 @@ def check_case(device, case, transcendental):
     capacity = KernelConfig(fp32_dest_acc_en=fp32).dst_capacity()
     if tiles_needed(code) > capacity:
         with pytest.raises(HalError) as error:
-            library.eltwise_fused("fused", tuple(inputs), code, FORMATS[case["out_fmt"]], case["mask_columns"],
-                                  case["mask_rows"], fp32)
+            fused.eltwise_fused("fused", tuple(inputs), code, FORMATS[case["out_fmt"]], case["mask_columns"],
+                                case["mask_rows"], fp32)
         assert error.value.code == StatusCode.UNIMPLEMENTED
         return
     out, values = run_fused(device, inputs, arrays, code, case["out_shape"], case["out_fmt"], case["mask_columns"],
@@ -578,52 +582,52 @@ def test_transcendental_program_property(device, case):
 
 def _case(out_shape, inputs, code, kinds, fp32=False, out_fmt=BF16, mask_columns=False, mask_rows=False,
           quantized=None, pads=None, grid=None, seed_=0, transcendental=None):
-    return dict(out_shape=out_shape, inputs=inputs, ranges=kinds, drop=[False] * len(inputs), code=tuple(code),
-                out_fmt=out_fmt, fp32=fp32, mask_columns=mask_columns, mask_rows=mask_rows,
-                pads=pads or [0.0] * len(inputs), quantized=quantized or [False] * len(inputs), grid=grid,
-                seed=seed_)
+    return {"out_shape": out_shape, "inputs": inputs, "ranges": kinds, "drop": [False] * len(inputs),
+            "code": tuple(code), "out_fmt": out_fmt, "fp32": fp32, "mask_columns": mask_columns,
+            "mask_rows": mask_rows, "pads": pads or [0.0] * len(inputs),
+            "quantized": quantized or [False] * len(inputs), "grid": grid, "seed": seed_}
 
 
 BF = DataFormat.bfloat16
 LATE_REUSE = [
-    ("input", 0),                                  # 0: x, used by nearly every later instruction
-    ("input", 1),                                  # 1: y (positive)
-    ("unary", SfpuOp.SQUARE, 0.0, 0),              # 2: x^2 (copy of x)
-    ("binary", SfpuOp.SUB, 0, 2),                  # 3: x - x^2 (x copied; x^2 dies: freed)
-    ("binary", SfpuOp.DIV, 3, 1),                  # 4: / y (in place on 3)
-    ("unary", SfpuOp.MUL_SCALAR, 1.5, 0),          # 5: 1.5 x (copy)
-    ("binary", SfpuOp.SUB, 5, 0),                  # 6: 1.5 x - x (in place on 5)
-    ("binary", SfpuOp.MAXIMUM, 4, 0),              # 7: max(4, x): in place on 4
-    ("binary", SfpuOp.DIV, 0, 1),                  # 8: x / y (x copied, y still live)
-    ("binary", SfpuOp.MUL, 0, 0),                  # 9: x * x, both operands the same live value
-    ("binary", SfpuOp.ADD, 6, 7),                  # 10
-    ("binary", SfpuOp.SUB, 0, 10),                 # 11: x - 10: non-commutative, b dies: copy of x
-    ("binary", SfpuOp.MINIMUM, 8, 9),              # 12
-    ("binary", SfpuOp.DIV, 1, 1),                  # 13: y / y, y's last use: in place
-    ("binary", SfpuOp.ADD, 11, 12),                # 14
-    ("binary", SfpuOp.MUL, 14, 13),                # 15
-    ("binary", SfpuOp.SUB, 15, 0),                 # 16: x's last use, as b of a SUB
-    ("binary", SfpuOp.MUL, 16, 16),                # 17: both operands the dying value
+    Input(0),                           # 0: x, used by nearly every later instruction
+    Input(1),                           # 1: y (positive)
+    Unary(SfpuOp.SQUARE, 0),            # 2: x^2 (copy of x)
+    Binary(SfpuOp.SUB, 0, 2),           # 3: x - x^2 (x copied; x^2 dies: freed)
+    Binary(SfpuOp.DIV, 3, 1),           # 4: / y (in place on 3)
+    Unary(SfpuOp.MUL_SCALAR, 0, 1.5),   # 5: 1.5 x (copy)
+    Binary(SfpuOp.SUB, 5, 0),           # 6: 1.5 x - x (in place on 5)
+    Binary(SfpuOp.MAXIMUM, 4, 0),       # 7: max(4, x): in place on 4
+    Binary(SfpuOp.DIV, 0, 1),           # 8: x / y (x copied, y still live)
+    Binary(SfpuOp.MUL, 0, 0),           # 9: x * x, both operands the same live value
+    Binary(SfpuOp.ADD, 6, 7),           # 10
+    Binary(SfpuOp.SUB, 0, 10),          # 11: x - 10: non-commutative, b dies: copy of x
+    Binary(SfpuOp.MINIMUM, 8, 9),       # 12
+    Binary(SfpuOp.DIV, 1, 1),           # 13: y / y, y's last use: in place
+    Binary(SfpuOp.ADD, 11, 12),         # 14
+    Binary(SfpuOp.MUL, 14, 13),         # 15
+    Binary(SfpuOp.SUB, 15, 0),          # 16: x's last use, as b of a SUB
+    Binary(SfpuOp.MUL, 16, 16),         # 17: both operands the dying value
 ]
 
 
 # The same idea within 4 tiles (fp32_dest_acc_en): x and y live throughout.
 LATE_REUSE_4 = [
-    ("input", 0),                                  # 0: x
-    ("input", 1),                                  # 1: y (positive)
-    ("unary", SfpuOp.SQUARE, 0.0, 0),              # 2: copy of x
-    ("binary", SfpuOp.SUB, 0, 2),                  # 3: x - x^2: copy of x while 2 dies (4 tiles)
-    ("binary", SfpuOp.DIV, 3, 1),                  # 4
-    ("unary", SfpuOp.MUL_SCALAR, 1.5, 0),          # 5: copy
-    ("binary", SfpuOp.SUB, 5, 0),                  # 6: in place on 5
-    ("binary", SfpuOp.MAXIMUM, 4, 0),              # 7: in place on 4
-    ("binary", SfpuOp.ADD, 6, 7),                  # 8
-    ("binary", SfpuOp.MUL, 0, 0),                  # 9: x * x, a copy
-    ("binary", SfpuOp.MINIMUM, 8, 9),              # 10
-    ("binary", SfpuOp.DIV, 0, 10),                 # 11: copy of x, 10 dies as b
-    ("binary", SfpuOp.ADD, 1, 11),                 # 12: y's last use as a: in place on y
-    ("binary", SfpuOp.SUB, 12, 0),                 # 13: x's last use as b
-    ("binary", SfpuOp.MUL, 13, 13),                # 14: both operands the dying value
+    Input(0),                           # 0: x
+    Input(1),                           # 1: y (positive)
+    Unary(SfpuOp.SQUARE, 0),            # 2: copy of x
+    Binary(SfpuOp.SUB, 0, 2),           # 3: x - x^2: copy of x while 2 dies (4 tiles)
+    Binary(SfpuOp.DIV, 3, 1),           # 4
+    Unary(SfpuOp.MUL_SCALAR, 0, 1.5),   # 5: copy
+    Binary(SfpuOp.SUB, 5, 0),           # 6: in place on 5
+    Binary(SfpuOp.MAXIMUM, 4, 0),       # 7: in place on 4
+    Binary(SfpuOp.ADD, 6, 7),           # 8
+    Binary(SfpuOp.MUL, 0, 0),           # 9: x * x, a copy
+    Binary(SfpuOp.MINIMUM, 8, 9),       # 10
+    Binary(SfpuOp.DIV, 0, 10),          # 11: copy of x, 10 dies as b
+    Binary(SfpuOp.ADD, 1, 11),          # 12: y's last use as a: in place on y
+    Binary(SfpuOp.SUB, 12, 0),          # 13: x's last use as b
+    Binary(SfpuOp.MUL, 13, 13),         # 14: both operands the dying value
 ]
 
 
@@ -633,9 +637,9 @@ def test_max_min_keep_their_written_operand_order_on_signed_zeros(device, op):
     allocator must not swap max/min operands to work in place; found by hypothesis
     (test_exact_program_property) when it did. The zero's sign reaches the output
     through the product with x."""
-    code = (("constant", 0.0), ("input", 0), ("input", 0), ("constant", -0.0),
-            ("binary", op, 0, 3), ("binary", SfpuOp.ADD, 0, 1), ("binary", SfpuOp.ADD, 5, 2),
-            ("binary", SfpuOp.MUL, 6, 4))
+    code = (Constant(0.0), Input(0), Input(0), Constant(-0.0),
+            Binary(op, 0, 3), Binary(SfpuOp.ADD, 0, 1), Binary(SfpuOp.ADD, 5, 2),
+            Binary(SfpuOp.MUL, 6, 4))
     check_case(device, _case((32, 32), [FusedInput(BF)], code, ["signed"], out_fmt=F32, seed_=seed("zeros", op)),
                None)
 
@@ -656,14 +660,14 @@ def test_value_used_many_times_late(device, fp32):
 def test_many_live_values_reused_in_reverse(device):
     """Seven values live at once (bf16 Dst), then combined last-defined first, each also
     used again after a later value took a freed tile."""
-    code = [("input", 0), ("input", 1)]
-    code += [("unary", SfpuOp.ADD_SCALAR, float(k), k % 2) for k in range(5)]  # 2..6: x + k or y + k
+    code = [Input(0), Input(1)]
+    code += [Unary(SfpuOp.ADD_SCALAR, k % 2, float(k)) for k in range(5)]  # 2..6: x + k or y + k
     acc = 6
     for v in (5, 4, 3, 2):
-        code.append(("binary", SfpuOp.SUB if v % 2 else SfpuOp.MUL, acc, v))
+        code.append(Binary(SfpuOp.SUB if v % 2 else SfpuOp.MUL, acc, v))
         acc = len(code) - 1
-    code.append(("binary", SfpuOp.DIV, acc, 1))  # y, defined first, used last
-    code.append(("binary", SfpuOp.ADD, len(code) - 1, 0))
+    code.append(Binary(SfpuOp.DIV, acc, 1))  # y, defined first, used last
+    code.append(Binary(SfpuOp.ADD, len(code) - 1, 0))
     assert tiles_needed(code) == 7
     check_case(device, _case((70, 40), [FusedInput(BF), FusedInput(BF)], code, ["signed", "positive"],
                              seed_=seed("reverse")), None)
@@ -675,8 +679,8 @@ def test_copy_keeps_negative_zero(device, fp32):
     since x is used again: it must be -inf, not +inf. (A copy as -0 + v, i.e.
     fill_tile(tile, -0.0), would be exact for every v.)"""
     x = np.full((32, 32), -0.0, np.float32)
-    code = [("input", 0), ("unary", SfpuOp.RECIP, 0.0, 0), ("unary", SfpuOp.ADD_SCALAR, 1.0, 0),
-            ("binary", SfpuOp.MUL, 1, 2)]
+    code = [Input(0), Unary(SfpuOp.RECIP, 0), Unary(SfpuOp.ADD_SCALAR, 0, 1.0),
+            Binary(SfpuOp.MUL, 1, 2)]
     out, (xs,) = run_fused(device, [FusedInput(DataFormat.float32)], [x], code, (32, 32), F32, fp32=fp32)
     assert bits_of(xs).min() == 0x80000000  # the device holds -0
     assert_bits_equal(out.to_host(np.float32), np.full((32, 32), -np.inf, np.float32), "1 / -0")
@@ -694,17 +698,17 @@ def test_every_broadcast_with_masks_and_special_pads(device, fp32):
     inputs = [FusedInput(BF), FusedInput(BF, Broadcast.ROW), FusedInput(BF, Broadcast.COL),
               FusedInput(DataFormat.float32, Broadcast.SCALAR), FusedInput(BF, Broadcast.NONE, True),
               FusedInput(DataFormat.float32, Broadcast.ROW, True)]
-    code = [("input", i) for i in range(6)]
-    code += [("binary", SfpuOp.MUL, 0, 1), ("binary", SfpuOp.ADD, 6, 2), ("binary", SfpuOp.SUB, 7, 3),
-             ("binary", SfpuOp.MAXIMUM, 8, 4), ("binary", SfpuOp.MUL, 9, 5)]
+    code = [Input(i) for i in range(6)]
+    code += [Binary(SfpuOp.MUL, 0, 1), Binary(SfpuOp.ADD, 6, 2), Binary(SfpuOp.SUB, 7, 3),
+             Binary(SfpuOp.MAXIMUM, 8, 4), Binary(SfpuOp.MUL, 9, 5)]
     case = _case((3, 45, 77), inputs, prune(code), ["signed"] * 6, fp32, F32, True, True,
                  pads=[np.nan, np.inf, -np.inf, 1e30, np.nan, -1e30], seed_=seed("broadcasts", fp32))
     case["drop"] = [False, False, False, False, True, False]
     if fp32:
         # with capacity 4 the six live inputs do not fit: interleave loads and ops instead
-        code = [("input", 0), ("input", 1), ("binary", SfpuOp.MUL, 0, 1), ("input", 2), ("binary", SfpuOp.ADD, 2, 3),
-                ("input", 3), ("binary", SfpuOp.SUB, 4, 5), ("input", 4), ("binary", SfpuOp.MAXIMUM, 6, 7),
-                ("input", 5), ("binary", SfpuOp.MUL, 8, 9)]
+        code = [Input(0), Input(1), Binary(SfpuOp.MUL, 0, 1), Input(2), Binary(SfpuOp.ADD, 2, 3),
+                Input(3), Binary(SfpuOp.SUB, 4, 5), Input(4), Binary(SfpuOp.MAXIMUM, 6, 7),
+                Input(5), Binary(SfpuOp.MUL, 8, 9)]
         case["code"] = tuple(code)
     check_case(device, case, None)
 
@@ -719,8 +723,8 @@ def test_broadcast_pages(device, broadcast, batch_broadcast):
     shape = input_shape(out_shape, source)
     rng = np.random.default_rng(seed("pages", broadcast, batch_broadcast))
     x = rng.integers(-100, 100, shape).astype(np.float32)  # bf16-exact integers
-    code = [("input", 0), ("unary", SfpuOp.MUL_SCALAR, 1.0, 0)]
-    out, (values,) = run_fused(device, [source], [x], code, out_shape, BF16)
+    code = [Input(0), Unary(SfpuOp.MUL_SCALAR, 0, 1.0)]
+    out, _ = run_fused(device, [source], [x], code, out_shape, BF16)
     np.testing.assert_array_equal(out.to_host(np.float32), np.broadcast_to(x, out_shape))
 
 
@@ -733,7 +737,7 @@ def test_float32_broadcast_input_goes_through_src(device):
     for broadcast, expected_first in ((Broadcast.NONE, 1 + 2.0 ** -20), (Broadcast.ROW, 1.0)):
         source = FusedInput(DataFormat.float32, broadcast)
         out, _ = run_fused(device, [source], [x[:1] if broadcast is Broadcast.ROW else x],
-                           [("input", 0)], (32, 32), F32, fp32=True)
+                           [Input(0)], (32, 32), F32, fp32=True)
         got = out.to_host(np.float32)
         assert got[0, 1] == np.float32(expected_first)
         assert math.copysign(1.0, got[0, 0]) == (-1.0 if broadcast is Broadcast.NONE else 1.0)
@@ -750,9 +754,9 @@ def test_dst_capacity(device, fp32):
     capacity = KernelConfig(fp32_dest_acc_en=fp32).dst_capacity()
 
     def summed(n):
-        code = [("input", 0)] + [("constant", float(k) + 0.5) for k in range(n - 1)]
+        code = [Input(0)] + [Constant(float(k) + 0.5) for k in range(n - 1)]
         for k in range(1, n):
-            code.append(("binary", SfpuOp.ADD, len(code) - 1 if k > 1 else 0, k))
+            code.append(Binary(SfpuOp.ADD, len(code) - 1 if k > 1 else 0, k))
         return code
 
     fits = summed(capacity)
@@ -760,15 +764,15 @@ def test_dst_capacity(device, fp32):
     check_case(device, _case((33, 33), [FusedInput(BF)], fits, ["signed"], fp32, seed_=seed("fits", fp32)), None)
     too_many = summed(capacity + 1)
     # capacity values live, then an op on the first one, which is used again later: a copy
-    copy_too_many = [("input", 0)] + [("constant", float(k) + 0.5) for k in range(capacity - 1)]
-    copy_too_many.append(("unary", SfpuOp.NEG, 0.0, 0))
+    copy_too_many = [Input(0)] + [Constant(float(k) + 0.5) for k in range(capacity - 1)]
+    copy_too_many.append(Unary(SfpuOp.NEG, 0))
     for k in range(1, capacity):
-        copy_too_many.append(("binary", SfpuOp.ADD, len(copy_too_many) - 1, k))
-    copy_too_many.append(("binary", SfpuOp.ADD, len(copy_too_many) - 1, 0))
+        copy_too_many.append(Binary(SfpuOp.ADD, len(copy_too_many) - 1, k))
+    copy_too_many.append(Binary(SfpuOp.ADD, len(copy_too_many) - 1, 0))
     for code in (too_many, copy_too_many):
         assert tiles_needed(code) == capacity + 1
         with pytest.raises(HalError) as error:
-            library.eltwise_fused("fused", (FusedInput(BF),), tuple(code), BF, fp32_dest_acc_en=fp32)
+            fused.eltwise_fused("fused", (FusedInput(BF),), tuple(code), BF, fp32_dest_acc_en=fp32)
         assert error.value.code == StatusCode.UNIMPLEMENTED
         assert "Dst tiles" in str(error.value)
 
@@ -777,15 +781,15 @@ def test_input_count_limits(device):
     """1 to MAX_FUSED_INPUTS inputs; 0 or more are UNIMPLEMENTED at build time."""
     for n in (0, MAX_FUSED_INPUTS + 1):
         with pytest.raises(HalError) as error:
-            library.eltwise_fused("fused", (FusedInput(BF),) * n, (("constant", 1.0),), BF)
+            fused.eltwise_fused("fused", (FusedInput(BF),) * n, (Constant(1.0),), BF)
         assert error.value.code == StatusCode.UNIMPLEMENTED
 
 
 def _all_inputs_code(n):
     """Every input loaded, then summed (n live tiles at the peak)."""
-    code = [("input", i) for i in range(n)]
+    code = [Input(i) for i in range(n)]
     for i in range(1, n):
-        code.append(("binary", SfpuOp.ADD, len(code) - 1 if i > 1 else 0, i))
+        code.append(Binary(SfpuOp.ADD, len(code) - 1 if i > 1 else 0, i))
     return code
 
 
@@ -803,7 +807,7 @@ def test_max_inputs_with_masks(device, n, masks):
     refused with UNIMPLEMENTED, as the input-count limit is."""
     inputs = [FusedInput(BF)] * n
     try:
-        library.eltwise_fused("fused", tuple(inputs), tuple(_all_inputs_code(n)), BF, True, masks == 2)
+        fused.eltwise_fused("fused", tuple(inputs), tuple(_all_inputs_code(n)), BF, True, masks == 2)
     except HalError as error:
         assert error.code == StatusCode.UNIMPLEMENTED, error
         return
@@ -843,7 +847,7 @@ def test_transcendental_ops_against_float64(device, op):
     lo, hi = TRANSCENDENTAL_RANGES.get(op, (-10, 10))
     p = 2.5 if op == SfpuOp.POWER else 0.0
     x = np.linspace(lo, hi, 64 * 64).reshape(64, 64).astype(np.float32)
-    code = [("input", 0), ("unary", op, p, 0)]
+    code = [Input(0), Unary(op, 0, p)]
     for fp32, fmt in ((False, DataFormat.bfloat16), (True, DataFormat.float32)):
         out, (xs,) = run_fused(device, [FusedInput(fmt)], [x], code, (64, 64), F32, fp32=fp32)
         got = out.to_host(np.float32).astype(np.float64)

@@ -23,7 +23,7 @@ import hal
 from hal.backend import hardware_unavailable_reason
 from hal.status import StatusCode
 from tt_hal import compiler
-from tt_hal.kernels import library
+from tt_hal.kernels import eltwise, matmul
 from tt_hal.runtime.host_program import Constant, Dispatch, ExecuteStep
 from tt_hal.runtime.module import read_module, write_module
 from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, get_arch
@@ -47,8 +47,8 @@ def ttm() -> bytes:
 
 
 def library_exports():
-    return [library.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16),
-            library.matmul(DF.bfloat8_b, DF.bfloat16, DF.float32, MathFidelity.LoFi, fp32_dest_acc_en=True)]
+    return [eltwise.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16),
+            matmul.matmul(DF.bfloat8_b, DF.bfloat16, DF.float32, MathFidelity.LoFi, fp32_dest_acc_en=True)]
 
 
 @pytest.fixture(scope="module")

@@ -13,17 +13,17 @@ import threading
 
 import numpy as np
 import pytest
-
-import hal
-import tt_hal.native as native
-from tt_hal.target import extensions
-from tt_hal.kernels import library
-from tt_hal.target.layout import DataFormat
-from hal.status import HalError, StatusCode
 from tt_hal.native import codegen
 from tt_hal.native.device import HardwareDevice
-from tt_hal.target.placement import BufferType
+
+import hal
 from hal.backend import Binding, LaunchProgram
+from hal.status import HalError, StatusCode
+from tt_hal import native
+from tt_hal.kernels import eltwise
+from tt_hal.target import extensions
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.placement import BufferType
 
 BF16 = DataFormat.bfloat16
 
@@ -175,7 +175,7 @@ def test_partial_writes_and_reads_go_through_byte_regions(hardware):
 
 
 def test_dispatch_runs_in_waves_with_generated_kernels_and_per_core_args(hardware):
-    export = library.eltwise_binary("add", BF16, BF16, BF16)
+    export = eltwise.eltwise_binary("add", BF16, BF16, BF16)
     a, b, out = (hardware.create_buffer(6 * 2048, 2048, BufferType.DRAM) for _ in range(3))
     bindings = [(a, 0, a.size), (b, 0, b.size), (out, 0, out.size)]
     hardware.enqueue_program(0, launch(export, (3, 2, 1), [6, 1], bindings))
@@ -194,7 +194,7 @@ def test_dispatch_runs_in_waves_with_generated_kernels_and_per_core_args(hardwar
 
 
 def test_an_enqueue_failure_fails_the_queue_until_the_next_event(hardware):
-    export = library.eltwise_binary("add", BF16, BF16, BF16)
+    export = eltwise.eltwise_binary("add", BF16, BF16, BF16)
     bufs = [hardware.create_buffer(2048, 2048, BufferType.DRAM) for _ in range(3)]
     bindings = [(x, 0, 2048) for x in bufs]
     hardware.handle.fail_next_program = True
@@ -213,7 +213,7 @@ def test_an_enqueue_failure_fails_the_queue_until_the_next_event(hardware):
 
 def test_a_queue_waiting_on_a_failed_event_takes_its_error(hardware):
     hardware.handle.fail_next_program = True
-    export = library.eltwise_binary("add", BF16, BF16, BF16)
+    export = eltwise.eltwise_binary("add", BF16, BF16, BF16)
     bufs = [hardware.create_buffer(2048, 2048, BufferType.DRAM) for _ in range(3)]
     hardware.enqueue_program(0, launch(export, (1, 1, 1), [1, 1], [(x, 0, 2048) for x in bufs]))
     failed = hardware.enqueue_record_event(0)
@@ -224,7 +224,7 @@ def test_a_queue_waiting_on_a_failed_event_takes_its_error(hardware):
 
 
 def test_sharded_bindings_are_unimplemented_on_hardware(hardware):
-    export = library.eltwise_binary("add", BF16, BF16, BF16)
+    export = eltwise.eltwise_binary("add", BF16, BF16, BF16)
     host = hardware.import_host_buffer(np.zeros(2048, np.uint8))
     with pytest.raises(HalError) as error:
         hardware.enqueue_program(0, launch(export, (1, 1, 1), [1, 1], [(host, 0, 2048)] * 3))
@@ -248,5 +248,5 @@ def test_tt_metal_binding_compiles_against_the_host_api_stubs(tmp_path):
     result = subprocess.run([compiler, "-std=c++20", "-fsyntax-only", "-Wall", "-Werror",
                              f"-I{root / 'native' / 'api_stubs' / 'host'}", f"-I{pybind11.get_include()}",
                              f"-I{sysconfig.get_paths()['include']}", str(root / "native" / "src" / "tt_metal.cpp")],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr[:3000]

@@ -2,8 +2,9 @@
 SFPU masks (SfpuOp.MASK, MASK_NEG_INF) their kernels hide tile padding with.
 
 Every op is checked two ways:
-- against a numpy *twin* of the kernel (tt_hal/kernels/library.py) chained through the stated
-  numerics (docs/tensix.md, sim/tensix.py), compared bit for bit where the twin is
+- against a numpy *twin* of the kernel (tt_hal/kernels/: reduce.py, transpose.py,
+  normalization.py) chained through the stated numerics (docs/tensix.md,
+  sim/tensix.py), compared bit for bit where the twin is
   exact (it is for sum, max, transpose, softmax, layernorm and rmsnorm in bf16 and
   fp32-Dst modes);
 - against a float64 numpy reference with a tolerance derived from the formats, so
@@ -32,13 +33,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tt_hal.sim import tensix
 
 import hal
 from hal.status import HalError, StatusCode
-from tt_hal.sim import tensix
+from tests import reference as ref
 from tt_hal import ops
 from tt_hal.target.isa import SfpuOp
-from tests import reference as ref
 
 U = 2.0 ** -8  # bf16 round to nearest (see the module docstring)
 T = 2.0 ** -7  # bf16 truncation
@@ -375,7 +376,7 @@ def test_reduce_output_formats(device):
     sum along dim -1 (column 0 of each face row valid, the rest 0) re-encodes each
     value with 7 significant bits: half a code step, 2^(e-7) <= 2^-7 relative."""
     rng = np.random.default_rng(10)
-    view, x = upload(device, rng.standard_normal((40, 70)), BF16)
+    view, _ = upload(device, rng.standard_normal((40, 70)), BF16)
     for dim in (-1, -2):
         bf16 = host(ops.sum(view, dim))
         assert_same(host(ops.sum(view, dim, dtype=F32)), bf16)
@@ -638,7 +639,7 @@ def test_softmax_fp32_dest_acc(device, width):
 
 
 def test_softmax_output_formats(device):
-    view, x = upload(device, np.random.default_rng(25).standard_normal((40, 70)), BF16)
+    view, _ = upload(device, np.random.default_rng(25).standard_normal((40, 70)), BF16)
     bf16 = host(ops.softmax(view)).astype(np.float64)
     assert_same(host(ops.softmax(view, dtype=F32)), bf16)  # bf16 Dst values, packed as float32
     # bfloat8_b: rows of 16 share an exponent, the code keeps 7 magnitude bits: error
@@ -742,7 +743,7 @@ def test_norm_fp32_dest_acc(device, rms, width):
     run = ops.rmsnorm if rms else ops.layernorm
     got = host(run(view, gamma, beta, fp32_dest_acc_en=True))
     assert_same(got, twin_norm(x, 1e-5, rms, g, b, fp32_dest=True))
-    r, core, mean, std = np_norm(tf32(x), 1e-5, rms, tf32(g), tf32(b))
+    r, core, _, std = np_norm(tf32(x), 1e-5, rms, tf32(g), tf32(b))
     mean_term = 0.0 if rms else T * np.abs(x.astype(np.float64)).mean(axis=-1, keepdims=True) / std
     bound = ((4.5 * T) * np.abs(core) + mean_term) * np.abs(g) + 2.0 ** -20 * (np.abs(r) + 1)
     assert np.all(np.abs(got - r) <= bound)

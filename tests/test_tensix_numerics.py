@@ -11,7 +11,7 @@ numerics', 'Data formats'), not from the numba code:
 - pack_tile: bf16 ties away from zero (denormals and -0 flush to +0), Bfp8_b through
   bf16 first then ties away, Bfp4_b the Bfp8_b code truncated, integers clamped.
 
-Part 2 runs tt_hal.kernels.library's eltwise kernels through real HAL dispatches (.ttx written
+Part 2 runs tt_hal.kernels.eltwise's kernels through real HAL dispatches (.ttx written
 by tt_hal.target.ttx.write_executable, prepared by the executable cache, push constant 0 = tiles
 of the output) and compares the output bytes with the numpy twins chained the way
 the compute kernel chains them: host encoding -> unpack -> FPU/SFPU -> Dst -> pack.
@@ -27,14 +27,14 @@ import zlib
 import numba
 import numpy as np
 import pytest
+from tt_hal.sim import tensix
 
 import hal
-from tt_hal.kernels import library
+from tests import reference as ref
+from tt_hal.kernels import eltwise
 from tt_hal.target.isa import Broadcast, MathFidelity, SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.ttx import write_executable
-from tt_hal.sim import tensix
-from tests import reference as ref
 
 F32, BF16, BFP8, BFP4 = DataFormat.float32, DataFormat.bfloat16, DataFormat.bfloat8_b, DataFormat.bfloat4_b
 FIDELITIES = [MathFidelity.LoFi, MathFidelity.HiFi2, MathFidelity.HiFi3, MathFidelity.HiFi4]
@@ -497,7 +497,7 @@ def test_eltwise_binary_bit_exact(device, op, formats, fp32_dest):
     b[:5, :5] = -a[:5, :5]  # exact cancellations
     va, src_a = upload(device, a, a_fmt)
     vb, src_b = upload(device, b, b_fmt)
-    export = library.eltwise_binary(op, a_fmt, b_fmt, out_fmt, fp32_dest_acc_en=fp32_dest)
+    export = eltwise.eltwise_binary(op, a_fmt, b_fmt, out_fmt, fp32_dest_acc_en=fp32_dest)
     out, data = dispatch(device, export, [va, vb], shape, out_fmt)
     dst = expected_binary(op, src_a, src_b, 4, fp32_dest)
     check_output(data, dst, out_fmt)
@@ -524,7 +524,7 @@ def test_add_ties_show_dst_and_packer_rounding(device):
     vb, _ = upload(device, b, BF16)
     results = {}
     for fp32_dest in (False, True):
-        out, _ = dispatch(device, library.eltwise_binary("add", BF16, BF16, BF16, fp32_dest_acc_en=fp32_dest),
+        out, _ = dispatch(device, eltwise.eltwise_binary("add", BF16, BF16, BF16, fp32_dest_acc_en=fp32_dest),
                           [va, vb], (32, 32), BF16)
         results[fp32_dest] = out.to_host(np.float32)
     assert (results[False][0] == 1.0).all() and (results[False][1] == 1.015625).all()  # nearest even in Dst
@@ -540,7 +540,7 @@ def test_eltwise_mul_fidelity(device, fidelity, fp32_dest):
     va, src_a = upload(device, a, BF16)
     vb, src_b = upload(device, b, BF16)
     out_fmt = F32 if fp32_dest else BF16
-    export = library.eltwise_binary("mul", BF16, BF16, out_fmt, math_fidelity=fidelity, fp32_dest_acc_en=fp32_dest)
+    export = eltwise.eltwise_binary("mul", BF16, BF16, out_fmt, math_fidelity=fidelity, fp32_dest_acc_en=fp32_dest)
     out, data = dispatch(device, export, [va, vb], shape, out_fmt, workgroups=5)
     dst = expected_binary("mul", src_a, src_b, int(fidelity), fp32_dest)
     check_output(data, dst, out_fmt)
@@ -569,7 +569,7 @@ def test_eltwise_binary_broadcast(device, op, broadcast, a_shape, b_shape):
     a, b = bf16_grid(rng, a_shape), bf16_grid(rng, b_shape)
     va, src_a = upload(device, a, BF16)
     vb, src_b = upload(device, b, BF16)
-    export = library.eltwise_binary(op, BF16, BF16, BF16, broadcast=broadcast, math_fidelity=MathFidelity.HiFi3)
+    export = eltwise.eltwise_binary(op, BF16, BF16, BF16, broadcast=broadcast, math_fidelity=MathFidelity.HiFi3)
     out, data = dispatch(device, export, [va, vb], a_shape, BF16, workgroups=7)
     tiles_per_row = out.spec.page_grid[1]
     dst = expected_binary(op, src_a, src_b, 3, False, broadcast, tiles_per_row)
@@ -589,7 +589,7 @@ def test_eltwise_grid_sizes(device, workgroups):
     a, b = bf16_grid(rng, shape), bf16_grid(rng, shape)
     va, src_a = upload(device, a, BF16)
     vb, src_b = upload(device, b, BF16)
-    out, data = dispatch(device, library.eltwise_binary("sub", BF16, BF16, BF16), [va, vb], shape, BF16, workgroups)
+    _, data = dispatch(device, eltwise.eltwise_binary("sub", BF16, BF16, BF16), [va, vb], shape, BF16, workgroups)
     np.testing.assert_array_equal(data, twin_pack(expected_binary("sub", src_a, src_b, 4, False), BF16))
 
 
@@ -599,7 +599,7 @@ def test_eltwise_more_workgroups_than_tiles_and_cores(device):
     a, b = bf16_grid(rng, shape), bf16_grid(rng, shape)
     va, src_a = upload(device, a, BF16)
     vb, src_b = upload(device, b, BF16)
-    out, data = dispatch(device, library.eltwise_binary("add", BF16, BF16, BF16), [va, vb], shape, BF16, 130)
+    _, data = dispatch(device, eltwise.eltwise_binary("add", BF16, BF16, BF16), [va, vb], shape, BF16, 130)
     np.testing.assert_array_equal(data, twin_pack(expected_binary("add", src_a, src_b, 4, False), BF16))
 
 
@@ -611,7 +611,7 @@ def test_eltwise_mul_infinity(device):
     b = np.full((32, 32), 2.0, np.float32)
     va, _ = upload(device, a, BF16)
     vb, _ = upload(device, b, BF16)
-    out, _ = dispatch(device, library.eltwise_binary("mul", BF16, BF16, BF16), [va, vb], (32, 32), BF16)
+    out, _ = dispatch(device, eltwise.eltwise_binary("mul", BF16, BF16, BF16), [va, vb], (32, 32), BF16)
     np.testing.assert_array_equal(out.to_host(np.float32), a * b)
 
 
@@ -709,7 +709,7 @@ def test_eltwise_unary_bf16(device, op):
     x = _sfpu_inputs(op, rng, shape, BF16)
     _, _, parameter, exact_op = SFPU_CASES[op]
     vx, src = upload(device, x, BF16)
-    out, data = dispatch(device, library.eltwise_unary(op, BF16, BF16, parameter), [vx], shape, BF16, workgroups=4)
+    _, data = dispatch(device, eltwise.eltwise_unary(op, BF16, BF16, parameter), [vx], shape, BF16, workgroups=4)
     dst_in = twin_dst_store(src, False)  # copy_tile
     with np.errstate(all="ignore"):
         value = _sfpu_reference(op, dst_in.astype(np.float64), parameter)
@@ -731,7 +731,7 @@ def test_eltwise_unary_float32(device, op):
     _, _, parameter, exact_op = SFPU_CASES[op]
     vx, _ = upload(device, x, F32)
     src = view_tiles(vx)
-    out, data = dispatch(device, library.eltwise_unary(op, F32, F32, parameter, fp32_dest_acc_en=True), [vx], shape,
+    _, data = dispatch(device, eltwise.eltwise_unary(op, F32, F32, parameter, fp32_dest_acc_en=True), [vx], shape,
                          F32)
     with np.errstate(all="ignore"):
         value = _sfpu_reference(op, src.astype(np.float64), parameter)
@@ -742,7 +742,7 @@ def test_eltwise_unary_float32(device, op):
     # Without fp32 Dst the same input goes through Src as tf32 and Dst as bf16: the
     # result differs in most elements of a non-trivial op.
     if op in (SfpuOp.EXP, SfpuOp.SQUARE, SfpuOp.SIN):
-        _, bf16_dst = dispatch(device, library.eltwise_unary(op, F32, F32, parameter), [vx], shape, F32)
+        _, bf16_dst = dispatch(device, eltwise.eltwise_unary(op, F32, F32, parameter), [vx], shape, F32)
         assert np.mean(decode(bf16_dst.view(np.float32).reshape(-1, 1024), shape) != got) > 0.5
 
 
@@ -753,7 +753,7 @@ def test_eltwise_unary_bfp8_in_and_out(device):
     shape = (64, 64)
     x = rng.uniform(-4, 4, shape).astype(np.float32)
     vx, src = upload(device, x, BFP8)
-    out, data = dispatch(device, library.eltwise_unary(SfpuOp.MUL_SCALAR, BFP8, BFP8, 1.3, fp32_dest_acc_en=True),
+    _, data = dispatch(device, eltwise.eltwise_unary(SfpuOp.MUL_SCALAR, BFP8, BFP8, 1.3, fp32_dest_acc_en=True),
                          [vx], shape, BFP8, workgroups=3)
     value = src * np.float32(1.3)
     np.testing.assert_array_equal(data, twin_pack(value, BFP8))
@@ -763,7 +763,7 @@ def test_power_integer_exponent_of_negative_base(device):
     """x ** 2.0 is defined for negative x (integer exponent)."""
     x = as_f32(ref.bf16_to_f32_bits(ref.bf16_bits(np.linspace(-8, 8, 1024, dtype=np.float32)))).reshape(32, 32)
     vx, src = upload(device, x, BF16)
-    out, data = dispatch(device, library.eltwise_unary(SfpuOp.POWER, BF16, BF16, 2.0), [vx], (32, 32), BF16)
+    _, data = dispatch(device, eltwise.eltwise_unary(SfpuOp.POWER, BF16, BF16, 2.0), [vx], (32, 32), BF16)
     np.testing.assert_array_equal(data, twin_pack(twin_dst_store(src * src, False), BF16))
 
 
@@ -774,7 +774,7 @@ def test_power_of_zero(device):
     x[0, :4] = [0.25, 1.0, 4.0, 9.0]
     vx, _ = upload(device, x, BF16)
     for parameter, zero_result in ((0.5, 0.0), (-0.5, np.inf)):
-        out, _ = dispatch(device, library.eltwise_unary(SfpuOp.POWER, BF16, BF16, parameter), [vx], (32, 32), BF16)
+        out, _ = dispatch(device, eltwise.eltwise_unary(SfpuOp.POWER, BF16, BF16, parameter), [vx], (32, 32), BF16)
         got = out.to_host(np.float32)
         assert np.allclose(got[0, :4], x[0, :4] ** parameter, rtol=2.0 ** -8)
         assert (got[1:] == zero_result).all(), f"0 ** {parameter}: got {np.unique(got[1:])}"

@@ -17,17 +17,21 @@ import weakref
 
 import numpy as np
 
-from tt_hal.kernels import library
 from hal.buffer import HalBufferView
 from hal.command_buffer import HalCommandBuffer
+from hal.status import HalError, StatusCode
+from tt_hal.kernels import eltwise, normalization, reduce
+
+# aliased: ops.matmul and ops.transpose are this module's own names
+from tt_hal.kernels import matmul as matmul_kernel
+from tt_hal.kernels import transpose as transpose_kernel
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat, Layout
 from tt_hal.target.placement import DRAM_MEMORY_CONFIG, MemoryConfig
-from hal.status import HalError, StatusCode
 from tt_hal.target.ttx import write_executable
 
 WAIT_NS = 600 * 10**9  # a dispatch that takes longer has hung; the wait gives up
-_PER_DEVICE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # device -> {key: executable or tensor}
+_PER_DEVICE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # device -> {key: executable or tensor}
 
 
 def _device(*views: HalBufferView):
@@ -106,7 +110,7 @@ def _binary(op: str, a, b, dtype, memory_config, math_fidelity, grid):
     out_format = DataFormat.parse(dtype) if dtype is not None else a.spec.dtype
     fidelity = _fidelity(math_fidelity)
     key = ("binary", op, a.spec.dtype, b.spec.dtype, out_format, broadcast, fidelity)
-    executable = _executable(device, key, lambda: library.eltwise_binary(
+    executable = _executable(device, key, lambda: eltwise.eltwise_binary(
         op, a.spec.dtype, b.spec.dtype, out_format, broadcast, math_fidelity=fidelity))
     out = _output(device, a.shape, out_format, memory_config)
     tiles = out.spec.num_pages
@@ -139,7 +143,7 @@ def unary(name: str, a, parameter: float = 0.0, *, dtype=None, memory_config=Non
         raise HalError(StatusCode.INVALID_ARGUMENT, f"{name} is a binary SFPU op")
     out_format = DataFormat.parse(dtype) if dtype is not None else a.spec.dtype
     executable = _executable(device, ("unary", op, float(parameter), a.spec.dtype, out_format),
-                             lambda: library.eltwise_unary(op, a.spec.dtype, out_format, parameter))
+                             lambda: eltwise.eltwise_unary(op, a.spec.dtype, out_format, parameter))
     out = _output(device, a.shape, out_format, memory_config)
     _run(device, executable, out.spec.num_pages, [out.spec.num_pages], (a, out), grid)
     return out
@@ -155,7 +159,7 @@ def _unary_op(name: str):
 
 exp, log, sqrt, rsqrt, recip, relu, gelu, sigmoid, tanh, silu, neg = (
     _unary_op(n) for n in ("exp", "log", "sqrt", "rsqrt", "recip", "relu", "gelu", "sigmoid", "tanh", "silu", "neg"))
-abs = _unary_op("abs")  # noqa: A001 (ttnn's name)
+abs = _unary_op("abs")  # shadows the builtin, as ttnn's name does
 
 
 def matmul(a, b, *, math_fidelity="HiFi4", fp32_dest_acc_en: bool = False, dtype=None, memory_config=None,
@@ -167,7 +171,7 @@ def matmul(a, b, *, math_fidelity="HiFi4", fp32_dest_acc_en: bool = False, dtype
     fidelity = _fidelity(math_fidelity)
     out_format = DataFormat.parse(dtype) if dtype is not None else a.spec.dtype
     key = ("matmul", a.spec.dtype, b.spec.dtype, out_format, fidelity, bool(fp32_dest_acc_en))
-    executable = _executable(device, key, lambda: library.matmul(
+    executable = _executable(device, key, lambda: matmul_kernel.matmul(
         a.spec.dtype, b.spec.dtype, out_format, math_fidelity=fidelity, fp32_dest_acc_en=fp32_dest_acc_en))
     out = _output(device, (a.shape[0], b.shape[1]), out_format, memory_config)
     m_tiles, n_tiles = out.spec.page_grid
@@ -234,21 +238,21 @@ def _reduction(kind_rows: ReduceKind, a, dim, dtype, memory_config, grid, fp32_d
         constants = [rows // height_tiles * tiles_per_row, height_tiles, tiles_per_row]
     columns = a.shape[-1] % 32 if dim == -2 else 0  # padding columns of the output, zeroed
     key = ("reduce", kind, a.spec.dtype, out_format, bool(valid), bool(columns), fp32_dest_acc_en)
-    executable = _executable(device, key, lambda: library.reduce(kind, a.spec.dtype, out_format, bool(valid),
-                                                                   bool(columns), fp32_dest_acc_en))
+    executable = _executable(device, key, lambda: reduce.reduce(kind, a.spec.dtype, out_format, bool(valid),
+                                                                bool(columns), fp32_dest_acc_en))
     masks = ((mask_tile(device, valid, dim),) if valid else ()) + ((mask_tile(device, columns, -1),) if columns else ())
     views = (a, *masks, out)
     _run(device, executable, constants[0], constants, views, grid)
     return out
 
 
-def sum(a, dim: int = -1, *, dtype=None, memory_config=None, grid=None, fp32_dest_acc_en: bool = False):  # noqa: A001
+def sum(a, dim: int = -1, *, dtype=None, memory_config=None, grid=None, fp32_dest_acc_en: bool = False):
     """Sum over dim -1 or -2, kept as size 1 (the tile-layout result: each row's sum
     in column 0, or each column's in row 0)."""
     return _reduction(ReduceKind.SUM_ROW, a, dim, dtype, memory_config, grid, fp32_dest_acc_en)
 
 
-def max(a, dim: int = -1, *, dtype=None, memory_config=None, grid=None, fp32_dest_acc_en: bool = False):  # noqa: A001
+def max(a, dim: int = -1, *, dtype=None, memory_config=None, grid=None, fp32_dest_acc_en: bool = False):
     """Maximum over dim -1 or -2, kept as size 1."""
     return _reduction(ReduceKind.MAX_ROW, a, dim, dtype, memory_config, grid, fp32_dest_acc_en)
 
@@ -263,7 +267,7 @@ def transpose(a, dim0: int = -2, dim1: int = -1, *, dtype=None, memory_config=No
     out = _output(device, tuple(a.shape[:-2]) + (a.shape[-1], a.shape[-2]), out_format, memory_config)
     fp32 = DataFormat.float32 in (a.spec.dtype, out_format)  # a float32 copy stays exact in an fp32 Dst
     executable = _executable(device, ("transpose", a.spec.dtype, out_format),
-                             lambda: library.transpose(a.spec.dtype, out_format, fp32_dest_acc_en=fp32))
+                             lambda: transpose_kernel.transpose(a.spec.dtype, out_format, fp32_dest_acc_en=fp32))
     height_tiles, width_tiles = -(-out.shape[-2] // 32), -(-out.shape[-1] // 32)
     tiles = out.spec.num_pages
     _run(device, executable, tiles, [tiles, height_tiles, width_tiles], (a, out), grid)
@@ -294,15 +298,15 @@ def softmax(a, dim: int = -1, *, dtype=None, memory_config=None, grid=None, fp32
     """softmax over the last dimension: exp(x - max) / sum, one tile row at a time."""
     _device(a)
     _dim(a, dim, (-1,), "softmax")
-    return _row_op("softmax", a, [], dtype, memory_config, grid, (fp32_dest_acc_en,), lambda out, masked: library.softmax(
-        a.spec.dtype, out, a.shape[-1], masked, fp32_dest_acc_en))
+    return _row_op("softmax", a, [], dtype, memory_config, grid, (fp32_dest_acc_en,),
+                   lambda out, masked: normalization.softmax(a.spec.dtype, out, a.shape[-1], masked, fp32_dest_acc_en))
 
 
 def _norm(rms: bool, a, gamma, beta, eps, dtype, memory_config, grid, fp32_dest_acc_en):
     constants = [c for c in (gamma, beta) if c is not None]
     name = "rmsnorm" if rms else "layernorm"
     key = (float(eps), gamma is not None, beta is not None, fp32_dest_acc_en)
-    return _row_op(name, a, constants, dtype, memory_config, grid, key, lambda out, masked: library.layernorm(
+    return _row_op(name, a, constants, dtype, memory_config, grid, key, lambda out, masked: normalization.layernorm(
         a.spec.dtype, out, a.shape[-1], float(eps), gamma.spec.dtype if gamma is not None else None,
         beta.spec.dtype if beta is not None else None, rms, masked, fp32_dest_acc_en))
 

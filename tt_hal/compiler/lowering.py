@@ -3,7 +3,7 @@
 A dispatch at IREE's `executable-sources` phase, normalised (tt_hal.compiler.frontend), is a
 function that loads tensors from bindings, runs linalg.generic ops on them and
 stores results to bindings. Each generic becomes one or more launches of the kernel
-library (tt_hal/kernels/library.py):
+library (tt_hal/kernels/):
 
 - contraction (mulf + addf over one reduction dim)  -> matmul (batched), + init
 - reduction (addf / maximumf / maxnumf over the last or second-to-last dim)
@@ -25,16 +25,17 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
-
 from iree.compiler import ir
 
-from tt_hal.kernels import library
+from hal.status import HalError, StatusCode
+from tt_hal.kernels import fused, matmul, reduce, transpose
+from tt_hal.kernels.fused import Binary, Constant, FusedInput, Input, Instruction, Unary
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat
-from tt_hal.kernels.library import FusedInput
-from hal.status import HalError, StatusCode
 
 TILE = 32
 FLAT = "flat"  # the loop space of a collapsed elementwise dispatch: the tiles of the tensor it flattened
@@ -95,10 +96,15 @@ def tile_count(device_shape) -> int:
     return math.prod(device_shape[:-2]) * tiles(device_shape[-2]) * tiles(device_shape[-1])
 
 
+# The library programs a Launch.kernel may name.
+_PROGRAMS = {"matmul": matmul.matmul, "reduce": reduce.reduce, "transpose": transpose.transpose,
+             "eltwise_fused": fused.eltwise_fused}
+
+
 def build_kernel(kernel: tuple):
     """The library Export a Launch.kernel names."""
     name, *args = kernel
-    return getattr(library, name)(*args)
+    return _PROGRAMS[name](*args)
 
 
 def location(op) -> str:
@@ -161,9 +167,10 @@ class Integers:
     byte offsets and sizes, push constants (`hal.interface.constant.load` of
     `constants`), IREE's 64-bit split into two i32 and `util.assume.int`."""
 
-    _BINARY = {"arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
-               "arith.shrui": lambda a, b: a >> b, "arith.shli": lambda a, b: a << b, "arith.ori": lambda a, b: a | b,
-               "arith.andi": lambda a, b: a & b, "arith.divui": lambda a, b: a // b}
+    _BINARY: ClassVar[dict] = {
+        "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
+        "arith.shrui": lambda a, b: a >> b, "arith.shli": lambda a, b: a << b, "arith.ori": lambda a, b: a | b,
+        "arith.andi": lambda a, b: a & b, "arith.divui": lambda a, b: a // b}
     _CASTS = ("arith.index_castui", "arith.index_cast", "arith.extui", "arith.extsi", "util.assume.int")
 
     def __init__(self, constants=()):
@@ -217,11 +224,11 @@ class _Code:
     (or constants, for fills), body ops SFPU instructions."""
 
     def __init__(self, leaves):
-        self.leaves = leaves  # block arg number -> ("input", i) or ("constant", x)
-        self.code: list[tuple] = []
+        self.leaves = leaves  # block arg number -> Input or Constant
+        self.code: list[Instruction] = []
         self.memo: dict = {}
 
-    def emit(self, instruction) -> int:
+    def emit(self, instruction: Instruction) -> int:
         self.code.append(instruction)
         return len(self.code) - 1
 
@@ -231,7 +238,7 @@ class _Code:
         if isinstance(v, ir.BlockArgument):
             index = self.emit(self.leaves[v.arg_number])
         elif _constant(v) is not None:
-            index = self.emit(("constant", float(_constant(v))))
+            index = self.emit(Constant(float(_constant(v))))
         else:
             index = self.op(v.owner.operation)
         self.memo[v] = index
@@ -241,9 +248,9 @@ class _Code:
         name = op.name
         operands = list(op.operands)
         if name in _UNARY:
-            return self.emit(("unary", _UNARY[name], 0.0, self.value(operands[0])))
+            return self.emit(Unary(_UNARY[name], self.value(operands[0])))
         if name == "math.powf" and _constant(operands[1]) is not None:
-            return self.emit(("unary", SfpuOp.POWER, float(_constant(operands[1])), self.value(operands[0])))
+            return self.emit(Unary(SfpuOp.POWER, self.value(operands[0]), float(_constant(operands[1]))))
         if name in _BINARY:
             a, b = operands
             ca, cb = _constant(a), _constant(b)
@@ -251,20 +258,20 @@ class _Code:
                 x = self.value(a)
                 cb = float(cb)
                 if name == "arith.addf":
-                    return self.emit(("unary", SfpuOp.ADD_SCALAR, cb, x))
+                    return self.emit(Unary(SfpuOp.ADD_SCALAR, x, cb))
                 if name == "arith.subf":
-                    return self.emit(("unary", SfpuOp.ADD_SCALAR, -cb, x))
+                    return self.emit(Unary(SfpuOp.ADD_SCALAR, x, -cb))
                 if name == "arith.mulf":
-                    return self.emit(("unary", SfpuOp.MUL_SCALAR, cb, x))
-                return self.emit(("unary", SfpuOp.MUL_SCALAR, 1.0 / cb, x))
+                    return self.emit(Unary(SfpuOp.MUL_SCALAR, x, cb))
+                return self.emit(Unary(SfpuOp.MUL_SCALAR, x, 1.0 / cb))
             if ca is not None and name in ("arith.addf", "arith.mulf"):
                 op_ = SfpuOp.ADD_SCALAR if name == "arith.addf" else SfpuOp.MUL_SCALAR
-                return self.emit(("unary", op_, float(ca), self.value(b)))
+                return self.emit(Unary(op_, self.value(b), float(ca)))
             if cb == 0.0 and name in ("arith.maximumf", "arith.maxnumf"):
-                return self.emit(("unary", SfpuOp.RELU, 0.0, self.value(a)))
+                return self.emit(Unary(SfpuOp.RELU, self.value(a)))
             if ca == 1.0 and name == "arith.divf":
-                return self.emit(("unary", SfpuOp.RECIP, 0.0, self.value(b)))
-            return self.emit(("binary", _BINARY[name], self.value(a), self.value(b)))
+                return self.emit(Unary(SfpuOp.RECIP, self.value(b)))
+            return self.emit(Binary(_BINARY[name], self.value(a), self.value(b)))
         raise unimplemented(op, f"{name} in the body of a linalg.generic has no Tensix lowering yet "
                                 f"(supported: {', '.join(sorted(set(_UNARY) | set(_BINARY) | {'math.powf'}))})")
 
@@ -375,7 +382,7 @@ class DispatchLowering:
         wanted = self.bound.get(binding, tensor.device_shape)
         if tensor.fill is not None:
             out = Tensor(tensor.shape, wanted, ("binding", binding))
-            self._fused(op, (("constant", tensor.fill),), [], out)
+            self._fused(op, (Constant(tensor.fill),), [], out)
         elif tensor.ref is not None and tensor.ref[0] == "temp" and canonical(tensor.device_shape) == canonical(wanted):
             tensor.ref = ("binding", binding)  # the producer writes the binding directly
             self.temps.remove(tensor)
@@ -391,7 +398,7 @@ class DispatchLowering:
         self.temps.append(tensor)
         return tensor
 
-    def _fused(self, op, code, inputs: list[tuple[Tensor, FusedInput]], out: Tensor) -> None:
+    def _fused(self, op, code: Sequence[Instruction], inputs: list[tuple[Tensor, FusedInput]], out: Tensor) -> None:
         fmt = self.options.data_format
         ds = out.device_shape
         mask_columns, mask_rows = ds[-1] % TILE, ds[-2] % TILE
@@ -399,9 +406,9 @@ class DispatchLowering:
         kernel = ("eltwise_fused", "eltwise_fused", fused_inputs, tuple(code), fmt, bool(mask_columns),
                   bool(mask_rows), self.options.fp32_dest_acc_en)
         masks = ([("mask", mask_columns, -1)] if mask_columns else []) + ([("mask", mask_rows, -2)] if mask_rows else [])
-        if len(inputs) + len(masks) > library.MAX_FUSED_INPUTS:
+        if len(inputs) + len(masks) > fused.MAX_FUSED_INPUTS:
             raise unimplemented(op, f"an elementwise body reading {len(inputs)} tensors (and {len(masks)} padding "
-                                    f"masks): a fused kernel reads at most {library.MAX_FUSED_INPUTS}")
+                                    f"masks): a fused kernel reads at most {fused.MAX_FUSED_INPUTS}")
         n = tile_count(ds)
         self.launches.append(Launch(kernel, [n, tiles(ds[-2]), tiles(ds[-1])], [t for t, _ in inputs] + masks + [out], n))
 
@@ -416,7 +423,7 @@ class DispatchLowering:
         """out = tensor, where their device shapes may differ by a swap of the last two dims."""
         src, dst = canonical(tensor.device_shape), canonical(out.device_shape)
         if src == dst:
-            self._fused(op, (("input", 0),), [(tensor, FusedInput(self.options.data_format))], out)
+            self._fused(op, (Input(0),), [(tensor, FusedInput(self.options.data_format))], out)
         elif src[:-2] == dst[:-2] and (src[-1], src[-2]) == dst[-2:]:
             self._transpose(op, tensor, out)
         else:
@@ -543,9 +550,9 @@ class DispatchLowering:
         leaves = {}
         for i, (tensor, dims) in enumerate(zip(ins, maps[:n_in])):
             if tensor.fill is not None:
-                leaves[i] = ("constant", tensor.fill)
+                leaves[i] = Constant(tensor.fill)
             else:
-                leaves[i] = ("input", len(inputs))
+                leaves[i] = Input(len(inputs))
                 inputs.append(self._view(op, tensor, dims, space, axis))
         code = _Code(leaves)
         code.value(result)
@@ -557,7 +564,7 @@ class DispatchLowering:
             raise unimplemented(op, "a linalg.generic that yields its own output")
         inputs: list = []
         code = self._code(op, ins, maps, space, axis, n_in, result, inputs)
-        if code == [("input", 0)] and inputs[0][1].broadcast is Broadcast.NONE and not inputs[0][1].batch_broadcast:
+        if code == [Input(0)] and inputs[0][1].broadcast is Broadcast.NONE and not inputs[0][1].batch_broadcast:
             tensor = inputs[0][0]
             if tensor.ref is not None and tensor.ref[0] == "temp":
                 return tensor  # a copy or a transpose already made by _view
@@ -574,11 +581,11 @@ class DispatchLowering:
         inputs, code = [], []
         for tensor in (init, partial):
             if tensor.fill is not None:
-                code.append(("constant", tensor.fill))
+                code.append(Constant(tensor.fill))
             else:
-                code.append(("input", len(inputs)))
+                code.append(Input(len(inputs)))
                 inputs.append((self._as(op, tensor, device_shape), FusedInput(fmt)))
-        code.append(("binary", binary, 0, 1))
+        code.append(Binary(binary, 0, 1))
         self._fused(op, code, inputs, out)
         return out
 

@@ -1,2 +1,16 @@
-"""The kernel library: parameterised Tensix programs as TTNN users know them, one
-module per kernel family."""
+"""The kernel library: parameterised Tensix programs as TTNN users know them, built
+with tt_hal.target.isa.KernelBuilder, one module per kernel family:
+
+- `eltwise`: eltwise binary (add, sub, mul; with row, column or scalar broadcast of
+  B) and eltwise unary (the SFPU ops);
+- `matmul`: batched matmul;
+- `reduce`: sum and max over rows or columns;
+- `transpose`: the last two dimensions;
+- `normalization`: the row-wise softmax, layernorm and rmsnorm;
+- `fused`: fused elementwise, straight-line SFPU code over broadcast inputs;
+- `common`: what the families share (tile ranges, readers and writers, Dst stages,
+  circular buffers, masking of padding).
+
+Every program is multi-core: workgroup w of n takes the tiles [w * T // n,
+(w + 1) * T // n) of the T tiles named by push constant 0.
+"""

@@ -1,0 +1,173 @@
+"""What the kernel families share: the workgroup's tile range, address generators,
+the reader and writer of single tiles, Dst stages, circular-buffer configs and the
+masking of padding."""
+
+from __future__ import annotations
+
+from tt_hal.target.isa import KernelBuilder, Op, Processor, SfpuOp
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.program import ArgKind, CircularBufferConfig, RuntimeArg
+
+CB_IN0, CB_IN1, CB_OUT = 0, 1, 16
+PAGES = 2  # double buffering
+CB_SCALER, CB_MASK, CB_LAST = 3, 4, 24
+
+
+def tile_range(k: KernelBuilder):
+    """(first, end) tile of this workgroup: [w * T // n, (w + 1) * T // n) of the T
+    tiles named by push constant 0 (the library's contract, tt_hal.kernels)."""
+    total, wg, count, scratch = k.reg("total"), k.reg("wg"), k.reg("wgs"), k.reg("s")
+    k.emit(Op.CONSTANT, total, 0)
+    # The linear workgroup id (x fastest) and count over all three dimensions.
+    k.emit(Op.WORKGROUP_ID, wg, 2)
+    for dim in (1, 0):
+        k.emit(Op.WORKGROUP_COUNT, scratch, dim)
+        k.emit(Op.MUL, wg, wg, scratch)
+        k.emit(Op.WORKGROUP_ID, scratch, dim)
+        k.emit(Op.ADD, wg, wg, scratch)
+    k.emit(Op.WORKGROUP_COUNT, count, 0)
+    for dim in (1, 2):
+        k.emit(Op.WORKGROUP_COUNT, scratch, dim)
+        k.emit(Op.MUL, count, count, scratch)
+    k.release(scratch)
+    first, end = k.reg("first"), k.reg("end")
+    k.emit(Op.MUL, first, wg, total)
+    k.emit(Op.DIV, first, first, count)
+    k.emit(Op.ADDI, end, wg, 1)
+    k.emit(Op.MUL, end, end, total)
+    k.emit(Op.DIV, end, end, count)
+    k.release(total, wg, count)
+    return first, end
+
+
+def address_generators(k: KernelBuilder, formats) -> None:
+    """Slot i: binding i's tiles, from runtime args 2i (address) and 2i + 1 (is_dram)."""
+    for slot, fmt in enumerate(formats):
+        address, is_dram = k.arg(2 * slot, f"in{slot}_addr"), k.arg(2 * slot + 1, f"in{slot}_is_dram")
+        k.addrgen(slot, address, k.const(fmt.tile_size), is_dram)
+        k.release(address, is_dram)
+
+
+def buffer_args(bindings) -> tuple[RuntimeArg, ...]:
+    """(address, is_dram) runtime args of each binding, for its address generator."""
+    return tuple(RuntimeArg(kind, b) for b in bindings for kind in (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM))
+
+
+def read_tile(k: KernelBuilder, slot: int, cb: int, page, ptr) -> None:
+    """Reads page `page` of address generator `slot` into the back of `cb`."""
+    k.cb_reserve_back(cb, 1)
+    k.emit(Op.GET_WRITE_PTR, ptr, cb)
+    k.noc_read_page(slot, page, ptr)
+    k.noc_read_barrier()
+    k.cb_push_back(cb, 1)
+
+
+def tile_grid(k: KernelBuilder):
+    """(Ht, Wt): registers holding push constants 1 and 2, the output's tile grid
+    (per batch) in the programs that index tiles by row and column."""
+    ht, wt = k.reg("Ht"), k.reg("Wt")
+    k.emit(Op.CONSTANT, ht, 1)
+    k.emit(Op.CONSTANT, wt, 2)
+    return ht, wt
+
+
+def writer_unary(output: DataFormat, binding: int):
+    """The writer kernel: tile t of CB_OUT to page t of `binding`, for each tile of
+    this workgroup."""
+    k = KernelBuilder("writer")
+    first, end = tile_range(k)
+    one, ptr = k.const(1, "one"), k.reg("ptr")
+    address_generators(k, [output])
+    with k.loop_range(first, end, "t") as tile:
+        k.cb_wait_front(CB_OUT, one)
+        k.emit(Op.GET_READ_PTR, ptr, CB_OUT)
+        k.noc_write_page(0, tile, ptr)
+        k.noc_write_barrier()
+        k.cb_pop_front(CB_OUT, one)
+    return k.build(Processor.RISCV_0), buffer_args([binding])
+
+
+def stage(k: KernelBuilder, out_cb: int, body) -> None:
+    """One Dst round: acquire, `body()` leaves its result in Dst tile 0, which is
+    packed into one page of `out_cb`."""
+    zero, one = k.const(0, "zero"), k.const(1, "one")
+    k.tile_regs_acquire()
+    body()
+    k.tile_regs_commit()
+    k.cb_reserve_back(out_cb, one)
+    k.tile_regs_wait()
+    k.pack_tile(zero, out_cb, zero)
+    k.tile_regs_release()
+    k.cb_push_back(out_cb, one)
+    k.release(zero, one)
+
+
+def compute_each_tile(name: str, body, inputs: int, **config):
+    """A compute kernel running `body(k, zero)` on each tile between waiting for its
+    inputs and packing Dst tile 0 to the output CB."""
+    k = KernelBuilder(name)
+    first, end = tile_range(k)
+    one, zero = k.const(1, "one"), k.const(0, "zero")
+    with k.loop_range(first, end, "t"):
+        for cb in (CB_IN0, CB_IN1)[:inputs]:
+            k.cb_wait_front(cb, one)
+        stage(k, CB_OUT, lambda: body(k, zero))
+        for cb in (CB_IN0, CB_IN1)[:inputs]:
+            k.cb_pop_front(cb, one)
+    return k.build(Processor.COMPUTE, **config), ()
+
+
+def circular_buffers(inputs, out: DataFormat, extra: dict, input_pages: int = PAGES):
+    """CB configs: each input with `input_pages` pages (the mask: one), the output
+    double-buffered, and `extra` {index: (format, pages)}."""
+    cbs = [CircularBufferConfig(cb, fmt, fmt.tile_size, 1 if cb == CB_MASK else input_pages) for cb, fmt in inputs]
+    cbs.append(CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES))
+    cbs += [CircularBufferConfig(cb, fmt, fmt.tile_size, pages) for cb, (fmt, pages) in extra.items()]
+    return tuple(cbs)
+
+
+def intermediate_format(fp32_dest_acc_en: bool) -> DataFormat:
+    """Format of the CBs between a kernel's own stages (tt-metal: Float16_b unless fp32
+    accumulation is on)."""
+    return DataFormat.float32 if fp32_dest_acc_en else DataFormat.bfloat16
+
+
+def scaler_tile(k: KernelBuilder) -> None:
+    """The 1.0 scaler tile reduce_tile multiplies by, packed into CB_SCALER once
+    (tt-metal's reader generates it; here the compute kernel fills Dst)."""
+    stage(k, CB_SCALER, lambda: k.fill_tile(0, 1.0))
+    k.cb_wait_front(CB_SCALER, 1)
+
+
+# ---- Masking the padding ----
+#
+# Tiles of a reduced dimension whose size is not a multiple of 32 carry padding the
+# op must not see: the host binds a mask tile (1.0 where the data is, 0.0 in the
+# padding; tt_hal.ops.mask_tile) and the kernel masks the last tile in Dst (SFPU MASK,
+# or MASK_NEG_INF before a max) before it is reduced.
+
+def last_index(k: KernelBuilder, count):
+    """A register holding count - 1: the index of the last (padded) tile."""
+    last = k.reg("last")
+    k.emit(Op.ADDI, last, count, -1)
+    return last
+
+
+def masked_last(k: KernelBuilder, cb: int, index, kind: SfpuOp) -> None:
+    """Tile `index` of `cb` with its padding masked (0 or -inf) -> one page of CB_LAST."""
+    def body():
+        k.copy_tile(cb, index, 0)
+        k.copy_tile(CB_MASK, 0, 1)
+        k.sfpu_binary(kind, 0, 1)
+    stage(k, CB_LAST, body)
+    k.cb_wait_front(CB_LAST, 1)
+
+
+def mask_when(k: KernelBuilder, index, last, mask_cb: int = CB_MASK, tile: int = 0, spare: int = 1) -> None:
+    """If index == last: Dst `tile` masked (0 where the mask tile is 0), the mask
+    tile loaded into Dst `spare`."""
+    skip = k.label("unmasked")
+    k.emit(Op.BNE, index, last, skip)
+    k.copy_tile(mask_cb, 0, spare)
+    k.sfpu_binary(SfpuOp.MASK, tile, spare)
+    k.place(skip)

@@ -1,0 +1,246 @@
+"""Fused elementwise: straight-line SFPU code over broadcast inputs.
+
+What a compiler makes of a linalg.generic body: each output tile is computed in Dst
+from the input tiles by a short program of SFPU ops. An input is a full tensor of
+the output's shape, or a row (1, W), a column (H, 1) or a scalar repeated in the
+tile (loaded as 0 + b with add_tiles_bcast against a zero tile), and its outer
+(batch) dimensions are the output's or all 1.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hal.status import HalError, StatusCode
+from tt_hal.kernels.common import (
+    CB_OUT,
+    address_generators,
+    buffer_args,
+    circular_buffers,
+    intermediate_format,
+    last_index,
+    mask_when,
+    read_tile,
+    stage,
+    tile_grid,
+    tile_range,
+    writer_unary,
+)
+from tt_hal.target.isa import (
+    ADDRGEN_SLOTS,
+    Broadcast,
+    KernelBuilder,
+    KernelConfig,
+    Op,
+    Processor,
+    SfpuOp,
+)
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.program import Export, Program
+
+CB_ZERO, CB_FUSED_COLUMN_MASK, CB_FUSED_ROW_MASK = 8, 9, 10
+MAX_FUSED_INPUTS = ADDRGEN_SLOTS  # inputs and mask tiles, one address generator each
+
+
+@dataclasses.dataclass(frozen=True)
+class FusedInput:
+    """An input tensor of eltwise_fused: its format and how it repeats over the output."""
+    data_format: DataFormat
+    broadcast: Broadcast = Broadcast.NONE  # within the tile grid: ROW = a (1, W) row, COL = an (H, 1) column
+    batch_broadcast: bool = False  # one batch serves every batch of the output
+
+
+# ---- Fused code ----
+#
+# A tuple of instructions, each defining the next value (value i is instruction i)
+# from the values it reads (`operands`); the last value is the result. The compiler's
+# lowering builds it from a linalg.generic body; _allocate_fused emits it into Dst.
+
+@dataclasses.dataclass(frozen=True)
+class Input:
+    """Input `index`'s tile: copy_tile, or 0 + b with add_tiles_bcast if it is broadcast."""
+    index: int
+    operands = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Constant:
+    """A tile of `value` (fill_tile)."""
+    value: float
+    operands = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Unary:
+    """SfpuOp `op` (< SfpuOp.ADD) of value `operand`, with its `parameter`."""
+    op: SfpuOp
+    operand: int
+    parameter: float = 0.0
+
+    @property
+    def operands(self) -> tuple[int, ...]:
+        return (self.operand,)
+
+
+@dataclasses.dataclass(frozen=True)
+class Binary:
+    """SfpuOp `op` (>= SfpuOp.ADD) of values `a` and `b`."""
+    op: SfpuOp
+    a: int
+    b: int
+
+    @property
+    def operands(self) -> tuple[int, ...]:
+        return (self.a, self.b)
+
+
+Instruction = Input | Constant | Unary | Binary
+
+# Operand order may be swapped (to work in place on the dying operand) only where that
+# is exact bit for bit: not for max/min, which keep the first operand on ties (+0 vs -0).
+_COMMUTATIVE = {SfpuOp.ADD, SfpuOp.MUL}
+
+
+def _allocate_fused(k: KernelBuilder, code: tuple[Instruction, ...], inputs, capacity: int) -> int:
+    """Emits `code` into Dst tiles; returns the tile holding the result."""
+    last_use = {}
+    for i, ins in enumerate(code):
+        for v in ins.operands:
+            last_use[v] = i
+    last_use[len(code) - 1] = len(code)
+    free = list(range(capacity))
+    where = {}
+
+    def take(what):
+        if not free:
+            raise HalError(StatusCode.UNIMPLEMENTED, f"fused elementwise code needs more than {capacity} Dst tiles "
+                                                     f"at {what}; split the computation")
+        return free.pop(0)
+
+    def writable(v, i):
+        """v's tile if this is v's last use, else a copy of it in a fresh tile."""
+        if last_use[v] == i:
+            return where[v]
+        tile = take(code[i])
+        k.fill_tile(tile, -0.0)  # Dst has no move: -0 + v is v exactly, -0 included
+        k.sfpu_binary(SfpuOp.ADD, tile, where[v])
+        return tile
+
+    for i, ins in enumerate(code):
+        if isinstance(ins, Input):
+            tile, source = take(ins), inputs[ins.index]
+            if source.broadcast is Broadcast.NONE:
+                k.copy_tile(ins.index, 0, tile)
+            else:
+                k.add_tiles(CB_ZERO, ins.index, 0, 0, tile, int(source.broadcast))
+        elif isinstance(ins, Constant):
+            tile = take(ins)
+            k.fill_tile(tile, ins.value)
+        elif isinstance(ins, Unary):
+            tile = writable(ins.operand, i)
+            k.sfpu_unary(ins.op, tile, ins.parameter)
+        else:
+            op, a, b = ins.op, ins.a, ins.b
+            if last_use[a] != i and last_use[b] == i and op in _COMMUTATIVE and a != b:
+                a, b = b, a
+            tile = writable(a, i)
+            k.sfpu_binary(op, tile, where[b])
+            if last_use[b] == i and where[b] != tile and b != a:
+                free.insert(0, where[b])
+        where[i] = tile
+        for v, use in last_use.items():  # values whose last use was this instruction, other than the result
+            if use == i and where.get(v) not in (None, tile) and where[v] not in free:
+                free.insert(0, where[v])
+    return where[len(code) - 1]
+
+
+def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruction, ...], out: DataFormat,
+                  mask_columns: bool = False, mask_rows: bool = False, fp32_dest_acc_en: bool = False) -> Export:
+    """out = code(inputs) tile by tile. Bindings (inputs..., [column mask], [row mask],
+    out); push constants: T tiles of out, Ht and Wt of out's tile grid per batch.
+    `mask_columns` / `mask_rows` zero the padding of out's last tile column / row
+    (mask tiles as in `reduce`), so that padding stays zero for a later matmul."""
+    masks = [cb for cb, wanted in ((CB_FUSED_COLUMN_MASK, mask_columns), (CB_FUSED_ROW_MASK, mask_rows)) if wanted]
+    if not 1 <= len(inputs) <= MAX_FUSED_INPUTS - len(masks):
+        raise HalError(StatusCode.UNIMPLEMENTED, f"a fused elementwise kernel reads 1 to {MAX_FUSED_INPUTS} tensors "
+                                                 f"(one address generator each), here {len(inputs)} inputs and "
+                                                 f"{len(masks)} padding masks")
+
+    r = KernelBuilder("reader")
+    first, end = tile_range(r)
+    ptr, page, scratch = r.reg("ptr"), r.reg("page"), r.reg("s")
+    ht, wt = tile_grid(r)
+    address_generators(r, [i.data_format for i in inputs] + [DataFormat.bfloat16] * len(masks))
+    for slot, cb in enumerate(masks, len(inputs)):
+        read_tile(r, slot, cb, 0, ptr)
+    row, column, batch = r.reg("row"), r.reg("column"), r.reg("batch")
+    with r.loop_range(first, end, "t") as t:
+        r.emit(Op.MOD, column, t, wt)
+        r.emit(Op.DIV, batch, t, wt)
+        r.emit(Op.MOD, row, batch, ht)
+        r.emit(Op.DIV, batch, batch, ht)
+        for slot, source in enumerate(inputs):
+            # page = batch * (its Ht * Wt) + row * (its Wt) + column, each 0 when broadcast
+            has_rows = source.broadcast in (Broadcast.NONE, Broadcast.COL)
+            has_columns = source.broadcast in (Broadcast.NONE, Broadcast.ROW)
+            r.emit(Op.LI, page, 0)
+            if not source.batch_broadcast:
+                r.emit(Op.MOV, page, batch)
+                if has_rows:
+                    r.emit(Op.MUL, page, page, ht)
+                if has_columns:
+                    r.emit(Op.MUL, page, page, wt)
+            if has_rows:
+                r.emit(Op.MOV, scratch, row)
+                if has_columns:
+                    r.emit(Op.MUL, scratch, scratch, wt)
+                r.emit(Op.ADD, page, page, scratch)
+            if has_columns:
+                r.emit(Op.ADD, page, page, column)
+            read_tile(r, slot, slot, page, ptr)
+    reader = r.build(Processor.RISCV_1)
+
+    c = KernelBuilder(name)
+    capacity = KernelConfig(fp32_dest_acc_en=fp32_dest_acc_en).dst_capacity()
+    first, end = tile_range(c)
+    broadcasts = any(i.broadcast is not Broadcast.NONE for i in inputs)
+    if broadcasts:
+        stage(c, CB_ZERO, lambda: c.fill_tile(0, 0.0))
+        c.cb_wait_front(CB_ZERO, 1)
+    for cb in masks:
+        c.cb_wait_front(cb, 1)
+    if masks:
+        ht, wt = tile_grid(c)
+        last_row, last_column = last_index(c, ht), last_index(c, wt)
+        row, column = c.reg("row"), c.reg("column")
+    with c.loop_range(first, end, "t") as t:
+        for cb in range(len(inputs)):
+            c.cb_wait_front(cb, 1)
+        c.tile_regs_acquire()
+        result = _allocate_fused(c, code, inputs, capacity)
+        spare = 1 if result == 0 else 0
+        for cb in masks:  # zero out's padding in its last tile column and row
+            if cb == CB_FUSED_COLUMN_MASK:
+                index, last = column, last_column
+                c.emit(Op.MOD, index, t, wt)
+            else:
+                index, last = row, last_row
+                c.emit(Op.DIV, index, t, wt)
+                c.emit(Op.MOD, index, index, ht)
+            mask_when(c, index, last, cb, result, spare)
+        c.tile_regs_commit()
+        c.cb_reserve_back(CB_OUT, 1)
+        c.tile_regs_wait()
+        c.pack_tile(result, CB_OUT, 0)
+        c.tile_regs_release()
+        c.cb_push_back(CB_OUT, 1)
+        for cb in range(len(inputs)):
+            c.cb_pop_front(cb, 1)
+    compute = c.build(Processor.COMPUTE, fp32_dest_acc_en=fp32_dest_acc_en)
+    writer, writer_args = writer_unary(out, len(inputs) + len(masks))
+    extra = {cb: (DataFormat.bfloat16, 1) for cb in masks}
+    if broadcasts:
+        extra[CB_ZERO] = (intermediate_format(fp32_dest_acc_en), 1)
+    cbs = circular_buffers([(cb, i.data_format) for cb, i in enumerate(inputs)], out, extra)
+    program = Program(cbs, (reader, compute, writer), (buffer_args(range(len(inputs) + len(masks))), (), writer_args))
+    return Export(name, 3, len(inputs) + len(masks) + 1, (1, 1, 1), program)
