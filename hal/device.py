@@ -9,6 +9,7 @@ import fnmatch
 import itertools
 import json
 import os
+import threading
 import weakref
 
 import numpy as np
@@ -49,6 +50,8 @@ class HalDevice:
         self.profiler: profiling.TraceRecorder | None = None  # while profiling
         self._last_trace: profiling.TraceRecorder | None = None
         self._peak_memory: tuple[int, list[dict]] | None = None  # (device bytes, memory map) while profiling
+        self._cache: dict = {}  # key -> [lock, value, built]: see cached()
+        self._cache_lock = threading.Lock()
         self._finalizer = weakref.finalize(self, _shutdown, self._scheduler, backend)
         if os.environ.get(TRACE_ENVIRONMENT):
             self._trace_from_environment(os.environ[TRACE_ENVIRONMENT])
@@ -103,6 +106,17 @@ class HalDevice:
 
     def create_executable_cache(self, identifier: str = "default") -> HalExecutableCache:
         return HalExecutableCache(self, identifier)
+
+    def cached(self, key, build):
+        """`build()`'s result, built once per key for this device (layers above the HAL
+        keep their prepared executables and constant tensors here). Thread-safe: a key
+        is built by one thread while others asking for it wait."""
+        with self._cache_lock:
+            entry = self._cache.setdefault(key, [threading.Lock(), None, False])
+        with entry[0]:
+            if not entry[2]:
+                entry[1], entry[2] = build(), True
+            return entry[1]
 
     def to_device(self, array, dtype=None, layout=Layout.ROW_MAJOR, memory_config: MemoryConfig | None = None, *,
                   pad_value=0, usage: int = BufferUsage.DEFAULT, transpose_within_face: bool = False,

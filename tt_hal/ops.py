@@ -11,9 +11,7 @@ queue. Ops return when the dispatch is done; a failed dispatch raises its error.
 
 from __future__ import annotations
 
-import builtins
 import math
-import weakref
 
 import numpy as np
 
@@ -21,6 +19,7 @@ from hal.buffer import HalBufferView
 from hal.command_buffer import HalCommandBuffer
 from hal.status import HalError, StatusCode
 from tt_hal.kernels import eltwise, normalization, reduce
+from tt_hal.kernels.common import workgroup_count
 
 # aliased: ops.matmul and ops.transpose are this module's own names
 from tt_hal.kernels import matmul as matmul_kernel
@@ -28,10 +27,9 @@ from tt_hal.kernels import transpose as transpose_kernel
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat, Layout
 from tt_hal.target.placement import DRAM_MEMORY_CONFIG, MemoryConfig
-from tt_hal.target.ttx import write_executable
+from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
 
-WAIT_NS = 600 * 10**9  # a dispatch that takes longer has hung; the wait gives up
-_PER_DEVICE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # device -> {key: executable or tensor}
+HANG_TIMEOUT_NS = 600 * 10**9  # device work that takes longer has hung: the wait gives up
 
 
 def _device(*views: HalBufferView):
@@ -51,8 +49,8 @@ def _device(*views: HalBufferView):
 
 
 def _executable(device, key, build):
-    return _cached(device, key, lambda: device.create_executable_cache().prepare_executable(
-        "tenstorrent-ttx-fb", write_executable([build()])))
+    return device.cached(("tt_hal.ops", key), lambda: device.create_executable_cache().prepare_executable(
+        EXECUTABLE_FORMAT, write_executable([build()])))
 
 
 def _cores(device, grid) -> int:
@@ -67,13 +65,21 @@ def _cores(device, grid) -> int:
 
 def _run(device, executable, tiles: int, constants, views, grid) -> None:
     command_buffer = HalCommandBuffer(device)
-    command_buffer.dispatch(executable, 0, (builtins.max(1, min(_cores(device, grid), tiles)), 1, 1),
+    command_buffer.dispatch(executable, 0, workgroup_count(tiles, _cores(device, grid)),
                             np.array(constants, np.uint32).tobytes(), [v.get_buffer() for v in views])
     command_buffer.end()
     done = device.create_semaphore(0)
     device.queue_execute(command_buffer, [], [(done, 1)])
-    if not done.wait(1, timeout=WAIT_NS):
-        raise HalError(StatusCode.DEADLINE_EXCEEDED, f"dispatch did not finish within {WAIT_NS // 10**9} s")
+    wait_done([(done, 1)], "dispatch")
+
+
+def wait_done(timepoints, what: str) -> None:
+    """Waits for device work: raises its failure, or DEADLINE_EXCEEDED once it has
+    taken HANG_TIMEOUT_NS (it hung)."""
+    for semaphore, value in timepoints:
+        if not semaphore.wait(value, timeout=HANG_TIMEOUT_NS):
+            raise HalError(StatusCode.DEADLINE_EXCEEDED,
+                           f"{what}: the device work did not finish within {HANG_TIMEOUT_NS // 10**9} s")
 
 
 def _output(device, shape, dtype, memory_config: MemoryConfig | None) -> HalBufferView:
@@ -206,15 +212,7 @@ def mask_tile(device, valid: int, axis: int) -> HalBufferView:
         else:
             mask[:valid, :] = 1.0
         return device.to_device(mask, "bfloat16", "tile", DRAM_MEMORY_CONFIG)
-    return _cached(device, ("mask", valid, axis), build)
-
-
-def _cached(device, key, build):
-    """build() once per device and key: prepared executables and constant tensors."""
-    cache = _PER_DEVICE.setdefault(device, {})
-    if key not in cache:
-        cache[key] = build()
-    return cache[key]
+    return device.cached(("tt_hal.ops.mask_tile", valid, axis), build)
 
 
 def _reduction(kind_rows: ReduceKind, a, dim, dtype, memory_config, grid, fp32_dest_acc_en):

@@ -13,6 +13,12 @@ PAGES = 2  # double buffering
 CB_SCALER, CB_MASK, CB_LAST = 3, 4, 24
 
 
+def workgroup_count(tiles: int, cores: int) -> tuple[int, int, int]:
+    """The dispatch grid of a library program over `tiles` tiles: one workgroup per
+    core, no more workgroups than tiles (and at least one)."""
+    return max(1, min(tiles, cores)), 1, 1
+
+
 def tile_range(k: KernelBuilder):
     """(first, end) tile of this workgroup: [w * T // n, (w + 1) * T // n) of the T
     tiles named by push constant 0 (the library's contract, tt_hal.kernels)."""

@@ -18,6 +18,7 @@ barriers submitted with queue_execute on semaphores, deallocas, waits and export
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -47,10 +48,10 @@ from tt_hal.runtime.host_program import (
     SlotRef,
     WaitStep,
 )
+from tt_hal.kernels.common import workgroup_count
 from tt_hal.target.layout import Layout
+from tt_hal.target.ttx import EXECUTABLE_FORMAT
 
-EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"
-WAIT_NS = 600 * 10**9  # a call whose work takes longer has hung
 
 
 def write_module(record: ModuleRecord, executable: bytes, source: str | None = None) -> bytes:
@@ -214,15 +215,17 @@ class HalModuleFunction:
                             views[index] = None
                         device.queue_barrier(waits(step), signal(step))
                     case WaitStep():
-                        _wait(device, waits(step), self.name)
+                        ops.wait_done(waits(step), self.name)
                     case ReturnInputStep():
                         outputs[step.output] = arrays[step.input].copy()
                     case ExportStep():
                         shape = self.outputs[step.output][0]
                         outputs[step.output] = views[step.slot].to_host(np.float32).reshape(shape)
         finally:
-            # Nothing may be freed while a submission still uses it.
-            _wait(device, [(s, 1) for s in semaphores.values()], self.name, raise_failure=False)
+            # Nothing may be freed while a submission still uses it: wait for each, failed or not.
+            for semaphore in semaphores.values():
+                with contextlib.suppress(HalError):
+                    ops.wait_done([(semaphore, 1)], self.name)
             for view in views:
                 if view is not None:
                     view.get_buffer().release()
@@ -245,19 +248,8 @@ class HalModuleFunction:
                     case MaskRef():  # the mask tiles the library's kernels bind
                         view = ops.mask_tile(device, ref.valid, ref.axis)
                 buffers.append(view.get_buffer())
-            workgroups = max(1, min(command.tiles, device.arch.worker_cores))
-            command_buffer.dispatch(self.module.executable, command.kernel, (workgroups, 1, 1),
+            command_buffer.dispatch(self.module.executable, command.kernel,
+                                    workgroup_count(command.tiles, device.arch.worker_cores),
                                     np.array(command.constants, np.uint32).tobytes(), buffers)
         command_buffer.end()
         return command_buffer
-
-
-def _wait(device, semaphores, what: str, raise_failure: bool = True) -> None:
-    for semaphore, value in semaphores:
-        try:
-            if not semaphore.wait(value, timeout=WAIT_NS):
-                raise HalError(StatusCode.DEADLINE_EXCEEDED, f"{what}: the device work did not finish within "
-                                                             f"{WAIT_NS // 10**9} s")
-        except HalError:
-            if raise_failure:
-                raise

@@ -44,7 +44,7 @@ OPS = {
 
 
 def create_tt_module(instance: rt.VmInstance, device: HalDevice | None = None, *, dtype="bfloat16",
-                     iree_device: rt.HalDevice | None = None, timeout_ns: int = ops.WAIT_NS) -> rt.VmModule:
+                     iree_device: rt.HalDevice | None = None, timeout_ns: int = ops.HANG_TIMEOUT_NS) -> rt.VmModule:
     """The `tt` module, to register in VmContexts of `instance` next to the hal module
     and the program (a PyModuleInterface module is not bound to one instance; the
     argument keeps create_hal_module's form).
