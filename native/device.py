@@ -4,9 +4,10 @@ pybind11 binding tt_hal.native._tt_metal (native/src/tt_metal.cpp).
 The binding is thin (one call per tt-metalium host API function); what the HAL's
 protocol asks beyond TT-Metal lives here:
 - a dispatch of W workgroups runs as ceil(W / cores) programs ("waves"), one
-  workgroup per core, cores row-major over the worker grid as in the simulator; each
-  kernel's runtime args are its template args filled from the bindings, then the
-  workgroup id and count and the push constants (tt_hal.native.codegen.runtime_args);
+  workgroup per core, placed as the simulator places its rounds
+  (tt_hal.target.workgroups); each kernel's runtime args are its template args filled
+  from the bindings, then the workgroup id and count and the push constants
+  (tt_hal.native.codegen.runtime_args);
 - kernel sources come from tt_hal.native.codegen, generated once per tt_hal.target.program.Program;
 - events: one completion thread per command queue synchronizes each TT-Metal event
   in order, finishes the host-side work queued before it (copies out of staging
@@ -34,7 +35,8 @@ from tt_hal.native import codegen
 from tt_hal.target import conversions
 from tt_hal.target.arch import ArchSpec, get_arch
 from tt_hal.target.placement import BufferType
-from tt_hal.target.program import ArgKind, Program
+from tt_hal.target.program import Program
+from tt_hal.target.workgroups import arg_template, binding_args, core_coord, fill_runtime_args, workgroup_id
 
 log = get_logger("native")
 
@@ -284,20 +286,25 @@ class HardwareDevice(BackendDevice):
             self._run(cq, f"EnqueueProgram {name}", lambda wave=wave: self._enqueue_wave(cq, program, sources, wave))
 
     def waves(self, program: Program, workgroup_count, constants, bindings):
-        """[(core (x, y), [runtime args of each kernel])] per wave: workgroup w on core
-        w % cores of the worker grid, row-major, x fastest."""
-        count_x, count_y, count_z = (int(v) for v in workgroup_count)
-        total, cores = count_x * count_y * count_z, self.arch.worker_cores
-        constants = [int(v) for v in np.asarray(constants, np.uint32)]
+        """[(core (x, y), [runtime args of each kernel])] per wave: a wave is a round of
+        tt_hal.target.workgroups (workgroup first + k, x fastest, on the k-th core of
+        the worker grid, row-major)."""
+        count = np.array([int(v) for v in workgroup_count], np.int64)
+        total, cores = int(count.prod()), self.arch.worker_cores
+        constants = np.asarray(constants, np.uint32).astype(np.int64)
+        templates = [arg_template(template) for template in program.runtime_args]
+        table = np.array([binding_args(buffer.address, buffer.buffer_type is BufferType.DRAM, buffer.page_size, offset,
+                                       length) for buffer, offset, length in bindings], np.int64).reshape(-1, 4)
         for first in range(0, total, cores):
             wave = []
-            for w in range(first, min(total, first + cores)):
-                ids = (w % count_x, (w // count_x) % count_y, w // (count_x * count_y))
-                core = ((w - first) % self.arch.grid_x, (w - first) // self.arch.grid_x)
-                args = [codegen.runtime_args(_fill_template(template, bindings, ids, workgroup_count, constants),
-                                             ids, workgroup_count, constants)
-                        for template in program.runtime_args]
-                wave.append((core, args))
+            for k in range(min(cores, total - first)):
+                ids = np.array(workgroup_id(first, k, count), np.int64)
+                args = []
+                for template in templates:
+                    values = np.empty(len(template), np.int64)
+                    fill_runtime_args(template, constants, ids, count, table, values)
+                    args.append(codegen.runtime_args(values, ids, count, constants))
+                wave.append((core_coord(k, self.arch.grid_x), args))
             yield wave
 
     def _kernel_sources(self, program: Program) -> dict:
@@ -348,24 +355,3 @@ class HardwareDevice(BackendDevice):
         for queue in self._queues:
             queue.close()
         self.handle.close()
-
-
-def _fill_template(template, bindings, workgroup_id, workgroup_count, constants) -> list[int]:
-    """A kernel's own runtime args (tt_hal.target.program.RuntimeArg templates) for one workgroup."""
-    values = []
-    for arg in template:
-        if arg.kind == ArgKind.LITERAL:
-            values.append(arg.value)
-        elif arg.kind == ArgKind.CONSTANT:
-            values.append(constants[arg.value])
-        elif arg.kind == ArgKind.WORKGROUP_ID:
-            values.append(workgroup_id[arg.value])
-        elif arg.kind == ArgKind.WORKGROUP_COUNT:
-            values.append(int(workgroup_count[arg.value]))
-        else:
-            buffer, offset, length = bindings[arg.value]
-            values.append({ArgKind.BINDING_ADDRESS: buffer.address,
-                           ArgKind.BINDING_PAGE_OFFSET: offset // buffer.page_size,
-                           ArgKind.BINDING_PAGES: -(-length // buffer.page_size),
-                           ArgKind.BINDING_IS_DRAM: int(buffer.buffer_type is BufferType.DRAM)}[arg.kind])
-    return values
