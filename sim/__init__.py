@@ -1,6 +1,8 @@
 """The simulated Tenstorrent chip (imported as `tt_hal.sim`): the mock-mode backend
 behind `hal/backend.py`. Memory (memory), command queues and the device (device),
-running programs on the cores (dispatch) and the Tensix core model (tensix).
+running programs on the cores (dispatch) and the Tensix core model: the instruction
+loop (interpreter), circular buffers and the NoC (dataflow), compute on Dst
+(compute), the compute engine's numerics (numerics) and fault codes (faults).
 
 The HAL finds this package by name (`hal.backend.BACKENDS`) and calls the three
 functions below; nothing is imported until a device opens."""

@@ -18,19 +18,23 @@ import weakref
 
 import numpy as np
 
-from tt_hal.target.isa import NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, WIDTH, Op, Processor, disassemble
+from tt_hal.target.isa import ADDRGEN_SLOTS, NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, WIDTH, Op, Processor, disassemble
 from hal.log import get_logger
 
 from tt_hal.target.program import ArgKind, Program
+from tt_hal.target.tiles import TILE_ELEMENTS
+from tt_hal.target.workgroups import arg_template, binding_args, core_coord
 from hal.status import HalError, StatusCode
-from tt_hal.sim import tensix
+from tt_hal.sim import interpreter
+from tt_hal.sim.compute import DST_TILES
+from tt_hal.sim.faults import FAULTS, Fault
 from tt_hal.sim.memory import BufferType, ChipMemory, SimBuffer, round_up
 
 log = get_logger(__name__)
 
 # Instructions one dispatch may execute before it counts as a runaway kernel.
 DEFAULT_INSTRUCTION_BUDGET = 200_000_000
-_PROCESSOR_ORDER = (Processor.RISCV_0, Processor.RISCV_1, Processor.COMPUTE)  # tensix.WRITER, READER, COMPUTE
+_PROCESSOR_ORDER = tuple(Processor)  # interpreter state row p runs Processor(p)
 
 
 @dataclasses.dataclass
@@ -69,11 +73,10 @@ class PreparedProgram:
         self.rt_counts = np.array([len(t) for t in self.templates], np.int64)
         self.arg_table = np.zeros((3, max(int(self.rt_counts.max()), 1), 2), np.int64)
         for p, template in enumerate(self.templates):
-            for k, arg in enumerate(template):
-                self.arg_table[p, k] = (int(arg.kind), arg.value)
+            self.arg_table[p, :len(template)] = arg_template(template)
         self._states: dict[int, list] = {}  # round size -> idle core states
         self.binding_count = max([arg.value + 1 for _, arg in _program_bindings(program)] + [0])
-        config = self.kernels[2].config if self.kernels[2] is not None else None
+        config = self.kernels[Processor.COMPUTE].config if self.kernels[Processor.COMPUTE] is not None else None
         self.fidelity = int(config.math_fidelity) if config else 4
         self.fp32_dest = bool(config.fp32_dest_acc_en) if config else False
         self.dst_capacity = config.dst_capacity() if config else 8
@@ -128,7 +131,7 @@ def _check_l1(prepared: PreparedProgram, memory: ChipMemory, name: str) -> None:
 
 
 def _binding_tables(dispatch: Dispatch):
-    """The bound buffers as the NoC sees them (see tensix.noc_transfer) and the
+    """The bound buffers as the NoC sees them (see dataflow.noc_transfer) and the
     BINDING_* runtime args; the last few are kept, as a command buffer binds the same
     buffers again and again."""
     key = tuple((id(buffer), offset, length) for buffer, offset, length in dispatch.bindings)
@@ -174,8 +177,7 @@ def _binding_args(dispatch: Dispatch) -> np.ndarray:
             raise HalError(StatusCode.INVALID_ARGUMENT,
                            f"{dispatch.name}: binding {k} starts at byte {offset}, not at a page boundary of its "
                            f"buffer ({buffer.page_size}-byte pages); kernels address whole pages")
-        rows[k] = (buffer.address, buffer.buffer_type is BufferType.DRAM, offset // buffer.page_size,
-                   -(-length // buffer.page_size))
+        rows[k] = binding_args(buffer.address, buffer.buffer_type is BufferType.DRAM, buffer.page_size, offset, length)
     return rows
 
 
@@ -221,9 +223,9 @@ def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> Non
 
         def run(g):
             lo, hi = bounds[g], bounds[g + 1]
-            return tensix.run_round(*prepared.program_arrays, constants, tables[4], workgroup_count, first, lo, hi,
-                                    memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4], *prepared.config,
-                                    budget * (hi - lo) // active, *state.arrays, faults[g])
+            return interpreter.run_round(*prepared.program_arrays, constants, tables[4], workgroup_count, first, lo, hi,
+                                         memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4],
+                                         *prepared.config, budget * (hi - lo) // active, *state.arrays, faults[g])
 
         budget -= run(0) if groups == 1 else builtins.sum(_POOL.map(run, range(groups)))
         error = None
@@ -252,7 +254,7 @@ def _trace_round(recorder, prepared: PreparedProgram, dispatch: Dispatch, state,
             _PROCESSOR_NAMES[p]: {"kernel": kernel.name, "instructions": int(state.instructions[c, p])}
             for p, kernel in enumerate(prepared.kernels) if kernel is not None
         }
-        x, y = c % arch.grid_x, c // arch.grid_x
+        x, y = core_coord(c, arch.grid_x)
         recorder.complete(recorder.core_track(x, y), dispatch.name, start_ns, end,
                           {"core": [x, y], "workgroup": [int(v) for v in state.workgroup_ids[c]],
                            "round": round_index, "kernels": kernels, "circular_buffer_bytes": cb_bytes}, "kernel")
@@ -270,7 +272,7 @@ def _program_bindings(program: Program):
 
 
 class _CoreState:
-    """Every core's kernel state (tensix.run_round resets it, except Dst, which the
+    """Every core's kernel state (interpreter.run_round resets it, except Dst, which the
     interpreter leaves zeroed)."""
 
     def __init__(self, cores: int, args: int):
@@ -283,46 +285,30 @@ class _CoreState:
         self.cb_pushed = np.zeros((cores, NUM_CIRCULAR_BUFFERS), np.int64)
         self.cb_popped = np.zeros((cores, NUM_CIRCULAR_BUFFERS), np.int64)
         self.cb_reserved = np.zeros((cores, NUM_CIRCULAR_BUFFERS), np.int64)
-        self.addrgens = np.zeros((cores, 3, tensix.SLOTS, 3), np.int64)
-        self.dst = np.zeros((cores, tensix.DST_TILES, 1024), np.float32)
+        self.addrgens = np.zeros((cores, 3, ADDRGEN_SLOTS, 3), np.int64)
+        self.dst = np.zeros((cores, DST_TILES, TILE_ELEMENTS), np.float32)
         self.instructions = np.zeros((cores, 3), np.int64)
         self.arrays = (self.workgroup_ids, self.rt_args, self.pcs, self.regs, self.done, self.waiting, self.cb_pushed,
                        self.cb_popped, self.cb_reserved, self.addrgens, self.dst, self.instructions)  # run_round's order
 
 
-_FAULTS = {
-    tensix.CB_PUSH_UNRESERVED: (StatusCode.ABORTED, "circular buffer overflow: cb_push_back of more pages than "
-                                                    "cb_reserve_back reserved"),
-    tensix.CB_POP_UNAVAILABLE: (StatusCode.ABORTED, "cb_pop_front of more pages than the circular buffer holds"),
-    tensix.CB_TOO_SMALL: (StatusCode.ABORTED, "waits for more pages than the circular buffer has: it would hang"),
-    tensix.NOC_OUT_OF_BOUNDS: (StatusCode.ABORTED, "NoC access outside any bound buffer"),
-    tensix.L1_OUT_OF_BOUNDS: (StatusCode.ABORTED, "NoC transfer to or from L1 outside the core's usable L1"),
-    tensix.DST_INDEX: (StatusCode.ABORTED, "Dst tile index beyond the Dst capacity"),
-    tensix.BUDGET: (StatusCode.DEADLINE_EXCEEDED, "instruction budget exhausted: a runaway kernel"),
-    tensix.DIVIDE_BY_ZERO: (StatusCode.ABORTED, "integer division by zero"),
-    tensix.CB_UNCONFIGURED: (StatusCode.ABORTED, "circular buffer not configured by the program"),
-    tensix.ARG_INDEX: (StatusCode.ABORTED, "argument index beyond the arguments given"),
-    tensix.ADDRGEN_UNSET: (StatusCode.ABORTED, "NoC access through an address generator slot never set"),
-    tensix.DST_NOT_ACQUIRED: (StatusCode.ABORTED, "Dst used outside tile_regs_acquire / tile_regs_release"),
-    tensix.CB_NEGATIVE: (StatusCode.ABORTED, "negative page count for a circular buffer"),
-}
-
-
 def _core_name(index: int, arch) -> str:
-    return f"core ({index % arch.grid_x},{index // arch.grid_x})"
+    x, y = core_coord(index, arch.grid_x)
+    return f"core ({x},{y})"
 
 
 def _fault_error(prepared: PreparedProgram, dispatch, state, fault, arch) -> HalError:
     kernels, cb_config = prepared.kernels, prepared.cb_config
-    code = int(fault[0])
-    if code == tensix.DEADLOCK:
+    code = Fault(int(fault[0]))
+    status, what = FAULTS[code]
+    if code == Fault.DEADLOCK:
         lines = []
         for c in range(state.pcs.shape[0]):
             for p, kernel in enumerate(kernels):
                 if kernel is None or state.done[c, p]:
                     continue
                 cb, wanted = (int(v) for v in state.waiting[c, p])
-                if cb == tensix.NO_WAIT:  # stopped by another core group's fault, not blocked
+                if cb == interpreter.NO_WAIT:  # stopped by another core group's fault, not blocked
                     continue
                 held = int(state.cb_pushed[c, cb] - state.cb_popped[c, cb])
                 op = Op(int(kernel.code[state.pcs[c, p], 0])).name.lower()
@@ -330,10 +316,7 @@ def _fault_error(prepared: PreparedProgram, dispatch, state, fault, arch) -> Hal
                              f"{state.pcs[c, p]}: {op}(c_{cb}, {wanted}) but c_{cb} holds {held} of "
                              f"{cb_config[cb, 2]} pages")
         shown = lines[:12] + ([f"  ... and {len(lines) - 12} more"] if len(lines) > 12 else [])
-        return HalError(StatusCode.DEADLINE_EXCEEDED,
-                        f"{dispatch.name}: circular-buffer deadlock: every unfinished kernel is blocked\n"
-                        + "\n".join(shown))
-    status, what = _FAULTS[code]
+        return HalError(status, f"{dispatch.name}: {what}\n" + "\n".join(shown))
     c, p, pc = int(fault[1]), int(fault[2]), int(fault[3])
     kernel = kernels[p]
     instruction = disassemble(kernel.code[pc:pc + 1], kernel.register_names, first_pc=pc).split(None, 1)[-1]

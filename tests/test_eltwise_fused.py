@@ -1,7 +1,7 @@
 """tt_hal.kernels.fused.eltwise_fused: straight-line SFPU code over (broadcast) input tiles.
 
 The device result is compared with a numpy *twin* of the program, written from the
-stated numerics (docs/tensix.md "Numerics", sim/tensix.py) rather than from the
+stated numerics (docs/tensix.md "Numerics", sim/numerics.py) rather than from the
 kernel, and evaluated in float64 with the rounding of every instruction made
 explicit:
 
@@ -31,13 +31,13 @@ the float64 operation rounded to float32 (exact, since 53 >= 2 * 24 + 2):
   SQRT, and RSQRT = 1.0 / float32(sqrt(x)) (two roundings, reproduced as such).
 The transcendental ops (EXP, LOG, SIGMOID, TANH, SILU, GELU, SIN, COS, POWER) call
 math.exp / math.tanh / ... on float32 arguments, which numba evaluates in float32
-libm (not float64, as sim/tensix.py's docstring says): their results are within a
+libm (not float64, as sim/numerics.py's docstring says): their results are within a
 float32 ulp or two of the true value but not reproducible with numpy. So:
 - `test_exact_program_property` draws programs of the exact ops only and compares
   bit for bit with the independent float64 twin;
 - `test_transcendental_program_property` adds the transcendental ops and evaluates
   those steps in the twin with the simulator's own scalar function
-  (tt_hal.sim.tensix.sfpu_unary): the rest of the chain (loads, broadcasts, Dst rounding,
+  (tt_hal.sim.numerics.sfpu_unary): the rest of the chain (loads, broadcasts, Dst rounding,
   register reuse, masks, pack) is still checked bit for bit;
 - `test_transcendental_ops_against_float64` bounds each transcendental op by
   numpy's float64 function: within 1 bf16 ulp with a bf16 Dst (measured: at most
@@ -70,7 +70,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tt_hal.sim import tensix
+from tt_hal.sim import numerics
 
 from hal.status import HalError, StatusCode
 from tests import reference as ref
@@ -188,7 +188,7 @@ def exact_unary(op: SfpuOp, x32: np.ndarray, parameter: float) -> np.ndarray:
     raise AssertionError(f"{op!r} is not an exact op")
 
 
-_SIM_UNARY = np.vectorize(lambda op, x, p: tensix.sfpu_unary(op, np.float32(x), np.float32(p)), otypes=[np.float64])
+_SIM_UNARY = np.vectorize(lambda op, x, p: numerics.sfpu_unary(op, np.float32(x), np.float32(p)), otypes=[np.float64])
 
 
 def sim_unary(op: SfpuOp, x32: np.ndarray, parameter: float) -> np.ndarray:

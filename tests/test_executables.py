@@ -1,7 +1,7 @@
 """Executables end to end: the Tensix kernel ISA (tt_hal/target/isa.py), the .ttx format
 (hal/ttx), the executable cache (hal/executable.py), dispatch validation
 (hal/device.py, hal/command_buffer.py) and the simulator's fault reports
-(sim/dispatch.py, sim/tensix.py).
+(sim/dispatch.py, sim/interpreter.py).
 
 Scalar results are read back through a "probe": a writer kernel that cannot store
 a register to memory directly (the ISA has no store), so it copies page `value`
@@ -624,7 +624,7 @@ def test_validate_code_accepts_and_program_validates():
 def test_validate_code_rejects_binary_sfpu_op_in_sfpu_unary():
     """SFPU_UNARY takes a unary SfpuOp (0..18); SfpuOp.ADD (32) is a binary op.
     validate_code accepts it and the interpreter then silently runs leaky relu
-    (sim/tensix.py sfpu_unary's fall-through), so x + 1.0 gives x."""
+    (sim/numerics.py sfpu_unary's fall-through), so x + 1.0 gives x."""
     k = KernelBuilder("mixed")
     zero = k.const(0)
     k.tile_regs_acquire()
@@ -1310,7 +1310,7 @@ _CHILD = textwrap.dedent("""
 ])
 def test_out_of_range_immediates_are_rejected(op, immediate):
     """ADDRGEN's slot (8 per kernel) and the workgroup dimension (0..2) are never
-    checked: validate_code accepts any immediate, and sim/tensix.py run_cores indexes
+    checked: validate_code accepts any immediate, and sim/interpreter.py run_cores indexes
     addrgens[c, p, slot] / workgroup_ids[c, dim] / workgroup_count[dim] without bounds
     checks (numba), so slot 8 overwrites the next kernel's generator and slot 1e6
     crashes the process. Expected: INVALID_ARGUMENT when the program is built or

@@ -1,5 +1,5 @@
 """ops.matmul (the library's multi-core tiled matmul) against numpy twins of the
-multiplier's fidelity phases (sim/tensix.py fidelity_product, docs/tensix.md)."""
+multiplier's fidelity phases (sim/numerics.py fidelity_product, docs/tensix.md)."""
 
 import ml_dtypes
 import numpy as np

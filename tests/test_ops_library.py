@@ -4,7 +4,7 @@ SFPU masks (SfpuOp.MASK, MASK_NEG_INF) their kernels hide tile padding with.
 Every op is checked two ways:
 - against a numpy *twin* of the kernel (tt_hal/kernels/: reduce.py, transpose.py,
   normalization.py) chained through the stated numerics (docs/tensix.md,
-  sim/tensix.py), compared bit for bit where the twin is
+  sim/numerics.py), compared bit for bit where the twin is
   exact (it is for sum, max, transpose, softmax, layernorm and rmsnorm in bf16 and
   fp32-Dst modes);
 - against a float64 numpy reference with a tolerance derived from the formats, so
@@ -33,7 +33,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tt_hal.sim import tensix
+from tt_hal.sim import numerics
 
 import hal
 from hal.status import HalError, StatusCode
@@ -858,13 +858,13 @@ def test_sfpu_masks(a):
     (signed zero and NaN included)."""
     for b in (1.0, -1.0, 0.5, np.inf, np.nan, 1e-45):
         for op in (MASK, MASK_NEG_INF):
-            got = tensix.sfpu_binary(op, a, b)
+            got = numerics.sfpu_binary(op, a, b)
             np.testing.assert_array_equal(np.float64(got), np.float64(a))
             assert math.copysign(1.0, got) == math.copysign(1.0, a) or math.isnan(a)
     for b in (0.0, -0.0):
-        got = tensix.sfpu_binary(MASK, a, b)
+        got = numerics.sfpu_binary(MASK, a, b)
         assert got == 0.0 and math.copysign(1.0, got) == 1.0  # +0, whatever a is
-        assert tensix.sfpu_binary(MASK_NEG_INF, a, b) == -np.inf
+        assert numerics.sfpu_binary(MASK_NEG_INF, a, b) == -np.inf
 
 
 # ================================================================================================

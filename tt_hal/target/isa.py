@@ -1,6 +1,6 @@
 """The Tensix kernel ISA: TT-Metal's kernel API as instructions, plus scalar
 registers, arithmetic and branches. Shared by every backend: the simulator runs it
-(sim/tensix.py), the native layer turns it into TT-Metal C++ kernel source.
+(sim/interpreter.py), the native layer turns it into TT-Metal C++ kernel source.
 
 A kernel's code is an int64 array of shape (n, 7): an opcode and six operands.
 Each operand is a register number (R0..R31), an immediate, a circular-buffer index

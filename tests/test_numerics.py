@@ -1,7 +1,7 @@
-"""Numerics of the simulated compute engine (sim/tensix.py).
+"""Numerics of the simulated compute engine (sim/numerics.py).
 
 Part 1 checks the numba helpers one by one against numpy twins written here from
-the stated numerics (sim/tensix.py docstring, ../shared/FACTS.md 'Kernel API and
+the stated numerics (sim/numerics.py docstring, ../shared/FACTS.md 'Kernel API and
 numerics', 'Data formats'), not from the numba code:
 - fidelity_product: the bf16 mantissas split into SrcA = hidden + 4 MSBs | 3 LSBs and
   SrcB = hidden + 6 MSBs | 1 LSB; LoFi = phase 0, HiFi2 = phases 0-1, HiFi3 = 0-2,
@@ -27,7 +27,7 @@ import zlib
 import numba
 import numpy as np
 import pytest
-from tt_hal.sim import tensix
+from tt_hal.sim import numerics
 
 import hal
 from tests import reference as ref
@@ -176,7 +176,7 @@ def broadcast_index(broadcast: Broadcast) -> np.ndarray:
 def _fidelity_many(a, b, fidelity):
     out = np.empty(a.shape[0], np.float32)
     for i in range(a.shape[0]):
-        out[i] = tensix.fidelity_product(a[i], b[i], fidelity)
+        out[i] = numerics.fidelity_product(a[i], b[i], fidelity)
     return out
 
 
@@ -184,7 +184,7 @@ def _fidelity_many(a, b, fidelity):
 def _dst_store_many(values, fp32_dest):
     out = np.empty(values.shape[0], np.float32)
     for i in range(values.shape[0]):
-        out[i] = tensix.dst_store(values[i], fp32_dest)
+        out[i] = numerics.dst_store(values[i], fp32_dest)
     return out
 
 
@@ -298,7 +298,7 @@ def mixed_f32(rng, n) -> np.ndarray:
 
 def _pack(values, fmt: DataFormat) -> np.ndarray:
     row = np.full(64 + fmt.tile_size + 64, 0xA5, np.uint8)
-    tensix.pack_tile(np.ascontiguousarray(values, np.float32), row, 64, int(fmt))
+    numerics.pack_tile(np.ascontiguousarray(values, np.float32), row, 64, int(fmt))
     assert (row[:64] == 0xA5).all() and (row[64 + fmt.tile_size:] == 0xA5).all()  # stays in its tile
     return row[64:64 + fmt.tile_size]
 
@@ -306,7 +306,7 @@ def _pack(values, fmt: DataFormat) -> np.ndarray:
 def _unpack(data, fmt: DataFormat) -> np.ndarray:
     row = np.concatenate([np.zeros(32, np.uint8), np.asarray(data, np.uint8), np.zeros(32, np.uint8)])
     out = np.full(1024, np.nan, np.float32)
-    tensix.unpack_tile(row, 32, int(fmt), out)
+    numerics.unpack_tile(row, 32, int(fmt), out)
     return out
 
 
@@ -389,6 +389,15 @@ def test_pack_then_unpack(fmt):
         error = np.abs(got - values).reshape(64, 16)
         assert (error <= bound * largest).all()
         assert (error > 0.25 * bound * largest).any()  # and it is not loose
+
+
+def test_every_sfpu_op_of_the_target_is_implemented():
+    """sfpu_unary / sfpu_binary return NaN for an op they do not implement; every op
+    is defined at (0.5, 2.0)."""
+    for op in SfpuOp:
+        got = numerics.sfpu_unary(op, 0.5, 2.0) if op < SfpuOp.ADD else numerics.sfpu_binary(op, 0.5, 2.0)
+        assert not math.isnan(got), op.name
+    assert math.isnan(numerics.sfpu_unary(SfpuOp.ADD, 0.5, 2.0)) and math.isnan(numerics.sfpu_binary(0, 0.5, 2.0))
 
 
 # ================================================================================================

@@ -1,0 +1,187 @@
+"""Compute instructions on a Tensix core's Dst registers (numba), TT-Metal's
+compute_kernel_api: tile_regs_acquire / commit / wait / release, copy_tile,
+add/sub/mul_tiles (with broadcast), matmul_tiles, reduce_tile, transpose_wh_tile,
+SFPU ops, fill and pack_tile. Operands are unpacked from circular buffers and
+results stored in Dst as sim/numerics.py states; tile_regs_release clears Dst, as
+the packer does.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from tt_hal.sim.dataflow import cb_page_address
+from tt_hal.sim.faults import Fault
+from tt_hal.sim.numerics import (
+    FACE_INDEX, bits_to_f32, dst_store, fidelity_product, matmul_tile_exact, pack_tile, products_exact, sfpu_binary,
+    sfpu_unary, unpack_tile,
+)
+from tt_hal.target.isa import Broadcast, KernelConfig, Op, ReduceKind
+from tt_hal.target.tiles import TILE, TILE_ELEMENTS
+
+DST_TILES = KernelConfig(dst_full_sync_en=True).dst_capacity()  # Dst's size: the most any config uses
+
+# ReduceKind is (pool << 2) | dim; SUM is pool 0, so the SUM kinds are the dims.
+DIM_BITS = 2
+DIM_MASK = (1 << DIM_BITS) - 1
+REDUCE_ROW, REDUCE_COL = int(ReduceKind.SUM_ROW), int(ReduceKind.SUM_COL)  # else SCALAR
+POOL_MAX = int(ReduceKind.MAX_ROW) >> DIM_BITS
+
+
+@numba.njit(cache=True, nogil=True)
+def _read_cb_tile(l1_row, cb_config, cb_popped, c, cb, index, out, to_dest=False):
+    """Unpacks tile `index` past the read pointer of circular buffer `cb`."""
+    at = cb_page_address(cb_config, cb, cb_popped[c, cb], index)
+    unpack_tile(l1_row, at, cb_config[cb, 0], out, to_dest)
+
+
+@numba.njit(cache=True, nogil=True)
+def _eltwise(op, src_a, src_b, out, fidelity, fp32_dest):
+    """Dst = a + b, a - b or a * b element by element (no broadcast)."""
+    if op == Op.ADD_TILES:
+        for k in range(TILE_ELEMENTS):
+            out[k] = dst_store(src_a[k] + src_b[k], fp32_dest)
+    elif op == Op.SUB_TILES:
+        for k in range(TILE_ELEMENTS):
+            out[k] = dst_store(src_a[k] - src_b[k], fp32_dest)
+    else:
+        for k in range(TILE_ELEMENTS):
+            out[k] = dst_store(fidelity_product(src_a[k], src_b[k], fidelity), fp32_dest)
+
+
+@numba.njit(cache=True, nogil=True)
+def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst, acquired, fidelity,
+            fp32_dest, dst_capacity, src_a, src_b, scratch, fault):
+    """One compute instruction of core c (registers r, L1 row `row`) on its Dst;
+    returns a fault code. acquired[c]: Dst is held (tile_regs_acquire); dirty[c]:
+    Dst tiles [0, dirty) were written since the last release."""
+    if op == Op.TILE_REGS_ACQUIRE:
+        acquired[c] = True
+        return Fault.OK
+    if op == Op.TILE_REGS_COMMIT or op == Op.TILE_REGS_WAIT:
+        return Fault.OK if acquired[c] else Fault.DST_NOT_ACQUIRED
+    if op == Op.TILE_REGS_RELEASE:
+        acquired[c] = False
+        dst[c, :dirty[c], :] = 0.0  # the packer clears Dst as it releases it
+        dirty[c] = 0
+        return Fault.OK
+    if not acquired[c]:
+        return Fault.DST_NOT_ACQUIRED
+    # (Dst tile, circular buffers read or written; -1 for none)
+    if op == Op.COPY_TILE or op == Op.TRANSPOSE_WH_TILE:
+        target, cb0, cb1 = r[cc], a, -1
+    elif op == Op.ADD_TILES or op == Op.SUB_TILES or op == Op.MUL_TILES or op == Op.MATMUL_TILES:
+        target, cb0, cb1 = r[e], a, b
+    elif op == Op.REDUCE_TILE:
+        target, cb0, cb1 = r[f], b, cc
+    elif op == Op.SFPU_UNARY or op == Op.SFPU_BINARY:
+        target, cb0, cb1 = r[b], -1, -1
+    elif op == Op.FILL_TILE:
+        target, cb0, cb1 = r[a], -1, -1
+    elif op == Op.PACK_TILE:
+        target, cb0, cb1 = r[a], b, -1
+    else:
+        return Fault.UNKNOWN_OPCODE
+    fault[4], fault[5], fault[6], fault[7] = target, 0, 0, 0
+    if not 0 <= target < dst_capacity:
+        fault[5] = dst_capacity
+        return Fault.DST_INDEX
+    for cb in (cb0, cb1):
+        if cb >= 0 and cb_config[cb, 2] == 0:
+            fault[4] = cb
+            return Fault.CB_UNCONFIGURED
+    l1_row = l1[row]
+    out = dst[c, target]
+    if op != Op.PACK_TILE:
+        dirty[c] = max(dirty[c], target + 1)
+    if op == Op.COPY_TILE:  # data copies unpack to an fp32 Dst directly
+        _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a, fp32_dest)
+        for k in range(TILE_ELEMENTS):
+            out[k] = dst_store(src_a[k], fp32_dest)
+    elif op == Op.ADD_TILES or op == Op.SUB_TILES or op == Op.MUL_TILES:
+        _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_a)
+        _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_b)
+        if f == Broadcast.NONE:  # element k with element k
+            _eltwise(op, src_a, src_b, out, fidelity, fp32_dest)
+            return Fault.OK
+        for i in range(TILE):
+            for j in range(TILE):
+                k = FACE_INDEX[i, j]
+                if f == Broadcast.ROW:  # B's first row
+                    kb = FACE_INDEX[0, j]
+                elif f == Broadcast.COL:  # B's first column
+                    kb = FACE_INDEX[i, 0]
+                else:  # Broadcast.SCALAR: B's element (0, 0)
+                    kb = 0
+                if op == Op.ADD_TILES:
+                    value = src_a[k] + src_b[kb]
+                elif op == Op.SUB_TILES:
+                    value = src_a[k] - src_b[kb]
+                else:
+                    value = fidelity_product(src_a[k], src_b[kb], fidelity)
+                out[k] = dst_store(value, fp32_dest)
+    elif op == Op.MATMUL_TILES:
+        # Dst += in0 @ in1 (in1 transposed when f); in0 feeds SrcB, in1 SrcA.
+        _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_b)
+        _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_a)
+        if products_exact(src_a) and products_exact(src_b):
+            matmul_tile_exact(src_b, src_a, f != 0, out, fidelity, fp32_dest)
+            return Fault.OK
+        for i in range(TILE):
+            for j in range(TILE):
+                total = np.float32(0.0)
+                for k in range(TILE):
+                    in1 = src_a[FACE_INDEX[j, k]] if f else src_a[FACE_INDEX[k, j]]
+                    total += fidelity_product(in1, src_b[FACE_INDEX[i, k]], fidelity)
+                at = FACE_INDEX[i, j]
+                out[at] = dst_store(out[at] + total, fp32_dest)
+    elif op == Op.REDUCE_TILE:
+        # ROW: each row -> column 0; COL: each column -> row 0; SCALAR: all -> (0, 0),
+        # every value times the scaler tile's first element. MAX combines with Dst by
+        # max (fill Dst with -inf first), SUM accumulates into it; the rest of the Dst
+        # tile becomes 0.
+        _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_a)
+        _read_cb_tile(l1_row, cb_config, cb_popped, c, cc, r[e], src_b)
+        is_max, dim = a >> DIM_BITS == POOL_MAX, a & DIM_MASK
+        for k in range(TILE_ELEMENTS):
+            scratch[k] = -math.inf if is_max else 0.0
+        for i in range(TILE):
+            for j in range(TILE):
+                value = fidelity_product(src_a[FACE_INDEX[i, j]], src_b[0], fidelity)
+                at = FACE_INDEX[i, 0] if dim == REDUCE_ROW else (FACE_INDEX[0, j] if dim == REDUCE_COL else 0)
+                scratch[at] = max(scratch[at], value) if is_max else scratch[at] + value
+        for i in range(TILE):
+            for j in range(TILE):
+                at = FACE_INDEX[i, j]
+                if (dim == REDUCE_ROW and j == 0) or (dim == REDUCE_COL and i == 0) or (i == 0 and j == 0):
+                    combined = max(out[at], scratch[at]) if is_max else out[at] + scratch[at]
+                    out[at] = dst_store(combined, fp32_dest)
+                else:
+                    out[at] = 0.0
+    elif op == Op.TRANSPOSE_WH_TILE:
+        _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a, fp32_dest)
+        for i in range(TILE):
+            for j in range(TILE):
+                out[FACE_INDEX[i, j]] = dst_store(src_a[FACE_INDEX[j, i]], fp32_dest)
+    elif op == Op.SFPU_UNARY:
+        parameter = bits_to_f32(cc)
+        for k in range(TILE_ELEMENTS):
+            out[k] = dst_store(np.float32(sfpu_unary(a, out[k], parameter)), fp32_dest)
+    elif op == Op.SFPU_BINARY:
+        other = r[cc]
+        if not 0 <= other < dst_capacity:
+            fault[4] = other
+            return Fault.DST_INDEX
+        for k in range(TILE_ELEMENTS):
+            out[k] = dst_store(np.float32(sfpu_binary(a, out[k], dst[c, other, k])), fp32_dest)
+    elif op == Op.FILL_TILE:
+        value = dst_store(bits_to_f32(b), fp32_dest)
+        for k in range(TILE_ELEMENTS):
+            out[k] = value
+    else:  # Op.PACK_TILE into tile r[cc] past the write pointer
+        at = cb_page_address(cb_config, b, cb_pushed[c, b], r[cc])
+        pack_tile(out, l1_row, at, cb_config[b, 0])
+    return Fault.OK

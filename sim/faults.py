@@ -1,0 +1,49 @@
+"""What can stop a simulated kernel: the fault codes the numba interpreter returns
+and the status code and message each becomes (sim/dispatch.py adds where it
+happened: core, kernel, pc, instruction)."""
+
+from __future__ import annotations
+
+import enum
+
+from hal.status import StatusCode
+
+
+class Fault(enum.IntEnum):
+    OK = 0
+    DEADLOCK = 1
+    CB_PUSH_UNRESERVED = 2
+    CB_POP_UNAVAILABLE = 3
+    CB_TOO_SMALL = 4
+    NOC_OUT_OF_BOUNDS = 5
+    DST_INDEX = 6
+    BUDGET = 7
+    DIVIDE_BY_ZERO = 8
+    CB_UNCONFIGURED = 9
+    L1_OUT_OF_BOUNDS = 10
+    ARG_INDEX = 11
+    ADDRGEN_UNSET = 12
+    DST_NOT_ACQUIRED = 13
+    CB_NEGATIVE = 14
+    UNKNOWN_OPCODE = 15  # an Op of tt_hal.target.isa the simulator does not implement
+
+
+# Every fault but OK. A deadlock's report lists each blocked kernel after the message.
+FAULTS: dict[Fault, tuple[StatusCode, str]] = {
+    Fault.DEADLOCK: (StatusCode.DEADLINE_EXCEEDED, "circular-buffer deadlock: every unfinished kernel is blocked"),
+    Fault.CB_PUSH_UNRESERVED: (StatusCode.ABORTED, "circular buffer overflow: cb_push_back of more pages than "
+                                                   "cb_reserve_back reserved"),
+    Fault.CB_POP_UNAVAILABLE: (StatusCode.ABORTED, "cb_pop_front of more pages than the circular buffer holds"),
+    Fault.CB_TOO_SMALL: (StatusCode.ABORTED, "waits for more pages than the circular buffer has: it would hang"),
+    Fault.NOC_OUT_OF_BOUNDS: (StatusCode.ABORTED, "NoC access outside any bound buffer"),
+    Fault.L1_OUT_OF_BOUNDS: (StatusCode.ABORTED, "NoC transfer to or from L1 outside the core's usable L1"),
+    Fault.DST_INDEX: (StatusCode.ABORTED, "Dst tile index beyond the Dst capacity"),
+    Fault.BUDGET: (StatusCode.DEADLINE_EXCEEDED, "instruction budget exhausted: a runaway kernel"),
+    Fault.DIVIDE_BY_ZERO: (StatusCode.ABORTED, "integer division by zero"),
+    Fault.CB_UNCONFIGURED: (StatusCode.ABORTED, "circular buffer not configured by the program"),
+    Fault.ARG_INDEX: (StatusCode.ABORTED, "argument index beyond the arguments given"),
+    Fault.ADDRGEN_UNSET: (StatusCode.ABORTED, "NoC access through an address generator slot never set"),
+    Fault.DST_NOT_ACQUIRED: (StatusCode.ABORTED, "Dst used outside tile_regs_acquire / tile_regs_release"),
+    Fault.CB_NEGATIVE: (StatusCode.ABORTED, "negative page count for a circular buffer"),
+    Fault.UNKNOWN_OPCODE: (StatusCode.UNIMPLEMENTED, "instruction the simulator does not implement"),
+}

@@ -1,0 +1,212 @@
+"""Tensix cores running a program (numba): the instruction loop and its scheduler.
+
+All cores of a dispatch round run in one numba call. Each core has three kernels
+(writer on RISCV_0, reader on RISCV_1, compute); the scheduler runs every kernel
+until it blocks on a circular buffer or halts, round-robin, so kernels cooperate
+as they do on the chip. A pass in which nothing moves while some kernel is still
+blocked is a deadlock, reported with what every kernel waits for.
+
+The loop runs scalar instructions, control flow and argument reads itself; circular
+buffers and the NoC are sim/dataflow.py's, Dst and its math sim/compute.py's.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from tt_hal.sim.compute import compute
+from tt_hal.sim.dataflow import CB_OPS, NOC_OPS, cb_instruction, noc_instruction
+from tt_hal.sim.faults import Fault
+from tt_hal.target.isa import Op, Processor
+from tt_hal.target.tiles import TILE_ELEMENTS
+from tt_hal.target.workgroups import fill_runtime_args, workgroup_id
+
+# State row p of a core holds the kernel of Processor(p).
+WRITER, READER, COMPUTE = int(Processor.RISCV_0), int(Processor.RISCV_1), int(Processor.COMPUTE)
+PROCESSORS = len(Processor)
+NO_WAIT = -1  # waiting[c, p, 0] of a kernel that is not blocked
+
+
+@numba.njit(cache=True, nogil=True)
+def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, workgroup_count, first, lo, hi,
+              l1, dram, l1_base, buffers, buffer_banks, page_rows, page_addresses, cb_config,
+              fidelity, fp32_dest, dst_capacity, budget,
+              workgroup_ids, rt_args, pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst,
+              instructions, fault):
+    """Cores [lo, hi) of a round whose core 0 runs workgroup `first`: sets up their
+    state (workgroup ids, runtime args from `arg_table` (3, n, 2) = (ArgKind, value)
+    rows, everything else reset; Dst is clean between dispatches) and runs them."""
+    for c in range(lo, hi):
+        workgroup_ids[c, 0], workgroup_ids[c, 1], workgroup_ids[c, 2] = workgroup_id(first, c, workgroup_count)
+        for p in range(PROCESSORS):
+            fill_runtime_args(arg_table[p, :rt_counts[p]], constants, workgroup_ids[c], workgroup_count, binding_args,
+                              rt_args[c, p])
+    pcs[lo:hi] = 0
+    regs[lo:hi] = 0
+    done[lo:hi] = False
+    waiting[lo:hi] = NO_WAIT
+    cb_pushed[lo:hi] = 0
+    cb_popped[lo:hi] = 0
+    cb_reserved[lo:hi] = 0
+    addrgens[lo:hi] = 0
+    instructions[lo:hi] = 0
+    return run_cores(codes, ct_args, rt_args[lo:hi], rt_counts, constants, workgroup_ids[lo:hi], workgroup_count,
+                     np.arange(lo, hi), l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows,
+                     page_addresses, fidelity, fp32_dest, dst_capacity, budget, pcs[lo:hi], regs[lo:hi],
+                     done[lo:hi], waiting[lo:hi], cb_pushed[lo:hi], cb_popped[lo:hi], cb_reserved[lo:hi],
+                     addrgens[lo:hi], dst[lo:hi], instructions[lo:hi], fault)
+
+
+@numba.njit(cache=True, nogil=True)
+def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
+              l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses,
+              fidelity, fp32_dest, dst_capacity, budget,
+              pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst, instructions, fault):
+    """Runs the kernels of every core until all halt, or a fault. State arrays are
+    the caller's, so that a fault can be reported from them:
+    pcs/done (cores, 3); regs (cores, 3, 32); waiting (cores, 3, 2) = (cb, pages) a
+    blocked kernel waits for; cb_pushed/popped/reserved (cores, 32); addrgens
+    (cores, 3, ADDRGEN_SLOTS, 3) = (address, page size, is_dram); dst (cores, 16,
+    1024), all zero on entry and left so; instructions (cores, 3) counts what each
+    kernel executed (for traces). fault: (code, core, processor, pc, a, b, c, d).
+    Returns instructions executed."""
+    dirty = np.zeros(core_rows.shape[0], np.int64)  # Dst tiles [0, dirty) written since the last release
+    executed = _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
+                          l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses, fidelity,
+                          fp32_dest, dst_capacity, budget, pcs, regs, done, waiting, cb_pushed, cb_popped,
+                          cb_reserved, addrgens, dst, dirty, instructions, fault)
+    for c in range(core_rows.shape[0]):
+        dst[c, :dirty[c], :] = 0.0
+    return executed
+
+
+@numba.njit(cache=True, nogil=True)
+def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
+               l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses,
+               fidelity, fp32_dest, dst_capacity, budget,
+               pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst, dirty, instructions,
+               fault):
+    cores = core_rows.shape[0]
+    src_a = np.empty(TILE_ELEMENTS, np.float32)
+    src_b = np.empty(TILE_ELEMENTS, np.float32)
+    scratch = np.empty(TILE_ELEMENTS, np.float32)
+    executed = 0
+    acquired = np.zeros(cores, np.bool_)
+    while True:
+        moved = False
+        running = False
+        for c in range(cores):
+            row = core_rows[c]
+            for p in (READER, COMPUTE, WRITER):
+                if done[c, p]:
+                    continue
+                running = True
+                code = codes[p]
+                r = regs[c, p]
+                pc = pcs[c, p]
+                before = executed
+                while True:
+                    if executed >= budget:
+                        fault[0], fault[1], fault[2], fault[3], fault[4] = Fault.BUDGET, c, p, pc, budget
+                        pcs[c, p] = pc
+                        return executed
+                    op = code[pc, 0]
+                    a, b, cc, d, e, f = code[pc, 1], code[pc, 2], code[pc, 3], code[pc, 4], code[pc, 5], code[pc, 6]
+                    executed += 1
+                    nxt = pc + 1
+                    err = Fault.OK
+                    if op == Op.LI:
+                        r[a] = b
+                    elif op == Op.MOV:
+                        r[a] = r[b]
+                    elif op == Op.ADD:
+                        r[a] = r[b] + r[cc]
+                    elif op == Op.SUB:
+                        r[a] = r[b] - r[cc]
+                    elif op == Op.MUL:
+                        r[a] = r[b] * r[cc]
+                    elif op == Op.DIV or op == Op.MOD:
+                        if r[cc] == 0:
+                            err = Fault.DIVIDE_BY_ZERO
+                        elif op == Op.DIV:
+                            r[a] = r[b] // r[cc]
+                        else:
+                            r[a] = r[b] % r[cc]
+                    elif op == Op.AND:
+                        r[a] = r[b] & r[cc]
+                    elif op == Op.OR:
+                        r[a] = r[b] | r[cc]
+                    elif op == Op.XOR:
+                        r[a] = r[b] ^ r[cc]
+                    elif op == Op.SHL:
+                        r[a] = r[b] << r[cc]
+                    elif op == Op.SHR:
+                        r[a] = r[b] >> r[cc]
+                    elif op == Op.MIN:
+                        r[a] = min(r[b], r[cc])
+                    elif op == Op.MAX:
+                        r[a] = max(r[b], r[cc])
+                    elif op == Op.ADDI:
+                        r[a] = r[b] + cc
+                    elif op == Op.MULI:
+                        r[a] = r[b] * cc
+                    elif op == Op.JMP:
+                        nxt = a
+                    elif op == Op.BEQ:
+                        nxt = cc if r[a] == r[b] else nxt
+                    elif op == Op.BNE:
+                        nxt = cc if r[a] != r[b] else nxt
+                    elif op == Op.BLT:
+                        nxt = cc if r[a] < r[b] else nxt
+                    elif op == Op.BGE:
+                        nxt = cc if r[a] >= r[b] else nxt
+                    elif op == Op.HALT:
+                        done[c, p] = True
+                        moved = True
+                        break
+                    elif op == Op.ARG:
+                        if not 0 <= b < rt_counts[p]:
+                            err = Fault.ARG_INDEX
+                        else:
+                            r[a] = rt_args[c, p, b]
+                    elif op == Op.CT_ARG:
+                        if not 0 <= b < ct_args.shape[1]:
+                            err = Fault.ARG_INDEX
+                        else:
+                            r[a] = ct_args[p, b]
+                    elif op == Op.CONSTANT:
+                        if not 0 <= b < constants.shape[0]:
+                            err = Fault.ARG_INDEX
+                        else:
+                            r[a] = constants[b]
+                    elif op == Op.WORKGROUP_ID:
+                        r[a] = workgroup_ids[c, b]
+                    elif op == Op.WORKGROUP_COUNT:
+                        r[a] = workgroup_count[b]
+                    elif op in CB_OPS:
+                        err, blocked = cb_instruction(op, a, b, r, c, cb_config, cb_pushed, cb_popped, cb_reserved,
+                                                      fault)
+                        if blocked:
+                            waiting[c, p, 0], waiting[c, p, 1] = a, r[b]
+                            break
+                    elif op in NOC_OPS:
+                        err = noc_instruction(op, a, b, cc, d, e, r, addrgens[c, p], l1[row], l1_base, l1, dram,
+                                              buffers, buffer_banks, page_rows, page_addresses, fault)
+                    else:
+                        err = compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty,
+                                      dst, acquired, fidelity, fp32_dest, dst_capacity, src_a, src_b, scratch, fault)
+                    if err != Fault.OK:
+                        fault[0], fault[1], fault[2], fault[3] = err, c, p, pc
+                        pcs[c, p] = pc
+                        return executed
+                    pc = nxt
+                    moved = True
+                    waiting[c, p, 0] = NO_WAIT
+                pcs[c, p] = pc
+                instructions[c, p] += executed - before
+        if not running:
+            return executed
+        if not moved:
+            fault[0] = Fault.DEADLOCK
+            return executed

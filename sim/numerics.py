@@ -1,0 +1,315 @@
+"""Numerics of the Tensix compute engine (numba), stated in docs/tensix.md:
+- unpack: tiles go to the Src registers as bf16 / tf32: float32 tiles lose their
+  13 low mantissa bits, bf16 and block-float tiles are exact;
+- math: the FPU multiplies in the math fidelity's phases (operand A split as
+  hidden+4 MSBs | 3 LSBs, operand B as hidden+6 MSBs | 1 LSB of the bf16 mantissa),
+  adds in float32, and Dst stores float32 (fp32_dest_acc_en) or rounds to bf16
+  (nearest even);
+- SFPU: float32 on the Dst tile, then stored like any Dst result;
+- pack: Dst to the circular buffer's format with the packer's rounding, ties away
+  from zero for bf16 and Bfp8_b (which goes through bf16 first); Bfp4_b truncates
+  the Bfp8_b code.
+
+A tile's values are 1024 float32 in stored (face) order; FACE_INDEX maps (row,
+column) to that order.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
+
+from tt_hal.target.formats import (
+    BFP4_MAGNITUDE_BITS, BFP8_MAGNITUDE_BITS, ROUND_NEAREST_AWAY, ROUND_NEAREST_EVEN, bf16_from_f32_bits,
+    bfp_bits, bfp_code, bfp_decode_code, bfp_encode_row, bfp_shared_exponent,
+)
+from tt_hal.target.isa import MathFidelity, SfpuOp
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.tiles import EXPONENT_BYTES, FACE, TILE, TILE_ELEMENTS
+
+
+
+def _face_order() -> np.ndarray:
+    """(row, column) -> index in a tile's stored (face) order."""
+    index = np.empty((TILE, TILE), np.int64)
+    for i in range(TILE):
+        for j in range(TILE):
+            index[i, j] = ((i // FACE) * 2 + j // FACE) * FACE * FACE + (i % FACE) * FACE + j % FACE
+    return index
+
+
+FACE_INDEX = _face_order()
+
+
+# ---- Bit casts ----
+
+@intrinsic
+def bits_to_f32(typingctx, bits):
+    """float32 with the low 32 bits of an integer as its bit pattern (a bitcast)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(builder.trunc(args[0], ir.IntType(32)), ir.FloatType())
+    return types.float32(bits), codegen
+
+
+@intrinsic
+def f32_to_bits(typingctx, value):
+    """The bit pattern of a float32, as a non-negative int64 (a bitcast)."""
+    def codegen(context, builder, signature, args):
+        single = builder.fptrunc(args[0], ir.FloatType()) if isinstance(signature.args[0], types.Float) and \
+            signature.args[0].bitwidth == 64 else args[0]
+        return builder.zext(builder.bitcast(single, ir.IntType(32)), ir.IntType(64))
+    return types.int64(value), codegen
+
+
+# ---- Tile data: circular-buffer bytes <-> float32 values in face order ----
+
+@numba.njit(cache=True, nogil=True)
+def unpack_tile(row, at, fmt, out, to_dest=False):
+    """Tile bytes at row[at:] in format `fmt` -> 1024 float32 values (face order) as the
+    unpacker hands them to the Src registers (float32 -> tf32), or `to_dest` straight to
+    an fp32 Dst (tt-metal's UnpackToDestFp32: float32 kept whole)."""
+    bits = out.view(np.uint32)
+    if fmt == DataFormat.float32 or fmt == DataFormat.int32 or fmt == DataFormat.uint32:
+        words = row[at:at + 4 * TILE_ELEMENTS].view(np.uint32)
+        if fmt == DataFormat.float32:
+            mask = 0xFFFFFFFF if to_dest else 0xFFFFE000
+            for k in range(TILE_ELEMENTS):
+                bits[k] = words[k] & mask
+        else:
+            for k in range(TILE_ELEMENTS):
+                out[k] = np.float32(np.int32(words[k])) if fmt == DataFormat.int32 else np.float32(words[k])
+    elif fmt == DataFormat.bfloat16:
+        halves = row[at:at + 2 * TILE_ELEMENTS].view(np.uint16)
+        for k in range(TILE_ELEMENTS):
+            bits[k] = np.uint32(halves[k]) << 16
+    elif fmt == DataFormat.uint16:
+        for k in range(TILE_ELEMENTS):
+            out[k] = np.float32(np.int64(row[at + 2 * k]) | (np.int64(row[at + 2 * k + 1]) << 8))
+    elif fmt == DataFormat.uint8:
+        for k in range(TILE_ELEMENTS):
+            out[k] = np.float32(row[at + k])
+    else:
+        magnitude_bits = BFP8_MAGNITUDE_BITS if fmt == DataFormat.bfloat8_b else BFP4_MAGNITUDE_BITS
+        per_byte = 8 // (magnitude_bits + 1)
+        for r in range(EXPONENT_BYTES):
+            shared = np.int64(row[at + r])
+            codes_at = at + EXPONENT_BYTES + r * FACE // per_byte
+            for k in range(FACE):
+                bits[r * FACE + k] = bfp_bits(bfp_decode_code(row, codes_at, k, magnitude_bits), shared, magnitude_bits)
+
+
+@numba.njit(cache=True, nogil=True)
+def pack_tile(values, row, at, fmt):
+    """1024 float32 Dst values (face order) -> tile bytes in format `fmt` at row[at:],
+    rounded as the packer does."""
+    if fmt == DataFormat.float32 or fmt == DataFormat.int32 or fmt == DataFormat.uint32:
+        words = row[at:at + 4 * TILE_ELEMENTS].view(np.uint32)
+        if fmt == DataFormat.float32:
+            words[:] = values.view(np.uint32)
+        elif fmt == DataFormat.int32:
+            for k in range(TILE_ELEMENTS):
+                words[k] = np.uint32(np.int64(np.int32(values[k])) & 0xFFFFFFFF)
+        else:
+            for k in range(TILE_ELEMENTS):
+                words[k] = np.uint32(max(values[k], 0.0))
+    elif fmt == DataFormat.bfloat16 or fmt == DataFormat.uint16:
+        halves = row[at:at + 2 * TILE_ELEMENTS].view(np.uint16)
+        if fmt == DataFormat.bfloat16:
+            bits = values.view(np.uint32)
+            for k in range(TILE_ELEMENTS):
+                halves[k] = bf16_from_f32_bits(np.int64(bits[k]), ROUND_NEAREST_AWAY)
+        else:
+            for k in range(TILE_ELEMENTS):
+                halves[k] = np.int64(min(max(values[k], 0.0), 65535.0))
+    elif fmt == DataFormat.uint8:
+        for k in range(TILE_ELEMENTS):
+            row[at + k] = np.int64(min(max(values[k], 0.0), 255.0))
+    else:
+        run = np.empty(FACE, np.int64)
+        for r in range(EXPONENT_BYTES):
+            for k in range(FACE):  # Bfp8_b goes through bf16 first
+                run[k] = bf16_from_f32_bits(f32_to_bits(values[r * FACE + k]), ROUND_NEAREST_AWAY) << 16
+            if fmt == DataFormat.bfloat8_b:
+                bfp_encode_row(run, row, at + r, at + EXPONENT_BYTES + r * FACE, BFP8_MAGNITUDE_BITS,
+                               ROUND_NEAREST_AWAY)
+                continue
+            shared = bfp_shared_exponent(run)  # Bfp4_b: the Bfp8_b code truncated to 3 magnitude bits
+            row[at + r] = shared
+            for k in range(FACE):
+                code = bfp_code(run[k], shared, BFP8_MAGNITUDE_BITS, ROUND_NEAREST_AWAY)
+                magnitude = (code & 0x7F) >> 4
+                code4 = ((code >> 7) << 3) | magnitude if magnitude else 0
+                slot = at + EXPONENT_BYTES + (r * FACE + k) // 2
+                row[slot] = code4 if k % 2 == 0 else row[slot] | (code4 << 4)
+
+
+# ---- Dst and the FPU's multiplier ----
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def dst_store(value, fp32_dest):
+    """A math result as Dst holds it: float32, or bf16 (nearest even)."""
+    if fp32_dest:
+        return value
+    return bits_to_f32(bf16_from_f32_bits(f32_to_bits(value), ROUND_NEAREST_EVEN) << 16)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _mantissa_split(value, high_bits):
+    """(high, low): value's bf16 mantissa cut after `high_bits` explicit bits."""
+    bits = f32_to_bits(value) & 0xFFFF0000  # Src precision for the multiplier: bf16
+    high = bits & ~((1 << (23 - high_bits)) - 1) & 0xFFFFFFFF
+    return bits_to_f32(high), bits_to_f32(bits) - bits_to_f32(high)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _phases(a_high, a_low, b_high, b_low, fidelity):
+    """The multiplier's phase sum: phase 0 is A's hidden bit + 4 MSBs times B's hidden
+    bit + 6 MSBs; phase 1 adds A's 3 LSBs, phase 2 B's LSB, phase 3 both."""
+    product = a_high * b_high
+    if fidelity >= MathFidelity.HiFi2:
+        product += a_low * b_high
+    if fidelity >= MathFidelity.HiFi3:
+        product += a_high * b_low
+    if fidelity >= MathFidelity.HiFi4:
+        product += a_low * b_low
+    return product
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def fidelity_product(src_a, src_b, fidelity):
+    """src_a * src_b as the multiplier computes it in `fidelity` phases (MathFidelity:
+    LoFi, HiFi2..4). Infinities, NaN and zeros follow IEEE (signed zero included).
+    Selects, not early returns, so that loops over a tile vectorize."""
+    a_high, a_low = _mantissa_split(src_a, 4)
+    b_high, b_low = _mantissa_split(src_b, 6)
+    phases = _phases(a_high, a_low, b_high, b_low, fidelity)
+    special = not (math.isfinite(src_a) and math.isfinite(src_b)) or src_a == 0 or src_b == 0
+    return np.float32(src_a) * np.float32(src_b) if special else phases
+
+
+@numba.njit(cache=True, nogil=True)
+def products_exact(tile):
+    """True if every value is 0 or a finite number of magnitude in [2^-62, 2^62): then
+    no product of two such values, nor any phase of it, overflows or is denormal."""
+    bits = tile.view(np.uint32)
+    ok = True
+    for k in range(tile.shape[0]):
+        exponent = (bits[k] >> 23) & 0xFF
+        ok &= (bits[k] & 0x7FFFFFFF) == 0 or (127 - 62 <= exponent < 127 + 62)
+    return ok
+
+
+@numba.njit(cache=True, nogil=True)
+def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest):
+    """Dst += in0 @ in1 for tiles whose products are exact (products_exact): the
+    scalar path's float32 sums over k = 0..31, with each phase sum replaced by the
+    single product it equals exactly there. The bf16 parts a = ah + al (SrcA: 4 + 3
+    mantissa bits) and b = bh + bl (SrcB: 6 + 1) have few enough bits that
+    ah*bh + al*bh = a*bh, + ah*bl stays exact, and + al*bl = a*b. A sum that starts at
+    +0 cannot see the sign of a zero product."""
+    a1 = np.empty(TILE_ELEMENTS, np.float32)  # in1 (SrcA), row k, column j
+    a2 = np.empty(TILE_ELEMENTS, np.float32)
+    b1 = np.empty(TILE_ELEMENTS, np.float32)  # in0 (SrcB), row i, column k
+    b2 = np.empty(TILE_ELEMENTS, np.float32)
+    for i in range(TILE):
+        for j in range(TILE):
+            a_high, a_low = _mantissa_split(in1[FACE_INDEX[j, i] if transpose else FACE_INDEX[i, j]], 4)
+            b_high, b_low = _mantissa_split(in0[FACE_INDEX[i, j]], 6)
+            a1[i * TILE + j] = a_high if fidelity == MathFidelity.LoFi else a_high + a_low
+            a2[i * TILE + j] = a_high
+            b1[i * TILE + j] = b_high + b_low if fidelity == MathFidelity.HiFi4 else b_high
+            b2[i * TILE + j] = b_low
+    width = out.shape[0] // TILE  # a run-time trip count: numba vectorizes the j loops then
+    total = np.empty(width, np.float32)
+    for i in range(width):
+        total[:] = 0.0
+        for k in range(width):
+            row1 = a1[k * width:(k + 1) * width]
+            scale1 = b1[i * width + k]
+            if fidelity == MathFidelity.HiFi3:
+                row2, scale2 = a2[k * width:(k + 1) * width], b2[i * width + k]
+                for j in range(width):
+                    total[j] += row1[j] * scale1 + row2[j] * scale2
+            else:
+                for j in range(width):
+                    total[j] += row1[j] * scale1
+        for j in range(width):
+            at = FACE_INDEX[i, j]
+            out[at] = dst_store(out[at] + total[j], fp32_dest)
+
+
+# ---- SFPU ----
+
+@numba.njit(cache=True, nogil=True)
+def sfpu_unary(op, x, parameter):
+    """One SFPU op in float64 (stored as float32 afterwards): the reference results,
+    not the hardware's polynomial approximations."""
+    if op == SfpuOp.EXP:
+        return math.exp(x)
+    if op == SfpuOp.LOG:
+        return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+    if op == SfpuOp.SQRT:
+        return math.sqrt(x) if x >= 0 else math.nan
+    if op == SfpuOp.RSQRT:
+        return 1.0 / math.sqrt(x) if x > 0 else (math.copysign(math.inf, x) if x == 0 else math.nan)
+    if op == SfpuOp.RECIP:
+        return 1.0 / x if x != 0 else math.copysign(math.inf, x)
+    if op == SfpuOp.RELU:
+        return max(x, 0.0)
+    if op == SfpuOp.GELU:
+        return 0.5 * x * math.erfc(-x / math.sqrt(2.0))  # erfc keeps the negative tail accurate
+    if op == SfpuOp.SIGMOID:
+        return 1.0 / (1.0 + math.exp(-x))
+    if op == SfpuOp.TANH:
+        return math.tanh(x)
+    if op == SfpuOp.SILU:
+        return x / (1.0 + math.exp(-x))
+    if op == SfpuOp.NEG:
+        return -x
+    if op == SfpuOp.ABS:
+        return abs(x)
+    if op == SfpuOp.SQUARE:
+        return x * x
+    if op == SfpuOp.SIN:
+        return math.sin(x)
+    if op == SfpuOp.COS:
+        return math.cos(x)
+    if op == SfpuOp.ADD_SCALAR:
+        return x + parameter
+    if op == SfpuOp.MUL_SCALAR:
+        return x * parameter
+    if op == SfpuOp.POWER:
+        if x < 0 and parameter != int(parameter):
+            return math.nan
+        if x == 0:
+            return 0.0 if parameter > 0 else (1.0 if parameter == 0 else math.inf)
+        return x ** parameter
+    if op == SfpuOp.LEAKY_RELU:
+        return x if x >= 0 else x * parameter
+    return math.nan  # an SfpuOp not implemented here (validated code never has one)
+
+
+@numba.njit(cache=True, nogil=True)
+def sfpu_binary(op, a, b):
+    if op == SfpuOp.ADD:
+        return a + b
+    if op == SfpuOp.SUB:
+        return a - b
+    if op == SfpuOp.MUL:
+        return a * b
+    if op == SfpuOp.DIV:
+        return a / b if b != 0 else (math.nan if a == 0 else math.copysign(math.inf, a) * math.copysign(1.0, b))
+    if op == SfpuOp.MAXIMUM:
+        return max(a, b)
+    if op == SfpuOp.MINIMUM:
+        return min(a, b)
+    if op == SfpuOp.MASK or op == SfpuOp.MASK_NEG_INF:
+        if b != 0:
+            return a
+        return 0.0 if op == SfpuOp.MASK else -math.inf
+    return math.nan  # an SfpuOp not implemented here (validated code never has one)
