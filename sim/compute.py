@@ -1,9 +1,8 @@
 """Compute instructions on a Tensix core's Dst registers (numba), TT-Metal's
-compute_kernel_api: tile_regs_acquire / commit / wait / release, copy_tile,
-add/sub/mul_tiles (with broadcast), matmul_tiles, reduce_tile, transpose_wh_tile,
-SFPU ops, fill and pack_tile. Operands are unpacked from circular buffers and
-results stored in Dst as sim/numerics.py states; tile_regs_release clears Dst, as
-the packer does.
+compute_kernel_api: copy_tile, add/sub/mul_tiles (with broadcast), matmul_tiles,
+reduce_tile, transpose_wh_tile, SFPU ops, fill and pack_tile. Operands are unpacked
+from circular buffers and results stored in Dst as sim/numerics.py states. Dst's
+acquire and release (tile_regs_*) are the interpreter's.
 """
 
 from __future__ import annotations
@@ -12,13 +11,21 @@ import math
 
 import numba
 import numpy as np
-
 from tt_hal.sim.dataflow import cb_page_address
 from tt_hal.sim.faults import Fault
 from tt_hal.sim.numerics import (
-    FACE_INDEX, bits_to_f32, dst_store, fidelity_product, matmul_tile_exact, pack_tile, products_exact, sfpu_binary,
-    sfpu_unary, unpack_tile,
+    FACE_INDEX,
+    bits_to_f32,
+    dst_store,
+    fidelity_product,
+    matmul_tile_exact,
+    pack_tile,
+    products_exact,
+    sfpu_binary,
+    sfpu_unary,
+    unpack_tile,
 )
+
 from tt_hal.target.isa import Broadcast, KernelConfig, Op, ReduceKind
 from tt_hal.target.tiles import TILE, TILE_ELEMENTS
 
@@ -34,7 +41,7 @@ POOL_MAX = int(ReduceKind.MAX_ROW) >> DIM_BITS
 @numba.njit(cache=True, nogil=True)
 def _read_cb_tile(l1_row, cb_config, cb_popped, c, cb, index, out, to_dest=False):
     """Unpacks tile `index` past the read pointer of circular buffer `cb`."""
-    at = cb_page_address(cb_config, cb, cb_popped[c, cb], index)
+    at = cb_page_address(cb_config[cb, 3], cb_config[cb, 1], cb_config[cb, 2], cb_popped[c, cb], index)
     unpack_tile(l1_row, at, cb_config[cb, 0], out, to_dest)
 
 
@@ -56,19 +63,9 @@ def _eltwise(op, src_a, src_b, out, fidelity, fp32_dest):
 def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst, acquired, fidelity,
             fp32_dest, dst_capacity, src_a, src_b, scratch, fault):
     """One compute instruction of core c (registers r, L1 row `row`) on its Dst;
-    returns a fault code. acquired[c]: Dst is held (tile_regs_acquire); dirty[c]:
+    returns a fault code. acquired: the kernel holds Dst (tile_regs_acquire); dirty[c]:
     Dst tiles [0, dirty) were written since the last release."""
-    if op == Op.TILE_REGS_ACQUIRE:
-        acquired[c] = True
-        return Fault.OK
-    if op == Op.TILE_REGS_COMMIT or op == Op.TILE_REGS_WAIT:
-        return Fault.OK if acquired[c] else Fault.DST_NOT_ACQUIRED
-    if op == Op.TILE_REGS_RELEASE:
-        acquired[c] = False
-        dst[c, :dirty[c], :] = 0.0  # the packer clears Dst as it releases it
-        dirty[c] = 0
-        return Fault.OK
-    if not acquired[c]:
+    if not acquired:
         return Fault.DST_NOT_ACQUIRED
     # (Dst tile, circular buffers read or written; -1 for none)
     if op == Op.COPY_TILE or op == Op.TRANSPOSE_WH_TILE:
@@ -182,6 +179,6 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         for k in range(TILE_ELEMENTS):
             out[k] = value
     else:  # Op.PACK_TILE into tile r[cc] past the write pointer
-        at = cb_page_address(cb_config, b, cb_pushed[c, b], r[cc])
+        at = cb_page_address(cb_config[b, 3], cb_config[b, 1], cb_config[b, 2], cb_pushed[c, b], r[cc])
         pack_tile(out, l1_row, at, cb_config[b, 0])
     return Fault.OK

@@ -6,18 +6,26 @@ until it blocks on a circular buffer or halts, round-robin, so kernels cooperate
 as they do on the chip. A pass in which nothing moves while some kernel is still
 blocked is a deadlock, reported with what every kernel waits for.
 
-The loop runs scalar instructions, control flow and argument reads itself; circular
-buffers and the NoC are sim/dataflow.py's, Dst and its math sim/compute.py's.
+The loop runs scalar instructions, control flow, argument reads and Dst's acquire
+and release itself, and moves circular-buffer state in and out of cb_sync; the
+semantics of circular buffers and the NoC are sim/dataflow.py's, compute on Dst
+sim/compute.py's.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
-
 from tt_hal.sim.compute import compute
-from tt_hal.sim.dataflow import CB_OPS, NOC_OPS, cb_instruction, noc_instruction
+from tt_hal.sim.dataflow import (
+    CB_OPS,
+    NOC_TRANSFER_OPS,
+    cb_page_address,
+    cb_sync,
+    noc_instruction,
+)
 from tt_hal.sim.faults import Fault
+
 from tt_hal.target.isa import Op, Processor
 from tt_hal.target.tiles import TILE_ELEMENTS
 from tt_hal.target.workgroups import fill_runtime_args, workgroup_id
@@ -185,17 +193,38 @@ def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, wor
                     elif op == Op.WORKGROUP_COUNT:
                         r[a] = workgroup_count[b]
                     elif op in CB_OPS:
-                        err, blocked = cb_instruction(op, a, b, r, c, cb_config, cb_pushed, cb_popped, cb_reserved,
-                                                      fault)
-                        if blocked:
-                            waiting[c, p, 0], waiting[c, p, 1] = a, r[b]
-                            break
-                    elif op in NOC_OPS:
-                        err = noc_instruction(op, a, b, cc, d, e, r, addrgens[c, p], l1[row], l1_base, l1, dram,
-                                              buffers, buffer_banks, page_rows, page_addresses, fault)
+                        cb = b if op == Op.GET_WRITE_PTR or op == Op.GET_READ_PTR else a
+                        pages = cb_config[cb, 2]
+                        if pages == 0:
+                            err = Fault.CB_UNCONFIGURED
+                        elif op == Op.GET_WRITE_PTR or op == Op.GET_READ_PTR:
+                            count = cb_pushed[c, cb] if op == Op.GET_WRITE_PTR else cb_popped[c, cb]
+                            r[a] = cb_page_address(cb_config[cb, 3], cb_config[cb, 1], pages, count, 0)
+                        else:
+                            n = r[b]
+                            fault[4], fault[5], fault[6], fault[7] = cb, n, cb_pushed[c, cb] - cb_popped[c, cb], pages
+                            err, blocked, cb_pushed[c, cb], cb_popped[c, cb], cb_reserved[c, cb] = cb_sync(
+                                op, n, pages, cb_pushed[c, cb], cb_popped[c, cb], cb_reserved[c, cb])
+                            if blocked:
+                                waiting[c, p, 0], waiting[c, p, 1] = cb, n
+                                break
+                    elif op in NOC_TRANSFER_OPS:
+                        err = noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dram, buffers,
+                                              buffer_banks, page_rows, page_addresses, fault)
+                    elif op == Op.NOC_READ_BARRIER or op == Op.NOC_WRITE_BARRIER:
+                        pass  # transfers complete at once
+                    elif op == Op.TILE_REGS_ACQUIRE:
+                        acquired[c] = True
+                    elif op == Op.TILE_REGS_COMMIT or op == Op.TILE_REGS_WAIT:
+                        if not acquired[c]:
+                            err = Fault.DST_NOT_ACQUIRED
+                    elif op == Op.TILE_REGS_RELEASE:
+                        acquired[c] = False
+                        dst[c, :dirty[c], :] = 0.0  # the packer clears Dst as it releases it
+                        dirty[c] = 0
                     else:
                         err = compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty,
-                                      dst, acquired, fidelity, fp32_dest, dst_capacity, src_a, src_b, scratch, fault)
+                                      dst, acquired[c], fidelity, fp32_dest, dst_capacity, src_a, src_b, scratch, fault)
                     if err != Fault.OK:
                         fault[0], fault[1], fault[2], fault[3] = err, c, p, pc
                         pcs[c, p] = pc
