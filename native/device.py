@@ -24,19 +24,25 @@ from __future__ import annotations
 import collections
 import dataclasses
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
+from tt_hal.native import codegen
 
 from hal.backend import BackendDevice, LaunchProgram
 from hal.log import get_logger
 from hal.status import HalError, StatusCode
-from tt_hal.native import codegen
 from tt_hal.target import conversions
 from tt_hal.target.arch import ArchSpec, get_arch
 from tt_hal.target.placement import BufferType
 from tt_hal.target.program import Program
-from tt_hal.target.workgroups import arg_template, binding_args, core_coord, fill_runtime_args, workgroup_id
+from tt_hal.target.workgroups import (
+    arg_template,
+    binding_args,
+    core_coord,
+    fill_runtime_args,
+    workgroup_id,
+)
 
 log = get_logger("native")
 
@@ -44,7 +50,7 @@ _ARCHS = {"wormhole_b0": "wormhole_b0", "blackhole": "blackhole_p150"}  # TT-Met
 
 
 def _binding():
-    import tt_hal.native as native
+    from tt_hal import native
 
     binding = native.tt_metal()
     if binding is None:
@@ -112,7 +118,7 @@ class HardwareEvent:
 class _Queue:
     """One hardware command queue's host side: its error state and its completion thread."""
 
-    def __init__(self, device: "HardwareDevice", index: int):
+    def __init__(self, device: HardwareDevice, index: int):
         self.device, self.index = device, index
         self.error: HalError | None = None
         self._pending: collections.deque = collections.deque()

@@ -17,18 +17,25 @@ import time
 import weakref
 
 import numpy as np
-
-from tt_hal.target.isa import ADDRGEN_SLOTS, NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, WIDTH, Op, Processor, disassemble
-from hal.log import get_logger
-
-from tt_hal.target.program import ArgKind, Program
-from tt_hal.target.tiles import TILE_ELEMENTS
-from tt_hal.target.workgroups import arg_template, binding_args, core_coord
-from hal.status import HalError, StatusCode
 from tt_hal.sim import interpreter
 from tt_hal.sim.compute import DST_TILES
 from tt_hal.sim.faults import FAULTS, Fault
 from tt_hal.sim.memory import BufferType, ChipMemory, SimBuffer, round_up
+
+from hal.log import get_logger
+from hal.status import HalError, StatusCode
+from tt_hal.target.isa import (
+    ADDRGEN_SLOTS,
+    NUM_CIRCULAR_BUFFERS,
+    NUM_REGISTERS,
+    WIDTH,
+    Op,
+    Processor,
+    disassemble,
+)
+from tt_hal.target.program import ArgKind, Program
+from tt_hal.target.tiles import TILE_ELEMENTS
+from tt_hal.target.workgroups import arg_template, binding_args, core_coord
 
 log = get_logger(__name__)
 
@@ -93,7 +100,7 @@ class PreparedProgram:
         # run inline on an idle queue
 
 
-    def take_state(self, cores: int) -> "_CoreState":
+    def take_state(self, cores: int) -> _CoreState:
         """Core state for a round of `cores` (reused: queues may run the same program
         at once, so each run takes its own)."""
         idle = self._states.setdefault(cores, [])
@@ -102,7 +109,7 @@ class PreparedProgram:
         except IndexError:
             return _CoreState(cores, self.arg_table.shape[1])
 
-    def return_state(self, state: "_CoreState") -> None:
+    def return_state(self, state: _CoreState) -> None:
         self._states[state.pcs.shape[0]].append(state)
 
 
@@ -112,7 +119,7 @@ _PREPARED: dict[int, tuple[weakref.ref, PreparedProgram]] = {}
 def prepare(program: Program, arch) -> PreparedProgram:
     entry = _PREPARED.get(id(program))
     if entry is None or entry[0]() is not program:
-        entry = (weakref.ref(program, lambda _, key=id(program): _PREPARED.pop(key, None)),
+        entry = (weakref.ref(program, lambda _, key=id(program): _PREPARED.pop(key, None)),  # noqa: B008
                  PreparedProgram(program, arch))
         _PREPARED[id(program)] = entry
     return entry[1]
@@ -221,7 +228,7 @@ def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> Non
         bounds = [active * g // groups for g in range(groups + 1)]
         faults = np.zeros((groups, 8), np.int64)
 
-        def run(g):
+        def run(g, first=first, active=active, budget=budget, state=state, faults=faults, bounds=bounds):
             lo, hi = bounds[g], bounds[g + 1]
             return interpreter.run_round(*prepared.program_arrays, constants, tables[4], workgroup_count, first, lo, hi,
                                          memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4],

@@ -31,8 +31,8 @@ class Fault(enum.IntEnum):
 # Every fault but OK. A deadlock's report lists each blocked kernel after the message.
 FAULTS: dict[Fault, tuple[StatusCode, str]] = {
     Fault.DEADLOCK: (StatusCode.DEADLINE_EXCEEDED, "circular-buffer deadlock: every unfinished kernel is blocked"),
-    Fault.CB_PUSH_UNRESERVED: (StatusCode.ABORTED, "circular buffer overflow: cb_push_back of more pages than "
-                                                   "cb_reserve_back reserved"),
+    Fault.CB_PUSH_UNRESERVED: (StatusCode.ABORTED, ("circular buffer overflow: cb_push_back of more pages than "
+                                                    "cb_reserve_back reserved")),
     Fault.CB_POP_UNAVAILABLE: (StatusCode.ABORTED, "cb_pop_front of more pages than the circular buffer holds"),
     Fault.CB_TOO_SMALL: (StatusCode.ABORTED, "waits for more pages than the circular buffer has: it would hang"),
     Fault.NOC_OUT_OF_BOUNDS: (StatusCode.ABORTED, "NoC access outside any bound buffer"),

@@ -25,13 +25,20 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from tt_hal.target.formats import (
-    BFP4_MAGNITUDE_BITS, BFP8_MAGNITUDE_BITS, ROUND_NEAREST_AWAY, ROUND_NEAREST_EVEN, bf16_from_f32_bits,
-    bfp_bits, bfp_code, bfp_decode_code, bfp_encode_row, bfp_shared_exponent,
+    BFP4_MAGNITUDE_BITS,
+    BFP8_MAGNITUDE_BITS,
+    ROUND_NEAREST_AWAY,
+    ROUND_NEAREST_EVEN,
+    bf16_from_f32_bits,
+    bfp_bits,
+    bfp_code,
+    bfp_decode_code,
+    bfp_encode_row,
+    bfp_shared_exponent,
 )
 from tt_hal.target.isa import MathFidelity, SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.tiles import EXPONENT_BYTES, FACE, TILE, TILE_ELEMENTS
-
 
 
 def _face_order() -> np.ndarray:

@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from tt_hal.sim import interpreter
 from tt_hal.sim.compute import DST_TILES
 from tt_hal.sim.faults import Fault
-from tt_hal.target.isa import ADDRGEN_SLOTS, NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, WIDTH, Op, Processor
+
+from tt_hal.target.isa import (
+    ADDRGEN_SLOTS,
+    NUM_CIRCULAR_BUFFERS,
+    NUM_REGISTERS,
+    WIDTH,
+    Op,
+    Processor,
+)
 from tt_hal.target.tiles import TILE_ELEMENTS
 
 

@@ -9,7 +9,13 @@ import numba
 import numpy as np
 
 from tt_hal.target.program import ArgKind, RuntimeArg
-from tt_hal.target.workgroups import arg_template, binding_args, core_coord, fill_runtime_args, workgroup_id
+from tt_hal.target.workgroups import (
+    arg_template,
+    binding_args,
+    core_coord,
+    fill_runtime_args,
+    workgroup_id,
+)
 
 
 def test_workgroups_go_x_fastest_over_rounds():

@@ -337,7 +337,7 @@ class KernelBuilder:
 
         return emit
 
-    def build(self, processor: Processor = Processor.COMPUTE, compile_args=(), **config) -> "Kernel":
+    def build(self, processor: Processor = Processor.COMPUTE, compile_args=(), **config) -> Kernel:
         rows = []
         for row in self._rows:
             resolved = list(row)
