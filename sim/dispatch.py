@@ -138,7 +138,7 @@ def _check_l1(prepared: PreparedProgram, memory: ChipMemory, name: str) -> None:
 
 
 def _binding_tables(dispatch: Dispatch):
-    """The bound buffers as the NoC sees them (see dataflow.noc_transfer) and the
+    """The bound buffers as the NoC sees them (see dataflow.noc_instruction) and the
     BINDING_* runtime args; the last few are kept, as a command buffer binds the same
     buffers again and again."""
     key = tuple((id(buffer), offset, length) for buffer, offset, length in dispatch.bindings)

@@ -6,10 +6,10 @@ until it blocks on a circular buffer or halts, round-robin, so kernels cooperate
 as they do on the chip. A pass in which nothing moves while some kernel is still
 blocked is a deadlock, reported with what every kernel waits for.
 
-The loop runs scalar instructions, control flow, argument reads and Dst's acquire
-and release itself, and moves circular-buffer state in and out of cb_sync; the
-semantics of circular buffers and the NoC are sim/dataflow.py's, compute on Dst
-sim/compute.py's.
+The loop itself runs scalar instructions, control flow, argument reads and Dst's
+acquire and release. Circular-buffer and NoC instructions are sim/dataflow.py's (the
+loop hands a buffer's counts to cb_sync and stores what it returns), compute
+instructions sim/compute.py's.
 """
 
 from __future__ import annotations
