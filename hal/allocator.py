@@ -12,8 +12,9 @@ usage includes DISPATCH_STORAGE and whose height shards fit in half of a core's
 L1 bank goes to L1, HEIGHT_SHARDED over as few cores as give every core at most
 ceil(page rows / cores) page rows, as long as all such L1 tensors together stay in
 the top half of the bank: the bottom half is left to programs' circular buffers.
-If L1 is too full at that moment, or the tensor is not for dispatch, it goes to
-DRAM INTERLEAVED.
+If L1 is too full at that moment, the tensor is not for dispatch, or the backend's
+programs cannot address sharded bindings (Capability.SHARDED_BINDINGS: the hardware
+backend's generated kernels address interleaved pages), it goes to DRAM INTERLEAVED.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import weakref
 
 import numpy as np
 
+from hal.backend import Capability
 from hal.buffer import Allocation, HalBuffer, HalBufferView, tensor_element_type, to_bytes
 from tt_hal.target.layout import DataFormat, Layout, TensorSpec
 from tt_hal.target.placement import (
@@ -147,7 +149,8 @@ class HalAllocator:
         spec = TensorSpec(tuple(shape), DataFormat.parse(dtype), Layout.parse(layout),
                           memory_config or DRAM_MEMORY_CONFIG, transpose_within_face, transpose_of_faces)
         buffer = None
-        if memory_config is None and int(usage) & BufferUsage.DISPATCH_STORAGE:
+        if (memory_config is None and int(usage) & BufferUsage.DISPATCH_STORAGE
+                and self._backend.capabilities & Capability.SHARDED_BINDINGS):
             l1_spec = self._l1_height_sharded(spec)
             if l1_spec is not None:
                 try:

@@ -64,6 +64,7 @@ class Capability(enum.Flag):
     NONE = 0
     PROFILING = enum.auto()  # set_profiler: queue commands and per-core workgroups go into traces
     BUFFER_PLACEMENT = enum.auto()  # buffer_placement: the pages each bank or core holds
+    SHARDED_BINDINGS = enum.auto()  # programs address sharded buffers bound to them (else interleaved only)
 
 
 # Queue commands: what one HAL submission puts on a hardware queue, in order.

@@ -73,6 +73,7 @@ class Allocation:
         self.keep_alive = keep_alive  # an imported host object
         self.device = None  # the HalDevice, for device tensors
         self.serial = next(_SERIALS)  # allocation order, and its name in memory maps (label)
+        self.deallocating = False  # a queue_dealloca of it was issued: later work must not use it
         self.lock = threading.Lock()
         counted = 0 if keep_alive is not None else size
         statistics.record_alloc(counted, is_device)

@@ -58,6 +58,10 @@ class FillCommand:
     pattern: bytes
     what: str = "fill"
 
+    @property
+    def operands(self) -> tuple:
+        return (self.target,)
+
     def check_recorded(self, capacity: int) -> None:
         if isinstance(self.target, BindingRef):
             validation.binding_slot(self.target.slot, capacity, self.what)
@@ -81,6 +85,10 @@ class UpdateCommand:
     offset: int
     what: str = "update"
 
+    @property
+    def operands(self) -> tuple:
+        return (self.target,)
+
     def check_recorded(self, capacity: int) -> None:
         if isinstance(self.target, BindingRef):
             validation.binding_slot(self.target.slot, capacity, self.what)
@@ -103,6 +111,10 @@ class CopyCommand:
     target_offset: int
     length: int | None
     what: str = "copy"
+
+    @property
+    def operands(self) -> tuple:
+        return self.source, self.target
 
     def check_recorded(self, capacity: int) -> None:
         refs = [o for o in (self.source, self.target) if isinstance(o, BindingRef)]
@@ -129,6 +141,11 @@ class DispatchCommand:
     constants: bytes
     bindings: tuple  # each an operand, or (operand, offset, length)
     what: str = "dispatch"
+
+    @property
+    def operands(self) -> tuple:
+        bindings = tuple(self._binding(k)[0] for k in range(len(self.bindings)))
+        return bindings if isinstance(self.workgroup_count, tuple) else (*bindings, self.workgroup_count)
 
     def _binding(self, k: int):
         """Binding k as (operand, offset, length)."""
@@ -303,4 +320,13 @@ class HalCommandBuffer:
         """The backend queue commands of every recorded command, validated against the
         binding table (hal.validation.binding_table's buffers)."""
         return [queue_command for command in self.commands for queue_command in command.lower(table)]
+
+    def allocations(self, table: Sequence[HalBuffer]) -> set:
+        """The allocations its commands use, with binding-table slots resolved (after lower)."""
+        used = set()
+        for command in self.commands:
+            for operand in command.operands:
+                buffer = table[operand.slot] if isinstance(operand, BindingRef) else operand
+                used.add(buffer.allocation)
+        return used
 

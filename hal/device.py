@@ -162,10 +162,12 @@ class HalDevice:
         raise HalError(StatusCode.NOT_FOUND, f"unknown device query ({category!r}, {key!r})")
 
     # Queue operations. Each returns at once; the work runs when its waits are reached.
-    def _submit(self, label, cq, wait_semaphores, signal_semaphores, commands=(), resources=(), on_done=None) -> None:
+    def _submit(self, label, cq, wait_semaphores, signal_semaphores, commands=(), resources=(), on_done=None,
+                allocations=frozenset(), deallocates=None) -> None:
         waits = as_timepoints(wait_semaphores)
         signals = as_timepoints(signal_semaphores)
-        self._scheduler.submit(Submission(label, cq, waits, signals, list(commands), list(resources), on_done))
+        self._scheduler.submit(Submission(label, cq, waits, signals, list(commands), list(resources), on_done,
+                                          frozenset(allocations), deallocates))
 
     def queue_alloca(self, allocation_size: int, wait_semaphores, signal_semaphores,
                      memory_type: int = MemoryType.DEVICE_LOCAL, allowed_usage: int = BufferUsage.DEFAULT) -> HalBuffer:
@@ -183,13 +185,14 @@ class HalDevice:
             if error is None:
                 buffer.release()
 
-        self._submit("queue_dealloca", self._transfer_cq, wait_semaphores, signal_semaphores, on_done=release)
+        self._submit("queue_dealloca", self._transfer_cq, wait_semaphores, signal_semaphores, on_done=release,
+                     deallocates=buffer.allocation)
 
     def queue_fill(self, target_buffer: HalBuffer, pattern, wait_semaphores, signal_semaphores,
                    target_offset: int = 0, length: int | None = None) -> None:
         command = FillCommand(target_buffer, target_offset, length, validation.check_fill_pattern(pattern), "queue_fill")
         self._submit("queue_fill", self._transfer_cq, wait_semaphores, signal_semaphores, command.lower(()),
-                     [target_buffer])
+                     [target_buffer], allocations={target_buffer.allocation})
 
     def queue_update(self, source, target_buffer: HalBuffer, wait_semaphores, signal_semaphores,
                      target_offset: int = 0, length: int | None = None) -> None:
@@ -197,13 +200,13 @@ class HalDevice:
         data = validation.update_source(source, length, "queue_update").copy()
         command = UpdateCommand(data, target_buffer, target_offset, "queue_update")
         self._submit("queue_update", self._transfer_cq, wait_semaphores, signal_semaphores, command.lower(()),
-                     [target_buffer])
+                     [target_buffer], allocations={target_buffer.allocation})
 
     def queue_copy(self, source_buffer: HalBuffer, target_buffer: HalBuffer, wait_semaphores, signal_semaphores,
                    source_offset: int = 0, target_offset: int = 0, length: int | None = None) -> None:
         command = CopyCommand(source_buffer, source_offset, target_buffer, target_offset, length, "queue_copy")
         self._submit("queue_copy", self._transfer_cq, wait_semaphores, signal_semaphores, command.lower(()),
-                     [source_buffer, target_buffer])
+                     [source_buffer, target_buffer], allocations={source_buffer.allocation, target_buffer.allocation})
 
     def queue_execute(self, command_buffers, wait_semaphores, signal_semaphores, binding_table=None) -> None:
         """Runs command buffers in order (one HalCommandBuffer or a list). Their buffer
@@ -212,16 +215,18 @@ class HalDevice:
             command_buffers = [command_buffers]
         table = validation.binding_table(binding_table)
         has_waits = bool(as_timepoints(wait_semaphores))
-        commands, dispatches = [], False
+        commands, allocations, dispatches = [], set(), False
         for command_buffer in command_buffers:
             validation.submission(command_buffer, has_waits, len(table))
             commands += command_buffer.lower(table)
+            allocations |= command_buffer.allocations(table)
             dispatches |= command_buffer.has_dispatches
         for command_buffer in command_buffers:
             if command_buffer.mode & CommandBufferMode.ONE_SHOT:
                 command_buffer.submitted = True
         cq = COMPUTE_QUEUE if dispatches else self._transfer_cq
-        self._submit("queue_execute", cq, wait_semaphores, signal_semaphores, commands, [*command_buffers, *table])
+        self._submit("queue_execute", cq, wait_semaphores, signal_semaphores, commands, [*command_buffers, *table],
+                     allocations=allocations)
 
     def queue_barrier(self, wait_semaphores, signal_semaphores) -> None:
         self._submit("queue_barrier", self._transfer_cq, wait_semaphores, signal_semaphores)

@@ -35,6 +35,8 @@ class Submission:
     commands: list  # hal.backend queue commands (WriteBuffer, LaunchProgram, ...), enqueued in order on `cq`
     resources: list  # objects kept alive until completion (buffers, command buffers)
     on_done: Callable[[HalError | None], None] | None = None
+    allocations: frozenset = frozenset()  # hal.buffer.Allocations the commands use: alive when issued
+    deallocates: object = None  # the Allocation a queue_dealloca frees when it completes
     id: int = 0  # numbered by the device's scheduler from 1, in submission order
     issued_ns: int = 0
     command_count: int = dataclasses.field(init=False)  # kept when the commands are let go of
@@ -120,6 +122,14 @@ class QueueScheduler:
 
     def _issue(self, submission: Submission, events: list) -> None:
         backend, cq = self._backend, submission.cq
+        gone = next((a for a in submission.allocations if a.released or a.deallocating), None)
+        if gone is not None:  # freed, or a dealloca ordered before this work: it must not touch the memory
+            error = HalError(StatusCode.FAILED_PRECONDITION, f"{submission.label}: buffer {gone.label} was deallocated "
+                                                             f"before this work could run")
+            self._fail(submission, error)
+            raise error.copy()
+        if submission.deallocates is not None:
+            submission.deallocates.deallocating = True
         recorder = self.profiler
         if recorder is not None:
             submission.issued_ns = recorder.now()
@@ -132,10 +142,15 @@ class QueueScheduler:
             self._issued[submission.id] = submission
         log.debug("issue #%d %s on CQ%d: %d commands", submission.id, submission.label, cq, submission.command_count)
         with self._issue_lock:
-            for event in {id(e): e for e in events}.values():
-                backend.enqueue_wait_for_event(cq, event)
-            for command in submission.commands:
-                command.enqueue(backend, cq)
+            try:
+                for event in {id(e): e for e in events}.values():
+                    backend.enqueue_wait_for_event(cq, event)
+                for command in submission.commands:
+                    command.enqueue(backend, cq)
+            except HalError as error:  # refused when enqueued (e.g. UNIMPLEMENTED on this backend): it fails alone
+                backend.enqueue_record_event(cq)  # ends any failure stretch its earlier commands began
+                self._fail(submission, error)
+                raise
             event = backend.enqueue_record_event(cq, lambda error: self._complete(submission, error))
         for semaphore, value in submission.signals:
             semaphore.add_device_timepoint(value, event, self)
@@ -187,6 +202,8 @@ class QueueScheduler:
         submission.on_done = None
         submission.commands = []
         submission.resources.clear()
+        submission.allocations = frozenset()
+        submission.deallocates = None
 
     # Waiting submissions.
     def _wake(self) -> None:

@@ -17,7 +17,9 @@ import numpy as np
 from hal.backend import BackendDevice, Capability, LaunchProgram
 from hal.log import get_logger
 from hal.status import HalError, StatusCode, as_error
-from tt_hal.sim.dispatch import INLINE_SECONDS, Dispatch, prepare, run_program
+from tt_hal.sim.dispatch import (
+    DEFAULT_INSTRUCTION_BUDGET, INLINE_SECONDS, BindingTables, PreparedPrograms, run_program,
+)
 from tt_hal.sim.memory import ChipMemory, SimBuffer, system_memory_buffer
 from tt_hal.target import conversions
 from tt_hal.target.arch import DEFAULT_ARCH, ArchSpec, get_arch
@@ -193,7 +195,7 @@ class SimDevice(BackendDevice):
     """A simulated Tenstorrent chip (`hal/backend.py`'s BackendDevice)."""
 
     mode = "mock"
-    capabilities = Capability.PROFILING | Capability.BUFFER_PLACEMENT
+    capabilities = Capability.PROFILING | Capability.BUFFER_PLACEMENT | Capability.SHARDED_BINDINGS
 
     def __init__(self, arch: str | ArchSpec | None = None, num_hw_cqs: int = 2, **arch_options):
         spec = arch if isinstance(arch, ArchSpec) else get_arch(arch or DEFAULT_ARCH)
@@ -208,6 +210,9 @@ class SimDevice(BackendDevice):
         self.arch = spec
         self.num_hw_cqs = num_hw_cqs
         self.memory = ChipMemory(spec)
+        self.instruction_budget = DEFAULT_INSTRUCTION_BUDGET  # per dispatch, before a kernel counts as runaway
+        self._programs = PreparedPrograms(spec)
+        self._binding_tables = BindingTables()
         self._queues: list[CommandQueue | None] = [None] * num_hw_cqs
         self._queues_lock = threading.Lock()
         self._closed = False
@@ -300,16 +305,14 @@ class SimDevice(BackendDevice):
                                 trace=trace)
 
     def enqueue_program(self, cq: int, launch: LaunchProgram) -> None:
-        bindings = [(b.buffer, b.offset, b.length) for b in launch.bindings]
-        dispatch = Dispatch(launch.name, launch.workgroup_count, launch.constants, bindings, indirect=launch.indirect,
-                            profiler=self.profiler)
-        seconds = prepare(launch.program, self.arch).seconds
+        prepared = self._programs.get(launch.program)
         trace = self.profiler and (launch.name, {
             "workgroup_count": None if launch.workgroup_count is None else list(launch.workgroup_count),
-            "bindings": [f"{_where(b, o)} ({n} B)" for b, o, n in bindings],
+            "bindings": [f"{_where(b.buffer, b.offset)} ({b.length} B)" for b in launch.bindings],
             "constants": [int(c) for c in launch.constants]})
-        self._queue(cq).enqueue(run_program, launch.program, dispatch, self.memory,
-                                inline=seconds is not None and seconds < INLINE_SECONDS, trace=trace)
+        self._queue(cq).enqueue(run_program, launch, prepared, self.memory, self._binding_tables,
+                                self.instruction_budget, self.profiler,
+                                inline=prepared.seconds is not None and prepared.seconds < INLINE_SECONDS, trace=trace)
 
     def enqueue_host_function(self, cq: int, function: Callable, *args) -> None:
         """Runs `function(*args)` in order on the queue (the simulator's stand-in for a

@@ -11,51 +11,42 @@ from __future__ import annotations
 
 import builtins
 import concurrent.futures
-import dataclasses
+import functools
 import os
+import threading
 import time
 import weakref
 
 import numpy as np
+
+from hal.backend import Binding, LaunchProgram
+from hal.log import get_logger
+from hal.status import HalError, StatusCode
 from tt_hal.sim import interpreter
 from tt_hal.sim.compute import DST_TILES
 from tt_hal.sim.faults import FAULTS, Fault
-from tt_hal.sim.memory import BufferType, ChipMemory, SimBuffer, round_up
-
-from hal.log import get_logger
-from hal.status import HalError, StatusCode
+from tt_hal.sim.interpreter import PROCESSORS
+from tt_hal.sim.memory import ChipMemory, round_up
 from tt_hal.target.isa import (
     ADDRGEN_SLOTS,
     NUM_CIRCULAR_BUFFERS,
     NUM_REGISTERS,
     WIDTH,
+    KernelConfig,
     Op,
     Processor,
     disassemble,
 )
-from tt_hal.target.program import ArgKind, Program
+from tt_hal.target.placement import BufferType
+from tt_hal.target.program import Program
 from tt_hal.target.tiles import TILE_ELEMENTS
 from tt_hal.target.workgroups import arg_template, binding_args, core_coord
 
 log = get_logger(__name__)
 
-# Instructions one dispatch may execute before it counts as a runaway kernel.
+# Instructions one dispatch may execute before it counts as a runaway kernel (SimDevice.instruction_budget).
 DEFAULT_INSTRUCTION_BUDGET = 200_000_000
 _PROCESSOR_ORDER = tuple(Processor)  # interpreter state row p runs Processor(p)
-
-
-@dataclasses.dataclass
-class Dispatch:
-    """One dispatch of a program: workgroup grid, push constants (uint32) and the bound
-    buffers as (buffer, byte offset, byte length)."""
-
-    name: str
-    workgroup_count: tuple[int, int, int] | None
-    constants: np.ndarray
-    bindings: list[tuple[SimBuffer, int, int]]
-    instruction_budget: int | None = None  # None: DEFAULT_INSTRUCTION_BUDGET when the program runs
-    indirect: tuple[SimBuffer, int] | None = None  # workgroup count read from (buffer, offset) at run time
-    profiler: object = None  # a hal.profiling.TraceRecorder: each core's workgroups become trace slices
 
 
 class PreparedProgram:
@@ -67,26 +58,26 @@ class PreparedProgram:
         self.kernels = [program.kernel(p) for p in _PROCESSOR_ORDER]
         present = [k for k in self.kernels if k is not None]
         length = max(k.code.shape[0] for k in present) if present else 1
-        self.codes = np.zeros((3, length, WIDTH), np.int64)
+        self.codes = np.zeros((PROCESSORS, length, WIDTH), np.int64)
         self.codes[:, :, 0] = int(Op.HALT)
         ct_width = max([len(k.compile_args) for k in present] + [1])
-        self.ct_args = np.zeros((3, ct_width), np.int64)
-        self.templates = [(), (), ()]
+        self.ct_args = np.zeros((PROCESSORS, ct_width), np.int64)
+        self.templates = [()] * PROCESSORS
         for p, kernel in enumerate(self.kernels):
             if kernel is not None:
                 self.codes[p, :kernel.code.shape[0]] = kernel.code
                 self.ct_args[p, :len(kernel.compile_args)] = kernel.compile_args
                 self.templates[p] = program.runtime_args[program.kernels.index(kernel)]
         self.rt_counts = np.array([len(t) for t in self.templates], np.int64)
-        self.arg_table = np.zeros((3, max(int(self.rt_counts.max()), 1), 2), np.int64)
+        self.arg_table = np.zeros((PROCESSORS, max(int(self.rt_counts.max()), 1), 2), np.int64)
         for p, template in enumerate(self.templates):
             self.arg_table[p, :len(template)] = arg_template(template)
         self._states: dict[int, list] = {}  # round size -> idle core states
-        self.binding_count = max([arg.value + 1 for _, arg in _program_bindings(program)] + [0])
-        config = self.kernels[Processor.COMPUTE].config if self.kernels[Processor.COMPUTE] is not None else None
-        self.fidelity = int(config.math_fidelity) if config else 4
-        self.fp32_dest = bool(config.fp32_dest_acc_en) if config else False
-        self.dst_capacity = config.dst_capacity() if config else 8
+        compute = self.kernels[Processor.COMPUTE]
+        config = compute.config if compute is not None else KernelConfig()
+        self.fidelity = int(config.math_fidelity)
+        self.fp32_dest = bool(config.fp32_dest_acc_en)
+        self.dst_capacity = config.dst_capacity()
         # Circular buffers from the bottom of the unreserved L1 upwards.
         self.cb_config = np.zeros((NUM_CIRCULAR_BUFFERS, 4), np.int64)
         address = arch.l1_unreserved_base
@@ -96,33 +87,43 @@ class PreparedProgram:
         self.cb_end = address
         self.program_arrays = (self.codes, self.ct_args, self.arg_table, self.rt_counts)  # run_round's arguments
         self.config = (self.cb_config, self.fidelity, self.fp32_dest, self.dst_capacity)
-        self.seconds: float | None = None  # the last run's: long runs are split over host threads, short ones
-        # run inline on an idle queue
+        # The last run's time: long runs are split over host threads, short ones run inline on an idle queue.
+        self.seconds: float | None = None
 
-
-    def take_state(self, cores: int) -> _CoreState:
+    def take_state(self, cores: int) -> CoreState:
         """Core state for a round of `cores` (reused: queues may run the same program
-        at once, so each run takes its own)."""
+        at once, so each run takes its own; dict.setdefault and list.pop are atomic)."""
         idle = self._states.setdefault(cores, [])
         try:
             return idle.pop()
         except IndexError:
-            return _CoreState(cores, self.arg_table.shape[1])
+            return CoreState(cores, self.arg_table.shape[1])
 
-    def return_state(self, state: _CoreState) -> None:
+    def return_state(self, state: CoreState) -> None:
         self._states[state.pcs.shape[0]].append(state)
 
 
-_PREPARED: dict[int, tuple[weakref.ref, PreparedProgram]] = {}
+class PreparedPrograms:
+    """One device's prepared programs (they depend on its arch: L1 layout), each kept
+    while its program lives. Safe across the device's queue threads."""
 
+    def __init__(self, arch):
+        self._arch = arch
+        self._lock = threading.Lock()
+        self._entries: dict[int, tuple[weakref.ref, PreparedProgram]] = {}
 
-def prepare(program: Program, arch) -> PreparedProgram:
-    entry = _PREPARED.get(id(program))
-    if entry is None or entry[0]() is not program:
-        entry = (weakref.ref(program, lambda _, key=id(program): _PREPARED.pop(key, None)),  # noqa: B008
-                 PreparedProgram(program, arch))
-        _PREPARED[id(program)] = entry
-    return entry[1]
+    def get(self, program: Program) -> PreparedProgram:
+        with self._lock:
+            entry = self._entries.get(id(program))
+            if entry is None or entry[0]() is not program:
+                entry = (weakref.ref(program, functools.partial(self._forget, id(program))),
+                         PreparedProgram(program, self._arch))
+                self._entries[id(program)] = entry
+            return entry[1]
+
+    def _forget(self, key: int, _reference) -> None:
+        with self._lock:
+            self._entries.pop(key, None)
 
 
 def _check_l1(prepared: PreparedProgram, memory: ChipMemory, name: str) -> None:
@@ -137,15 +138,11 @@ def _check_l1(prepared: PreparedProgram, memory: ChipMemory, name: str) -> None:
             f"circular buffers or move tensors to DRAM")
 
 
-def _binding_tables(dispatch: Dispatch):
-    """The bound buffers as the NoC sees them (see dataflow.noc_instruction) and the
-    BINDING_* runtime args; the last few are kept, as a command buffer binds the same
-    buffers again and again."""
-    key = tuple((id(buffer), offset, length) for buffer, offset, length in dispatch.bindings)
-    entry = _TABLES.get(key)
-    if entry is not None and all(a is b for a, (b, _, _) in zip(entry[0], dispatch.bindings)):
-        return entry[1]
-    buffers = tuple(buffer for buffer, _, _ in dispatch.bindings)
+def buffer_tables(buffers) -> tuple[np.ndarray, ...]:
+    """Buffers as the NoC finds them (dataflow.noc_instruction): one row each of
+    (is_dram, address, size, page size, aligned page size, first bank, banks, first
+    page-table entry or -1), their banks joined, and the joined page tables of the
+    sharded ones."""
     rows = np.zeros((len(buffers), 8), np.int64)
     banks, page_rows, page_addresses = [], [], []
     bank_count = table_count = 0
@@ -164,28 +161,38 @@ def _binding_tables(dispatch: Dispatch):
     def joined(parts):
         return np.concatenate(parts).astype(np.int64, copy=False) if parts else _EMPTY
 
-    tables = rows, joined(banks), joined(page_rows), joined(page_addresses), _binding_args(dispatch)
-    if len(_TABLES) >= 64:
-        _TABLES.pop(next(iter(_TABLES)))
-    _TABLES[key] = (buffers, tables)
-    return tables
+    return rows, joined(banks), joined(page_rows), joined(page_addresses)
 
 
-_TABLES: dict = {}
 _EMPTY = np.zeros(0, np.int64)
 
 
-def _binding_args(dispatch: Dispatch) -> np.ndarray:
-    """(bindings, 4): address, is_dram, first page and pages of each binding, for the
-    BINDING_* runtime args."""
-    rows = np.empty((len(dispatch.bindings), 4), np.int64)
-    for k, (buffer, offset, length) in enumerate(dispatch.bindings):
-        if offset % buffer.page_size:
-            raise HalError(StatusCode.INVALID_ARGUMENT,
-                           f"{dispatch.name}: binding {k} starts at byte {offset}, not at a page boundary of its "
-                           f"buffer ({buffer.page_size}-byte pages); kernels address whole pages")
-        rows[k] = binding_args(buffer.address, buffer.buffer_type is BufferType.DRAM, buffer.page_size, offset, length)
-    return rows
+class BindingTables:
+    """One device's recent dispatch bindings as the cores see them: buffer_tables of
+    the bound buffers and each binding's BINDING_* args. A command buffer binds the
+    same buffers again and again, so the last few are kept. Safe across threads."""
+
+    SIZE = 64
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._entries: dict[tuple, tuple] = {}  # (id, offset, length) per binding -> (buffers, tables)
+
+    def get(self, bindings: tuple[Binding, ...]) -> tuple[np.ndarray, ...]:
+        key = tuple((id(b.buffer), b.offset, b.length) for b in bindings)
+        with self._lock:
+            entry = self._entries.get(key)
+        if entry is not None and all(a is b.buffer for a, b in zip(entry[0], bindings)):
+            return entry[1]
+        buffers = tuple(b.buffer for b in bindings)
+        args = np.array([binding_args(b.buffer.address, b.buffer.buffer_type is BufferType.DRAM, b.buffer.page_size,
+                                      b.offset, b.length) for b in bindings], np.int64).reshape(-1, 4)
+        tables = (*buffer_tables(buffers), args)
+        with self._lock:
+            if len(self._entries) >= self.SIZE:
+                self._entries.pop(next(iter(self._entries)))
+            self._entries[key] = (buffers, tables)
+        return tables
 
 
 # A program whose last run took longer than this runs its cores on host threads; one
@@ -196,30 +203,25 @@ THREADS = max(1, min(os.cpu_count() or 1, 8))
 _POOL = concurrent.futures.ThreadPoolExecutor(THREADS, "tt-hal-cores")
 
 
-def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> None:
-    """Runs every workgroup of `dispatch`; raises a HalError on a fault."""
+def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMemory, binding_tables: BindingTables,
+                budget: int, recorder=None) -> None:
+    """Runs every workgroup of `launch` within `budget` instructions; raises a HalError
+    on a fault. `recorder` (a hal.profiling.TraceRecorder) gets a slice per core and round."""
     arch = memory.arch
-    prepared = prepare(program, arch)
-    if prepared.binding_count > len(dispatch.bindings):
-        raise HalError(StatusCode.INVALID_ARGUMENT,
-                       f"{dispatch.name}: the program uses binding {prepared.binding_count - 1} but the dispatch has "
-                       f"{len(dispatch.bindings)} bindings")
-    if dispatch.indirect is not None:
-        buffer, offset = dispatch.indirect
-        dispatch.workgroup_count = tuple(int(v) for v in buffer.read(offset, 12).view(np.uint32))
-    count_x, count_y, count_z = dispatch.workgroup_count
-    total = count_x * count_y * count_z
+    counts = launch.workgroup_count
+    if launch.indirect is not None:
+        buffer, offset = launch.indirect
+        counts = tuple(int(v) for v in buffer.read(offset, 3 * 4).view(np.uint32))
+    total = counts[0] * counts[1] * counts[2]
     if total == 0:
         return
-    _check_l1(prepared, memory, dispatch.name)
+    _check_l1(prepared, memory, launch.name)
     start = time.perf_counter()
-    tables = _binding_tables(dispatch)
-    constants = dispatch.constants.astype(np.int64)
-    workgroup_count = np.array(dispatch.workgroup_count, np.int64)
+    tables = binding_tables.get(launch.bindings)
+    constants = launch.constants.astype(np.int64)
+    workgroup_count = np.array(counts, np.int64)
     cores = arch.worker_cores
-    budget = dispatch.instruction_budget if dispatch.instruction_budget is not None else DEFAULT_INSTRUCTION_BUDGET
     threads = THREADS if (prepared.seconds or 0.0) > PARALLEL_SECONDS else 1
-    recorder = dispatch.profiler
     for first in range(0, total, cores):
         active = min(cores, total - first)
         state = prepared.take_state(active)
@@ -239,18 +241,18 @@ def run_program(program: Program, dispatch: Dispatch, memory: ChipMemory) -> Non
         if faults[0, 0] if groups == 1 else faults[:, 0].any():
             g = int(np.flatnonzero(faults[:, 0])[0])
             faults[g, 1] += bounds[g]  # the core's index in the round
-            error = _fault_error(prepared, dispatch, state, faults[g], arch)
+            error = _fault_error(prepared, launch.name, state, faults[g], arch)
         if recorder is not None:
-            _trace_round(recorder, prepared, dispatch, state, active, first // cores, round_start, arch)
+            _trace_round(recorder, prepared, launch.name, counts, state, active, first // cores, round_start, arch)
         prepared.return_state(state)
         if error is not None:
             raise error
     prepared.seconds = time.perf_counter() - start
-    log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", dispatch.name, total, min(total, cores),
+    log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", launch.name, total, min(total, cores),
               -(-total // cores), prepared.seconds * 1e3)
 
 
-def _trace_round(recorder, prepared: PreparedProgram, dispatch: Dispatch, state, active: int, round_index: int,
+def _trace_round(recorder, prepared: PreparedProgram, name: str, counts, state, active: int, round_index: int,
                  start_ns: int, arch) -> None:
     """One slice per core of the round: the simulator interleaves a round's cores, so
     each spans the whole round; its args say what the core's kernels executed."""
@@ -262,7 +264,7 @@ def _trace_round(recorder, prepared: PreparedProgram, dispatch: Dispatch, state,
             for p, kernel in enumerate(prepared.kernels) if kernel is not None
         }
         x, y = core_coord(c, arch.grid_x)
-        recorder.complete(recorder.core_track(x, y), dispatch.name, start_ns, end,
+        recorder.complete(recorder.core_track(x, y), name, start_ns, end,
                           {"core": [x, y], "workgroup": [int(v) for v in state.workgroup_ids[c]],
                            "round": round_index, "kernels": kernels, "circular_buffer_bytes": cb_bytes}, "kernel")
 
@@ -270,31 +272,23 @@ def _trace_round(recorder, prepared: PreparedProgram, dispatch: Dispatch, state,
 _PROCESSOR_NAMES = ("writer (RISCV_0)", "reader (RISCV_1)", "compute")  # _PROCESSOR_ORDER's
 
 
-def _program_bindings(program: Program):
-    for template in program.runtime_args:
-        for arg in template:
-            if arg.kind in (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_PAGE_OFFSET, ArgKind.BINDING_PAGES,
-                            ArgKind.BINDING_IS_DRAM):
-                yield arg.value, arg
-
-
-class _CoreState:
+class CoreState:
     """Every core's kernel state (interpreter.run_round resets it, except Dst, which the
     interpreter leaves zeroed)."""
 
     def __init__(self, cores: int, args: int):
         self.workgroup_ids = np.zeros((cores, 3), np.int64)
-        self.rt_args = np.zeros((cores, 3, args), np.int64)
-        self.pcs = np.zeros((cores, 3), np.int64)
-        self.regs = np.zeros((cores, 3, NUM_REGISTERS), np.int64)
-        self.done = np.zeros((cores, 3), np.bool_)
-        self.waiting = np.zeros((cores, 3, 2), np.int64)
+        self.rt_args = np.zeros((cores, PROCESSORS, args), np.int64)
+        self.pcs = np.zeros((cores, PROCESSORS), np.int64)
+        self.regs = np.zeros((cores, PROCESSORS, NUM_REGISTERS), np.int64)
+        self.done = np.zeros((cores, PROCESSORS), np.bool_)
+        self.waiting = np.full((cores, PROCESSORS, 2), interpreter.NO_WAIT, np.int64)
         self.cb_pushed = np.zeros((cores, NUM_CIRCULAR_BUFFERS), np.int64)
         self.cb_popped = np.zeros((cores, NUM_CIRCULAR_BUFFERS), np.int64)
         self.cb_reserved = np.zeros((cores, NUM_CIRCULAR_BUFFERS), np.int64)
-        self.addrgens = np.zeros((cores, 3, ADDRGEN_SLOTS, 3), np.int64)
+        self.addrgens = np.zeros((cores, PROCESSORS, ADDRGEN_SLOTS, 3), np.int64)
         self.dst = np.zeros((cores, DST_TILES, TILE_ELEMENTS), np.float32)
-        self.instructions = np.zeros((cores, 3), np.int64)
+        self.instructions = np.zeros((cores, PROCESSORS), np.int64)
         self.arrays = (self.workgroup_ids, self.rt_args, self.pcs, self.regs, self.done, self.waiting, self.cb_pushed,
                        self.cb_popped, self.cb_reserved, self.addrgens, self.dst, self.instructions)  # run_round's order
 
@@ -304,7 +298,7 @@ def _core_name(index: int, arch) -> str:
     return f"core ({x},{y})"
 
 
-def _fault_error(prepared: PreparedProgram, dispatch, state, fault, arch) -> HalError:
+def _fault_error(prepared: PreparedProgram, name: str, state, fault, arch) -> HalError:
     kernels, cb_config = prepared.kernels, prepared.cb_config
     code = Fault(int(fault[0]))
     status, what = FAULTS[code]
@@ -323,10 +317,10 @@ def _fault_error(prepared: PreparedProgram, dispatch, state, fault, arch) -> Hal
                              f"{state.pcs[c, p]}: {op}(c_{cb}, {wanted}) but c_{cb} holds {held} of "
                              f"{cb_config[cb, 2]} pages")
         shown = lines[:12] + ([f"  ... and {len(lines) - 12} more"] if len(lines) > 12 else [])
-        return HalError(status, f"{dispatch.name}: {what}\n" + "\n".join(shown))
+        return HalError(status, f"{name}: {what}\n" + "\n".join(shown))
     c, p, pc = int(fault[1]), int(fault[2]), int(fault[3])
     kernel = kernels[p]
     instruction = disassemble(kernel.code[pc:pc + 1], kernel.register_names, first_pc=pc).split(None, 1)[-1]
     details = ", ".join(f"{v}" for v in fault[4:8])
-    return HalError(status, f"{dispatch.name}: {what}, on {_core_name(c, arch)} in {kernel.name} "
+    return HalError(status, f"{name}: {what}, on {_core_name(c, arch)} in {kernel.name} "
                             f"({kernel.processor.name}) at pc {pc}: `{instruction.strip()}` (details {details})")

@@ -11,7 +11,6 @@ recorded register therefore lands, exactly, in the output on the host.
 
 from __future__ import annotations
 
-import functools
 import gc
 import os
 import subprocess
@@ -1219,12 +1218,11 @@ def _spin():
 
 
 @pytest.fixture
-def small_budget(monkeypatch):
-    """Dispatches with a budget of 10_000 instructions. (Patching the module constant
-    tt_hal.sim.dispatch.DEFAULT_INSTRUCTION_BUDGET has no effect: it is bound as the
-    Dispatch dataclass's default when tt_hal.sim.dispatch is imported.)"""
-    monkeypatch.setattr(tt_hal.sim.device, "Dispatch", functools.partial(tt_hal.sim.dispatch.Dispatch, instruction_budget=10_000))
-    return 10_000
+def small_budget(device):
+    """Dispatches with a budget of 10_000 instructions."""
+    device.backend.instruction_budget = 10_000
+    yield 10_000
+    device.backend.instruction_budget = tt_hal.sim.dispatch.DEFAULT_INSTRUCTION_BUDGET
 
 
 def test_fault_runaway_kernel(device, small_budget):

@@ -1,10 +1,9 @@
 """Hardware mode without hardware: how the mode is chosen and said, and the hardware
-backend (native/device.py) against a recording fake of the tt_hal.native._tt_metal binding.
-
-The fake stands in for TT-Metal: buffers are byte arrays, events complete when the
-completion thread synchronizes them, programs are recorded. It checks what the
-backend asks of TT-Metal (kernel sources, circular buffers, per-core runtime args,
-waves), not what the chip would compute.
+backend (native/device.py) against tests/fake_tt_metal.py, a fake of the
+tt_hal.native._tt_metal binding that places buffers and runs programs on the
+simulator. These tests check what the backend asks of TT-Metal (kernel sources,
+circular buffers, per-core runtime args, waves, queue errors); tests/cts runs the
+HAL's conformance suite, dispatches included, on the backend over the same fake.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ import threading
 import numpy as np
 import pytest
 from tt_hal.native import codegen
+from tests import fake_tt_metal
 from tt_hal.native.device import HardwareDevice
 
 import hal
@@ -69,82 +69,10 @@ def launch(export, workgroup_count, constants, bindings) -> LaunchProgram:
                          tuple(Binding(*b) for b in bindings))
 
 
-class FakeBuffer:
-    def __init__(self, size, address):
-        self.data = np.zeros(size, np.uint8)
-        self.address = address
-        self.freed = False
-
-    def deallocate(self):
-        self.freed = True
-
-
-class FakeProgram:
-    def __init__(self):
-        self.cbs, self.kernels, self.args = [], [], {}
-
-    def add_circular_buffer(self, cores, index, fmt, page_size, num_pages):
-        self.cbs.append((tuple(cores), index, fmt, page_size, num_pages))
-
-    def add_kernel(self, source, processor, cores, compile_args, fidelity, fp32, approx):
-        self.kernels.append((source, processor, tuple(cores), fidelity))
-        return len(self.kernels) - 1
-
-    def set_runtime_args(self, kernel, core, args):
-        self.args[(kernel, tuple(core))] = list(args)
-
-
-class FakeDevice:
-    arch_name, grid_size, l1_size_per_core, num_dram_channels, dram_size_per_channel = "wormhole_b0", (2, 2), 1 << 20, 12, 1 << 30
-
-    def __init__(self, device_id, num_hw_cqs):
-        self.programs, self.next_address, self.closed = [], 0x1000, False
-        self.fail_next_program = False
-
-    def create_buffer(self, size, page_size, is_dram):
-        buffer = FakeBuffer(size, self.next_address)
-        self.next_address += size
-        return buffer
-
-    def write_buffer(self, cq, buffer, data, offset, blocking):
-        buffer.data[offset:offset + data.size] = data
-
-    def read_buffer(self, cq, buffer, out, offset, blocking):
-        out[:] = buffer.data[offset:offset + out.size]
-
-    def create_program(self):
-        return FakeProgram()
-
-    def enqueue_program(self, cq, program, blocking):
-        if self.fail_next_program:
-            self.fail_next_program = False
-            raise RuntimeError("TT_THROW: kernel build failed")
-        self.programs.append(program)
-
-    def record_event(self, cq):
-        return object()
-
-    def wait_for_event(self, cq, event):
-        pass
-
-    def event_synchronize(self, event):
-        pass
-
-    def close(self):
-        self.closed = True
-
-
-class FakeBinding:
-    Device = FakeDevice
-
-    @staticmethod
-    def get_num_available_devices():
-        return 1
-
-
 @pytest.fixture
 def hardware(monkeypatch):
-    monkeypatch.setattr(native, "tt_metal", lambda: FakeBinding)
+    """The hardware backend on a 2x2 chip of tests/fake_tt_metal.py, which runs its programs."""
+    fake_tt_metal.install(monkeypatch, grid=(2, 2))
     device = HardwareDevice(0)
     yield device
     device.close()
@@ -185,7 +113,7 @@ def test_dispatch_runs_in_waves_with_generated_kernels_and_per_core_args(hardwar
     sources = codegen.program_sources(export.program)
     first = programs[0]
     assert [k[0] for k in first.kernels] == [sources[k.processor] for k in export.program.kernels]
-    assert {cb[1] for cb in first.cbs} == {cb.index for cb in export.program.circular_buffers}
+    assert {config.index for _, config in first.circular_buffers} == {cb.index for cb in export.program.circular_buffers}
     assert first.kernels[0][2] == ((0, 0), (1, 0), (0, 1), (1, 1)) and programs[1].kernels[0][2] == ((0, 0), (1, 0))
     # Workgroup 5 = (2, 1, 0) runs on core (1, 0) of the second wave; the reader's args:
     # a's address and is_dram, b's, then workgroup id, count and the push constants.

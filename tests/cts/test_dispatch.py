@@ -1,0 +1,220 @@
+"""Dispatch conformance, after IREE's CTS command_buffer dispatch tests (dispatch,
+constants, constants with bindings, indirect parameters, multi-entrypoint,
+multi-workgroup, pipeline, reuse, and queue dispatch), run on every backend.
+
+The programs are the kernel library's over raw device buffers: a raw buffer's
+4096-byte pages are float32 tiles, and the eltwise programs treat tile t of each
+binding elementwise, so an elementwise result needs no tile layout. Values are small
+integers and halves, exact through the unpacker's tf32 and every format here.
+"""
+
+import numpy as np
+
+import hal
+from tests.cts.ctsutil import BU, MT, SC, TIMEOUT_NS, raises_status, read_bytes, submit_and_wait, wait_ok
+from tt_hal.kernels import eltwise
+from tt_hal.kernels.common import workgroup_count
+from tt_hal.target.isa import Broadcast, SfpuOp
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
+
+F32 = DataFormat.float32
+TILE = 1024  # float32 values per tile: one 4096-byte page of a raw buffer
+SENTINEL = np.float32(-7.25)
+
+
+def prepare(device, *exports):
+    return device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, write_executable(list(exports)))
+
+
+def values(tiles: int, seed: int = 0) -> np.ndarray:
+    return (np.random.default_rng(seed).integers(-64, 64, tiles * TILE) / 2).astype(np.float32)
+
+
+def device_buffer(device, array: np.ndarray):
+    return device.allocator.allocate_buffer_copy(MT.DEVICE_LOCAL, BU.DEFAULT | BU.MAPPING, device, array)
+
+
+def sentinel_buffer(device, tiles: int):
+    return device_buffer(device, np.full(tiles * TILE, SENTINEL, np.float32))
+
+
+def floats(buffer) -> np.ndarray:
+    return read_bytes(buffer).view(np.float32)
+
+
+def constants(*words) -> bytes:
+    return np.array(words, np.uint32).tobytes()
+
+
+def test_dispatch(device):
+    """One dispatch of an elementwise program (IREE: command_buffer_dispatch_test, abs)."""
+    tiles = 3
+    x = values(tiles)
+    source, target = device_buffer(device, x), sentinel_buffer(device, tiles)
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32)), 0,
+                workgroup_count(tiles, device.arch.worker_cores), constants(tiles), [source, target])
+    cb.end()
+    submit_and_wait(device, cb)
+    assert np.array_equal(floats(target), np.abs(x))
+
+
+def test_dispatch_constants(device):
+    """Push constants reach the kernels: push constant 0 is the tile count, so a
+    dispatch told 1 of 2 tiles leaves the second untouched."""
+    x = values(2, seed=1)
+    source, target = device_buffer(device, x), sentinel_buffer(device, 2)
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(prepare(device, eltwise.eltwise_unary(SfpuOp.NEG, F32, F32)), 0, (1, 1, 1), constants(1),
+                [source, target])
+    cb.end()
+    submit_and_wait(device, cb)
+    got = floats(target)
+    assert np.array_equal(got[:TILE], -x[:TILE]) and (got[TILE:] == SENTINEL).all()
+
+
+def test_dispatch_constants_and_bindings(device):
+    """Constants and three bindings together: a + b with b's row broadcast, Wt from
+    push constant 1 (IREE: command_buffer_dispatch_constants_bindings_test)."""
+    rows, columns = 2, 3  # tiles of a and out; b is one row of tiles
+    a, b = values(rows * columns, seed=2), values(columns, seed=3)
+    buffers = [device_buffer(device, a), device_buffer(device, b), sentinel_buffer(device, rows * columns)]
+    export = eltwise.eltwise_binary("add", F32, F32, F32, broadcast=Broadcast.ROW)
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(prepare(device, export), 0, (4, 1, 1), constants(rows * columns, columns), buffers)
+    cb.end()
+    submit_and_wait(device, cb)
+    # Out tile t (column t % columns) adds row 0 of b's tile in its column to every row.
+    broadcast_rows = np.tile(_tile_rows(b)[:, :1, :], (rows, 1, 1))
+    assert np.array_equal(_tile_rows(floats(buffers[2])), _tile_rows(a) + broadcast_rows)
+
+
+def _tile_rows(flat: np.ndarray) -> np.ndarray:
+    """(tiles, 32, 32) row-major tiles from the face order of stored tiles."""
+    faces = flat.reshape(-1, 2, 2, 16, 16)  # tile, face row, face column, row, column
+    return faces.transpose(0, 1, 3, 2, 4).reshape(-1, 32, 32)
+
+
+def test_dispatch_indirect_parameters(device):
+    """The workgroup count read from a buffer when the dispatch runs (IREE:
+    command_buffer_dispatch_indirect_parameters_test). The hardware backend's
+    generated kernels do not support it yet: UNIMPLEMENTED, not a wrong result."""
+    tiles = 4
+    x = values(tiles, seed=4)
+    source, target = device_buffer(device, x), sentinel_buffer(device, tiles)
+    counts = device.allocator.allocate_buffer_copy(
+        MT.DEVICE_LOCAL, BU.DEFAULT | BU.DISPATCH_INDIRECT_PARAMETERS | BU.MAPPING, device,
+        np.array([2, 1, 1], np.uint32))
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32)), 0, counts, constants(tiles),
+                [source, target])
+    cb.end()
+    if device.backend.mode == "hardware":
+        with raises_status(SC.UNIMPLEMENTED):
+            submit_and_wait(device, cb)
+        assert (floats(target) == SENTINEL).all()
+        return
+    submit_and_wait(device, cb)
+    assert np.array_equal(floats(target), np.abs(x))
+
+
+def test_dispatch_multi_entrypoint(device):
+    """An executable with two exports, found by ordinal and by name."""
+    executable = prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32), eltwise.eltwise_unary(SfpuOp.NEG, F32, F32))
+    assert executable.export_count == 2
+    x = values(1, seed=5)
+    source, absolute, negated = device_buffer(device, x), sentinel_buffer(device, 1), sentinel_buffer(device, 1)
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(executable, 0, (1, 1, 1), constants(1), [source, absolute])
+    cb.dispatch(executable, executable.lookup_export_by_name(executable.export_info(1).name), (1, 1, 1),
+                constants(1), [source, negated])
+    cb.end()
+    submit_and_wait(device, cb)
+    assert np.array_equal(floats(absolute), np.abs(x)) and np.array_equal(floats(negated), -x)
+
+
+def test_dispatch_multi_workgroup(device):
+    """More workgroups than worker cores: the dispatch runs in rounds (waves), and a
+    3-D workgroup grid covers every tile once."""
+    tiles = 2 * device.arch.worker_cores + 5
+    x = values(tiles, seed=6)
+    source, target = device_buffer(device, x), sentinel_buffer(device, tiles)
+    grid = (tiles // 3, 1, 3) if tiles % 3 == 0 else (tiles, 1, 1)
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(prepare(device, eltwise.eltwise_unary(SfpuOp.NEG, F32, F32)), 0, grid, constants(tiles),
+                [source, target])
+    cb.end()
+    submit_and_wait(device, cb)
+    assert np.array_equal(floats(target), -x)
+
+
+def test_dispatch_pipeline(device):
+    """Dispatches in one command buffer run in order: the second reads what the
+    first wrote (IREE: command_buffer_dispatch_pipeline_test)."""
+    executable = prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32), eltwise.eltwise_unary(SfpuOp.NEG, F32, F32))
+    tiles = 2
+    x = values(tiles, seed=7)
+    source, middle, target = device_buffer(device, x), sentinel_buffer(device, tiles), sentinel_buffer(device, tiles)
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(executable, 0, (2, 1, 1), constants(tiles), [source, middle])
+    cb.execution_barrier()
+    cb.dispatch(executable, 1, (2, 1, 1), constants(tiles), [middle, target])
+    cb.end()
+    submit_and_wait(device, cb)
+    assert np.array_equal(floats(target), -np.abs(x))
+
+
+def test_dispatch_reuse(device):
+    """One reusable recording over binding-table slots, executed twice with different
+    buffers (IREE: command_buffer_dispatch_reuse_test)."""
+    executable = prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32))
+    cb = hal.HalCommandBuffer(device, binding_capacity=2)
+    cb.dispatch(executable, 0, (1, 1, 1), constants(1), [hal.BindingRef(0), hal.BindingRef(1)])
+    cb.end()
+    for seed in (8, 9):
+        x = values(1, seed=seed)
+        source, target = device_buffer(device, x), sentinel_buffer(device, 1)
+        submit_and_wait(device, cb, binding_table=[source, target])
+        assert np.array_equal(floats(target), np.abs(x))
+
+
+def test_queue_dispatch_after_transfer_and_before_copy(device):
+    """A dispatch on the compute queue between a queue_update and a queue_copy on the
+    transfer queue, ordered only by semaphores (IREE: queue_dispatch_test)."""
+    x = values(1, seed=10)
+    source, target, copied = sentinel_buffer(device, 1), sentinel_buffer(device, 1), sentinel_buffer(device, 1)
+    updated, dispatched, done = (device.create_semaphore(0) for _ in range(3))
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(prepare(device, eltwise.eltwise_unary(SfpuOp.NEG, F32, F32)), 0, (1, 1, 1), constants(1),
+                [source, target])
+    cb.end()
+    gate = device.create_semaphore(0)
+    device.queue_copy(target, copied, [(dispatched, 1)], [(done, 1)])  # submitted first, waits for the dispatch
+    device.queue_execute(cb, [(updated, 1)], [(dispatched, 1)])
+    device.queue_update(x, source, [(gate, 1)], [(updated, 1)])
+    gate.signal(1)
+    wait_ok(done, 1)
+    assert np.array_equal(floats(copied), -x)
+
+
+def test_binding_offset_off_a_page_boundary_is_invalid_at_the_call(device):
+    """Kernels address whole pages of a binding: a binding that starts inside a page
+    is INVALID_ARGUMENT at dispatch() for a direct buffer, and at queue_execute for a
+    binding-table slot, on every backend, before anything runs."""
+    executable = prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32))
+    source, target = device_buffer(device, values(2, seed=11)), sentinel_buffer(device, 2)
+    cb = hal.HalCommandBuffer(device)
+    with raises_status(SC.INVALID_ARGUMENT) as info:
+        cb.dispatch(executable, 0, (1, 1, 1), constants(1), [(source, 16, 4096), target])
+    assert "binding 0 starts at byte 16, not at a page boundary" in info.value.message
+    cb.dispatch(executable, 0, (1, 1, 1), constants(1), [(source, 4096, 4096), target])  # a page boundary: fine
+    reusable = hal.HalCommandBuffer(device, binding_capacity=2)
+    reusable.dispatch(executable, 0, (1, 1, 1), constants(1), [hal.BindingRef(0), hal.BindingRef(1)])
+    reusable.end()
+    done = device.create_semaphore(0)
+    with raises_status(SC.INVALID_ARGUMENT) as info:
+        device.queue_execute(reusable, [], [(done, 1)], binding_table=[(source, 16, 4096), target])
+    assert "binding 0 starts at byte 16, not at a page boundary" in info.value.message
+    assert done.query() == 0 and not done.wait(1, timeout=TIMEOUT_NS // 10_000)  # nothing was submitted
+    assert (floats(target) == SENTINEL).all()
