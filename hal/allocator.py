@@ -33,6 +33,7 @@ from tt_hal.target.placement import (
 )
 from hal.status import HalError, StatusCode
 from hal.types import BufferCompatibility, BufferUsage, MemoryAccess, MemoryType
+from tt_hal.target.sizes import ceil_div, round_up
 
 # Usage every buffer gets: all memory can be transferred and mapped.
 _IMPLIED_USAGE = BufferUsage.TRANSFER | BufferUsage.MAPPING | BufferUsage.MAPPING_PERSISTENT
@@ -132,11 +133,11 @@ class HalAllocator:
         if rows == 0 or columns == 0:
             return None
         cores = min(rows, arch.worker_cores)
-        shard_rows = -(-rows // cores)
-        aligned_page = -(-spec.page_size // arch.l1_alignment) * arch.l1_alignment
+        shard_rows = ceil_div(rows, cores)
+        aligned_page = round_up(spec.page_size, arch.l1_alignment)
         if shard_rows * columns * aligned_page > arch.l1_bank_size * L1_SHARD_SHARE:
             return None
-        grid = num_cores_to_core_range_set(-(-rows // shard_rows), arch.grid_x)
+        grid = num_cores_to_core_range_set(ceil_div(rows, shard_rows), arch.grid_x)
         shard = ShardSpec(grid, (shard_rows * spec.page_shape[0], spec.padded_width), ShardOrientation.ROW_MAJOR)
         return spec.with_memory_config(MemoryConfig(TensorMemoryLayout.HEIGHT_SHARDED, BufferType.L1, shard))
 

@@ -27,7 +27,7 @@ from tt_hal.sim.numerics import (
 )
 
 from tt_hal.target.isa import Broadcast, KernelConfig, Op, ReduceKind
-from tt_hal.target.tiles import TILE, TILE_ELEMENTS
+from tt_hal.target.sizes import TILE, TILE_ELEMENTS
 
 DST_TILES = KernelConfig(dst_full_sync_en=True).dst_capacity()  # Dst's size: the most any config uses
 

@@ -17,6 +17,7 @@ from tt_hal.sim.faults import Fault
 from tt_hal.sim.memory import copy_bytes, page_span
 
 from tt_hal.target.isa import ADDRGEN_SLOTS, Op
+from tt_hal.target.sizes import ceil_div
 
 CB_OPS = (Op.CB_RESERVE_BACK, Op.CB_PUSH_BACK, Op.CB_WAIT_FRONT, Op.CB_POP_FRONT, Op.GET_WRITE_PTR, Op.GET_READ_PTR)
 NOC_TRANSFER_OPS = (Op.ADDRGEN, Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE, Op.NOC_READ, Op.NOC_WRITE)
@@ -98,7 +99,7 @@ def noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dra
         fault[4] = l1_at
         return Fault.L1_OUT_OF_BOUNDS
     # The buffer's own page placement (tt_hal.sim.memory.page_span), from its rows of the tables.
-    table, pages = buffers[k, 7], -(-buffers[k, 2] // page_size)
+    table, pages = buffers[k, 7], ceil_div(buffers[k, 2], page_size)
     table_end = table + pages if table >= 0 else 0
     banks = buffer_banks[buffers[k, 5]:buffers[k, 5] + buffers[k, 6]]
     bank_row, at, _ = page_span(banks, page_rows[max(table, 0):table_end], page_addresses[max(table, 0):table_end],

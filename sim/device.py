@@ -24,6 +24,7 @@ from tt_hal.sim.memory import ChipMemory, SimBuffer, system_memory_buffer
 from tt_hal.target import conversions
 from tt_hal.target.arch import DEFAULT_ARCH, ArchSpec, get_arch
 from tt_hal.target.placement import BufferType, ShardedPages
+from tt_hal.target.sizes import ceil_div
 
 log = get_logger(__name__)
 
@@ -251,7 +252,7 @@ class SimDevice(BackendDevice):
         """Where a buffer's pages are: pages per DRAM bank, or per worker core for L1
         (row-major over the grid), and for a sharded buffer the core (or DRAM bank
         (x, 0)) of each shard; for memory maps and chip pictures."""
-        pages = -(-buffer.size // buffer.page_size)
+        pages = ceil_div(buffer.size, buffer.page_size)
         if buffer.shard is not None:  # each page's core or bank
             rows = buffer.page_rows
         else:

@@ -26,7 +26,7 @@ from tt_hal.sim import interpreter
 from tt_hal.sim.compute import DST_TILES
 from tt_hal.sim.faults import FAULTS, Fault
 from tt_hal.sim.interpreter import PROCESSORS
-from tt_hal.sim.memory import ChipMemory, round_up
+from tt_hal.sim.memory import ChipMemory
 from tt_hal.target.isa import (
     ADDRGEN_SLOTS,
     NUM_CIRCULAR_BUFFERS,
@@ -39,8 +39,8 @@ from tt_hal.target.isa import (
 )
 from tt_hal.target.placement import BufferType
 from tt_hal.target.program import Program
-from tt_hal.target.tiles import TILE_ELEMENTS
 from tt_hal.target.workgroups import arg_template, binding_args, core_coord
+from tt_hal.target.sizes import TILE_ELEMENTS, ceil_div, round_up
 
 log = get_logger(__name__)
 
@@ -249,7 +249,7 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
             raise error
     prepared.seconds = time.perf_counter() - start
     log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", launch.name, total, min(total, cores),
-              -(-total // cores), prepared.seconds * 1e3)
+              ceil_div(total, cores), prepared.seconds * 1e3)
 
 
 def _trace_round(recorder, prepared: PreparedProgram, name: str, counts, state, active: int, round_index: int,

@@ -27,7 +27,7 @@ from tt_hal.sim.dataflow import (
 from tt_hal.sim.faults import Fault
 
 from tt_hal.target.isa import Op, Processor
-from tt_hal.target.tiles import TILE_ELEMENTS
+from tt_hal.target.sizes import TILE_ELEMENTS
 from tt_hal.target.workgroups import fill_runtime_args, workgroup_id
 
 # State row p of a core holds the kernel of Processor(p).

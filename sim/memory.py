@@ -21,6 +21,7 @@ import numpy as np
 from tt_hal.target.placement import BufferType, ShardedPages
 from hal.status import HalError, StatusCode
 from tt_hal.target.arch import ArchSpec
+from tt_hal.target.sizes import ceil_div, round_up
 
 _MAP_NORESERVE = 0x4000  # Linux; not exported by Python's mmap module
 
@@ -33,10 +34,6 @@ def lazy_zeros(rows: int, row_bytes: int) -> np.ndarray:
     except OSError:
         region = mmap.mmap(-1, rows * row_bytes, flags=flags)
     return np.frombuffer(region, np.uint8).reshape(rows, row_bytes)
-
-
-def round_up(value: int, alignment: int) -> int:
-    return (value + alignment - 1) // alignment * alignment
 
 
 class BankAllocator:
@@ -304,8 +301,8 @@ class ChipMemory:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"buffer size {size} / page size {page_size} invalid")
         allocator, storage, banks = self._kind(buffer_type)
         aligned = round_up(page_size, allocator.alignment)
-        pages = -(-size // page_size)
-        pages_per_bank = -(-pages // len(banks))
+        pages = ceil_div(size, page_size)
+        pages_per_bank = ceil_div(pages, len(banks))
         address = self._allocate(
             allocator, max(pages_per_bank, 1) * aligned,
             f"a {size}-byte buffer ({pages} pages of {page_size} B over {len(banks)} {allocator.name} banks)")

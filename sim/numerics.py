@@ -38,7 +38,8 @@ from tt_hal.target.formats import (
 )
 from tt_hal.target.isa import MathFidelity, SfpuOp
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.tiles import EXPONENT_BYTES, FACE, TILE, TILE_ELEMENTS
+from tt_hal.target.sizes import FACE, TILE, TILE_ELEMENTS
+from tt_hal.target.tiles import EXPONENT_BYTES
 
 
 def _face_order() -> np.ndarray:

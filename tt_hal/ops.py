@@ -28,6 +28,7 @@ from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat, Layout
 from tt_hal.target.placement import DRAM_MEMORY_CONFIG, MemoryConfig
 from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
+from tt_hal.target.sizes import TILE, ceil_div
 
 HANG_TIMEOUT_NS = 600 * 10**9  # device work that takes longer has hung: the wait gives up
 
@@ -206,7 +207,7 @@ def mask_tile(device, valid: int, axis: int) -> HalBufferView:
     """The bf16 mask tile the library's kernels mask padding with: 1.0 in the first
     `valid` columns (axis -1) or rows (axis -2), 0.0 elsewhere. One per device."""
     def build():
-        mask = np.zeros((32, 32), np.float32)
+        mask = np.zeros((TILE, TILE), np.float32)
         if axis == -1:
             mask[:, :valid] = 1.0
         else:
@@ -222,7 +223,7 @@ def _reduction(kind_rows: ReduceKind, a, dim, dtype, memory_config, grid, fp32_d
     kind = ReduceKind(int(kind_rows) + (dim == -2))  # *_ROW reduces along a row (the last dim), *_COL a column
     out_format = DataFormat.parse(dtype) if dtype is not None else a.spec.dtype
     extent = a.shape[dim]
-    valid = extent % 32
+    valid = extent % TILE
     if extent == 0:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"{what} over an empty dimension of {a.shape}")
     shape = list(a.shape)
@@ -232,9 +233,9 @@ def _reduction(kind_rows: ReduceKind, a, dim, dtype, memory_config, grid, fp32_d
     if dim == -1:
         constants = [rows, tiles_per_row, 1]
     else:
-        height_tiles = -(-extent // 32)
+        height_tiles = ceil_div(extent, TILE)
         constants = [rows // height_tiles * tiles_per_row, height_tiles, tiles_per_row]
-    columns = a.shape[-1] % 32 if dim == -2 else 0  # padding columns of the output, zeroed
+    columns = a.shape[-1] % TILE if dim == -2 else 0  # padding columns of the output, zeroed
     key = ("reduce", kind, a.spec.dtype, out_format, bool(valid), bool(columns), fp32_dest_acc_en)
     executable = _executable(device, key, lambda: reduce.reduce(kind, a.spec.dtype, out_format, bool(valid),
                                                                 bool(columns), fp32_dest_acc_en))
@@ -266,7 +267,7 @@ def transpose(a, dim0: int = -2, dim1: int = -1, *, dtype=None, memory_config=No
     fp32 = DataFormat.float32 in (a.spec.dtype, out_format)  # a float32 copy stays exact in an fp32 Dst
     executable = _executable(device, ("transpose", a.spec.dtype, out_format),
                              lambda: transpose_kernel.transpose(a.spec.dtype, out_format, fp32_dest_acc_en=fp32))
-    height_tiles, width_tiles = -(-out.shape[-2] // 32), -(-out.shape[-1] // 32)
+    height_tiles, width_tiles = ceil_div(out.shape[-2], TILE), ceil_div(out.shape[-1], TILE)
     tiles = out.spec.num_pages
     _run(device, executable, tiles, [tiles, height_tiles, width_tiles], (a, out), grid)
     return out
@@ -282,7 +283,7 @@ def _row_op(name: str, a, constants: list, dtype, memory_config, grid, key: tupl
             raise HalError(StatusCode.INVALID_ARGUMENT, f"{name}: gamma and beta must be rows of {width} elements "
                                                         f"((W,) or (1, W)), got {c.shape}")
     out_format = DataFormat.parse(dtype) if dtype is not None else a.spec.dtype
-    valid = width % 32
+    valid = width % TILE
     key = (name, a.spec.dtype, out_format, width, *key) + tuple(c.spec.dtype for c in constants)
     executable = _executable(device, key, lambda: build(out_format, bool(valid)))
     out = _output(device, a.shape, out_format, memory_config)

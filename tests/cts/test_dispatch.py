@@ -9,6 +9,7 @@ integers and halves, exact through the unpacker's tf32 and every format here.
 """
 
 import numpy as np
+import pytest
 
 import hal
 from tests.cts.ctsutil import BU, MT, SC, TIMEOUT_NS, raises_status, read_bytes, submit_and_wait, wait_ok
@@ -21,6 +22,20 @@ from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
 F32 = DataFormat.float32
 TILE = 1024  # float32 values per tile: one 4096-byte page of a raw buffer
 SENTINEL = np.float32(-7.25)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled_simulator(device):
+    """Runs one dispatch before the tests (and their watchdog): on a fresh install numba
+    compiles the simulated cores first, which may take a minute."""
+    source, target = device_buffer(device, values(1)), sentinel_buffer(device, 1)
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32)), 0, (1, 1, 1), constants(1),
+                [source, target])
+    cb.end()
+    done = device.create_semaphore(0)
+    device.queue_execute(cb, [], [(done, 1)])
+    assert done.wait(1, timeout=600 * 10**9), "the first dispatch did not finish in 10 minutes"
 
 
 def prepare(device, *exports):

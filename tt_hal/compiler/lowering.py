@@ -36,8 +36,8 @@ from tt_hal.kernels import fused, matmul, reduce, transpose
 from tt_hal.kernels.fused import Binary, Constant, FusedInput, Input, Instruction, Unary
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat
+from tt_hal.target.sizes import TILE, ceil_div
 
-TILE = 32
 FLAT = "flat"  # the loop space of a collapsed elementwise dispatch: the tiles of the tensor it flattened
 
 
@@ -89,7 +89,7 @@ def canonical(shape) -> tuple:
 
 
 def tiles(n: int) -> int:
-    return -(-n // TILE)
+    return ceil_div(n, TILE)
 
 
 def tile_count(device_shape) -> int:

@@ -34,6 +34,7 @@ from tt_hal.target.isa import (
 )
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import Export, Program
+from tt_hal.target.sizes import TILE, ceil_div
 
 CB_GAMMA, CB_BETA = 1, 2
 CB_STAT, CB_WORK, CB_STAT2, CB_SQUARES, CB_TEMP = 25, 26, 27, 28, 29
@@ -94,7 +95,7 @@ def _row_program(name: str, x: DataFormat, out: DataFormat, width: int, constant
     Wt tiles wait in CB_IN0 and pushes its Wt output tiles to CB_OUT. The
     intermediates {cb: pages or None for a row of tiles} are in the Dst-precision
     format."""
-    row_pages = -(-width // 32)
+    row_pages = ceil_div(width, TILE)
     constants = list(constants) + ([(CB_MASK, DataFormat.bfloat16)] if masked else [])
     reader, reader_args = _row_reader(x, constants)
     k = KernelBuilder(name)

@@ -26,7 +26,8 @@ import numpy as np
 
 from hal.status import HalError, StatusCode
 from tt_hal.target.isa import MathFidelity
-from tt_hal.target.layout import TILE_WIDTH, DataFormat
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.sizes import TILE
 
 MODULE_FORMAT = "tt-hal-module"
 MODULE_VERSION = 1
@@ -140,7 +141,7 @@ def _binding(value, path: str) -> Binding:
     if isinstance(value, list) and len(value) == 3 and value[0] == "mask":
         if value[2] not in (-1, -2) or not isinstance(value[2], int):
             raise _malformed(f"{path}[2]", f"mask axis {value[2]!r}; expected -1 or -2")
-        return MaskRef(_int(value[1], f"{path}[1]", below=TILE_WIDTH + 1), value[2])
+        return MaskRef(_int(value[1], f"{path}[1]", below=TILE + 1), value[2])
     raise _malformed(path, f"{_shown(value)} is not a binding: expected a slot index, [\"constant\", index] or "
                            f"[\"mask\", valid, axis]")
 

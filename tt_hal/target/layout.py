@@ -16,9 +16,8 @@ import numpy as np
 
 from tt_hal.target.placement import MemoryConfig, TensorMemoryLayout
 from hal.status import HalError, StatusCode
+from tt_hal.target.sizes import TILE, TILE_ELEMENTS, ceil_div, round_up
 
-TILE_HEIGHT = TILE_WIDTH = 32
-TILE_ELEMENTS = TILE_HEIGHT * TILE_WIDTH
 
 
 class DataFormat(enum.IntEnum):
@@ -171,11 +170,11 @@ class TensorSpec:
 
     @property
     def padded_height(self) -> int:
-        return _round_up(self.height, TILE_HEIGHT) if self.layout is Layout.TILE else self.height
+        return round_up(self.height, TILE) if self.layout is Layout.TILE else self.height
 
     @property
     def padded_width(self) -> int:
-        return _round_up(self.width, TILE_WIDTH) if self.layout is Layout.TILE else self.width
+        return round_up(self.width, TILE) if self.layout is Layout.TILE else self.width
 
     @property
     def height_2d(self) -> int:
@@ -186,7 +185,7 @@ class TensorSpec:
     def page_shape(self) -> tuple[int, int]:
         """Elements (rows, columns) of one page."""
         if self.layout is Layout.TILE:
-            return TILE_HEIGHT, TILE_WIDTH
+            return TILE, TILE
         shard = self.memory_config.shard_spec
         if shard is not None and self.memory_config.memory_layout is not TensorMemoryLayout.HEIGHT_SHARDED:
             return 1, shard.shape[1]
@@ -202,7 +201,7 @@ class TensorSpec:
     def page_grid(self) -> tuple[int, int]:
         """Pages (rows, columns) over the folded matrix."""
         rows, cols = self.page_shape
-        return -(-self.height_2d // rows), -(-self.padded_width // cols) if cols else 0
+        return ceil_div(self.height_2d, rows), ceil_div(self.padded_width, cols) if cols else 0
 
     @functools.cached_property
     def num_pages(self) -> int:
@@ -248,6 +247,3 @@ def host_values(array, dtype: DataFormat, what: str = "tensor") -> np.ndarray:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"{what} of dtype {array.dtype} cannot go to {dtype.name}")
     return np.ascontiguousarray(array, np.float32)
 
-
-def _round_up(value: int, multiple: int) -> int:
-    return -(-value // multiple) * multiple

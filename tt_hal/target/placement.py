@@ -17,6 +17,7 @@ from typing import Iterable
 import numpy as np
 
 from hal.status import HalError, StatusCode
+from tt_hal.target.sizes import ceil_div
 
 
 class BufferType(enum.Enum):
@@ -164,7 +165,7 @@ class ShardedPages:
 
     @property
     def shard_grid(self) -> tuple[int, int]:
-        return -(-self.page_grid[0] // self.shard_shape[0]), -(-self.page_grid[1] // self.shard_shape[1])
+        return ceil_div(self.page_grid[0], self.shard_shape[0]), ceil_div(self.page_grid[1], self.shard_shape[1])
 
     @property
     def pages_per_shard(self) -> int:
@@ -265,8 +266,8 @@ def _block_cores(shard: ShardSpec, spec, page_rows: int, page_cols: int) -> list
     """Block shard (i, j) lives on the core in row i, column j of the grid (transposed
     for COL_MAJOR), whatever the grid's width: cores listed in shard order."""
     box = shard.grid.ranges[0]
-    shards_y = -(-spec.page_grid[0] // (shard.shape[0] // page_rows))
-    shards_x = -(-spec.page_grid[1] // (shard.shape[1] // page_cols))
+    shards_y = ceil_div(spec.page_grid[0], (shard.shape[0] // page_rows))
+    shards_x = ceil_div(spec.page_grid[1], (shard.shape[1] // page_cols))
     if shard.orientation is ShardOrientation.ROW_MAJOR:
         return [CoreCoord(box.start.x + j, box.start.y + i) for i in range(shards_y) for j in range(shards_x)]
     return [CoreCoord(box.start.x + i, box.start.y + j) for i in range(shards_y) for j in range(shards_x)]

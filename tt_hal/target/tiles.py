@@ -23,11 +23,8 @@ import numba
 import numpy as np
 
 from tt_hal.target.formats import bf16_from_f32_bits, bfp_bits, bfp_decode_code, bfp_encode_row
+from tt_hal.target.sizes import FACE, FACE_ELEMENTS, TILE, TILE_ELEMENTS, ceil_div, round_up
 
-TILE = 32
-FACE = 16
-TILE_ELEMENTS = TILE * TILE
-FACE_ELEMENTS = FACE * FACE
 EXPONENT_BYTES = 64  # block-float tiles start with one shared exponent per face row
 
 # Tensors of at least this many elements are converted by several host threads.
@@ -41,13 +38,9 @@ COPY = 0  # same bits
 BF16 = 1  # tensor float32 bits <-> tile bf16
 
 
-def padded(extent: int) -> int:
-    return -(-extent // TILE) * TILE
-
-
 def tile_rows(tensor: np.ndarray) -> int:
     """Tile rows of the folded matrix of a (B, H, W) tensor."""
-    return tensor.shape[0] * padded(tensor.shape[1]) // TILE
+    return tensor.shape[0] * ceil_div(tensor.shape[1], TILE)
 
 
 def run_by_tile_rows(kernel, tensor: np.ndarray, *args) -> None:
@@ -131,13 +124,13 @@ def tilize(tensor, tiles, conversion, rounding, pad, within_face, of_faces, firs
     """tensor (B, H, W) -> tiles (n_tiles * 1024,) in stored order, for tile rows
     [first_row, end_row) of the folded matrix (all by default)."""
     batch, height, width = tensor.shape
-    padded_height = -(-height // TILE) * TILE
+    padded_height = round_up(height, TILE)
     end_row = batch * padded_height // TILE if end_row < 0 else end_row
-    out = first_row * -(-width // TILE) * TILE_ELEMENTS
+    out = first_row * ceil_div(width, TILE) * TILE_ELEMENTS
     run = np.empty(FACE, np.int64)
     for tile_row in range(first_row, end_row):
         b, top = divmod(tile_row * TILE, padded_height)
-        for tile_col in range(-(-width // TILE)):
+        for tile_col in range(ceil_div(width, TILE)):
             for face in range(4):
                 for row in range(FACE):
                     h, w, dh, dw = face_row_source(top, tile_col * TILE, face, row, within_face, of_faces)
@@ -156,13 +149,13 @@ def untilize(tiles, tensor, conversion, within_face, of_faces, first_row=0, end_
     """tiles (n_tiles * 1024,) in stored order -> tensor (B, H, W), padding dropped,
     for tile rows [first_row, end_row) (all by default)."""
     batch, height, width = tensor.shape
-    padded_height = -(-height // TILE) * TILE
+    padded_height = round_up(height, TILE)
     end_row = batch * padded_height // TILE if end_row < 0 else end_row
-    at = first_row * -(-width // TILE) * TILE_ELEMENTS
+    at = first_row * ceil_div(width, TILE) * TILE_ELEMENTS
     run = np.empty(FACE, np.int64)
     for tile_row in range(first_row, end_row):
         b, top = divmod(tile_row * TILE, padded_height)
-        for tile_col in range(-(-width // TILE)):
+        for tile_col in range(ceil_div(width, TILE)):
             for face in range(4):
                 for row in range(FACE):
                     h, w, dh, dw = face_row_source(top, tile_col * TILE, face, row, within_face, of_faces)
@@ -183,15 +176,15 @@ def tilize_block_float(tensor, tiles, magnitude_bits, rounding, pad, within_face
     by face, row by row), then the codes face by face, row-major; tile rows
     [first_row, end_row) (all by default)."""
     batch, height, width = tensor.shape
-    padded_height = -(-height // TILE) * TILE
+    padded_height = round_up(height, TILE)
     end_row = batch * padded_height // TILE if end_row < 0 else end_row
     per_byte = 8 // (magnitude_bits + 1)
     tile_bytes = EXPONENT_BYTES + TILE_ELEMENTS // per_byte
-    base = first_row * -(-width // TILE) * tile_bytes
+    base = first_row * ceil_div(width, TILE) * tile_bytes
     run = np.empty(FACE, np.int64)
     for tile_row in range(first_row, end_row):
         b, top = divmod(tile_row * TILE, padded_height)
-        for tile_col in range(-(-width // TILE)):
+        for tile_col in range(ceil_div(width, TILE)):
             for face in range(4):
                 for row in range(FACE):
                     h, w, dh, dw = face_row_source(top, tile_col * TILE, face, row, within_face, of_faces)
@@ -206,15 +199,15 @@ def untilize_block_float(tiles, tensor, magnitude_bits, within_face, of_faces, f
     """Block-float tiles (uint8) -> float32 bits (B, H, W), padding dropped, for tile
     rows [first_row, end_row) (all by default)."""
     batch, height, width = tensor.shape
-    padded_height = -(-height // TILE) * TILE
+    padded_height = round_up(height, TILE)
     end_row = batch * padded_height // TILE if end_row < 0 else end_row
     per_byte = 8 // (magnitude_bits + 1)
     tile_bytes = EXPONENT_BYTES + TILE_ELEMENTS // per_byte
-    base = first_row * -(-width // TILE) * tile_bytes
+    base = first_row * ceil_div(width, TILE) * tile_bytes
     run = np.empty(FACE, np.int64)
     for tile_row in range(first_row, end_row):
         b, top = divmod(tile_row * TILE, padded_height)
-        for tile_col in range(-(-width // TILE)):
+        for tile_col in range(ceil_div(width, TILE)):
             for face in range(4):
                 for row in range(FACE):
                     h, w, dh, dw = face_row_source(top, tile_col * TILE, face, row, within_face, of_faces)

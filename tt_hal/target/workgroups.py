@@ -15,6 +15,7 @@ import numba
 import numpy as np
 
 from tt_hal.target.program import ArgKind, RuntimeArg
+from tt_hal.target.sizes import ceil_div
 
 
 @numba.njit(cache=True, nogil=True)
@@ -36,7 +37,7 @@ def core_coord(k, grid_x):
 def binding_args(address, is_dram, page_size, offset, length):
     """The BINDING_* values of a binding of `length` bytes at byte `offset` of its
     buffer: (address, is_dram, first page, pages rounded up)."""
-    return address, is_dram, offset // page_size, -(-length // page_size)
+    return address, is_dram, offset // page_size, ceil_div(length, page_size)
 
 
 def arg_template(template: tuple[RuntimeArg, ...]) -> np.ndarray:

@@ -25,7 +25,8 @@ import ml_dtypes
 import numpy as np
 
 from hal.buffer import HalBufferView
-from tt_hal.target.layout import TILE_HEIGHT, TILE_WIDTH, DataFormat
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.sizes import TILE, ceil_div
 
 WORST_TILES = 5  # tiles listed in a failure report
 _EXAMPLES = 5  # NaN/inf mismatches listed
@@ -162,13 +163,13 @@ def _worst_tiles(error, beyond, shape) -> list[str]:
     ranked = np.where(beyond, error, 0.0) if beyond.any() else error
     matrix = np.atleast_2d(ranked)
     *outer, height, width = matrix.shape
-    rows, cols = -(-height // TILE_HEIGHT), -(-width // TILE_WIDTH)
+    rows, cols = ceil_div(height, TILE), ceil_div(width, TILE)
 
     def tiled(values):  # (..., H, W) -> (outer, tile rows, tile cols, elements of the tile)
         padded = np.pad(values.reshape(-1, height, width),
-                        [(0, 0), (0, rows * TILE_HEIGHT - height), (0, cols * TILE_WIDTH - width)])
-        return padded.reshape(-1, rows, TILE_HEIGHT, cols, TILE_WIDTH).transpose(0, 1, 3, 2, 4).reshape(
-            -1, rows, cols, TILE_HEIGHT * TILE_WIDTH)
+                        [(0, 0), (0, rows * TILE - height), (0, cols * TILE - width)])
+        return padded.reshape(-1, rows, TILE, cols, TILE).transpose(0, 1, 3, 2, 4).reshape(
+            -1, rows, cols, TILE * TILE)
 
     tiles, counts = tiled(matrix), tiled(np.atleast_2d(beyond)).sum(axis=-1)
     tile_max = tiles.max(axis=-1)
@@ -180,7 +181,7 @@ def _worst_tiles(error, beyond, shape) -> list[str]:
     for flat in order[:WORST_TILES]:
         batch, row, col = np.unravel_index(flat, tile_max.shape)
         within = int(tiles[batch, row, col].argmax())
-        r, c = row * TILE_HEIGHT + within // TILE_WIDTH, col * TILE_WIDTH + within % TILE_WIDTH
+        r, c = row * TILE + within // TILE, col * TILE + within % TILE
         element = (batch * height + r) * width + c  # flat index, the same in the original shape
         tile = [*(_index(batch, outer) if outer else []), int(row), int(col)]
         lines.append(f"    tile {tile}: max abs error {tile_max[batch, row, col]:.6g} "
