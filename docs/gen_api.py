@@ -31,6 +31,7 @@ OUTPUT = ROOT / "docs" / "api-reference.md"
 MODULES = [
     "hal",
     "tt_hal.ops",
+    "tt_hal.target.kernel_builder",
     "tt_hal.target.isa",
     "tt_hal.target.program",
     "tt_hal.target.placement",
@@ -42,8 +43,7 @@ MODULES = [
 OPTIONAL = {"tt_hal.tools.testing"}
 # Modules documented only in part: the names a kernel writer uses.
 SELECTIONS = {
-    "tt_hal.target.isa": ("KernelBuilder", "Kernel", "KernelConfig", "Processor", "Op", "MathFidelity", "Broadcast",
-                "ReduceKind", "SfpuOp", "disassemble"),
+    "tt_hal.target.isa": ("Processor", "Op", "MathFidelity", "Broadcast", "ReduceKind", "SfpuOp", "disassemble"),
 }
 # Special methods worth documenting when they have a docstring (k.cb_wait_front(...), module.main, ...).
 DUNDERS = ("__call__", "__getattr__", "__getitem__", "__enter__", "__exit__", "__iter__", "__len__")

@@ -23,7 +23,8 @@ syntax check. Both kinds of kernel define `void kernel_main()`.
 from __future__ import annotations
 
 
-from tt_hal.target.isa import OPERANDS, Broadcast, Kernel, Op, Processor, ReduceKind, SfpuOp
+from tt_hal.target.isa import Broadcast, OPERANDS, Op, Processor, ReduceKind, SfpuOp
+from tt_hal.target.program import Kernel
 from tt_hal.target.program import Program
 from hal.status import HalError, StatusCode
 

@@ -26,7 +26,8 @@ from tt_hal.sim.numerics import (
     unpack_tile,
 )
 
-from tt_hal.target.isa import Broadcast, KernelConfig, Op, ReduceKind
+from tt_hal.target.isa import Broadcast, Op, ReduceKind
+from tt_hal.target.program import KernelConfig
 from tt_hal.target.sizes import TILE, TILE_ELEMENTS
 
 DST_TILES = KernelConfig(dst_full_sync_en=True).dst_capacity()  # Dst's size: the most any config uses

@@ -27,16 +27,8 @@ from tt_hal.sim.compute import DST_TILES
 from tt_hal.sim.faults import FAULTS, Fault
 from tt_hal.sim.interpreter import PROCESSORS
 from tt_hal.sim.memory import ChipMemory
-from tt_hal.target.isa import (
-    ADDRGEN_SLOTS,
-    NUM_CIRCULAR_BUFFERS,
-    NUM_REGISTERS,
-    WIDTH,
-    KernelConfig,
-    Op,
-    Processor,
-    disassemble,
-)
+from tt_hal.target.isa import ADDRGEN_SLOTS, NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, Op, Processor, WIDTH, disassemble
+from tt_hal.target.program import KernelConfig
 from tt_hal.target.placement import BufferType
 from tt_hal.target.program import Program
 from tt_hal.target.workgroups import arg_template, binding_args, core_coord

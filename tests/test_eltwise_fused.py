@@ -84,7 +84,8 @@ from tt_hal.kernels.fused import (
     Input,
     Unary,
 )
-from tt_hal.target.isa import Broadcast, KernelConfig, SfpuOp
+from tt_hal.target.isa import Broadcast, SfpuOp
+from tt_hal.target.program import KernelConfig
 from tt_hal.target.layout import DataFormat
 
 BF16, F32 = "bfloat16", "float32"

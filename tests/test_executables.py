@@ -29,23 +29,9 @@ import hal
 from hal.executable import EXECUTABLE_FORMAT, ExportInfo
 from tests.cts.ctsutil import raises_status
 from tt_hal.kernels import eltwise
-from tt_hal.target.isa import (
-    MAX_RUNTIME_ARGS,
-    NUM_REGISTERS,
-    WIDTH,
-    Broadcast,
-    Kernel,
-    KernelBuilder,
-    KernelConfig,
-    MathFidelity,
-    Op,
-    Processor,
-    ReduceKind,
-    SfpuOp,
-    disassemble,
-    float_bits,
-    validate_code,
-)
+from tt_hal.target.isa import Broadcast, MAX_RUNTIME_ARGS, MathFidelity, NUM_REGISTERS, Op, Processor, ReduceKind, SfpuOp, WIDTH, disassemble, float_bits, validate_code
+from tt_hal.target.kernel_builder import KernelBuilder
+from tt_hal.target.program import Kernel, KernelConfig
 from tt_hal.target.program import (
     ArgKind,
     CircularBufferConfig,
@@ -1279,7 +1265,8 @@ def test_fault_on_a_later_core_names_that_core(device):
 
 _CHILD = textwrap.dedent("""
     import sys, numpy as np, hal
-    from tt_hal.target.isa import KernelBuilder, Op, Processor
+    from tt_hal.target.isa import Op, Processor
+    from tt_hal.target.kernel_builder import KernelBuilder
     from tt_hal.target.program import Export, Program
     from tt_hal.target.ttx import write_executable
     op, immediate = Op[sys.argv[1]], int(sys.argv[2])

@@ -13,7 +13,8 @@ import pytest
 
 import hal
 from hal.executable import EXECUTABLE_FORMAT
-from tt_hal.target.isa import KernelBuilder, Processor
+from tt_hal.target.isa import Processor
+from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.program import ArgKind, Program, RuntimeArg
 from tt_hal.target.ttx import Export, write_executable
 from tt_hal.tools import pictures

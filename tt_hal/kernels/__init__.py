@@ -1,5 +1,5 @@
 """The kernel library: parameterised Tensix programs as TTNN users know them, built
-with tt_hal.target.isa.KernelBuilder, one module per kernel family:
+with tt_hal.target.kernel_builder.KernelBuilder, one module per kernel family:
 
 - `eltwise`: eltwise binary (add, sub, mul; with row, column or scalar broadcast of
   B) and eltwise unary (the SFPU ops);

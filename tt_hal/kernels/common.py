@@ -4,7 +4,8 @@ masking of padding."""
 
 from __future__ import annotations
 
-from tt_hal.target.isa import KernelBuilder, Op, Processor, SfpuOp
+from tt_hal.target.isa import Op, Processor, SfpuOp
+from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import ArgKind, CircularBufferConfig, RuntimeArg
 

@@ -26,15 +26,9 @@ from tt_hal.kernels.common import (
     tile_range,
     writer_unary,
 )
-from tt_hal.target.isa import (
-    ADDRGEN_SLOTS,
-    Broadcast,
-    KernelBuilder,
-    KernelConfig,
-    Op,
-    Processor,
-    SfpuOp,
-)
+from tt_hal.target.isa import ADDRGEN_SLOTS, Broadcast, Op, Processor, SfpuOp
+from tt_hal.target.kernel_builder import KernelBuilder
+from tt_hal.target.program import KernelConfig
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import Export, Program
 

@@ -24,14 +24,8 @@ from tt_hal.kernels.common import (
     stage,
     tile_range,
 )
-from tt_hal.target.isa import (
-    Broadcast,
-    KernelBuilder,
-    Op,
-    Processor,
-    ReduceKind,
-    SfpuOp,
-)
+from tt_hal.target.isa import Broadcast, Op, Processor, ReduceKind, SfpuOp
+from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import Export, Program
 from tt_hal.target.sizes import TILE, ceil_div

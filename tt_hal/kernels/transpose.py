@@ -13,7 +13,8 @@ from tt_hal.kernels.common import (
     tile_range,
     writer_unary,
 )
-from tt_hal.target.isa import KernelBuilder, Op, Processor
+from tt_hal.target.isa import Op, Processor
+from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import Export, Program
 

@@ -1,5 +1,7 @@
 """A Tensix program: what one export of a .ttx executable runs on each core
-(tt-metal's Program: CreateCircularBuffer, CreateKernel, SetRuntimeArgs).
+(tt-metal's Program: CreateCircularBuffer, CreateKernel, SetRuntimeArgs): kernels
+(ISA code for a processor, with compile-time args and a compute config), circular
+buffers and runtime-arg templates.
 
 Every core a dispatch uses runs the same kernels over its own circular buffers.
 Workgroup w (x fastest over the dispatch grid) runs on core w % cores, row-major
@@ -13,9 +15,41 @@ from __future__ import annotations
 import dataclasses
 import enum
 
-from tt_hal.target.isa import MAX_RUNTIME_ARGS, NUM_CIRCULAR_BUFFERS, Kernel, Processor, validate_code
-from tt_hal.target.layout import DataFormat
+import numpy as np
+
 from hal.status import HalError, StatusCode
+from tt_hal.target.isa import (
+    MAX_RUNTIME_ARGS, NUM_CIRCULAR_BUFFERS, MathFidelity, Processor, disassemble, validate_code,
+)
+from tt_hal.target.layout import DataFormat
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelConfig:
+    """ComputeConfig: math fidelity, fp32 Dst accumulation, approximate SFPU."""
+
+    math_fidelity: MathFidelity = MathFidelity.HiFi4
+    fp32_dest_acc_en: bool = False
+    math_approx_mode: bool = False
+    dst_full_sync_en: bool = False
+
+    def dst_capacity(self) -> int:
+        """Dst tiles a kernel may use between acquire and release."""
+        tiles = 16 if self.dst_full_sync_en else 8
+        return tiles // 2 if self.fp32_dest_acc_en else tiles
+
+
+@dataclasses.dataclass(frozen=True)
+class Kernel:
+    name: str
+    processor: Processor
+    code: np.ndarray  # int64 (n, WIDTH)
+    compile_args: tuple[int, ...] = ()
+    config: KernelConfig = KernelConfig()
+    register_names: tuple = dataclasses.field(default=(), compare=False)  # per row: {register: name}
+
+    def disassemble(self) -> str:
+        return disassemble(self.code, self.register_names, title=f"{self.name} ({self.processor.name})")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import flatbuffers
 import numpy as np
 
-from tt_hal.target.isa import WIDTH, Kernel, KernelConfig, MathFidelity, Processor
+from tt_hal.target.isa import MathFidelity, Processor, WIDTH
+from tt_hal.target.program import Kernel, KernelConfig
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg
 from hal.status import HalError, StatusCode
