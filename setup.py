@@ -55,7 +55,8 @@ class OptionalBuildExt(build_ext):
         for package in {name.rsplit(".", 1)[0] for name in self.status}:
             target = pathlib.Path(self.get_ext_fullpath(f"{package}.x")).parent
             target.mkdir(parents=True, exist_ok=True)
-            status = {name.rsplit(".", 1)[1]: why for name, why in self.status.items() if name.startswith(package + ".")}
+            status = {name.rsplit(".", 1)[1]: why for name, why in self.status.items()
+                      if name.startswith(package + ".")}
             (target / STATUS_FILE).write_text(json.dumps(status, indent=1, sort_keys=True) + "\n")
 
     def build_extension(self, ext):

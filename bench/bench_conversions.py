@@ -1,4 +1,5 @@
-"""Host conversions, C++ (tt_hal.target._conversions) vs numba (tt_hal/target/tiles.py, tt_hal/target/formats.py), side by side.
+"""Host conversions, C++ (tt_hal.target._conversions) vs numba (tt_hal/target/tiles.py,
+tt_hal/target/formats.py), side by side.
 
     python bench/bench_conversions.py [--runs N] [--quick] [--sizes 256,1024,2048,4096] [--json out.json]
 
@@ -32,11 +33,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tt_hal.target.layout import DataFormat, Layout, TensorSpec  # noqa: E402
-from tt_hal.target.placement import DRAM_MEMORY_CONFIG  # noqa: E402
-from tt_hal.target import conversions as codec, tiles  # noqa: E402
 from report import Row  # noqa: E402  (bench/report.py)
 from timing import fmt, measure  # noqa: E402  (bench/timing.py)
+
+from tt_hal.target import conversions as codec  # noqa: E402
+from tt_hal.target import tiles
+from tt_hal.target.layout import DataFormat, Layout, TensorSpec  # noqa: E402
+from tt_hal.target.placement import DRAM_MEMORY_CONFIG  # noqa: E402
 
 IMPLEMENTATIONS = (codec.NUMBA, codec.NATIVE)
 # case -> the codec kernel it runs (to compare with codec.FASTEST)
@@ -186,7 +189,7 @@ def main() -> int:
     for case in CASES:
         for n in sizes:
             t = results[n][case]
-            mbs = lambda seconds: 4 * n * n / seconds / 1e6  # noqa: E731
+            mbs = lambda seconds, n=n: 4 * n * n / seconds / 1e6  # noqa: E731
             print(f"| {case} | {n} | {t['numba|hal'] * 1e3:.3f} | {mbs(t['numba|hal']):.0f} | "
                   f"{t['native|hal'] * 1e3:.3f} | {mbs(t['native|hal']):.0f} | "
                   f"{t['numba|hal'] / t['native|hal']:.2f}x | {t['numba|kernel'] * 1e3:.3f} | "

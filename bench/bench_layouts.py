@@ -30,11 +30,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from report import Row  # noqa: E402  (bench/report.py)
+
 import hal  # noqa: E402
+from tt_hal.target import conversions as codec  # noqa: E402
 from tt_hal.target.layout import DataFormat, Layout, TensorSpec  # noqa: E402
 from tt_hal.target.placement import DRAM_MEMORY_CONFIG  # noqa: E402
-from tt_hal.target import conversions as codec  # noqa: E402
-from report import Row  # noqa: E402  (bench/report.py)
 
 TARGETS = {"tilize+bf16": 0.5, "untilize": 0.5, "bfp8 pack": 0.2, "bfp8 unpack": 0.2}
 TARGET_SIZE = 4096

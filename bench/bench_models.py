@@ -31,13 +31,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import hal  # noqa: E402
-from tt_hal import compiler  # noqa: E402
-import tt_hal.compiler.tolerance  # noqa: E402
-from tt_hal.compiler import frontend, reference  # noqa: E402
-from tt_hal import runtime
 from report import Row  # noqa: E402  (bench/report.py)
 from timing import fmt, measure  # noqa: E402  (bench/timing.py)
+
+import hal  # noqa: E402
+import tt_hal.compiler.tolerance  # noqa: E402
+from tt_hal import compiler, runtime  # noqa: E402
+from tt_hal.compiler import frontend, reference  # noqa: E402
 
 MLP = ROOT / "examples" / "models" / "mlp.mlir"
 DATA_FORMAT = "bfloat16"

@@ -12,12 +12,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tt_hal import compiler  # noqa: E402
-import hal  # noqa: E402
-from tt_hal.compiler.reference import random_inputs  # noqa: E402
-from tt_hal import runtime
 from report import Row  # noqa: E402
 from timing import measure  # noqa: E402
+
+import hal  # noqa: E402
+from tt_hal import compiler, runtime  # noqa: E402
+from tt_hal.compiler.reference import random_inputs  # noqa: E402
 
 MODELS = Path(__file__).resolve().parents[1] / "examples" / "models"
 CASES = ("mlp", "attention")
@@ -30,14 +30,14 @@ def collect(runs: int, quick: bool = False) -> list[Row]:
         function = runtime.load_module(compiler.compile_module(MODELS / f"{name}.mlir"), device).main
         inputs = random_inputs(function.inputs, seed=0)
 
-        def profiled():
+        def profiled(function=function, inputs=inputs):
             device.begin_profiling()
             function(*inputs)
             device.end_profiling()
 
         profiled()  # warm-up: numba paths, and the trace's size
         events = sum(e["ph"] != "M" for e in device.profiling_trace()["traceEvents"])
-        times = measure({"on": profiled, "off": lambda: function(*inputs)}, runs)
+        times = measure({"on": profiled, "off": lambda function=function, inputs=inputs: function(*inputs)}, runs)
         rows.append(Row(f"{name} call, profiling on", "", times["on"], "profiling off", times["off"],
                         note=f"{events} trace events per call"))
     device.close()

@@ -30,10 +30,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from tqdm import tqdm
-
 from report import Row
 from timing import fmt
+from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS, QUICK_RUNS = 5, 2
@@ -98,7 +97,8 @@ def commit() -> str:
         return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, timeout=10,
                               check=True).stdout.strip()
     try:
-        return git("rev-parse", "--short", "HEAD") + (" + local changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+        head = git("rev-parse", "--short", "HEAD")
+        return head + (" + local changes" if git("status", "--porcelain", "--untracked-files=no") else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 

@@ -15,10 +15,9 @@ import time
 
 from tqdm import tqdm
 
-from tt_hal import compiler
 import hal
+from tt_hal import compiler, runtime
 from tt_hal.compiler import reference, tolerance
-from tt_hal import runtime
 
 MODELS = pathlib.Path(__file__).resolve().parent / "models"
 

@@ -26,13 +26,18 @@ import numpy as np
 
 from hal.backend import Capability
 from hal.buffer import Allocation, HalBuffer, HalBufferView, tensor_element_type, to_bytes
-from tt_hal.target.layout import DataFormat, Layout, TensorSpec
-from tt_hal.target.placement import (
-    DRAM_MEMORY_CONFIG, BufferType, MemoryConfig, ShardOrientation, ShardSpec, TensorMemoryLayout,
-    num_cores_to_core_range_set,
-)
 from hal.status import HalError, StatusCode
 from hal.types import BufferCompatibility, BufferUsage, MemoryAccess, MemoryType
+from tt_hal.target.layout import DataFormat, Layout, TensorSpec
+from tt_hal.target.placement import (
+    DRAM_MEMORY_CONFIG,
+    BufferType,
+    MemoryConfig,
+    ShardOrientation,
+    ShardSpec,
+    TensorMemoryLayout,
+    num_cores_to_core_range_set,
+)
 from tt_hal.target.sizes import ceil_div, round_up
 
 # Usage every buffer gets: all memory can be transferred and mapped.
@@ -76,7 +81,8 @@ class AllocatorStatistics:
 
 
 def _is_host_local(memory_type: int) -> bool:
-    return bool(memory_type & _HOST_LOCAL_BIT) and not memory_type & MemoryType.DEVICE_LOCAL & ~MemoryType.DEVICE_VISIBLE
+    return (bool(memory_type & _HOST_LOCAL_BIT)
+            and not memory_type & MemoryType.DEVICE_LOCAL & ~MemoryType.DEVICE_VISIBLE)
 
 
 class HalAllocator:
@@ -202,7 +208,8 @@ class HalAllocator:
         flat = array.reshape(-1).view(np.uint8)
         access = MemoryAccess.ALL if flat.flags.writeable else MemoryAccess.READ
         backend_buffer = self._backend.import_host_buffer(flat)
-        allocation = Allocation(self._backend, backend_buffer, flat.shape[0], self._statistics, False, keep_alive=buffer)
+        allocation = Allocation(self._backend, backend_buffer, flat.shape[0], self._statistics, False,
+                                keep_alive=buffer)
         usage = BufferUsage(int(allowed_usage)) | _IMPLIED_USAGE
         actual = MemoryType(int(memory_type)) | MemoryType.HOST_VISIBLE | MemoryType.DEVICE_VISIBLE
         return HalBuffer(allocation, actual, usage, access)
@@ -214,7 +221,8 @@ class HalAllocator:
         capacity = arch.dram_size if is_device else 1 << 46
         if int(allocation_size) > capacity:
             return BufferCompatibility.NONE
-        compatibility = BufferCompatibility.ALLOCATABLE | BufferCompatibility.IMPORTABLE | BufferCompatibility.EXPORTABLE
+        compatibility = (BufferCompatibility.ALLOCATABLE | BufferCompatibility.IMPORTABLE
+                         | BufferCompatibility.EXPORTABLE)
         if int(intended_usage) & BufferUsage.TRANSFER:
             compatibility |= BufferCompatibility.QUEUE_TRANSFER
         if is_device and int(intended_usage) & BufferUsage.DISPATCH_STORAGE:

@@ -36,7 +36,8 @@ def to_bytes(data) -> np.ndarray:
         return np.frombuffer(memoryview(data).cast("B"), np.uint8)
     except TypeError:
         raise HalError(
-            StatusCode.INVALID_ARGUMENT, f"expected a buffer-protocol object (bytes, numpy array), got {type(data).__name__}"
+            StatusCode.INVALID_ARGUMENT,
+            f"expected a buffer-protocol object (bytes, numpy array), got {type(data).__name__}",
         ) from None
 
 
@@ -173,21 +174,24 @@ class HalBuffer:
         if (int(self._allowed_usage) & int(required)) != int(required):  # ints: IntFlag ops are slow
             raise HalError(
                 StatusCode.PERMISSION_DENIED,
-                f"{what}: buffer allowed usage {_flag_names(self._allowed_usage)} lacks {_flag_names(BufferUsage(required))}",
+                f"{what}: buffer allowed usage {_flag_names(self._allowed_usage)} "
+                f"lacks {_flag_names(BufferUsage(required))}",
             )
 
     def check_access(self, required: MemoryAccess, what: str) -> None:
         if (int(self._allowed_access) & int(required)) != int(required):
             raise HalError(
                 StatusCode.PERMISSION_DENIED,
-                f"{what}: buffer allowed access {_flag_names(self._allowed_access)} lacks {_flag_names(MemoryAccess(required))}",
+                f"{what}: buffer allowed access {_flag_names(self._allowed_access)} "
+                f"lacks {_flag_names(MemoryAccess(required))}",
             )
 
     def check_memory_type(self, required: MemoryType, what: str) -> None:
         if (int(self._memory_type) & int(required)) != int(required):
             raise HalError(
                 StatusCode.PERMISSION_DENIED,
-                f"{what}: buffer memory type {_flag_names(self._memory_type)} lacks {_flag_names(MemoryType(required))}",
+                f"{what}: buffer memory type {_flag_names(self._memory_type)} "
+                f"lacks {_flag_names(MemoryType(required))}",
             )
 
     def calculate_range(self, offset: int, length: int | None) -> tuple[int, int]:
@@ -205,7 +209,8 @@ class HalBuffer:
             raise HalError(
                 StatusCode.OUT_OF_RANGE,
                 "attempted to access an address outside of the valid buffer range "
-                f"(offset={offset}, length={length}, end={offset + length - 1}, buffer byte_length={self._byte_length})",
+                f"(offset={offset}, length={length}, end={offset + length - 1}, "
+                f"buffer byte_length={self._byte_length})",
             )
         return offset, length
 
@@ -268,7 +273,8 @@ class HalBuffer:
     def map_copy(self, source_buffer: "HalBuffer", source_offset: int, target_offset: int, length: int) -> None:
         self.map_write(target_offset, np.frombuffer(source_buffer.map_read(source_offset, length), np.uint8))
 
-    def map(self, access: MemoryAccess = MemoryAccess.ALL, offset: int = 0, length: int | None = None) -> "MappedMemory":
+    def map(self, access: MemoryAccess = MemoryAccess.ALL, offset: int = 0,
+            length: int | None = None) -> "MappedMemory":
         """Maps a range for host access (the whole buffer by default)."""
         self.check_usage(BufferUsage.MAPPING_SCOPED, "map")
         required = MemoryAccess(access) & (MemoryAccess.READ | MemoryAccess.WRITE)
@@ -392,7 +398,8 @@ class HalBufferView:
         if self._byte_length > buffer.byte_length():
             raise HalError(
                 StatusCode.OUT_OF_RANGE,
-                f"buffer view byte length {self._byte_length} exceeds backing buffer byte length {buffer.byte_length()}",
+                f"buffer view byte length {self._byte_length} exceeds backing buffer byte length "
+                f"{buffer.byte_length()}",
             )
 
     def __repr__(self) -> str:

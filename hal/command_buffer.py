@@ -236,7 +236,8 @@ class HalCommandBuffer:
 
     def begin(self) -> None:
         if self._state is not _State.INITIAL:
-            raise HalError(StatusCode.FAILED_PRECONDITION, f"command buffer is {self._state.value}; begin() is allowed once")
+            raise HalError(StatusCode.FAILED_PRECONDITION,
+                           f"command buffer is {self._state.value}; begin() is allowed once")
         self._state = _State.RECORDING
 
     def end(self) -> None:
@@ -247,7 +248,8 @@ class HalCommandBuffer:
         if self._state is not _State.RECORDING:
             raise HalError(
                 StatusCode.FAILED_PRECONDITION,
-                f"{what}: command buffer is not in a recording state; all recording must happen between a begin/end pair",
+                f"{what}: command buffer is not in a recording state; "
+                "all recording must happen between a begin/end pair",
             )
 
     def _record(self, command, category: CommandCategory, end: bool = False) -> None:
@@ -259,12 +261,14 @@ class HalCommandBuffer:
             self.end()
 
     # Transfer commands.
-    def fill(self, target_buffer, pattern, target_offset: int = 0, length: int | None = None, end: bool = False) -> None:
+    def fill(self, target_buffer, pattern, target_offset: int = 0, length: int | None = None,
+             end: bool = False) -> None:
         self._check_recording("fill")
         command = FillCommand(target_buffer, int(target_offset), length, validation.check_fill_pattern(pattern))
         self._record(command, CommandCategory.TRANSFER, end)
 
-    def update(self, source, target_buffer, target_offset: int = 0, length: int | None = None, end: bool = False) -> None:
+    def update(self, source, target_buffer, target_offset: int = 0, length: int | None = None,
+               end: bool = False) -> None:
         """Copies host bytes into the buffer; the bytes are captured now."""
         self._check_recording("update")
         data = validation.update_source(source, length).copy()

@@ -18,16 +18,16 @@ from hal import profiling, validation
 from hal.allocator import HalAllocator
 from hal.backend import COMPUTE_QUEUE, TRANSFER_QUEUE, Capability
 from hal.buffer import HalBuffer, HalBufferView
-from hal.executable import EXECUTABLE_FORMAT, HalExecutableCache
 from hal.command_buffer import CopyCommand, FillCommand, HalCommandBuffer, HalEvent, UpdateCommand
-from tt_hal.target.layout import DataFormat, Layout, host_values
+from hal.executable import EXECUTABLE_FORMAT, HalExecutableCache
 from hal.log import get_logger
-from tt_hal.target.placement import MemoryConfig
 from hal.queue import QueueScheduler, Submission
 from hal.semaphore import HalSemaphore, as_timepoints, wait_all_or_any
 from hal.status import HalError, StatusCode
 from hal.submission_graph import SubmissionGraph
 from hal.types import BufferUsage, CommandBufferMode, CommandCategory, MemoryType, WaitMode
+from tt_hal.target.layout import DataFormat, Layout, host_values
+from tt_hal.target.placement import MemoryConfig
 
 DEVICE_ID = "tenstorrent"
 log = get_logger(__name__)
@@ -190,7 +190,8 @@ class HalDevice:
 
     def queue_fill(self, target_buffer: HalBuffer, pattern, wait_semaphores, signal_semaphores,
                    target_offset: int = 0, length: int | None = None) -> None:
-        command = FillCommand(target_buffer, target_offset, length, validation.check_fill_pattern(pattern), "queue_fill")
+        command = FillCommand(target_buffer, target_offset, length, validation.check_fill_pattern(pattern),
+                              "queue_fill")
         self._submit("queue_fill", self._transfer_cq, wait_semaphores, signal_semaphores, command.lower(()),
                      [target_buffer], allocations={target_buffer.allocation})
 
@@ -313,7 +314,8 @@ class HalDevice:
         buffer type (DRAM or L1), address, size, page size, layout, and pages held by
         each bank (DRAM) or worker core (L1, row-major over the grid)."""
         if not self.backend.capabilities & Capability.BUFFER_PLACEMENT:
-            raise HalError(StatusCode.UNIMPLEMENTED, f"the {self.backend.mode} backend does not report buffer placement")
+            raise HalError(StatusCode.UNIMPLEMENTED,
+                           f"the {self.backend.mode} backend does not report buffer placement")
         return self._memory_map(self._allocator.live_allocations())
 
     def _memory_map(self, allocations) -> list[dict]:

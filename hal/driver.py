@@ -108,7 +108,8 @@ class HalDriver:
                                f"device path {path!r} in {device_uri!r}; expected an ordinal or 'mock'") from None
             count = len(self.query_available_devices())
             if not 0 <= ordinal < count:
-                raise HalError(StatusCode.OUT_OF_RANGE, f"device ordinal {ordinal} in {device_uri!r}; {count} available")
+                raise HalError(StatusCode.OUT_OF_RANGE,
+                               f"device ordinal {ordinal} in {device_uri!r}; {count} available")
         return self._open(ordinal, options, mode)
 
     def _open(self, ordinal: int, options: dict, mode: str | None = None) -> HalDevice:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from tt_hal.target.program import Export
 from hal.status import HalError, StatusCode
+from tt_hal.target.program import Export
 from tt_hal.target.ttx import EXECUTABLE_FORMAT, read_executable
 
 

@@ -106,7 +106,8 @@ class TraceRecorder:
                 continue
             metadata.append({"name": "process_name", "ph": "M", "pid": pid, "tid": 0,
                              "args": {"name": f"{self.device_name} {group}"}})
-            metadata.append({"name": "process_sort_index", "ph": "M", "pid": pid, "tid": 0, "args": {"sort_index": pid}})
+            metadata.append({"name": "process_sort_index", "ph": "M", "pid": pid, "tid": 0,
+                             "args": {"sort_index": pid}})
             ordered = sorted(members, key=lambda k: (sort_keys.get(k, tracks[k][1]), tracks[k][1]))
             for index, key in enumerate(ordered):
                 pid, tid = tracks[key]

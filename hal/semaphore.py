@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Sequence
 from hal.status import HalError, StatusCode, as_error
 from hal.types import WaitMode
 
+
 class Resolution(enum.Enum):
     """How a queue can wait for a timepoint (HalSemaphore.resolve)."""
 

@@ -73,8 +73,8 @@ class SubmissionGraph:
                 source = f"#{producer}" if producer else "host or initial value"
                 waits.append(f"{semaphore}>={value} {state} (from {source})")
             signals = ", ".join(f"{s}={v}" for s, v in node.signals) or "-"
-            lines.append(f"#{node.id:<4} {node.label:<15} CQ{node.cq} {node.state.value:<8} {node.commands:>3} commands  "
-                         f"waits: {'; '.join(waits) or '-'}  signals: {signals}"
+            lines.append(f"#{node.id:<4} {node.label:<15} CQ{node.cq} {node.state.value:<8} {node.commands:>3} "
+                         f"commands  waits: {'; '.join(waits) or '-'}  signals: {signals}"
                          + (f"  error: {node.error}" if node.error else ""))
         return "\n".join(lines)
 

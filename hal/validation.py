@@ -44,7 +44,8 @@ def category(categories: CommandCategory, required: CommandCategory, what: str) 
 def binding_slot(slot: int, capacity: int, what: str) -> None:
     """A recorded reference to binding-table slot `slot` of a command buffer with `capacity` slots."""
     if not 0 <= slot < capacity:
-        raise HalError(StatusCode.OUT_OF_RANGE, f"{what}: binding slot {slot} is outside the binding capacity {capacity}")
+        raise HalError(StatusCode.OUT_OF_RANGE,
+                       f"{what}: binding slot {slot} is outside the binding capacity {capacity}")
 
 
 # Operands.

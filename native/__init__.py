@@ -15,22 +15,17 @@ is missing; off hardware that is the normal case, said only where hardware is as
 
 from __future__ import annotations
 
-import functools
+import logging
 
-from hal.log import get_logger
 from tt_hal.target import extensions
 
-_log = get_logger("native")
 BINDING = "tt_hal.native._tt_metal"
 
 
-@functools.cache
 def _load():
-    """The TT-Metal binding module, or the reason it cannot be used (said once)."""
-    binding, reason = extensions.load(BINDING)
-    if binding is None:
-        _log.info("%s; using the simulator", reason)
-    return binding, reason
+    """The TT-Metal binding module, or the reason it cannot be used (said once, at INFO:
+    off hardware this is the normal case)."""
+    return extensions.load(BINDING, "the simulator", logging.INFO)
 
 
 def tt_metal():

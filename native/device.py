@@ -27,11 +27,11 @@ import threading
 from collections.abc import Callable
 
 import numpy as np
-from tt_hal.native import codegen
 
 from hal.backend import BackendDevice, LaunchProgram
 from hal.log import get_logger
 from hal.status import HalError, StatusCode
+from tt_hal.native import codegen
 from tt_hal.target import conversions
 from tt_hal.target.arch import ArchSpec, get_arch
 from tt_hal.target.placement import BufferType

@@ -11,6 +11,7 @@ import math
 
 import numba
 import numpy as np
+
 from tt_hal.sim.dataflow import cb_page_address
 from tt_hal.sim.faults import Fault
 from tt_hal.sim.numerics import (
@@ -25,7 +26,6 @@ from tt_hal.sim.numerics import (
     sfpu_unary,
     unpack_tile,
 )
-
 from tt_hal.target.isa import Broadcast, Op, ReduceKind
 from tt_hal.target.program import KernelConfig
 from tt_hal.target.sizes import TILE, TILE_ELEMENTS

@@ -13,9 +13,9 @@ complete at once, so barriers only order.
 from __future__ import annotations
 
 import numba
+
 from tt_hal.sim.faults import Fault
 from tt_hal.sim.memory import copy_bytes, page_span
-
 from tt_hal.target.isa import ADDRGEN_SLOTS, Op
 from tt_hal.target.sizes import ceil_div
 

@@ -18,7 +18,11 @@ from hal.backend import BackendDevice, Capability, LaunchProgram
 from hal.log import get_logger
 from hal.status import HalError, StatusCode, as_error
 from tt_hal.sim.dispatch import (
-    DEFAULT_INSTRUCTION_BUDGET, INLINE_SECONDS, BindingTables, PreparedPrograms, run_program,
+    DEFAULT_INSTRUCTION_BUDGET,
+    INLINE_SECONDS,
+    BindingTables,
+    PreparedPrograms,
+    run_program,
 )
 from tt_hal.sim.memory import ChipMemory, SimBuffer, system_memory_buffer
 from tt_hal.target import conversions
@@ -207,7 +211,8 @@ class SimDevice(BackendDevice):
         if arch_options:
             spec = spec.with_options(**arch_options)
         if not 1 <= num_hw_cqs <= spec.max_hw_cqs:
-            raise HalError(StatusCode.INVALID_ARGUMENT, f"num_hw_cqs={num_hw_cqs}; {spec.name} has 1..{spec.max_hw_cqs}")
+            raise HalError(StatusCode.INVALID_ARGUMENT,
+                           f"num_hw_cqs={num_hw_cqs}; {spec.name} has 1..{spec.max_hw_cqs}")
         self.arch = spec
         self.num_hw_cqs = num_hw_cqs
         self.memory = ChipMemory(spec)

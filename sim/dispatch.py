@@ -27,12 +27,11 @@ from tt_hal.sim.compute import DST_TILES
 from tt_hal.sim.faults import FAULTS, Fault
 from tt_hal.sim.interpreter import PROCESSORS
 from tt_hal.sim.memory import ChipMemory
-from tt_hal.target.isa import ADDRGEN_SLOTS, NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, Op, Processor, WIDTH, disassemble
-from tt_hal.target.program import KernelConfig
+from tt_hal.target.isa import ADDRGEN_SLOTS, NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, WIDTH, Op, Processor, disassemble
 from tt_hal.target.placement import BufferType
-from tt_hal.target.program import Program
-from tt_hal.target.workgroups import arg_template, binding_args, core_coord
+from tt_hal.target.program import KernelConfig, Program
 from tt_hal.target.sizes import TILE_ELEMENTS, ceil_div, round_up
+from tt_hal.target.workgroups import arg_template, binding_args, core_coord
 
 log = get_logger(__name__)
 
@@ -281,8 +280,9 @@ class CoreState:
         self.addrgens = np.zeros((cores, PROCESSORS, ADDRGEN_SLOTS, 3), np.int64)
         self.dst = np.zeros((cores, DST_TILES, TILE_ELEMENTS), np.float32)
         self.instructions = np.zeros((cores, PROCESSORS), np.int64)
+        # in run_round's order
         self.arrays = (self.workgroup_ids, self.rt_args, self.pcs, self.regs, self.done, self.waiting, self.cb_pushed,
-                       self.cb_popped, self.cb_reserved, self.addrgens, self.dst, self.instructions)  # run_round's order
+                       self.cb_popped, self.cb_reserved, self.addrgens, self.dst, self.instructions)
 
 
 def _core_name(index: int, arch) -> str:

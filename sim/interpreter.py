@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+
 from tt_hal.sim.compute import compute
 from tt_hal.sim.dataflow import (
     CB_OPS,
@@ -25,7 +26,6 @@ from tt_hal.sim.dataflow import (
     noc_instruction,
 )
 from tt_hal.sim.faults import Fault
-
 from tt_hal.target.isa import Op, Processor
 from tt_hal.target.sizes import TILE_ELEMENTS
 from tt_hal.target.workgroups import fill_runtime_args, workgroup_id

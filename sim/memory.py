@@ -18,9 +18,9 @@ import threading
 import numba
 import numpy as np
 
-from tt_hal.target.placement import BufferType, ShardedPages
 from hal.status import HalError, StatusCode
 from tt_hal.target.arch import ArchSpec
+from tt_hal.target.placement import BufferType, ShardedPages
 from tt_hal.target.sizes import ceil_div, round_up
 
 _MAP_NORESERVE = 0x4000  # Linux; not exported by Python's mmap module
@@ -129,7 +129,8 @@ class SimBuffer:
 
     def check_range(self, offset: int, length: int) -> None:
         if self.freed:
-            raise HalError(StatusCode.FAILED_PRECONDITION, f"{self.buffer_type.value} buffer at {self.address:#x} was freed")
+            raise HalError(StatusCode.FAILED_PRECONDITION,
+                           f"{self.buffer_type.value} buffer at {self.address:#x} was freed")
         if offset < 0 or length < 0 or offset + length > self.size:
             raise HalError(
                 StatusCode.OUT_OF_RANGE,
@@ -333,7 +334,8 @@ class ChipMemory:
         if buffer_type is BufferType.DRAM:
             if core.y != 0 or not 0 <= core.x < self.arch.dram_bank_count:
                 raise HalError(StatusCode.INVALID_ARGUMENT,
-                               f"DRAM shards go to DRAM banks (x, 0) with x < {self.arch.dram_bank_count}, not {core!r}")
+                               f"DRAM shards go to DRAM banks (x, 0) with x < {self.arch.dram_bank_count}, "
+                               f"not {core!r}")
             return core.x
         if not (0 <= core.x < self.arch.grid_x and 0 <= core.y < self.arch.grid_y):
             raise HalError(StatusCode.INVALID_ARGUMENT,

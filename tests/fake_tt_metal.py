@@ -25,7 +25,6 @@ from tt_hal.target.layout import DataFormat
 from tt_hal.target.placement import BufferType, CoreCoord, ShardedPages
 from tt_hal.target.program import CircularBufferConfig, Program
 
-
 ARCH = "wormhole_b0"
 sources: dict[str, tuple] = {}  # generated source -> (Kernel, number of its own runtime args)
 
@@ -144,7 +143,8 @@ class FakeDevice:
                 args = np.array(program.args[(handle, core)], np.int64)  # uint32, as get_arg_val reads them
                 state.rt_args[c, kernel.processor, :len(args)] = args
                 state.workgroup_ids[c] = args[own:own + 3]
-                workgroup_count, constants = args[own + 3:own + codegen.WORKGROUP_ARGS], args[own + codegen.WORKGROUP_ARGS:]
+                workgroup_count, constants = (args[own + 3:own + codegen.WORKGROUP_ARGS],
+                                              args[own + codegen.WORKGROUP_ARGS:])
         grid_x = self.memory.arch.grid_x
         rows = np.array([y * grid_x + x for x, y in cores], np.int64)
         tables = dispatch.buffer_tables([b.buffer for b in self.buffers if not b.buffer.freed])

@@ -26,15 +26,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tt_hal.compiler import tolerance
 from tt_hal import runtime
+from tt_hal.compiler import tolerance
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 600  # seconds per command; the machine is shared
 
 MATMUL_BIAS = """\
 func.func @main(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %bias: tensor<64xf32>) -> tensor<64x64xf32> {
-  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
+      : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
   %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<64xf32>) -> tensor<64x64xf32>
   %2 = stablehlo.add %0, %1 : tensor<64x64xf32>
   return %2 : tensor<64x64xf32>

@@ -101,7 +101,8 @@ def reduce_program(shape: str, dims: str, out: str, kind: str = "add", prologue:
         func.func @main(%x: tensor<{shape}xf32>) -> tensor<{out}xf32> {{
           %init = stablehlo.constant dense<{init}> : tensor<f32>
           {prologue}
-          %r = stablehlo.reduce({operand} init: %init) applies stablehlo.{kind} across dimensions = {dims} : (tensor<{shape}xf32>, tensor<f32>) -> tensor<{out}xf32>
+          %r = stablehlo.reduce({operand} init: %init) applies stablehlo.{kind} across dimensions = {dims}
+              : (tensor<{shape}xf32>, tensor<f32>) -> tensor<{out}xf32>
           return %r : tensor<{out}xf32>
         }}
     """)
@@ -133,20 +134,23 @@ CASES["matmul_linalg_fill_init"] = Case(mlir("""
       %zero = arith.constant 0.0 : f32
       %e = tensor.empty() : tensor<33x31xf32>
       %f = linalg.fill ins(%zero : f32) outs(%e : tensor<33x31xf32>) -> tensor<33x31xf32>
-      %r = linalg.matmul ins(%a, %b : tensor<33x65xf32>, tensor<65x31xf32>) outs(%f : tensor<33x31xf32>) -> tensor<33x31xf32>
+      %r = linalg.matmul ins(%a, %b : tensor<33x65xf32>, tensor<65x31xf32>)
+                         outs(%f : tensor<33x31xf32>) -> tensor<33x31xf32>
       return %r : tensor<33x31xf32>
     }
 """))
 CASES["matmul_linalg_input_init"] = Case(mlir("""
     func.func @main(%a: tensor<50x100xf32>, %b: tensor<100x70xf32>, %c: tensor<50x70xf32>) -> tensor<50x70xf32> {
-      %r = linalg.matmul ins(%a, %b : tensor<50x100xf32>, tensor<100x70xf32>) outs(%c : tensor<50x70xf32>) -> tensor<50x70xf32>
+      %r = linalg.matmul ins(%a, %b : tensor<50x100xf32>, tensor<100x70xf32>)
+                         outs(%c : tensor<50x70xf32>) -> tensor<50x70xf32>
       return %r : tensor<50x70xf32>
     }
 """), inputs=(1.0, 1.0, 10.0), float32=True)
 # exp(x @ w + b) @ w2: exp(0) = 1 lands in the padding columns of the hidden layer (K of
 # the second matmul) unless the fused kernel re-zeroes them.
 CASES["matmul_chained_exp"] = Case(mlir(f"""
-    func.func @main(%x: tensor<40x50xf32>, %w: tensor<50x60xf32>, %b: tensor<60xf32>, %w2: tensor<60x30xf32>) -> tensor<40x30xf32> {{
+    func.func @main(%x: tensor<40x50xf32>, %w: tensor<50x60xf32>, %b: tensor<60xf32>, %w2: tensor<60x30xf32>)
+        -> tensor<40x30xf32> {{
       {dot("40x50", "50x60", "40x60", name="%h", lhs="%x", rhs="%w")}
       %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<60xf32>) -> tensor<40x60xf32>
       %s = stablehlo.add %h, %bb : tensor<40x60xf32>
@@ -159,7 +163,8 @@ CASES["matmul_chained_exp"] = Case(mlir(f"""
 # of 0 (exp, cos + 1), so padding in K would meet padding: K = 40 (24 padding columns),
 # and b < -3 keeps the valid exp values small next to the exp(0) = 1 of the padding.
 CASES["matmul_chained_both_operands"] = Case(mlir(f"""
-    func.func @main(%x: tensor<40x50xf32>, %w: tensor<50x40xf32>, %b: tensor<40xf32>, %w2: tensor<40x30xf32>) -> tensor<40x30xf32> {{
+    func.func @main(%x: tensor<40x50xf32>, %w: tensor<50x40xf32>, %b: tensor<40xf32>, %w2: tensor<40x30xf32>)
+        -> tensor<40x30xf32> {{
       {dot("40x50", "50x40", "40x40", name="%h", lhs="%x", rhs="%w")}
       %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<40xf32>) -> tensor<40x40xf32>
       %s = stablehlo.add %h, %bb : tensor<40x40xf32>
@@ -191,7 +196,8 @@ CASES["batch_matmul_linalg"] = Case(mlir("""
       %zero = arith.constant 0.0 : f32
       %e = tensor.empty() : tensor<2x33x20xf32>
       %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x33x20xf32>) -> tensor<2x33x20xf32>
-      %r = linalg.batch_matmul ins(%a, %b : tensor<2x33x40xf32>, tensor<2x40x20xf32>) outs(%f : tensor<2x33x20xf32>) -> tensor<2x33x20xf32>
+      %r = linalg.batch_matmul ins(%a, %b : tensor<2x33x40xf32>, tensor<2x40x20xf32>)
+                               outs(%f : tensor<2x33x20xf32>) -> tensor<2x33x20xf32>
       return %r : tensor<2x33x20xf32>
     }
 """))
@@ -238,11 +244,13 @@ CASES["reduce_sum_exp_minus_max"] = Case(mlir("""
     func.func @main(%x: tensor<50x70xf32>) -> tensor<50xf32> {
       %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
       %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-      %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<50x70xf32>, tensor<f32>) -> tensor<50xf32>
+      %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1]
+          : (tensor<50x70xf32>, tensor<f32>) -> tensor<50xf32>
       %max_b = stablehlo.broadcast_in_dim %max, dims = [0] : (tensor<50xf32>) -> tensor<50x70xf32>
       %d = stablehlo.subtract %x, %max_b : tensor<50x70xf32>
       %e = stablehlo.exponential %d : tensor<50x70xf32>
-      %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<50x70xf32>, tensor<f32>) -> tensor<50xf32>
+      %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1]
+          : (tensor<50x70xf32>, tensor<f32>) -> tensor<50xf32>
       return %sum : tensor<50xf32>
     }
 """), float32=True)
@@ -251,7 +259,8 @@ CASES["reduce_sum_of_products"] = Case(mlir("""
     func.func @main(%x: tensor<50x70xf32>, %y: tensor<50x70xf32>) -> tensor<50xf32> {
       %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
       %m = stablehlo.multiply %x, %y : tensor<50x70xf32>
-      %r = stablehlo.reduce(%m init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<50x70xf32>, tensor<f32>) -> tensor<50xf32>
+      %r = stablehlo.reduce(%m init: %zero) applies stablehlo.add across dimensions = [1]
+          : (tensor<50x70xf32>, tensor<f32>) -> tensor<50xf32>
       return %r : tensor<50xf32>
     }
 """))
@@ -261,7 +270,8 @@ CASES["reduce_sum_of_products_batch_broadcast"] = Case(mlir("""
       %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
       %yb = stablehlo.broadcast_in_dim %y, dims = [1, 2] : (tensor<40x50xf32>) -> tensor<3x40x50xf32>
       %m = stablehlo.multiply %x, %yb : tensor<3x40x50xf32>
-      %r = stablehlo.reduce(%m init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<3x40x50xf32>, tensor<f32>) -> tensor<3x40xf32>
+      %r = stablehlo.reduce(%m init: %zero) applies stablehlo.add across dimensions = [2]
+          : (tensor<3x40x50xf32>, tensor<f32>) -> tensor<3x40xf32>
       return %r : tensor<3x40xf32>
     }
 """))
@@ -364,7 +374,8 @@ CASES["broadcast_column_input"] = Case(mlir("""
 CASES["broadcast_column_keepdims"] = Case(mlir("""
     func.func @main(%x: tensor<50x70xf32>) -> tensor<50x70xf32> {
       %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-      %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<50x70xf32>, tensor<f32>) -> tensor<50xf32>
+      %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1]
+          : (tensor<50x70xf32>, tensor<f32>) -> tensor<50xf32>
       %k = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<50xf32>) -> tensor<50x1xf32>
       %kb = stablehlo.broadcast_in_dim %k, dims = [0, 1] : (tensor<50x1xf32>) -> tensor<50x70xf32>
       %r = stablehlo.subtract %x, %kb : tensor<50x70xf32>
@@ -374,7 +385,8 @@ CASES["broadcast_column_keepdims"] = Case(mlir("""
 CASES["broadcast_row_keepdims_dim0"] = Case(mlir("""
     func.func @main(%x: tensor<50x70xf32>) -> tensor<50x70xf32> {
       %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
-      %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [0] : (tensor<50x70xf32>, tensor<f32>) -> tensor<70xf32>
+      %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [0]
+          : (tensor<50x70xf32>, tensor<f32>) -> tensor<70xf32>
       %mb = stablehlo.broadcast_in_dim %max, dims = [1] : (tensor<70xf32>) -> tensor<50x70xf32>
       %r = stablehlo.subtract %x, %mb : tensor<50x70xf32>
       return %r : tensor<50x70xf32>
@@ -412,7 +424,8 @@ CASES["broadcast_row_3d"] = Case(mlir("""
 CASES["broadcast_column_3d"] = Case(mlir("""
     func.func @main(%x: tensor<3x32x50xf32>) -> tensor<3x32x50xf32> {
       %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
-      %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<3x32x50xf32>, tensor<f32>) -> tensor<3x32xf32>
+      %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [2]
+          : (tensor<3x32x50xf32>, tensor<f32>) -> tensor<3x32xf32>
       %mb = stablehlo.broadcast_in_dim %max, dims = [0, 1] : (tensor<3x32xf32>) -> tensor<3x32x50xf32>
       %r = stablehlo.subtract %x, %mb : tensor<3x32x50xf32>
       return %r : tensor<3x32x50xf32>
@@ -453,14 +466,16 @@ CASES["softmax"] = Case(mlir("""
     func.func @main(%x: tensor<40x70xf32>) -> tensor<40x70xf32> {
       %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
       %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-      %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
+      %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1]
+          : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
       %ninf_b = stablehlo.broadcast_in_dim %ninf, dims = [] : (tensor<f32>) -> tensor<40xf32>
       %max1 = stablehlo.maximum %ninf_b, %max : tensor<40xf32>
       %max_k = stablehlo.broadcast_in_dim %max1, dims = [0] : (tensor<40xf32>) -> tensor<40x1xf32>
       %max_b = stablehlo.broadcast_in_dim %max_k, dims = [0, 1] : (tensor<40x1xf32>) -> tensor<40x70xf32>
       %d = stablehlo.subtract %x, %max_b : tensor<40x70xf32>
       %e = stablehlo.exponential %d : tensor<40x70xf32>
-      %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
+      %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1]
+          : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
       %sum_k = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<40xf32>) -> tensor<40x1xf32>
       %sum_b = stablehlo.broadcast_in_dim %sum_k, dims = [0, 1] : (tensor<40x1xf32>) -> tensor<40x70xf32>
       %r = stablehlo.divide %e, %sum_b : tensor<40x70xf32>
@@ -473,13 +488,15 @@ CASES["layernorm"] = Case(mlir("""
       %n = stablehlo.constant dense<7.000000e+01> : tensor<f32>
       %eps = stablehlo.constant dense<9.99999974E-6> : tensor<f32>
       %n_k = stablehlo.broadcast_in_dim %n, dims = [] : (tensor<f32>) -> tensor<40x1xf32>
-      %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
+      %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1]
+          : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
       %sum_k = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<40xf32>) -> tensor<40x1xf32>
       %mean = stablehlo.divide %sum_k, %n_k : tensor<40x1xf32>
       %mean_b = stablehlo.broadcast_in_dim %mean, dims = [0, 1] : (tensor<40x1xf32>) -> tensor<40x70xf32>
       %d = stablehlo.subtract %x, %mean_b : tensor<40x70xf32>
       %d2 = stablehlo.multiply %d, %d : tensor<40x70xf32>
-      %vsum = stablehlo.reduce(%d2 init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
+      %vsum = stablehlo.reduce(%d2 init: %zero) applies stablehlo.add across dimensions = [1]
+          : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
       %vsum_k = stablehlo.broadcast_in_dim %vsum, dims = [0] : (tensor<40xf32>) -> tensor<40x1xf32>
       %var = stablehlo.divide %vsum_k, %n_k : tensor<40x1xf32>
       %eps_k = stablehlo.broadcast_in_dim %eps, dims = [] : (tensor<f32>) -> tensor<40x1xf32>
@@ -502,7 +519,8 @@ CASES["rmsnorm"] = Case(mlir("""
       %n = stablehlo.constant dense<7.000000e+01> : tensor<f32>
       %eps = stablehlo.constant dense<9.99999997E-7> : tensor<f32>
       %sq = stablehlo.multiply %x, %x : tensor<40x70xf32>
-      %ssum = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
+      %ssum = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [1]
+          : (tensor<40x70xf32>, tensor<f32>) -> tensor<40xf32>
       %ssum_k = stablehlo.broadcast_in_dim %ssum, dims = [0] : (tensor<40xf32>) -> tensor<40x1xf32>
       %n_k = stablehlo.broadcast_in_dim %n, dims = [] : (tensor<f32>) -> tensor<40x1xf32>
       %ms = stablehlo.divide %ssum_k, %n_k : tensor<40x1xf32>
@@ -520,18 +538,21 @@ CASES["rmsnorm"] = Case(mlir("""
 
 # -- several results, several call sites ---------------------------------------------------------
 CASES["several_results"] = Case(mlir(f"""
-    func.func @main(%a: tensor<50x100xf32>, %b: tensor<100x70xf32>) -> (tensor<50x70xf32>, tensor<50x100xf32>, tensor<100xf32>) {{
+    func.func @main(%a: tensor<50x100xf32>, %b: tensor<100x70xf32>)
+        -> (tensor<50x70xf32>, tensor<50x100xf32>, tensor<100xf32>) {{
       {dot("50x100", "100x70", "50x70", name="%p")}
       %n = stablehlo.negate %a : tensor<50x100xf32>
       %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-      %s = stablehlo.reduce(%b init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<100x70xf32>, tensor<f32>) -> tensor<100xf32>
+      %s = stablehlo.reduce(%b init: %zero) applies stablehlo.add across dimensions = [1]
+          : (tensor<100x70xf32>, tensor<f32>) -> tensor<100xf32>
       return %p, %n, %s : tensor<50x70xf32>, tensor<50x100xf32>, tensor<100xf32>
     }}
 """), float32=True)
 # Results that are the inputs transformed: an elementwise result, its reshape to 1-D,
 # a (1, N) reshape of a vector input's transform.
 CASES["results_input_transforms"] = Case(mlir("""
-    func.func @main(%a: tensor<50x70xf32>, %v: tensor<70xf32>) -> (tensor<50x70xf32>, tensor<3500xf32>, tensor<1x70xf32>) {
+    func.func @main(%a: tensor<50x70xf32>, %v: tensor<70xf32>)
+        -> (tensor<50x70xf32>, tensor<3500xf32>, tensor<1x70xf32>) {
       %n = stablehlo.exponential %a : tensor<50x70xf32>
       %r = stablehlo.reshape %n : (tensor<50x70xf32>) -> tensor<3500xf32>
       %t = stablehlo.tanh %v : tensor<70xf32>
@@ -549,7 +570,8 @@ CASES["result_is_an_input"] = Case(mlir("""
 PROJECTIONS = "\n".join(dot("40x50", "50x60", "40x60", name=f"%p{i}", lhs="%x", rhs=f"%w{i}") for i in range(4))
 PROJECTIONS_ARGS = "%x: tensor<40x50xf32>, " + ", ".join(f"%w{i}: tensor<50x60xf32>" for i in range(4))
 CASES["four_projections"] = Case(mlir(f"""
-    func.func @main({PROJECTIONS_ARGS}) -> (tensor<40x60xf32>, tensor<40x60xf32>, tensor<40x60xf32>, tensor<40x60xf32>) {{
+    func.func @main({PROJECTIONS_ARGS})
+        -> (tensor<40x60xf32>, tensor<40x60xf32>, tensor<40x60xf32>, tensor<40x60xf32>) {{
 {textwrap.indent(PROJECTIONS, " " * 6)}
       return %p0, %p1, %p2, %p3 : tensor<40x60xf32>, tensor<40x60xf32>, tensor<40x60xf32>, tensor<40x60xf32>
     }}
@@ -710,13 +732,15 @@ TWO_FUNCTIONS = mlir("""
       return %r : tensor<20x45xf32>
     }
     func.func @main(%x: tensor<20x30xf32>, %w: tensor<30x45xf32>) -> tensor<20x45xf32> {
-      %h = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<20x30xf32>, tensor<30x45xf32>) -> tensor<20x45xf32>
+      %h = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0]
+          : (tensor<20x30xf32>, tensor<30x45xf32>) -> tensor<20x45xf32>
       %r = func.call @gelu_tanh(%h) : (tensor<20x45xf32>) -> tensor<20x45xf32>
       return %r : tensor<20x45xf32>
     }
     func.func @second(%x: tensor<20x45xf32>) -> tensor<45xf32> {
       %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
-      %r = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [0] : (tensor<20x45xf32>, tensor<f32>) -> tensor<45xf32>
+      %r = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [0]
+          : (tensor<20x45xf32>, tensor<f32>) -> tensor<45xf32>
       return %r : tensor<45xf32>
     }
 """)

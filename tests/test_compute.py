@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from tt_hal.sim import compute
-
 from tt_hal.target.isa import Broadcast, ReduceKind
 
 

@@ -19,13 +19,14 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from tt_hal.target import extensions
+from hal.status import HalError, StatusCode
+from tt_hal.target import conversions as codec
+from tt_hal.target import extensions, formats, tiles
 from tt_hal.target.layout import DataFormat, Layout, TensorSpec
 from tt_hal.target.placement import DRAM_MEMORY_CONFIG
-from hal.status import HalError, StatusCode
-from tt_hal.target import conversions as codec, formats, tiles
 
 SETTINGS = settings(max_examples=100, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
 
+import iree.runtime as iree_rt
 import numpy as np
 import pytest
-
-import iree.runtime as iree_rt
 
 WAIT_NS = 10 * 1_000_000_000  # completion waits fail a test rather than hang it
 U8 = np.dtype(np.uint8)

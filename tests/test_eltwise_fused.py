@@ -70,7 +70,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tt_hal.sim import numerics
 
 from hal.status import HalError, StatusCode
 from tests import reference as ref
@@ -84,9 +83,10 @@ from tt_hal.kernels.fused import (
     Input,
     Unary,
 )
+from tt_hal.sim import numerics
 from tt_hal.target.isa import Broadcast, SfpuOp
-from tt_hal.target.program import KernelConfig
 from tt_hal.target.layout import DataFormat
+from tt_hal.target.program import KernelConfig
 
 BF16, F32 = "bfloat16", "float32"
 FORMATS = {BF16: DataFormat.bfloat16, F32: DataFormat.float32}

@@ -20,22 +20,36 @@ import time
 
 import numpy as np
 import pytest
-import tt_hal.sim.device
-import tt_hal.sim.dispatch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hal
+import tt_hal.sim.device
+import tt_hal.sim.dispatch
 from hal.executable import EXECUTABLE_FORMAT, ExportInfo
 from tests.cts.ctsutil import raises_status
 from tt_hal.kernels import eltwise
-from tt_hal.target.isa import Broadcast, MAX_RUNTIME_ARGS, MathFidelity, NUM_REGISTERS, Op, Processor, ReduceKind, SfpuOp, WIDTH, disassemble, float_bits, validate_code
+from tt_hal.target.isa import (
+    MAX_RUNTIME_ARGS,
+    NUM_REGISTERS,
+    WIDTH,
+    Broadcast,
+    MathFidelity,
+    Op,
+    Processor,
+    ReduceKind,
+    SfpuOp,
+    disassemble,
+    float_bits,
+    validate_code,
+)
 from tt_hal.target.kernel_builder import KernelBuilder
-from tt_hal.target.program import Kernel, KernelConfig
 from tt_hal.target.program import (
     ArgKind,
     CircularBufferConfig,
     Export,
+    Kernel,
+    KernelConfig,
     Program,
     RuntimeArg,
 )
@@ -1255,7 +1269,8 @@ def test_fault_on_a_later_core_names_that_core(device):
         k.emit(Op.SUB, d, w, last)  # zero only on workgroup 11
         k.emit(Op.DIV, d, w, d)
     expect_fault(device, prepare(device, make_export((kernel("late", Processor.RISCV_0, body), ()))), SC.ABORTED,
-                 ["integer division by zero", "on core (3,1) in late (RISCV_0) at pc 3", "`div"], workgroup_count=(12, 1, 1))
+                 ["integer division by zero", "on core (3,1) in late (RISCV_0) at pc 3", "`div"],
+                 workgroup_count=(12, 1, 1))
 
 
 # ---------------------------------------------------------------------------

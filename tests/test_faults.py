@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from tt_hal.sim.faults import FAULTS, Fault
-
 from hal.status import StatusCode
+from tt_hal.sim.faults import FAULTS, Fault
 
 
 def test_every_fault_has_a_status_and_a_message():

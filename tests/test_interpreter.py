@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tt_hal.sim import interpreter
 from tt_hal.sim.dispatch import CoreState
 from tt_hal.sim.faults import Fault
-
 from tt_hal.target.isa import NUM_CIRCULAR_BUFFERS, WIDTH, Op, Processor
 
 

@@ -110,7 +110,8 @@ def test_imports_point_down(module):
 
 @pytest.mark.parametrize("module", sorted(m for m, p in MODULES.items() if p.name == "__init__.py"))
 def test_no_package_init_imports_its_submodules_eagerly(module):
-    eager = [name for _, name, top in imports(module, MODULES[module]) if top and within(name, module) and name != module]
+    eager = [name for _, name, top in imports(module, MODULES[module])
+             if top and within(name, module) and name != module]
     assert not eager, f"{module}/__init__.py imports {eager} when the package is imported"
 
 

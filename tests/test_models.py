@@ -16,10 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tt_hal import compiler
 import tt_hal.compiler.reference
 import tt_hal.compiler.tolerance
-from tt_hal import runtime
+from tt_hal import compiler, runtime
 
 MODELS = Path(__file__).resolve().parents[1] / "examples" / "models"
 MODEL_FILES = sorted(MODELS.glob("*.mlir"))

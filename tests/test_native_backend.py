@@ -12,15 +12,15 @@ import threading
 
 import numpy as np
 import pytest
-from tt_hal.native import codegen
-from tests import fake_tt_metal
-from tt_hal.native.device import HardwareDevice
 
 import hal
 from hal.backend import Binding, LaunchProgram
 from hal.status import HalError, StatusCode
+from tests import fake_tt_metal
 from tt_hal import native
 from tt_hal.kernels import eltwise
+from tt_hal.native import codegen
+from tt_hal.native.device import HardwareDevice
 from tt_hal.target import extensions
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.placement import BufferType
@@ -113,7 +113,8 @@ def test_dispatch_runs_in_waves_with_generated_kernels_and_per_core_args(hardwar
     sources = codegen.program_sources(export.program)
     first = programs[0]
     assert [k[0] for k in first.kernels] == [sources[k.processor] for k in export.program.kernels]
-    assert {config.index for _, config in first.circular_buffers} == {cb.index for cb in export.program.circular_buffers}
+    assert ({config.index for _, config in first.circular_buffers}
+            == {cb.index for cb in export.program.circular_buffers})
     assert first.kernels[0][2] == ((0, 0), (1, 0), (0, 1), (1, 1)) and programs[1].kernels[0][2] == ((0, 0), (1, 0))
     # Workgroup 5 = (2, 1, 0) runs on core (1, 0) of the second wave; the reader's args:
     # a's address and is_dram, b's, then workgroup id, count and the push constants.
@@ -132,7 +133,8 @@ def test_an_enqueue_failure_fails_the_queue_until_the_next_event(hardware):
     done = threading.Event()
     failed = hardware.enqueue_record_event(0, lambda error: (seen.append(error), done.set()))
     assert failed.synchronize(5) and done.wait(5)
-    assert failed.error is not None and failed.error.code == StatusCode.INTERNAL and "kernel build failed" in str(failed.error)
+    assert (failed.error is not None and failed.error.code == StatusCode.INTERNAL
+            and "kernel build failed" in str(failed.error))
     assert seen == [failed.error] and hardware.handle.programs == []
     hardware.enqueue_program(0, launch(export, (1, 1, 1), [1, 1], bindings))
     clean = hardware.enqueue_record_event(0)

@@ -18,10 +18,10 @@ import subprocess
 
 import numpy as np
 import pytest
-from tt_hal.native import codegen
 
 from hal.status import HalError, StatusCode
 from tt_hal.kernels import eltwise, matmul, normalization, reduce, transpose
+from tt_hal.native import codegen
 from tt_hal.target.isa import Broadcast, Op, Processor, ReduceKind, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat

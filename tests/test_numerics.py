@@ -27,11 +27,11 @@ import zlib
 import numba
 import numpy as np
 import pytest
-from tt_hal.sim import numerics
 
 import hal
 from tests import reference as ref
 from tt_hal.kernels import eltwise
+from tt_hal.sim import numerics
 from tt_hal.target.isa import Broadcast, MathFidelity, SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.ttx import write_executable

@@ -33,12 +33,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tt_hal.sim import numerics
 
 import hal
 from hal.status import HalError, StatusCode
 from tests import reference as ref
 from tt_hal import ops
+from tt_hal.sim import numerics
 from tt_hal.target.isa import SfpuOp
 
 U = 2.0 ** -8  # bf16 round to nearest (see the module docstring)

@@ -20,19 +20,26 @@ import os
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import hal
 from hal.buffer import tensor_element_type
+from hal.status import HalError, StatusCode
+from tt_hal import ops
+from tt_hal.sim.memory import SimBuffer, l1_bank_cores
+from tt_hal.target import conversions as codec
 from tt_hal.target.layout import DataFormat, Layout, TensorSpec, host_values
 from tt_hal.target.placement import (
-    BufferType, CoreCoord, CoreRange, CoreRangeSet, MemoryConfig, ShardOrientation, ShardSpec,
+    BufferType,
+    CoreCoord,
+    CoreRange,
+    CoreRangeSet,
+    MemoryConfig,
+    ShardOrientation,
+    ShardSpec,
     TensorMemoryLayout,
 )
-from hal.status import HalError, StatusCode
-from tt_hal.target import conversions as codec
-from tt_hal.sim.memory import SimBuffer, l1_bank_cores
-from tt_hal import ops
 
 SC = StatusCode
 BU = hal.BufferUsage

@@ -13,12 +13,12 @@ import pytest
 
 import hal
 from hal.executable import EXECUTABLE_FORMAT
+from tt_hal import ops
 from tt_hal.target.isa import Processor
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.program import ArgKind, Program, RuntimeArg
 from tt_hal.target.ttx import Export, write_executable
 from tt_hal.tools import pictures
-from tt_hal import ops
 
 TIMEOUT_NS = 60_000_000_000
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

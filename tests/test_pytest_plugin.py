@@ -21,12 +21,12 @@ import numba
 import numpy as np
 import pytest
 
-import tt_hal.compiler.tolerance  # noqa: F401 (see the module docstring)
 import hal
+import tt_hal.compiler.tolerance  # noqa: F401 (see the module docstring)
 import tt_hal.native as native
+from tt_hal import ops
 from tt_hal.sim.device import SimDevice
 from tt_hal.tools.testing import assert_device_close, default_tolerance
-from tt_hal import ops
 
 pytest_plugins = ["pytester"]
 

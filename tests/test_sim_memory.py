@@ -5,11 +5,12 @@ import resource
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hal.status import HalError, StatusCode
-from tt_hal.target.arch import ARCHS, get_arch
 from tt_hal.sim.memory import BankAllocator, BufferType, ChipMemory, round_up, system_memory_buffer
+from tt_hal.target.arch import ARCHS, get_arch
 
 
 def reference_page_location(page: int, banks: int, address: int, aligned_page: int) -> tuple[int, int]:

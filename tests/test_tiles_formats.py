@@ -11,13 +11,15 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from hal.status import HalError
+from tests import reference as ref
+from tt_hal.target import conversions as codec
+from tt_hal.target import formats, tiles
 from tt_hal.target.layout import DataFormat, Layout, TensorSpec
 from tt_hal.target.placement import DRAM_MEMORY_CONFIG
-from hal.status import HalError
-from tt_hal.target import conversions as codec, formats, tiles
-from tests import reference as ref
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -265,7 +267,8 @@ def test_float32_to_bfloat16_bits_keeps_shape_of_scalars_and_empty():
 # ==============================================================================================
 
 ALL_FORMATS = list(DataFormat)
-FORMAT_LAYOUTS = [(f, l) for f in ALL_FORMATS for l in Layout if not (f.is_block_float and l is Layout.ROW_MAJOR)]
+FORMAT_LAYOUTS = [(f, layout) for f in ALL_FORMATS for layout in Layout
+                  if not (f.is_block_float and layout is Layout.ROW_MAJOR)]
 
 
 def reference_encode(x, s: TensorSpec, pad, rounding) -> np.ndarray:
@@ -627,7 +630,10 @@ def test_hand_computed_bf16_tile():
     x = (np.arange(32)[:, None] * 32 + np.arange(32)[None, :]).astype(np.float32)  # x[i, j] = i*32 + j
     data = codec.encode_tensor(x, spec((32, 32), DataFormat.bfloat16))
     assert data.size == 2048
-    half = lambda offset: int(data[2 * offset]) | int(data[2 * offset + 1]) << 8  # little-endian
+
+    def half(offset):  # little-endian
+        return int(data[2 * offset]) | int(data[2 * offset + 1]) << 8
+
     assert half(0) == 0x0000  # (0,0) = 0
     assert half(18) == 0x4208  # (1,2) = 34 = 1.0625 * 2^5, face 0
     assert half(256) == 0x4180  # (0,16) = 16, face 1 (TR) starts at element 256

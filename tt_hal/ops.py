@@ -19,16 +19,16 @@ from hal.buffer import HalBufferView
 from hal.command_buffer import HalCommandBuffer
 from hal.status import HalError, StatusCode
 from tt_hal.kernels import eltwise, normalization, reduce
-from tt_hal.kernels.common import workgroup_count
 
 # aliased: ops.matmul and ops.transpose are this module's own names
 from tt_hal.kernels import matmul as matmul_kernel
 from tt_hal.kernels import transpose as transpose_kernel
+from tt_hal.kernels.common import workgroup_count
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat, Layout
 from tt_hal.target.placement import DRAM_MEMORY_CONFIG, MemoryConfig
-from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
 from tt_hal.target.sizes import TILE, ceil_div
+from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
 
 HANG_TIMEOUT_NS = 600 * 10**9  # device work that takes longer has hung: the wait gives up
 
@@ -37,7 +37,8 @@ def _device(*views: HalBufferView):
     device = None
     for view in views:
         if not isinstance(view, HalBufferView) or view.spec is None:
-            raise HalError(StatusCode.INVALID_ARGUMENT, f"tt_hal.ops take device tensors (device.to_device), got {view!r}")
+            raise HalError(StatusCode.INVALID_ARGUMENT,
+                           f"tt_hal.ops take device tensors (device.to_device), got {view!r}")
         if view.spec.layout is not Layout.TILE:
             raise HalError(StatusCode.INVALID_ARGUMENT,
                            f"tt_hal.ops take TILE-layout tensors; this one is {view.spec.layout.name}: "
@@ -198,7 +199,8 @@ def _dim(a, dim: int, allowed: tuple[int, ...], what: str) -> int:
     negative = dim - rank if dim >= 0 else dim
     if negative not in allowed:
         raise HalError(StatusCode.UNIMPLEMENTED, f"{what} over dim {dim} of shape {a.shape}: the kernel library "
-                                                 f"works on the last {'two dimensions' if len(allowed) > 1 else 'dimension'}"
+                                                 "works on the last "
+                                                 f"{'two dimensions' if len(allowed) > 1 else 'dimension'}"
                                                  f" (dim {' or '.join(str(d) for d in allowed)})")
     return negative
 

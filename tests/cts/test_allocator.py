@@ -11,8 +11,19 @@ import pytest
 
 import hal
 
-from .ctsutil import (BU, DEVICE_MAPPABLE, MT, SC, USAGE_MAPPABLE, det_bytes, has_bits,
-                      new_buffer, raises_status, read_bytes, wait_ok)
+from .ctsutil import (
+    BU,
+    DEVICE_MAPPABLE,
+    MT,
+    SC,
+    USAGE_MAPPABLE,
+    det_bytes,
+    has_bits,
+    new_buffer,
+    raises_status,
+    read_bytes,
+    wait_ok,
+)
 
 
 def _live(stats, kind):

@@ -9,8 +9,19 @@ import pytest
 
 import hal
 
-from .ctsutil import (BU, DEVICE_MAPPABLE, MT, SC, det_bytes, new_buffer,
-                      raises_status, read_bytes, submit_and_wait, transfer_cb, wait_ok)
+from .ctsutil import (
+    BU,
+    DEVICE_MAPPABLE,
+    MT,
+    SC,
+    det_bytes,
+    new_buffer,
+    raises_status,
+    read_bytes,
+    submit_and_wait,
+    transfer_cb,
+    wait_ok,
+)
 
 SIZES = [4, 8, 12, 16, 100, 256, 1024, 4096, 65536]
 OFFSETS = [(0, 0), (8, 8), (4, 4), (1, 2)]

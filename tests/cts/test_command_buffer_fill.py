@@ -10,8 +10,18 @@ import pytest
 
 import hal
 
-from .ctsutil import (BU, MT, SC, filled_reference, new_buffer,
-                      pattern_bytes, raises_status, read_bytes, submit_and_wait, transfer_cb)
+from .ctsutil import (
+    BU,
+    MT,
+    SC,
+    filled_reference,
+    new_buffer,
+    pattern_bytes,
+    raises_status,
+    read_bytes,
+    submit_and_wait,
+    transfer_cb,
+)
 
 # (buffer_size, target_offset, length, pattern value, pattern length)
 BASIC_CASES = [

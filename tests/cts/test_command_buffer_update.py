@@ -9,8 +9,7 @@ import pytest
 
 import hal
 
-from .ctsutil import (BU, MT, SC, det_bytes, new_buffer, raises_status, read_bytes,
-                      submit_and_wait, transfer_cb)
+from .ctsutil import BU, MT, SC, det_bytes, new_buffer, raises_status, read_bytes, submit_and_wait, transfer_cb
 
 SOURCE = bytes([0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
                 0xA1, 0xA2, 0xA3, 0xA4, 0xA5, 0xA6, 0xA7, 0xA8])

@@ -136,7 +136,8 @@ def test_dispatch_indirect_parameters(device):
 
 def test_dispatch_multi_entrypoint(device):
     """An executable with two exports, found by ordinal and by name."""
-    executable = prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32), eltwise.eltwise_unary(SfpuOp.NEG, F32, F32))
+    executable = prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32),
+                         eltwise.eltwise_unary(SfpuOp.NEG, F32, F32))
     assert executable.export_count == 2
     x = values(1, seed=5)
     source, absolute, negated = device_buffer(device, x), sentinel_buffer(device, 1), sentinel_buffer(device, 1)
@@ -167,7 +168,8 @@ def test_dispatch_multi_workgroup(device):
 def test_dispatch_pipeline(device):
     """Dispatches in one command buffer run in order: the second reads what the
     first wrote (IREE: command_buffer_dispatch_pipeline_test)."""
-    executable = prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32), eltwise.eltwise_unary(SfpuOp.NEG, F32, F32))
+    executable = prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32),
+                         eltwise.eltwise_unary(SfpuOp.NEG, F32, F32))
     tiles = 2
     x = values(tiles, seed=7)
     source, middle, target = device_buffer(device, x), sentinel_buffer(device, tiles), sentinel_buffer(device, tiles)

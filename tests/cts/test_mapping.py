@@ -11,8 +11,20 @@ import pytest
 
 import hal
 
-from .ctsutil import (BU, DEVICE_MAPPABLE, MT, SC, USAGE_MAPPABLE, det_bytes, has_bits,
-                      new_buffer, pattern_bytes, raises_status, read_bytes, wait_ok)
+from .ctsutil import (
+    BU,
+    DEVICE_MAPPABLE,
+    MT,
+    SC,
+    USAGE_MAPPABLE,
+    det_bytes,
+    has_bits,
+    new_buffer,
+    pattern_bytes,
+    raises_status,
+    read_bytes,
+    wait_ok,
+)
 
 SIZE = 128
 

@@ -11,8 +11,19 @@ import pytest
 
 import hal
 
-from .ctsutil import (BU, DEVICE_MAPPABLE, MT, SC, TIMEOUT_NS, USAGE_MAPPABLE, det_bytes,
-                      new_buffer, raises_status, read_bytes, wait_ok)
+from .ctsutil import (
+    BU,
+    DEVICE_MAPPABLE,
+    MT,
+    SC,
+    TIMEOUT_NS,
+    USAGE_MAPPABLE,
+    det_bytes,
+    new_buffer,
+    raises_status,
+    read_bytes,
+    wait_ok,
+)
 
 
 def _live_device(allocator):

@@ -6,8 +6,7 @@ Modelled on IREE's queue/queue_transfer_test.cc.
 import numpy as np
 import pytest
 
-from .ctsutil import (MT, SC, det_bytes, filled_reference, new_buffer,
-                      pattern_bytes, raises_status, read_bytes, wait_ok)
+from .ctsutil import MT, SC, det_bytes, filled_reference, new_buffer, pattern_bytes, raises_status, read_bytes, wait_ok
 
 
 def _done(device):

@@ -11,8 +11,19 @@ import pytest
 
 import hal
 
-from .ctsutil import (BU, MT, SC, TIMEOUT_NS, det_bytes, new_buffer, raises_status, read_bytes, run_threads,
-                      transfer_cb, wait_ok)
+from .ctsutil import (
+    BU,
+    MT,
+    SC,
+    TIMEOUT_NS,
+    det_bytes,
+    new_buffer,
+    raises_status,
+    read_bytes,
+    run_threads,
+    transfer_cb,
+    wait_ok,
+)
 
 MS = 1_000_000
 

@@ -174,7 +174,8 @@ class ModuleLowering:
 
     def exports(self) -> list:
         """The library Exports of every kernel, in kernel-index order, named uniquely."""
-        return [dataclasses.replace(build_kernel(key), name=f"{key[0]}_{index}") for index, key in self.kernels.values()]
+        return [dataclasses.replace(build_kernel(key), name=f"{key[0]}_{index}")
+                for index, key in self.kernels.values()]
 
 
 class _FunctionLowering:

@@ -405,12 +405,14 @@ class DispatchLowering:
         fused_inputs = tuple(fi for _, fi in inputs)
         kernel = ("eltwise_fused", "eltwise_fused", fused_inputs, tuple(code), fmt, bool(mask_columns),
                   bool(mask_rows), self.options.fp32_dest_acc_en)
-        masks = ([("mask", mask_columns, -1)] if mask_columns else []) + ([("mask", mask_rows, -2)] if mask_rows else [])
+        masks = (([("mask", mask_columns, -1)] if mask_columns else [])
+                 + ([("mask", mask_rows, -2)] if mask_rows else []))
         if len(inputs) + len(masks) > fused.MAX_FUSED_INPUTS:
             raise unimplemented(op, f"an elementwise body reading {len(inputs)} tensors (and {len(masks)} padding "
                                     f"masks): a fused kernel reads at most {fused.MAX_FUSED_INPUTS}")
         n = tile_count(ds)
-        self.launches.append(Launch(kernel, [n, tiles(ds[-2]), tiles(ds[-1])], [t for t, _ in inputs] + masks + [out], n))
+        self.launches.append(Launch(kernel, [n, tiles(ds[-2]), tiles(ds[-1])],
+                                    [t for t, _ in inputs] + masks + [out], n))
 
     def _transpose(self, op, tensor: Tensor, out: Tensor) -> None:
         fmt = self.options.data_format

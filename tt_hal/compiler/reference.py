@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import functools
 
+import iree.runtime as rt
 import ml_dtypes
 import numpy as np
-
-import iree.runtime as rt
 from iree.compiler import ir
 
 from tt_hal.compiler import frontend

@@ -28,9 +28,8 @@ from tt_hal.kernels.common import (
 )
 from tt_hal.target.isa import ADDRGEN_SLOTS, Broadcast, Op, Processor, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
-from tt_hal.target.program import KernelConfig
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import Export, Program
+from tt_hal.target.program import Export, KernelConfig, Program
 
 CB_ZERO, CB_FUSED_COLUMN_MASK, CB_FUSED_ROW_MASK = 8, 9, 10
 MAX_FUSED_INPUTS = ADDRGEN_SLOTS  # inputs and mask tiles, one address generator each

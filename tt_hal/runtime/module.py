@@ -31,6 +31,7 @@ from hal.buffer import HalBufferView
 from hal.command_buffer import HalCommandBuffer
 from hal.status import HalError, StatusCode
 from tt_hal import ops
+from tt_hal.kernels.common import workgroup_count
 from tt_hal.runtime.host_program import (
     AllocaStep,
     Barrier,
@@ -48,10 +49,8 @@ from tt_hal.runtime.host_program import (
     SlotRef,
     WaitStep,
 )
-from tt_hal.kernels.common import workgroup_count
 from tt_hal.target.layout import Layout
 from tt_hal.target.ttx import EXECUTABLE_FORMAT
-
 
 
 def write_module(record: ModuleRecord, executable: bytes, source: str | None = None) -> bytes:
@@ -152,7 +151,9 @@ class HalModuleFunction:
         self.outputs = [(t.shape, t.dtype) for t in record.outputs]
 
     def __repr__(self) -> str:
-        sig = lambda xs: ", ".join(f"{d.name}{list(s)}" for s, d in xs)
+        def sig(xs):
+            return ", ".join(f"{d.name}{list(s)}" for s, d in xs)
+
         return f"<function {self.name}({sig(self.inputs)}) -> ({sig(self.outputs)})>"
 
     def check_arguments(self, arrays) -> list[np.ndarray]:

@@ -20,10 +20,10 @@ from __future__ import annotations
 import iree.runtime as rt
 import numpy as np
 
-from tt_hal import ops
 from hal.device import HalDevice
 from hal.driver import get_device
 from hal.status import HalError, StatusCode
+from tt_hal import ops
 
 MODULE_NAME = "tt"
 ASYNC_SUFFIX = "$async"

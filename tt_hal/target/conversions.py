@@ -13,17 +13,13 @@ TT_HAL_CONVERSIONS=numba|native forces one for all.
 
 from __future__ import annotations
 
-import functools
-import logging
 import os
 
 import numpy as np
 
-from tt_hal.target.layout import DataFormat, Layout, TensorSpec
 from hal.status import HalError, StatusCode
 from tt_hal.target import extensions, formats, tiles
-
-log = logging.getLogger(__name__)  # under the library's one `tt_hal` logger (hal/log.py)
+from tt_hal.target.layout import DataFormat, Layout, TensorSpec
 
 NUMBA, NATIVE = "numba", "native"
 KERNEL_NAMES = ("tilize", "untilize", "tilize_block_float", "untilize_block_float", "bf16_encode", "bf16_decode")
@@ -60,13 +56,9 @@ def kernel(name: str, implementation: str | None = None):
 NATIVE_MODULE = "tt_hal.target._conversions"
 
 
-@functools.cache
 def native_conversions():
     """(the C++ conversion kernels, None), or (None, why they are missing: said once)."""
-    module, reason = extensions.load(NATIVE_MODULE)
-    if module is None:
-        log.warning("%s; using the numba conversions", reason)
-    return module, reason
+    return extensions.load(NATIVE_MODULE, "the numba conversions")
 
 _MAGNITUDE_BITS = {DataFormat.bfloat8_b: formats.BFP8_MAGNITUDE_BITS,
                    DataFormat.bfloat4_b: formats.BFP4_MAGNITUDE_BITS}

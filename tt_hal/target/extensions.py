@@ -9,10 +9,12 @@ import functools
 import importlib
 import importlib.util
 import json
+import logging
 import pathlib
 from types import ModuleType
 
 STATUS_FILE = "_build_status.json"
+log = logging.getLogger(__name__)  # under the library's one `tt_hal` logger (hal/log.py)
 
 
 @functools.cache
@@ -27,15 +29,20 @@ def build_status(package: str) -> dict[str, str]:
         return {}
 
 
-def load(module_name: str) -> tuple[ModuleType | None, str | None]:
-    """(the extension module, None), or (None, why it cannot be used)."""
+@functools.cache
+def load(module_name: str, instead: str, level: int = logging.WARNING) -> tuple[ModuleType | None, str | None]:
+    """(the extension module, None), or (None, why it cannot be used), said once at
+    `level` with what runs `instead`."""
     try:
         return importlib.import_module(module_name), None
     except ImportError as error:
         package, name = module_name.rsplit(".", 1)
         recorded = build_status(package).get(name)
         if recorded and recorded != "built":
-            return None, f"{module_name} was not built: {recorded}"
-        if recorded == "built":
-            return None, f"{module_name} was built but does not load: {error}"
-        return None, f"{module_name} is not built in this install (reinstall with `pip install -e .`): {error}"
+            reason = f"{module_name} was not built: {recorded}"
+        elif recorded == "built":
+            reason = f"{module_name} was built but does not load: {error}"
+        else:
+            reason = f"{module_name} is not built in this install (reinstall with `pip install -e .`): {error}"
+        log.log(level, "%s; using %s", reason, instead)
+        return None, reason

@@ -209,7 +209,8 @@ def validate_code(code: np.ndarray, where: str) -> None:
         for k, kind in enumerate(OPERANDS[op]):
             value = int(row[k + 1])
             if kind == "r" and not 0 <= value < NUM_REGISTERS:
-                raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: {op.name} at {pc}: register {value} out of range")
+                raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: {op.name} at {pc}: register {value} "
+                                                            f"out of range")
             if kind == "c" and not 0 <= value < NUM_CIRCULAR_BUFFERS:
                 raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: {op.name} at {pc}: circular buffer {value} "
                                                             f"out of range")

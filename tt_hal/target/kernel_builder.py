@@ -161,7 +161,8 @@ class KernelBuilder:
                 if kind == "t":
                     label = row[k + 1]
                     if label.position is None:
-                        raise HalError(StatusCode.INVALID_ARGUMENT, f"kernel {self.name}: label {label.name} never placed")
+                        raise HalError(StatusCode.INVALID_ARGUMENT,
+                                       f"kernel {self.name}: label {label.name} never placed")
                     resolved[k + 1] = label.position
             rows.append(resolved)
         rows.append([int(Op.HALT)] + [0] * (WIDTH - 1))

@@ -14,10 +14,9 @@ import math
 
 import numpy as np
 
-from tt_hal.target.placement import MemoryConfig, TensorMemoryLayout
 from hal.status import HalError, StatusCode
+from tt_hal.target.placement import MemoryConfig, TensorMemoryLayout
 from tt_hal.target.sizes import TILE, TILE_ELEMENTS, ceil_div, round_up
-
 
 
 class DataFormat(enum.IntEnum):

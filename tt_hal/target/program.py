@@ -19,7 +19,12 @@ import numpy as np
 
 from hal.status import HalError, StatusCode
 from tt_hal.target.isa import (
-    MAX_RUNTIME_ARGS, NUM_CIRCULAR_BUFFERS, MathFidelity, Processor, disassemble, validate_code,
+    MAX_RUNTIME_ARGS,
+    NUM_CIRCULAR_BUFFERS,
+    MathFidelity,
+    Processor,
+    disassemble,
+    validate_code,
 )
 from tt_hal.target.layout import DataFormat
 

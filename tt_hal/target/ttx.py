@@ -10,12 +10,11 @@ from __future__ import annotations
 import flatbuffers
 import numpy as np
 
-from tt_hal.target.isa import MathFidelity, Processor, WIDTH
-from tt_hal.target.program import Kernel, KernelConfig
-from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg
 from hal.status import HalError, StatusCode
 from tt_hal.target import ttx_generated as fb
+from tt_hal.target.isa import WIDTH, MathFidelity, Processor
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.program import ArgKind, CircularBufferConfig, Export, Kernel, KernelConfig, Program, RuntimeArg
 
 EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"  # the format name executable caches accept (IREE's hal.executable.format)
 FILE_IDENTIFIER = b"TTX0"

@@ -292,7 +292,9 @@ def format_info(report: dict, disassemble: bool = False, kernels: bool = True) -
 
 
 def _function_lines(function: dict) -> list[str]:
-    signature = lambda ts: ", ".join(f"{t['dtype']}{t['shape']}" for t in ts)
+    def signature(ts):
+        return ", ".join(f"{t['dtype']}{t['shape']}" for t in ts)
+
     host = function["host_program"]
     by_export = ", ".join(f"{n} x{count}" if count > 1 else n for n, count in host["dispatches_by_export"].items())
     return [f"function {function['name']}({signature(function['inputs'])}) -> ({signature(function['outputs'])})",

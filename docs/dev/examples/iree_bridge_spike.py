@@ -61,7 +61,8 @@ def compile_mlir(text, compile_to="executable-sources", flags=FLAGS, output="tex
     out = Output.open_membuffer()
     (inv.output_vm_bytecode if output == "vmfb" else inv.output_ir)(out)
     data = bytes(out.map_memory())
-    inv.close(); session.close()
+    inv.close()
+    session.close()
     return data if output == "vmfb" else data.decode()
 
 
@@ -118,7 +119,8 @@ def linalg_op(op):
         for b in op.regions[0].blocks[0].operations:
             args = [f"arg{v.arg_number}" if isinstance(v, ir.BlockArgument)
                     else repr(const(v)) if const(v) is not None else v.get_name() for v in b.operands]
-            lines.append(f"      {b.result.get_name() + ' = ' if len(b.results) == 1 else ''}{b.name}({', '.join(args)})")
+            lines.append(f"      {b.result.get_name() + ' = ' if len(b.results) == 1 else ''}"
+                         f"{b.name}({', '.join(args)})")
     return lines
 
 
@@ -131,13 +133,15 @@ def dispatches(module):
             for o in children(variant):
                 if o.name == "hal.executable.export":
                     n_workload = len(o.regions[0].blocks[0].arguments) - 1  # arg0 is the !hal.device
-                    lines.append(f"export @{o.opview.sym_name.value} ordinal={o.opview.ordinal.value} workload={n_workload}")
+                    lines.append(f"export @{o.opview.sym_name.value} ordinal={o.opview.ordinal.value} "
+                                 f"workload={n_workload}")
                 elif o.name == "builtin.module":
                     def visit(x):
                         if x.name == "hal.interface.binding.subspan":
                             s = x.opview
                             ro = "ro" if s.descriptor_flags.value & 1 else "rw"  # 1=ReadOnly, 2=Indirect
-                            lines.append(f"  binding({s.binding.value}) {ro} offset={const(s.byte_offset)} : {x.results[0].type}")
+                            lines.append(f"  binding({s.binding.value}) {ro} offset={const(s.byte_offset)} : "
+                                         f"{x.results[0].type}")
                         elif x.name == "hal.interface.constant.load":
                             lines.append(f"  push_constant[{x.opview.ordinal.value}] : {x.results[0].type}")
                         elif x.name.startswith("linalg.") and x.name != "linalg.yield" \
@@ -164,8 +168,10 @@ def host_schedule(module):
                 acc = {1: "ro", 2: "wo", 3: "rw"}
                 b = [f"{acc[a.value]} {r.get_name()}[{const(o) if const(o) is not None else o.get_name()} for "
                      f"{const(n) if const(n) is not None else n.get_name()}]"
-                     for a, r, o, n in zip(x.attributes["resource_accesses"], d.resources, d.resource_offsets, d.resource_lengths)]
-                lines.append(f"{pad}dispatch {x.attributes['entry_points'][0]} workload={[w.get_name() for w in d.workload]} "
+                     for a, r, o, n in zip(x.attributes["resource_accesses"], d.resources, d.resource_offsets,
+                                           d.resource_lengths)]
+                lines.append(f"{pad}dispatch {x.attributes['entry_points'][0]} "
+                             f"workload={[w.get_name() for w in d.workload]} "
                              f"push={[u.get_name() for u in d.uniform_operands]} {b}")
                 return
             if x.name.startswith(("stream.", "hal.", "util.")) and x.name != "stream.yield":
