@@ -19,11 +19,10 @@ Shape of the protocol (tt-metalium names in brackets):
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import importlib
 import os
-from typing import Callable, Protocol
+from typing import Callable, NamedTuple, Protocol
 
 import numpy as np
 
@@ -67,9 +66,9 @@ class Capability(enum.Flag):
     SHARDED_BINDINGS = enum.auto()  # programs address sharded buffers bound to them (else interleaved only)
 
 
-# Queue commands: what one HAL submission puts on a hardware queue, in order.
-@dataclasses.dataclass(frozen=True)
-class WriteBuffer:
+# Queue commands: what one HAL submission puts on a hardware queue, in order. Named tuples:
+# typed and immutable, and cheap to build for every command of every submission.
+class WriteBuffer(NamedTuple):
     """Host bytes into a buffer [EnqueueWriteBuffer]."""
 
     buffer: BackendBuffer
@@ -80,8 +79,7 @@ class WriteBuffer:
         backend.enqueue_write_buffer(cq, self.buffer, self.offset, self.data)
 
 
-@dataclasses.dataclass(frozen=True)
-class CopyBuffer:
+class CopyBuffer(NamedTuple):
     """Bytes from one buffer into another."""
 
     source: BackendBuffer
@@ -94,8 +92,7 @@ class CopyBuffer:
         backend.enqueue_copy_buffer(cq, self.source, self.source_offset, self.target, self.target_offset, self.length)
 
 
-@dataclasses.dataclass(frozen=True)
-class FillBuffer:
+class FillBuffer(NamedTuple):
     """`length` bytes of a repeated 1, 2 or 4-byte pattern."""
 
     buffer: BackendBuffer
@@ -107,8 +104,7 @@ class FillBuffer:
         backend.enqueue_fill_buffer(cq, self.buffer, self.offset, self.length, self.pattern)
 
 
-@dataclasses.dataclass(frozen=True)
-class Binding:
+class Binding(NamedTuple):
     """A dispatch binding: `length` bytes of `buffer` from `offset`, a whole number of
     pages in (hal.validation checks the offset is a page boundary)."""
 
@@ -117,8 +113,7 @@ class Binding:
     length: int
 
 
-@dataclasses.dataclass(frozen=True)
-class LaunchProgram:
+class LaunchProgram(NamedTuple):
     """A program over a grid of workgroups [EnqueueProgram]. `workgroup_count` is
     (x, y, z), or None with `indirect` = (buffer, offset) of three uint32 counts read
     when the program runs."""

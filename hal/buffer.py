@@ -9,11 +9,10 @@ when the mapping and every array made from it are gone.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import threading
 import weakref
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -97,8 +96,7 @@ def _free(backend, backend_buffer, statistics, size: int, is_device: bool) -> No
     statistics.record_free(size, is_device)
 
 
-@dataclasses.dataclass(frozen=True)
-class BufferRange:
+class BufferRange(NamedTuple):  # a tuple: built for every operand of every command, cheaply
     """A validated command operand: `length` bytes of `buffer` from `offset` (in the buffer)."""
 
     buffer: "HalBuffer"
@@ -131,6 +129,7 @@ class HalBuffer:
         self._allowed_access = MemoryAccess(allowed_access)
         self._byte_offset = byte_offset
         self._byte_length = allocation.size - byte_offset if byte_length is None else byte_length
+        self._usage_bits, self._access_bits = int(self._allowed_usage), int(self._allowed_access)  # fast checks
 
     def __repr__(self) -> str:
         return (
@@ -166,6 +165,16 @@ class HalBuffer:
         return self._allocation is other._allocation
 
     # Validation (IREE's buffer.c rules).
+    def check_use(self, usage: int, access: int, what: str) -> None:
+        """Alive, allowed `usage` and `access` (ints of BufferUsage / MemoryAccess bits):
+        one call per command operand."""
+        if self._allocation.released:
+            self.check_alive()
+        if self._usage_bits & usage != usage:
+            self.check_usage(usage, what)
+        if self._access_bits & access != access:
+            self.check_access(access, what)
+
     def check_alive(self) -> None:
         if self._allocation.released:
             raise HalError(StatusCode.FAILED_PRECONDITION, f"{self!r} was deallocated; it cannot be used")

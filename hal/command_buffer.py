@@ -139,40 +139,33 @@ class DispatchCommand:
     export_ordinal: int
     workgroup_count: tuple[int, int, int] | Operand  # an operand: three uint32 read when it runs
     constants: bytes
-    bindings: tuple  # each an operand, or (operand, offset, length)
+    bindings: tuple  # each (operand, offset, length); dispatch() takes an operand alone for (operand, 0, None)
     what: str = "dispatch"
 
     @property
     def operands(self) -> tuple:
-        bindings = tuple(self._binding(k)[0] for k in range(len(self.bindings)))
+        bindings = tuple(operand for operand, _, _ in self.bindings)
         return bindings if isinstance(self.workgroup_count, tuple) else (*bindings, self.workgroup_count)
-
-    def _binding(self, k: int):
-        """Binding k as (operand, offset, length)."""
-        binding = self.bindings[k]
-        return (binding + (0, None))[:3] if isinstance(binding, tuple) else (binding, 0, None)
 
     def check_recorded(self, capacity: int) -> None:
         validation.dispatch(self.executable, self.export_ordinal, self.constants, len(self.bindings), self.what)
-        operands = [self._binding(k) for k in range(len(self.bindings))]
-        if not isinstance(self.workgroup_count, tuple):
-            operands.append((self.workgroup_count, 0, None))
-        for k, (operand, offset, length) in enumerate(operands):
+        for k, (operand, offset, length) in enumerate(self.bindings):
             if isinstance(operand, BindingRef):
                 validation.binding_slot(operand.slot, capacity, self.what)
-            elif k < len(self.bindings):
-                validation.dispatch_binding(operand, offset, length, f"{self.what} binding {k}")
             else:
-                validation.indirect_workgroup_count(operand, 0, f"{self.what} workgroup count")
+                validation.dispatch_binding(operand, offset, length, f"{self.what} binding {k}")
+        if isinstance(self.workgroup_count, BindingRef):
+            validation.binding_slot(self.workgroup_count.slot, capacity, self.what)
+        elif not isinstance(self.workgroup_count, tuple):
+            validation.indirect_workgroup_count(self.workgroup_count, 0, f"{self.what} workgroup count")
 
     def lower(self, table: Sequence[HalBuffer]) -> list:
         export = validation.dispatch(self.executable, self.export_ordinal, self.constants, len(self.bindings),
                                      self.what)
         what = f"{self.what} of {export.name}"
         bindings = []
-        for k in range(len(self.bindings)):
+        for k, (operand, offset, length) in enumerate(self.bindings):
             where = f"{what} binding {k}"
-            operand, offset, length = self._binding(k)
             r = validation.dispatch_binding(*_resolve(operand, table, offset, length, where), where)
             bindings.append(Binding(r.buffer.allocation.backend_buffer, r.allocation_offset, r.length))
         workgroup_count, indirect = self.workgroup_count, None
@@ -213,6 +206,8 @@ class HalCommandBuffer:
         self.categories = CommandCategory(categories)
         self.binding_capacity = int(binding_capacity)
         self.commands: list = []
+        self._allocations: set = set()  # of the commands' direct buffers
+        self._slots: set[int] = set()  # binding-table slots the commands reference
         self._state = _State.INITIAL
         self.submitted = False  # a one-shot command buffer runs once
         if begin:
@@ -231,8 +226,7 @@ class HalCommandBuffer:
 
     @property
     def uses_binding_table(self) -> bool:
-        return any(isinstance(v, BindingRef) or (isinstance(v, tuple) and any(isinstance(b, BindingRef) for b in v))
-                   for c in self.commands for v in vars(c).values())
+        return bool(self._slots)
 
     def begin(self) -> None:
         if self._state is not _State.INITIAL:
@@ -253,9 +247,14 @@ class HalCommandBuffer:
             )
 
     def _record(self, command, category: CommandCategory, end: bool = False) -> None:
-        if not self.mode & CommandBufferMode.UNVALIDATED:
+        if not int(self.mode) & CommandBufferMode.UNVALIDATED.value:  # ints: IntFlag operators are slow
             validation.category(self.categories, category, command.what)
             command.check_recorded(self.binding_capacity)
+        for operand in command.operands:
+            if isinstance(operand, BindingRef):
+                self._slots.add(operand.slot)
+            elif isinstance(operand, HalBuffer):
+                self._allocations.add(operand.allocation)
         self.commands.append(command)
         if end:
             self.end()
@@ -316,8 +315,9 @@ class HalCommandBuffer:
         self._check_recording("dispatch")
         if not isinstance(workgroup_count, (HalBuffer, BindingRef)):
             workgroup_count = validation.workgroup_count(workgroup_count)
+        bindings = tuple((b + (0, None))[:3] if isinstance(b, tuple) else (b, 0, None) for b in bindings)
         command = DispatchCommand(executable, int(export_ordinal), workgroup_count, validation.constants(constants),
-                                  tuple(bindings))
+                                  bindings)
         self._record(command, CommandCategory.DISPATCH)
 
     def lower(self, table: Sequence[HalBuffer]) -> list:
@@ -327,10 +327,5 @@ class HalCommandBuffer:
 
     def allocations(self, table: Sequence[HalBuffer]) -> set:
         """The allocations its commands use, with binding-table slots resolved (after lower)."""
-        used = set()
-        for command in self.commands:
-            for operand in command.operands:
-                buffer = table[operand.slot] if isinstance(operand, BindingRef) else operand
-                used.add(buffer.allocation)
-        return used
+        return self._allocations | {table[slot].allocation for slot in self._slots}
 

@@ -36,7 +36,7 @@ def command_buffer_mode(mode: CommandBufferMode, binding_capacity: int) -> None:
 
 
 def category(categories: CommandCategory, required: CommandCategory, what: str) -> None:
-    if not categories & required:
+    if not int(categories) & int(required):
         raise HalError(StatusCode.FAILED_PRECONDITION,
                        f"{what}: command buffer categories {categories!s} do not include {required!s}")
 
@@ -54,9 +54,7 @@ def buffer_range(buffer: HalBuffer, usage: BufferUsage, access: MemoryAccess, of
     """A direct buffer operand: alive, allowed `usage` and `access`, the range inside it."""
     if not isinstance(buffer, HalBuffer):
         raise HalError(StatusCode.INVALID_ARGUMENT, f"{what}: expected a HalBuffer, got {type(buffer).__name__}")
-    buffer.check_alive()
-    buffer.check_usage(usage, what)
-    buffer.check_access(access, what)
+    buffer.check_use(int(usage), int(access), what)
     return BufferRange(buffer, *buffer.calculate_range(offset, length))
 
 
