@@ -40,7 +40,7 @@ RULES = {
     "tt_hal.native": (*BACKEND_SEAM, "tt_hal.target", "tt_hal.native"),
     "tt_hal.ops": ("hal", "tt_hal.target", "tt_hal.kernels", "tt_hal.ops"),
     "tt_hal.runtime": ("hal", "tt_hal.target", "tt_hal.kernels", "tt_hal.ops", "tt_hal.runtime"),
-    "tt_hal.compiler": (*HAL_LEAVES, "tt_hal.target", "tt_hal.kernels", "tt_hal.runtime", "tt_hal.compiler"),
+    "tt_hal.compiler": ("hal", "tt_hal.target", "tt_hal.kernels", "tt_hal.runtime", "tt_hal.compiler"),
     "tt_hal.tools": ("hal", "tt_hal"),
 }
 

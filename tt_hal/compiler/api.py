@@ -30,7 +30,7 @@ def compile_module(source: str | os.PathLike, *, data_format: str = "bfloat16", 
     "float32". Errors: INVALID_ARGUMENT with the compiler's diagnostics for MLIR IREE
     rejects, UNIMPLEMENTED naming the op and its location for what has no Tensix
     lowering yet."""
-    text, name = _read(source)
+    text, name = frontend.read_source(source)
     if data_format not in DATA_FORMATS:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"data_format {data_format!r}: expected one of {DATA_FORMATS}")
     try:
@@ -48,14 +48,3 @@ def compile_module(source: str | os.PathLike, *, data_format: str = "bfloat16", 
              len(exports), len(constants), data_format, fidelity.name)
     record = ModuleRecord(options.data_format, fidelity, tuple(functions), tuple(constants))
     return write_module(record, write_executable(exports), text)
-
-
-def _read(source) -> tuple[str, str]:
-    """(text, the name diagnostics use): a path's contents and the path, or the text as input.mlir."""
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and source.endswith(".mlir") and "\n" not in source):
-        try:
-            with open(source) as f:
-                return f.read(), os.fspath(source)
-        except FileNotFoundError:
-            raise HalError(StatusCode.NOT_FOUND, f"no MLIR file {os.fspath(source)!r}") from None
-    return source, frontend.BUFFER_NAME

@@ -16,6 +16,7 @@ See docs/dev/iree-compiler-bridge.md for what each phase gives.
 from __future__ import annotations
 
 import ctypes
+import os
 import re
 
 from iree.compiler import ir
@@ -39,8 +40,9 @@ BUFFER_NAME = "input.mlir"
 _DIAGNOSTIC_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p)
 _SEVERITY = {0: "note", 1: "warning", 2: "error", 3: "remark"}
 _lib = _ctypes_dl._dylib
-_lib.ireeCompilerInvocationSetCompileToPhase.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-_lib.ireeCompilerInvocationSetCompileToPhase.restype = None
+for _phase_setter in (_lib.ireeCompilerInvocationSetCompileToPhase, _lib.ireeCompilerInvocationSetCompileFromPhase):
+    _phase_setter.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    _phase_setter.restype = None
 _lib.ireeCompilerInvocationEnableCallbackDiagnostics.argtypes = [
     ctypes.c_void_p, ctypes.c_int, _DIAGNOSTIC_CALLBACK, ctypes.c_void_p]
 _lib.ireeCompilerInvocationEnableCallbackDiagnostics.restype = None
@@ -76,8 +78,12 @@ def _location(location, name: str) -> str:
     return f"{name}:{match.group(1)}:{match.group(2)}" if match else text
 
 
-def _invoke(text: str, phase: str | None, flags, vm_bytecode: bool, name: str = BUFFER_NAME):
-    validate(text, name)
+def _invoke(text: str, phase: str | None, flags, vm_bytecode: bool, name: str = BUFFER_NAME,
+            from_phase: str | None = None):
+    """Runs iree-base-compiler on `text` (from `from_phase`, default the input) to
+    `phase` (default: the end), returning MLIR text or, with `vm_bytecode`, the .vmfb."""
+    if from_phase is None:
+        validate(text, name)
     session = Session()
     try:
         session.set_flags(*flags)
@@ -91,6 +97,8 @@ def _invoke(text: str, phase: str | None, flags, vm_bytecode: bool, name: str = 
         _lib.ireeCompilerInvocationEnableCallbackDiagnostics(invocation._inv_p, 0, on_diagnostic, None)
         if phase is not None:
             _lib.ireeCompilerInvocationSetCompileToPhase(invocation._inv_p, phase.encode())
+        if from_phase is not None:
+            _lib.ireeCompilerInvocationSetCompileFromPhase(invocation._inv_p, from_phase.encode())
         source = Source.wrap_buffer(session, text.encode() + b"\0", buffer_name=name)
         if not invocation.parse_source(source):
             raise compile_error(StatusCode.INVALID_ARGUMENT, "the compiler could not parse the MLIR", diagnostics)
@@ -121,6 +129,23 @@ def compile_vmfb(text: str) -> bytes:
     return _invoke(text, None, TARGET_FLAGS, vm_bytecode=True)
 
 
+def compile_phase(text: str, from_phase: str, to_phase: str | None) -> str | bytes:
+    """Continues a compile: MLIR text at `from_phase` to `to_phase` (MLIR text), or to
+    the end (.vmfb bytes) when `to_phase` is None."""
+    return _invoke(text, to_phase, TARGET_FLAGS, vm_bytecode=to_phase is None, from_phase=from_phase)
+
+
 def normalize(module: ir.Module) -> None:
     """Named ops -> linalg.generic and softmax decomposed, in every dispatch (in place)."""
     PassManager.parse(NORMALIZE).run(module.operation)
+
+
+def read_source(source) -> tuple[str, str]:
+    """(text, the name diagnostics use): a path's contents and the path, or the text as input.mlir."""
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and source.endswith(".mlir") and "\n" not in source):
+        try:
+            with open(source) as f:
+                return f.read(), os.fspath(source)
+        except FileNotFoundError:
+            raise HalError(StatusCode.NOT_FOUND, f"no MLIR file {os.fspath(source)!r}") from None
+    return source, BUFFER_NAME

@@ -1,0 +1,85 @@
+"""A real IREE `.vmfb` for the tenstorrent device: iree-base-compiler in process,
+phase by phase (../shared/IREE_VM.md, "The build that works"):
+
+1. to `executable-sources`: each dispatch is a `hal.executable` of linalg on tensors;
+   each export is lowered to a Tensix program (an export of one `.ttx`);
+2. on to `hal` with IREE's llvm-cpu target: IREE's host code (its scheduling, buffers,
+   fences, control flow and globals) is final here; every `hal.executable.binary`
+   then takes format `tenstorrent-ttx-fb` and the `.ttx`, and the device queries ask
+   for a tenstorrent device and that format;
+3. on to `vm`, where the hal imports are rewritten for a Python `hal` module
+   (tt_hal/compiler/vm_rewrite.py);
+4. on to the `.vmfb`: IREE's bytecode module, run by iree.runtime's VM with
+   tt_hal.runtime's `hal` module (tt_hal.runtime.vmfb).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from iree.compiler import ir
+
+from hal.device import DEVICE_ID
+from tt_hal.compiler import frontend, vm_rewrite
+from tt_hal.compiler.lowering import unimplemented
+from tt_hal.target.program import Export
+from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
+
+DEVICE_PATTERN = f"{DEVICE_ID}*"  # what the program's device query matches (hal.device.id)
+
+
+def compile_vmfb(source: str | os.PathLike) -> bytes:
+    """The .vmfb of an MLIR program (text, or the path of a .mlir file). Errors:
+    INVALID_ARGUMENT with the compiler's diagnostics for MLIR IREE rejects,
+    UNIMPLEMENTED naming the op and its location for what has no Tensix lowering."""
+    text, name = frontend.read_source(source)
+    sources = frontend.compile_to_sources(text, name)
+    ttx = write_executable(lower_dispatches(sources))
+    hal_ir = retarget(frontend.compile_phase(sources, "executable-sources", "hal"), ttx)
+    vm_ir = vm_rewrite.rewrite(frontend.compile_phase(hal_ir, "hal", "vm"))
+    return frontend.compile_phase(vm_ir, "vm", None)
+
+
+def lower_dispatches(sources: str) -> list[Export]:
+    """The Tensix program of every dispatch export at the executable-sources phase."""
+    with ir.Context():
+        module = ir.Module.parse(sources)
+        exports = [op for op in _walk(module.operation) if op.name == "hal.executable.export"]
+        if exports:
+            op = exports[0]
+            raise unimplemented(op, f"dispatch {_symbol(op)}: the .vmfb path lowers no dispatches yet")
+    return []
+
+
+def retarget(hal_ir: str, ttx: bytes) -> str:
+    """The hal-phase IR with every executable binary replaced by `ttx` and the device
+    queries asking for a tenstorrent device."""
+    data = np.frombuffer(ttx, np.int8)
+    with ir.Context():
+        module = ir.Module.parse(hal_ir)
+        for op in _walk(module.operation):
+            if op.name == "hal.executable.binary":
+                op.attributes["format"] = ir.StringAttr.get(EXECUTABLE_FORMAT)
+                op.attributes["data"] = ir.DenseElementsAttr.get(data, type=ir.VectorType.get(
+                    [len(data)], ir.IntegerType.get_signless(8)))
+                del op.attributes["mime_type"]
+            elif op.name == "hal.device.query":
+                category = ir.StringAttr(op.attributes["category"]).value
+                if category == "hal.device.id":
+                    op.attributes["key"] = ir.StringAttr.get(DEVICE_PATTERN)
+                elif category == "hal.executable.format":
+                    op.attributes["key"] = ir.StringAttr.get(EXECUTABLE_FORMAT)
+        return str(module)
+
+
+def _walk(op):
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                yield inner.operation
+                yield from _walk(inner.operation)
+
+
+def _symbol(op) -> str:
+    return ir.StringAttr(op.attributes["sym_name"]).value
