@@ -1094,8 +1094,13 @@ def reader_export(body, extra_args=(), bindings=1) -> Export:
     (lambda k, ptr: k.noc_read_page(0, 0, k.const(64)), SC.ABORTED,
      ["NoC transfer to or from L1 outside the core's usable L1", "details 64"]),
     (lambda k, ptr: k.arg(7), SC.ABORTED, ["argument index beyond the arguments given", "`arg"]),
+    (lambda k, ptr: k.l1_fill(k.const(64), 64, 0), SC.ABORTED,
+     ["outside the core's usable L1", "`l1_fill", "details 64, 64, 0"]),
+    (lambda k, ptr: (k.addi(ptr, ptr, 2), k.l1_fill(ptr, 8, 0)), SC.ABORTED,
+     ["L1 store at an address or of a byte count that is not a multiple of 4", "`l1_fill"]),
+    (lambda k, ptr: k.l1_fill(ptr, 6, 0), SC.ABORTED, ["not a multiple of 4", "`l1_fill"]),
 ], ids=["page-beyond", "negative-page", "range-beyond-page", "not-a-binding", "page-size-mismatch",
-        "slot-unset", "l1-reserved", "arg-index"])
+        "slot-unset", "l1-reserved", "arg-index", "fill-l1-reserved", "fill-misaligned", "fill-odd-length"])
 def test_fault_noc_and_arguments(device, body, code, words):
     source = dram_tensor(device, np.ones((32, 64), np.float32), "bfloat16", "tile")
     address = source.get_buffer().allocation.backend_buffer.address
@@ -1118,6 +1123,22 @@ def test_noc_reads_inside_the_buffer_succeed(device, table):
     host = host_out.to_host()
     assert host[0].tolist() == [1023] * 8
     assert host[1].tolist() == [700] * 7 + [1023]
+
+
+def test_l1_fill_stores_its_pattern_little_endian(device, table):
+    """L1_FILL sets a word-aligned byte range of L1 to a repeated 32-bit pattern and
+    nothing around it: bytes 4..28 of a table row read into L1."""
+    p = Probe("fill")
+    k = p.k
+    row = k.const(9 - BIAS)
+    p.record(row)  # row 0: page 9, and page 9 stays in L1
+    at = k.reg("at")
+    k.addi(at, p.ptr, 4)
+    k.l1_fill(at, 24, 0x12345678)
+    k.noc_write_page(1, 1, p.ptr)
+    out = output(device, 2)
+    run(device, prepare(device, p.export()), (1, 1, 1), (), [table.get_buffer(), out.get_buffer()])
+    assert out.to_host()[1].tolist() == [9] + [0x12345678] * 6 + [9]
 
 
 def test_fault_l1_overflow():
