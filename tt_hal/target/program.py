@@ -80,6 +80,12 @@ class ArgKind(enum.IntEnum):
     WORKGROUP_ID = 5  # dimension `value`
     WORKGROUP_COUNT = 6  # dimension `value`
     BINDING_IS_DRAM = 7  # 1 if binding `value`'s buffer is in DRAM, 0 for L1
+    BINDING_BYTE_OFFSET = 8  # binding offset in bytes (IREE's bindings start at any byte)
+    BINDING_PAGE_SIZE = 9  # the buffer's page size: NoC byte ranges stop at its page boundaries
+
+
+BINDING_ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_PAGE_OFFSET, ArgKind.BINDING_PAGES, ArgKind.BINDING_IS_DRAM,
+                ArgKind.BINDING_BYTE_OFFSET, ArgKind.BINDING_PAGE_SIZE)  # kinds whose value names a binding
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,8 +150,7 @@ class Export:
         """INVALID_ARGUMENT for a runtime arg naming a binding, push constant or
         workgroup dimension the export does not have."""
         limits = {ArgKind.CONSTANT: self.constant_count, ArgKind.WORKGROUP_ID: 3, ArgKind.WORKGROUP_COUNT: 3,
-                  **dict.fromkeys((ArgKind.BINDING_ADDRESS, ArgKind.BINDING_PAGE_OFFSET, ArgKind.BINDING_PAGES,
-                                   ArgKind.BINDING_IS_DRAM), self.binding_count)}
+                  **dict.fromkeys(BINDING_ARGS, self.binding_count)}
         for kernel, template in zip(self.program.kernels, self.program.runtime_args):
             for k, arg in enumerate(template):
                 limit = limits.get(arg.kind)
