@@ -120,9 +120,9 @@ def test_dispatch_runs_in_waves_with_generated_kernels_and_per_core_args(hardwar
             == {cb.index for cb in export.program.circular_buffers})
     assert first.kernels[0][2] == ((0, 0), (1, 0), (0, 1), (1, 1)) and programs[1].kernels[0][2] == ((0, 0), (1, 0))
     # Workgroup 5 = (2, 1, 0) runs on core (1, 0) of the second wave; the reader's args:
-    # a's address and is_dram, b's, then workgroup id, count and the push constants.
+    # a's address, is_dram and first page, b's, then workgroup id, count and the push constants.
     reader = [k.processor for k in export.program.kernels].index(1)
-    assert programs[1].args[(reader, (1, 0))] == [a.address, 1, b.address, 1, 2, 1, 0, 3, 2, 1, 6, 1]
+    assert programs[1].args[(reader, (1, 0))] == [a.address, 1, 0, b.address, 1, 0, 2, 1, 0, 3, 2, 1, 6, 1]
 
 
 def test_waves_give_kernels_a_bindings_byte_offset_and_page_size(hardware):

@@ -105,6 +105,23 @@ def test_dispatch_constants_and_bindings(device):
     assert np.array_equal(_tile_rows(floats(buffers[2])), _tile_rows(a) + broadcast_rows)
 
 
+def test_dispatch_bindings_at_page_offsets(device):
+    """Bindings that start at a page boundary past the start of their buffers: the
+    kernels count pages from each binding's first page (BINDING_PAGE_OFFSET), for
+    inputs and the output alike, and write nothing outside the output binding."""
+    a, b = values(4, seed=14), values(4, seed=15)
+    buffers = [device_buffer(device, a), device_buffer(device, b), sentinel_buffer(device, 4)]
+    page = TILE * 4
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(prepare(device, eltwise.eltwise_binary("add", F32, F32, F32)), 0, (2, 1, 1), constants(2, 2),
+                [(buffers[0], 2 * page, 2 * page), (buffers[1], page, 2 * page), (buffers[2], page, 2 * page)])
+    cb.end()
+    submit_and_wait(device, cb)
+    got = floats(buffers[2])
+    assert np.array_equal(got[TILE:3 * TILE], a[2 * TILE:] + b[TILE:3 * TILE])
+    assert (got[:TILE] == SENTINEL).all() and (got[3 * TILE:] == SENTINEL).all()
+
+
 def _tile_rows(flat: np.ndarray) -> np.ndarray:
     """(tiles, 32, 32) row-major tiles from the face order of stored tiles."""
     faces = flat.reshape(-1, 2, 2, 16, 16)  # tile, face row, face column, row, column

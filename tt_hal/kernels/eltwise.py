@@ -10,6 +10,7 @@ from tt_hal.kernels.common import (
     buffer_args,
     circular_buffers,
     compute_each_tile,
+    read_tile,
     tile_range,
     writer_unary,
 )
@@ -25,15 +26,13 @@ def _reader(inputs: list[tuple[int, DataFormat]], broadcast: Broadcast = Broadca
     with Wt = push constant 1."""
     k = KernelBuilder("reader")
     first, end = tile_range(k)
-    one, ptr, page = k.const(1, "one"), k.reg("ptr"), k.reg("page")
+    ptr, page = k.reg("ptr"), k.reg("page")
     tiles_per_row = k.reg("Wt")
     if broadcast in (Broadcast.ROW, Broadcast.COL):
         k.emit(Op.CONSTANT, tiles_per_row, 1)
-    address_generators(k, [fmt for _, fmt in inputs])
+    bindings = address_generators(k, [fmt for _, fmt in inputs])
     with k.loop_range(first, end, "t") as tile:
         for slot, (cb, _) in enumerate(inputs):
-            k.cb_reserve_back(cb, one)
-            k.emit(Op.GET_WRITE_PTR, ptr, cb)
             if slot == 1 and broadcast == Broadcast.ROW:  # b's tile in this tile's column
                 k.emit(Op.MOD, page, tile, tiles_per_row)
             elif slot == 1 and broadcast == Broadcast.COL:  # b's tile in this tile's row
@@ -42,9 +41,7 @@ def _reader(inputs: list[tuple[int, DataFormat]], broadcast: Broadcast = Broadca
                 k.emit(Op.LI, page, 0)
             else:
                 k.emit(Op.MOV, page, tile)
-            k.noc_read_page(slot, page, ptr)
-            k.noc_read_barrier()
-            k.cb_push_back(cb, one)
+            read_tile(k, bindings[slot], cb, page, ptr)
     return k.build(Processor.RISCV_1), buffer_args(range(len(inputs)))
 
 
