@@ -501,6 +501,47 @@ def test_binding_errors(device, table):
     assert recorded(out).tolist() == [2]
 
 
+def test_page_aligned_bindings_follow_from_the_runtime_args():
+    """A binding must start on a page boundary when a kernel addresses it by pages: its
+    page offset or page count, or its address without its byte offset. A binding
+    addressed through its byte offset, or not addressed, may start anywhere."""
+    def export(*templates):
+        kernels = [(KernelBuilder(f"k{p}").build(p), template) for p, template in zip(Processor, templates)]
+        return make_export(*kernels, bindings=6)
+
+    a = ArgKind
+    args = [RuntimeArg(a.BINDING_ADDRESS, 0), RuntimeArg(a.BINDING_IS_DRAM, 0),  # pages from the buffer's start
+            RuntimeArg(a.BINDING_ADDRESS, 1), RuntimeArg(a.BINDING_BYTE_OFFSET, 1),  # bytes
+            RuntimeArg(a.BINDING_PAGE_SIZE, 1), RuntimeArg(a.BINDING_PAGES, 2),  # a page count
+            RuntimeArg(a.BINDING_ADDRESS, 3), RuntimeArg(a.BINDING_PAGE_OFFSET, 3),  # pages from its first page
+            RuntimeArg(a.BINDING_IS_DRAM, 4), RuntimeArg(a.LITERAL, 5)]  # 4 and 5: never addressed
+    assert export(args).page_aligned_bindings == {0, 2, 3}
+    # Across kernels: the byte offset in one kernel, pages of the same binding in another.
+    assert export(args[2:5], [RuntimeArg(a.BINDING_PAGE_OFFSET, 1)]).page_aligned_bindings == {1}
+    assert export([RuntimeArg(a.BINDING_ADDRESS, 1)], args[3:5]).page_aligned_bindings == set()
+
+
+def test_byte_addressed_bindings_start_at_any_byte(device, table):
+    """A program that takes a binding's byte offset (and its buffer's page size) may be
+    bound at any byte of the buffer, directly or through a binding table; the kernel
+    sees the offset and the page size."""
+    p = Probe("bytes")
+    p.record(p.k.arg(4))
+    p.record(p.k.arg(5))
+    executable = prepare(device, p.export([RuntimeArg(ArgKind.BINDING_BYTE_OFFSET, 2),
+                                           RuntimeArg(ArgKind.BINDING_PAGE_SIZE, 2)], bindings=3))
+    out = output(device, 2)
+    bindings = [table.get_buffer(), out.get_buffer(), (table.get_buffer(), 84, 40)]
+    run(device, executable, (1, 1, 1), (), bindings)
+    assert recorded(out).tolist() == [84, ROW_BYTES]
+    cb = hal.HalCommandBuffer(device, binding_capacity=3)
+    cb.dispatch(executable, 0, (1, 1, 1), b"", [hal.BindingRef(k) for k in range(3)])
+    cb.end()
+    sem = device.create_semaphore(0)
+    device.queue_execute(cb, [], [(sem, 1)], binding_table=bindings[:2] + [(table.get_buffer(), 100, 40)])
+    assert sem.wait(1, timeout=TIMEOUT_NS) and recorded(out).tolist() == [100, ROW_BYTES]
+
+
 def test_core_starts_each_round_with_fresh_circular_buffers(device):
     """Each workgroup fills its 2-page CB without a consumer: with 130 workgroups a core
     runs three, which only works if every round starts with empty circular buffers
