@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from hal.status import HalError, StatusCode
-from tt_hal.kernels import eltwise, matmul, normalization, reduce, transpose
+from tt_hal.kernels import eltwise, matmul, normalization, reduce, rowmajor, transpose
 from tt_hal.native import codegen
 from tt_hal.target.isa import OPERANDS, Broadcast, Op, Processor, ReduceKind, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
@@ -54,6 +54,10 @@ def _library_exports():
     yield "transpose", transpose.transpose(BF16, BF16)
     yield "softmax", normalization.softmax(BF16, BF16, 70, masked=True)
     yield "layernorm", normalization.layernorm(BF16, BF16, 70, 1e-5, gamma=BF16, beta=BF16)
+    yield "rowmajor_tilize", rowmajor.tilize(DataFormat.float32, offsets=True)
+    yield "rowmajor_untilize", rowmajor.untilize(BF16)
+    yield "rowmajor_add", rowmajor.eltwise_binary("add", BF16, offsets=True)
+    yield "rowmajor_copy", rowmajor.copy(DataFormat.float32)
 
 
 @pytest.mark.parametrize("name", sorted(GOLDEN_EXPORTS))

@@ -48,16 +48,23 @@ def _reader(inputs: list[tuple[int, DataFormat]], broadcast: Broadcast = Broadca
 _BINARY = {"add": Op.ADD_TILES, "sub": Op.SUB_TILES, "mul": Op.MUL_TILES}
 
 
+def binary_compute(op: str, broadcast: Broadcast = Broadcast.NONE, **config):
+    """The compute kernel of a binary op: add, sub or mul_tiles of CB_IN0 and CB_IN1 (B
+    broadcast as `broadcast` says) for each tile."""
+    instruction = _BINARY[op]
+    return compute_each_tile(
+        f"eltwise_{op}", lambda k, zero: k.emit(instruction, CB_IN0, CB_IN1, zero, zero, zero, int(broadcast)), 2,
+        **config)
+
+
 def eltwise_binary(op: str, a: DataFormat, b: DataFormat, out: DataFormat, broadcast: Broadcast = Broadcast.NONE,
                    math_fidelity: MathFidelity = MathFidelity.HiFi4, fp32_dest_acc_en: bool = False) -> Export:
     """out = a <op> b tile by tile; bindings (a, b, out); push constants: tiles of out,
     tiles per row (Wt). With a broadcast, b is a (1, W) row, an (H, 1) column (outer
     dimensions folded into H) or a scalar tensor whose row, column or element repeats."""
-    instruction = _BINARY[op]
     reader, reader_args = _reader([(CB_IN0, a), (CB_IN1, b)], broadcast)
-    compute, compute_args = compute_each_tile(
-        f"eltwise_{op}", lambda k, zero: k.emit(instruction, CB_IN0, CB_IN1, zero, zero, zero, int(broadcast)), 2,
-        math_fidelity=math_fidelity, fp32_dest_acc_en=fp32_dest_acc_en)
+    compute, compute_args = binary_compute(op, broadcast, math_fidelity=math_fidelity,
+                                           fp32_dest_acc_en=fp32_dest_acc_en)
     writer, writer_args = writer_unary(out, 2)
     cbs = circular_buffers([(CB_IN0, a), (CB_IN1, b)], out, {})
     program = Program(cbs, (reader, compute, writer), (reader_args, compute_args, writer_args))
