@@ -105,8 +105,9 @@ class FillBuffer(NamedTuple):
 
 
 class Binding(NamedTuple):
-    """A dispatch binding: `length` bytes of `buffer` from `offset`, a whole number of
-    pages in (hal.validation checks the offset is a page boundary)."""
+    """A dispatch binding: `length` bytes of `buffer` from `offset` (hal.validation checks
+    that the offset is a page boundary where the program's kernels address the binding
+    by pages)."""
 
     buffer: BackendBuffer
     offset: int

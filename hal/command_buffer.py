@@ -148,12 +148,14 @@ class DispatchCommand:
         return bindings if isinstance(self.workgroup_count, tuple) else (*bindings, self.workgroup_count)
 
     def check_recorded(self, capacity: int) -> None:
-        validation.dispatch(self.executable, self.export_ordinal, self.constants, len(self.bindings), self.what)
+        export = validation.dispatch(self.executable, self.export_ordinal, self.constants, len(self.bindings),
+                                     self.what)
         for k, (operand, offset, length) in enumerate(self.bindings):
             if isinstance(operand, BindingRef):
                 validation.binding_slot(operand.slot, capacity, self.what)
             else:
-                validation.dispatch_binding(operand, offset, length, f"{self.what} binding {k}")
+                validation.dispatch_binding(operand, offset, length, k in export.page_aligned_bindings,
+                                            f"{self.what} binding {k}")
         if isinstance(self.workgroup_count, BindingRef):
             validation.binding_slot(self.workgroup_count.slot, capacity, self.what)
         elif not isinstance(self.workgroup_count, tuple):
@@ -166,7 +168,8 @@ class DispatchCommand:
         bindings = []
         for k, (operand, offset, length) in enumerate(self.bindings):
             where = f"{what} binding {k}"
-            r = validation.dispatch_binding(*_resolve(operand, table, offset, length, where), where)
+            r = validation.dispatch_binding(*_resolve(operand, table, offset, length, where),
+                                            k in export.page_aligned_bindings, where)
             bindings.append(Binding(r.buffer.allocation.backend_buffer, r.allocation_offset, r.length))
         workgroup_count, indirect = self.workgroup_count, None
         if not isinstance(workgroup_count, tuple):

@@ -150,16 +150,19 @@ def indirect_workgroup_count(buffer: HalBuffer, offset: int, what: str) -> Buffe
                         INDIRECT_COUNT_BYTES, what)
 
 
-def dispatch_binding(buffer: HalBuffer, offset: int, length: int | None, what: str) -> BufferRange:
-    """A dispatch binding: storage usage, and a start on a page boundary of the buffer,
-    because kernels address whole pages of a binding (its BINDING_PAGE_OFFSET)."""
+def dispatch_binding(buffer: HalBuffer, offset: int, length: int | None, page_aligned: bool,
+                     what: str) -> BufferRange:
+    """A dispatch binding: storage usage, and when the program's kernels address it by
+    whole pages (`page_aligned`: Export.page_aligned_bindings), a start on a page
+    boundary of the buffer."""
     range_ = buffer_range(buffer, BufferUsage.DISPATCH_STORAGE, MemoryAccess.NONE, offset, length, what)
-    page_size = buffer.allocation.backend_buffer.page_size
-    start = buffer.byte_offset + range_.offset
-    if start % page_size:
-        raise HalError(StatusCode.INVALID_ARGUMENT,
-                       f"{what} starts at byte {start}, not at a page boundary of its buffer ({page_size}-byte "
-                       f"pages); kernels address whole pages")
+    if page_aligned:
+        page_size = buffer.allocation.backend_buffer.page_size
+        start = buffer.byte_offset + range_.offset
+        if start % page_size:
+            raise HalError(StatusCode.INVALID_ARGUMENT,
+                           f"{what} starts at byte {start}, not at a page boundary of its buffer ({page_size}-byte "
+                           f"pages); the program's kernels address it by whole pages")
     return range_
 
 

@@ -34,6 +34,8 @@ _SCALAR_BINARY = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.AND: "&", Op.OR: "|"
 _BRANCHES = {Op.BEQ: "==", Op.BNE: "!=", Op.BLT: "<", Op.BGE: ">="}
 _CB_CALLS = {Op.CB_RESERVE_BACK: "cb_reserve_back", Op.CB_PUSH_BACK: "cb_push_back",
              Op.CB_WAIT_FRONT: "cb_wait_front", Op.CB_POP_FRONT: "cb_pop_front"}
+_DATA_MOVEMENT = (Op.ADDRGEN, Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE, Op.NOC_READ, Op.NOC_WRITE, Op.NOC_READ_BARRIER,
+                  Op.NOC_WRITE_BARRIER, Op.L1_FILL)
 _TILE_REGS = {Op.TILE_REGS_ACQUIRE: "tile_regs_acquire", Op.TILE_REGS_COMMIT: "tile_regs_commit",
               Op.TILE_REGS_WAIT: "tile_regs_wait", Op.TILE_REGS_RELEASE: "tile_regs_release"}
 _ELTWISE = {Op.ADD_TILES: "ELWADD", Op.SUB_TILES: "ELWSUB", Op.MUL_TILES: "ELWMUL"}
@@ -163,16 +165,21 @@ class _Emitter:
             return [f"{_CB_CALLS[op]}({v[0]}, {u32(v[1])});"]
         if op in (Op.GET_WRITE_PTR, Op.GET_READ_PTR):
             return [f"{r(v[0])} = {'get_write_ptr' if op == Op.GET_WRITE_PTR else 'get_read_ptr'}({v[1]});"]
-        if op in (Op.ADDRGEN, Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE, Op.NOC_READ, Op.NOC_WRITE,
-                  Op.NOC_READ_BARRIER, Op.NOC_WRITE_BARRIER):
-            return self.noc(pc, op, v)
+        if op in _DATA_MOVEMENT:
+            if self.kernel.processor == Processor.COMPUTE:
+                raise _unimplemented(self.kernel, pc, f"{op.name} in a compute kernel")
+            return self.l1_fill(v) if op == Op.L1_FILL else self.noc(pc, op, v)
         if op in _TILE_REGS:
             return [f"{_TILE_REGS[op]}();"]
         return self.compute(pc, op, v)
 
+    def l1_fill(self, v: list[int]) -> list[str]:
+        """L1_FILL: uint32_t stores through an L1 pointer, as TT-Metal kernels write L1."""
+        pointer = "volatile tt_l1_ptr uint32_t *"
+        return [f"for ({pointer}p = reinterpret_cast<{pointer}>({self.u32(v[0])}), *end = p + {self.u32(v[1])} / 4; "
+                f"p != end; ++p) *p = {v[2]:#x}u;"]
+
     def noc(self, pc: int, op: Op, v: list[int]) -> list[str]:
-        if self.kernel.processor == Processor.COMPUTE:
-            raise _unimplemented(self.kernel, pc, f"{op.name} in a compute kernel")
         r, u32 = self.reg, self.u32
         if op == Op.NOC_READ_BARRIER:
             return ["noc_async_read_barrier();"]

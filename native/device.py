@@ -38,7 +38,7 @@ from tt_hal.target.placement import BufferType
 from tt_hal.target.program import Program
 from tt_hal.target.workgroups import (
     arg_template,
-    binding_args,
+    binding_table,
     core_coord,
     fill_runtime_args,
     workgroup_id,
@@ -299,8 +299,8 @@ class HardwareDevice(BackendDevice):
         total, cores = int(count.prod()), self.arch.worker_cores
         constants = np.asarray(constants, np.uint32).astype(np.int64)
         templates = [arg_template(template) for template in program.runtime_args]
-        table = np.array([binding_args(buffer.address, buffer.buffer_type is BufferType.DRAM, buffer.page_size, offset,
-                                       length) for buffer, offset, length in bindings], np.int64).reshape(-1, 4)
+        table = binding_table([(buffer.address, buffer.buffer_type is BufferType.DRAM, buffer.page_size, offset, length)
+                               for buffer, offset, length in bindings])
         for first in range(0, total, cores):
             wave = []
             for k in range(min(cores, total - first)):

@@ -1,6 +1,7 @@
 """Data movement on a Tensix core (numba), TT-Metal's dataflow_api: circular buffers
 (cb_reserve_back, cb_push_back, cb_wait_front, cb_pop_front, get_write_ptr,
-get_read_ptr) and NoC transfers through address generators.
+get_read_ptr), NoC transfers through address generators, and a data movement
+kernel's own stores to L1 (L1_FILL).
 
 Circular buffer `cb` is cb_config[cb] = (data format, page size, pages, L1 address).
 Each core counts the pages pushed to, popped from and reserved in each of its
@@ -109,4 +110,20 @@ def noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dra
         copy_bytes(l1[row, l1_at:l1_at + length], storage[bank_row, at:at + length])
     else:
         copy_bytes(storage[bank_row, at:at + length], l1[row, l1_at:l1_at + length])
+    return Fault.OK
+
+
+@numba.njit(cache=True, nogil=True)
+def l1_fill(l1, row, l1_base, address, length, pattern, fault):
+    """L1_FILL on the core with L1 row `row`: `length` bytes from `address` set to the
+    32-bit `pattern`, little-endian, repeated. Address and length are multiples of 4
+    (the kernel stores uint32_t words) and the range lies in the usable L1, as a NoC
+    transfer's must; returns a fault code."""
+    fault[4], fault[5], fault[6], fault[7] = address, length, pattern, 0
+    if address % 4 != 0 or length % 4 != 0:
+        return Fault.L1_MISALIGNED
+    if length < 0 or address < l1_base or address + length > l1.shape[1]:
+        return Fault.L1_OUT_OF_BOUNDS
+    for k in range(4):
+        l1[row, address + k:address + length:4] = (pattern >> (8 * k)) & 0xFF
     return Fault.OK

@@ -31,7 +31,7 @@ from tt_hal.target.isa import ADDRGEN_SLOTS, NUM_CIRCULAR_BUFFERS, NUM_REGISTERS
 from tt_hal.target.placement import BufferType
 from tt_hal.target.program import KernelConfig, Program
 from tt_hal.target.sizes import TILE_ELEMENTS, ceil_div, round_up
-from tt_hal.target.workgroups import arg_template, binding_args, core_coord
+from tt_hal.target.workgroups import arg_template, binding_table, core_coord
 
 log = get_logger(__name__)
 
@@ -176,8 +176,8 @@ class BindingTables:
         if entry is not None and all(a is b.buffer for a, b in zip(entry[0], bindings)):
             return entry[1]
         buffers = tuple(b.buffer for b in bindings)
-        args = np.array([binding_args(b.buffer.address, b.buffer.buffer_type is BufferType.DRAM, b.buffer.page_size,
-                                      b.offset, b.length) for b in bindings], np.int64).reshape(-1, 4)
+        args = binding_table([(b.buffer.address, b.buffer.buffer_type is BufferType.DRAM, b.buffer.page_size, b.offset,
+                               b.length) for b in bindings])
         tables = (*buffer_tables(buffers), args)
         with self._lock:
             if len(self._entries) >= self.SIZE:

@@ -26,6 +26,7 @@ class Fault(enum.IntEnum):
     DST_NOT_ACQUIRED = 13
     CB_NEGATIVE = 14
     UNKNOWN_OPCODE = 15  # an Op of tt_hal.target.isa the simulator does not implement
+    L1_MISALIGNED = 16
 
 
 # Every fault but OK. A deadlock's report lists each blocked kernel after the message.
@@ -46,4 +47,5 @@ FAULTS: dict[Fault, tuple[StatusCode, str]] = {
     Fault.DST_NOT_ACQUIRED: (StatusCode.ABORTED, "Dst used outside tile_regs_acquire / tile_regs_release"),
     Fault.CB_NEGATIVE: (StatusCode.ABORTED, "negative page count for a circular buffer"),
     Fault.UNKNOWN_OPCODE: (StatusCode.UNIMPLEMENTED, "instruction the simulator does not implement"),
+    Fault.L1_MISALIGNED: (StatusCode.ABORTED, "L1 store at an address or of a byte count that is not a multiple of 4"),
 }

@@ -7,9 +7,9 @@ as they do on the chip. A pass in which nothing moves while some kernel is still
 blocked is a deadlock, reported with what every kernel waits for.
 
 The loop itself runs scalar instructions, control flow, argument reads and Dst's
-acquire and release. Circular-buffer and NoC instructions are sim/dataflow.py's (the
-loop hands a buffer's counts to cb_sync and stores what it returns), compute
-instructions sim/compute.py's.
+acquire and release. Circular-buffer, NoC and L1 store instructions are
+sim/dataflow.py's (the loop hands a buffer's counts to cb_sync and stores what it
+returns), compute instructions sim/compute.py's.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from tt_hal.sim.dataflow import (
     NOC_TRANSFER_OPS,
     cb_page_address,
     cb_sync,
+    l1_fill,
     noc_instruction,
 )
 from tt_hal.sim.faults import Fault
@@ -213,6 +214,8 @@ def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, wor
                                               buffer_banks, page_rows, page_addresses, fault)
                     elif op == Op.NOC_READ_BARRIER or op == Op.NOC_WRITE_BARRIER:
                         pass  # transfers complete at once
+                    elif op == Op.L1_FILL:
+                        err = l1_fill(l1, row, l1_base, r[a], r[b], cc, fault)
                     elif op == Op.TILE_REGS_ACQUIRE:
                         acquired[c] = True
                     elif op == Op.TILE_REGS_COMMIT or op == Op.TILE_REGS_WAIT:

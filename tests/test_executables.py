@@ -501,6 +501,47 @@ def test_binding_errors(device, table):
     assert recorded(out).tolist() == [2]
 
 
+def test_page_aligned_bindings_follow_from_the_runtime_args():
+    """A binding must start on a page boundary when a kernel addresses it by pages: its
+    page offset or page count, or its address without its byte offset. A binding
+    addressed through its byte offset, or not addressed, may start anywhere."""
+    def export(*templates):
+        kernels = [(KernelBuilder(f"k{p}").build(p), template) for p, template in zip(Processor, templates)]
+        return make_export(*kernels, bindings=6)
+
+    a = ArgKind
+    args = [RuntimeArg(a.BINDING_ADDRESS, 0), RuntimeArg(a.BINDING_IS_DRAM, 0),  # pages from the buffer's start
+            RuntimeArg(a.BINDING_ADDRESS, 1), RuntimeArg(a.BINDING_BYTE_OFFSET, 1),  # bytes
+            RuntimeArg(a.BINDING_PAGE_SIZE, 1), RuntimeArg(a.BINDING_PAGES, 2),  # a page count
+            RuntimeArg(a.BINDING_ADDRESS, 3), RuntimeArg(a.BINDING_PAGE_OFFSET, 3),  # pages from its first page
+            RuntimeArg(a.BINDING_IS_DRAM, 4), RuntimeArg(a.LITERAL, 5)]  # 4 and 5: never addressed
+    assert export(args).page_aligned_bindings == {0, 2, 3}
+    # Across kernels: the byte offset in one kernel, pages of the same binding in another.
+    assert export(args[2:5], [RuntimeArg(a.BINDING_PAGE_OFFSET, 1)]).page_aligned_bindings == {1}
+    assert export([RuntimeArg(a.BINDING_ADDRESS, 1)], args[3:5]).page_aligned_bindings == set()
+
+
+def test_byte_addressed_bindings_start_at_any_byte(device, table):
+    """A program that takes a binding's byte offset (and its buffer's page size) may be
+    bound at any byte of the buffer, directly or through a binding table; the kernel
+    sees the offset and the page size."""
+    p = Probe("bytes")
+    p.record(p.k.arg(4))
+    p.record(p.k.arg(5))
+    executable = prepare(device, p.export([RuntimeArg(ArgKind.BINDING_BYTE_OFFSET, 2),
+                                           RuntimeArg(ArgKind.BINDING_PAGE_SIZE, 2)], bindings=3))
+    out = output(device, 2)
+    bindings = [table.get_buffer(), out.get_buffer(), (table.get_buffer(), 84, 40)]
+    run(device, executable, (1, 1, 1), (), bindings)
+    assert recorded(out).tolist() == [84, ROW_BYTES]
+    cb = hal.HalCommandBuffer(device, binding_capacity=3)
+    cb.dispatch(executable, 0, (1, 1, 1), b"", [hal.BindingRef(k) for k in range(3)])
+    cb.end()
+    sem = device.create_semaphore(0)
+    device.queue_execute(cb, [], [(sem, 1)], binding_table=bindings[:2] + [(table.get_buffer(), 100, 40)])
+    assert sem.wait(1, timeout=TIMEOUT_NS) and recorded(out).tolist() == [100, ROW_BYTES]
+
+
 def test_core_starts_each_round_with_fresh_circular_buffers(device):
     """Each workgroup fills its 2-page CB without a consumer: with 130 workgroups a core
     runs three, which only works if every round starts with empty circular buffers
@@ -1094,8 +1135,13 @@ def reader_export(body, extra_args=(), bindings=1) -> Export:
     (lambda k, ptr: k.noc_read_page(0, 0, k.const(64)), SC.ABORTED,
      ["NoC transfer to or from L1 outside the core's usable L1", "details 64"]),
     (lambda k, ptr: k.arg(7), SC.ABORTED, ["argument index beyond the arguments given", "`arg"]),
+    (lambda k, ptr: k.l1_fill(k.const(64), 64, 0), SC.ABORTED,
+     ["outside the core's usable L1", "`l1_fill", "details 64, 64, 0"]),
+    (lambda k, ptr: (k.addi(ptr, ptr, 2), k.l1_fill(ptr, 8, 0)), SC.ABORTED,
+     ["L1 store at an address or of a byte count that is not a multiple of 4", "`l1_fill"]),
+    (lambda k, ptr: k.l1_fill(ptr, 6, 0), SC.ABORTED, ["not a multiple of 4", "`l1_fill"]),
 ], ids=["page-beyond", "negative-page", "range-beyond-page", "not-a-binding", "page-size-mismatch",
-        "slot-unset", "l1-reserved", "arg-index"])
+        "slot-unset", "l1-reserved", "arg-index", "fill-l1-reserved", "fill-misaligned", "fill-odd-length"])
 def test_fault_noc_and_arguments(device, body, code, words):
     source = dram_tensor(device, np.ones((32, 64), np.float32), "bfloat16", "tile")
     address = source.get_buffer().allocation.backend_buffer.address
@@ -1118,6 +1164,22 @@ def test_noc_reads_inside_the_buffer_succeed(device, table):
     host = host_out.to_host()
     assert host[0].tolist() == [1023] * 8
     assert host[1].tolist() == [700] * 7 + [1023]
+
+
+def test_l1_fill_stores_its_pattern_little_endian(device, table):
+    """L1_FILL sets a word-aligned byte range of L1 to a repeated 32-bit pattern and
+    nothing around it: bytes 4..28 of a table row read into L1."""
+    p = Probe("fill")
+    k = p.k
+    row = k.const(9 - BIAS)
+    p.record(row)  # row 0: page 9, and page 9 stays in L1
+    at = k.reg("at")
+    k.addi(at, p.ptr, 4)
+    k.l1_fill(at, 24, 0x12345678)
+    k.noc_write_page(1, 1, p.ptr)
+    out = output(device, 2)
+    run(device, prepare(device, p.export()), (1, 1, 1), (), [table.get_buffer(), out.get_buffer()])
+    assert out.to_host()[1].tolist() == [9] + [0x12345678] * 6 + [9]
 
 
 def test_fault_l1_overflow():

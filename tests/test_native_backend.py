@@ -22,8 +22,11 @@ from tt_hal.kernels import eltwise
 from tt_hal.native import codegen
 from tt_hal.native.device import HardwareDevice
 from tt_hal.target import extensions
+from tt_hal.target.isa import Processor
+from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.placement import BufferType
+from tt_hal.target.program import ArgKind, Program, RuntimeArg
 
 BF16 = DataFormat.bfloat16
 
@@ -117,9 +120,22 @@ def test_dispatch_runs_in_waves_with_generated_kernels_and_per_core_args(hardwar
             == {cb.index for cb in export.program.circular_buffers})
     assert first.kernels[0][2] == ((0, 0), (1, 0), (0, 1), (1, 1)) and programs[1].kernels[0][2] == ((0, 0), (1, 0))
     # Workgroup 5 = (2, 1, 0) runs on core (1, 0) of the second wave; the reader's args:
-    # a's address and is_dram, b's, then workgroup id, count and the push constants.
+    # a's address, is_dram and first page, b's, then workgroup id, count and the push constants.
     reader = [k.processor for k in export.program.kernels].index(1)
-    assert programs[1].args[(reader, (1, 0))] == [a.address, 1, b.address, 1, 2, 1, 0, 3, 2, 1, 6, 1]
+    assert programs[1].args[(reader, (1, 0))] == [a.address, 1, 0, b.address, 1, 0, 2, 1, 0, 3, 2, 1, 6, 1]
+
+
+def test_waves_give_kernels_a_bindings_byte_offset_and_page_size(hardware):
+    """IREE binds byte ranges: a kernel may ask for a binding's byte offset and its
+    buffer's page size (raw buffers: 4096-byte pages, or the whole buffer when smaller)."""
+    k = KernelBuilder("args")
+    k.arg(0)
+    template = tuple(RuntimeArg(kind, b) for b in (0, 1) for kind in (ArgKind.BINDING_BYTE_OFFSET,
+                                                                        ArgKind.BINDING_PAGE_SIZE))
+    program = Program((), (k.build(Processor.RISCV_1),), (template,))
+    big, small = hardware.create_buffer(3 * 4096, 4096, BufferType.DRAM), hardware.create_buffer(96, 96, BufferType.L1)
+    [[(core, [args])]] = list(hardware.waves(program, (1, 1, 1), [], [(big, 4176, 600), (small, 16, 64)]))
+    assert core == (0, 0) and args[:4] == [4176, 4096, 16, 96]
 
 
 def test_an_enqueue_failure_fails_the_queue_until_the_next_event(hardware):

@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 from hal.status import HalError, StatusCode
-from tt_hal.kernels import eltwise, matmul, normalization, reduce, transpose
+from tt_hal.kernels import eltwise, matmul, normalization, reduce, rowmajor, transpose
 from tt_hal.native import codegen
-from tt_hal.target.isa import Broadcast, Op, Processor, ReduceKind, SfpuOp
+from tt_hal.target.isa import OPERANDS, Broadcast, Op, Processor, ReduceKind, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import ArgKind, CircularBufferConfig, Program, RuntimeArg
@@ -54,6 +54,10 @@ def _library_exports():
     yield "transpose", transpose.transpose(BF16, BF16)
     yield "softmax", normalization.softmax(BF16, BF16, 70, masked=True)
     yield "layernorm", normalization.layernorm(BF16, BF16, 70, 1e-5, gamma=BF16, beta=BF16)
+    yield "rowmajor_tilize", rowmajor.tilize(DataFormat.float32, offsets=True)
+    yield "rowmajor_untilize", rowmajor.untilize(BF16)
+    yield "rowmajor_add", rowmajor.eltwise_binary("add", BF16, offsets=True)
+    yield "rowmajor_copy", rowmajor.copy(DataFormat.float32)
 
 
 @pytest.mark.parametrize("name", sorted(GOLDEN_EXPORTS))
@@ -138,13 +142,25 @@ def test_floor_division_prelude_matches_the_simulator(tmp_path):
         assert line == f"{a // b} {a % b}", (a, b)
 
 
-def test_data_movement_ops_in_a_compute_kernel_are_unimplemented():
+@pytest.mark.parametrize("op", [Op.NOC_READ_BARRIER, Op.L1_FILL], ids=lambda op: op.name)
+def test_data_movement_ops_in_a_compute_kernel_are_unimplemented(op):
     k = KernelBuilder("bad")
-    k.noc_read_barrier()
+    getattr(k, op.name.lower())(*[0] * len(OPERANDS[op]))
     program = _single_kernel_program(k.build(Processor.COMPUTE))
     with pytest.raises(HalError) as error:
         codegen.program_sources(program)
-    assert error.value.code == StatusCode.UNIMPLEMENTED and "NOC_READ_BARRIER" in str(error.value)
+    assert error.value.code == StatusCode.UNIMPLEMENTED and op.name in str(error.value)
+
+
+@pytest.mark.skipif(CXX is None, reason="no C++ compiler on this machine")
+def test_l1_fill_is_a_loop_of_word_stores(tmp_path):
+    k = KernelBuilder("zero")
+    ptr = k.reg("ptr")
+    k.get_write_ptr(ptr, 0)
+    k.l1_fill(ptr, 2048, 0xDEADBEEF)
+    source = codegen.program_sources(_single_kernel_program(k.build(Processor.RISCV_1)))[Processor.RISCV_1]
+    assert "*end = p + (uint32_t)r[1] / 4; p != end; ++p) *p = 0xdeadbeefu;" in source
+    _syntax_check(source, False, tmp_path)
 
 
 def test_noc_use_before_addrgen_is_invalid():

@@ -13,7 +13,7 @@ import pytest
 
 import hal
 from tests.cts.ctsutil import BU, MT, SC, TIMEOUT_NS, raises_status, read_bytes, submit_and_wait, wait_ok
-from tt_hal.kernels import eltwise
+from tt_hal.kernels import eltwise, rowmajor
 from tt_hal.kernels.common import workgroup_count
 from tt_hal.target.isa import Broadcast, SfpuOp
 from tt_hal.target.layout import DataFormat
@@ -103,6 +103,48 @@ def test_dispatch_constants_and_bindings(device):
     # Out tile t (column t % columns) adds row 0 of b's tile in its column to every row.
     broadcast_rows = np.tile(_tile_rows(b)[:, :1, :], (rows, 1, 1))
     assert np.array_equal(_tile_rows(floats(buffers[2])), _tile_rows(a) + broadcast_rows)
+
+
+def test_dispatch_bindings_at_page_offsets(device):
+    """Bindings that start at a page boundary past the start of their buffers: the
+    kernels count pages from each binding's first page (BINDING_PAGE_OFFSET), for
+    inputs and the output alike, and write nothing outside the output binding."""
+    a, b = values(4, seed=14), values(4, seed=15)
+    buffers = [device_buffer(device, a), device_buffer(device, b), sentinel_buffer(device, 4)]
+    page = TILE * 4
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(prepare(device, eltwise.eltwise_binary("add", F32, F32, F32)), 0, (2, 1, 1), constants(2, 2),
+                [(buffers[0], 2 * page, 2 * page), (buffers[1], page, 2 * page), (buffers[2], page, 2 * page)])
+    cb.end()
+    submit_and_wait(device, cb)
+    got = floats(buffers[2])
+    assert np.array_equal(got[TILE:3 * TILE], a[2 * TILE:] + b[TILE:3 * TILE])
+    assert (got[:TILE] == SENTINEL).all() and (got[3 * TILE:] == SENTINEL).all()
+
+
+def test_byte_addressed_bindings_start_anywhere(device):
+    """IREE binds row-major tensors at any byte of a buffer: a program that addresses
+    its bindings by bytes (tt_hal.kernels.rowmajor) takes bindings off page
+    boundaries, directly and through a binding table, and writes only its output."""
+    rows, columns = 5, 40
+    x = values(1, seed=16)[:rows * columns]
+    source = device_buffer(device, np.concatenate([np.zeros(4, np.float32), x]))
+    executable = prepare(device, rowmajor.copy(F32))
+    pushed = constants(*rowmajor.push_constants(rows, columns))
+    nbytes = x.nbytes
+    cb = hal.HalCommandBuffer(device)
+    target = sentinel_buffer(device, 1)
+    cb.dispatch(executable, 0, (1, 1, 1), pushed, [(source, 16, nbytes), (target, 48, nbytes)])
+    cb.end()
+    submit_and_wait(device, cb)
+    reusable = hal.HalCommandBuffer(device, binding_capacity=2)
+    reusable.dispatch(executable, 0, (2, 1, 1), pushed, [hal.BindingRef(0), hal.BindingRef(1)])
+    reusable.end()
+    table_target = sentinel_buffer(device, 1)
+    submit_and_wait(device, reusable, binding_table=[(source, 16, nbytes), (table_target, 48, nbytes)])
+    for got in (floats(target), floats(table_target)):
+        assert np.array_equal(got[12:12 + x.size], x)
+        assert (got[:12] == SENTINEL).all() and (got[12 + x.size:] == SENTINEL).all()
 
 
 def _tile_rows(flat: np.ndarray) -> np.ndarray:
@@ -216,9 +258,9 @@ def test_queue_dispatch_after_transfer_and_before_copy(device):
 
 
 def test_binding_offset_off_a_page_boundary_is_invalid_at_the_call(device):
-    """Kernels address whole pages of a binding: a binding that starts inside a page
-    is INVALID_ARGUMENT at dispatch() for a direct buffer, and at queue_execute for a
-    binding-table slot, on every backend, before anything runs."""
+    """The library's tile programs address whole pages of a binding: a binding that
+    starts inside a page is INVALID_ARGUMENT at dispatch() for a direct buffer, and at
+    queue_execute for a binding-table slot, on every backend, before anything runs."""
     executable = prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32))
     source, target = device_buffer(device, values(2, seed=11)), sentinel_buffer(device, 2)
     cb = hal.HalCommandBuffer(device)

@@ -8,6 +8,8 @@ with tt_hal.target.kernel_builder.KernelBuilder, one module per kernel family:
 - `transpose`: the last two dimensions;
 - `normalization`: the row-wise softmax, layernorm and rmsnorm;
 - `fused`: fused elementwise, straight-line SFPU code over broadcast inputs;
+- `rowmajor`: row-major tensors at any byte of IREE's buffers, tilized by the reader
+  and untilized by the writer (tilize, untilize, eltwise binary, copy);
 - `common`: what the families share (tile ranges, readers and writers, Dst stages,
   circular buffers, masking of padding).
 

@@ -4,8 +4,10 @@ masking of padding."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from tt_hal.target.isa import Op, Processor, SfpuOp
-from tt_hal.target.kernel_builder import KernelBuilder
+from tt_hal.target.kernel_builder import KernelBuilder, Reg
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import ArgKind, CircularBufferConfig, RuntimeArg
 
@@ -47,25 +49,56 @@ def tile_range(k: KernelBuilder):
     return first, end
 
 
-def address_generators(k: KernelBuilder, formats) -> None:
-    """Slot i: binding i's tiles, from runtime args 2i (address) and 2i + 1 (is_dram)."""
+@dataclasses.dataclass(frozen=True)
+class TilePages:
+    """A binding of tile pages as a kernel addresses it: its address generator slot and
+    a register holding its first page in the buffer (a binding may start at any page of
+    it), which the kernel's page indices count from."""
+
+    slot: int
+    first: Reg
+
+
+_BUFFER_ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM, ArgKind.BINDING_PAGE_OFFSET)
+
+
+def address_generators(k: KernelBuilder, formats) -> list[TilePages]:
+    """Slot i: binding i's tiles, from runtime args 3i (address), 3i + 1 (is_dram) and
+    3i + 2 (first page) as buffer_args orders them."""
+    bindings = []
     for slot, fmt in enumerate(formats):
-        address, is_dram = k.arg(2 * slot, f"in{slot}_addr"), k.arg(2 * slot + 1, f"in{slot}_is_dram")
-        k.addrgen(slot, address, k.const(fmt.tile_size), is_dram)
-        k.release(address, is_dram)
+        arg = len(_BUFFER_ARGS) * slot
+        address, is_dram = k.arg(arg, f"in{slot}_addr"), k.arg(arg + 1, f"in{slot}_is_dram")
+        page_size = k.const(fmt.tile_size, "page_size")
+        k.addrgen(slot, address, page_size, is_dram)
+        k.release(address, is_dram, page_size)
+        bindings.append(TilePages(slot, k.arg(arg + 2, f"in{slot}_first_page")))
+    return bindings
 
 
 def buffer_args(bindings) -> tuple[RuntimeArg, ...]:
-    """(address, is_dram) runtime args of each binding, for its address generator."""
-    return tuple(RuntimeArg(kind, b) for b in bindings for kind in (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM))
+    """(address, is_dram, first page) runtime args of each binding, for address_generators."""
+    return tuple(RuntimeArg(kind, b) for b in bindings for kind in _BUFFER_ARGS)
 
 
-def read_tile(k: KernelBuilder, slot: int, cb: int, page, ptr) -> None:
-    """Reads page `page` of address generator `slot` into the back of `cb`."""
+def noc_page(k: KernelBuilder, op: Op, pages: TilePages, page, ptr) -> None:
+    """NOC_READ_PAGE or NOC_WRITE_PAGE (op) of page `page` (a register or an int) of a
+    binding, counted from its first page, and the barrier after it."""
+    at = k.reg("page_at")
+    if isinstance(page, Reg):
+        k.emit(Op.ADD, at, pages.first, page)
+    else:
+        k.emit(Op.ADDI, at, pages.first, page)
+    k.emit(op, pages.slot, at, ptr)
+    k.emit(Op.NOC_READ_BARRIER if op == Op.NOC_READ_PAGE else Op.NOC_WRITE_BARRIER)
+    k.release(at)
+
+
+def read_tile(k: KernelBuilder, pages: TilePages, cb: int, page, ptr) -> None:
+    """Reads page `page` of a binding into the back of `cb`."""
     k.cb_reserve_back(cb, 1)
     k.emit(Op.GET_WRITE_PTR, ptr, cb)
-    k.noc_read_page(slot, page, ptr)
-    k.noc_read_barrier()
+    noc_page(k, Op.NOC_READ_PAGE, pages, page, ptr)
     k.cb_push_back(cb, 1)
 
 
@@ -84,12 +117,11 @@ def writer_unary(output: DataFormat, binding: int):
     k = KernelBuilder("writer")
     first, end = tile_range(k)
     one, ptr = k.const(1, "one"), k.reg("ptr")
-    address_generators(k, [output])
+    [pages] = address_generators(k, [output])
     with k.loop_range(first, end, "t") as tile:
         k.cb_wait_front(CB_OUT, one)
         k.emit(Op.GET_READ_PTR, ptr, CB_OUT)
-        k.noc_write_page(0, tile, ptr)
-        k.noc_write_barrier()
+        noc_page(k, Op.NOC_WRITE_PAGE, pages, tile, ptr)
         k.cb_pop_front(CB_OUT, one)
     return k.build(Processor.RISCV_0), buffer_args([binding])
 

@@ -10,6 +10,7 @@ from tt_hal.kernels.common import (
     buffer_args,
     circular_buffers,
     compute_each_tile,
+    read_tile,
     tile_range,
     writer_unary,
 )
@@ -25,15 +26,13 @@ def _reader(inputs: list[tuple[int, DataFormat]], broadcast: Broadcast = Broadca
     with Wt = push constant 1."""
     k = KernelBuilder("reader")
     first, end = tile_range(k)
-    one, ptr, page = k.const(1, "one"), k.reg("ptr"), k.reg("page")
+    ptr, page = k.reg("ptr"), k.reg("page")
     tiles_per_row = k.reg("Wt")
     if broadcast in (Broadcast.ROW, Broadcast.COL):
         k.emit(Op.CONSTANT, tiles_per_row, 1)
-    address_generators(k, [fmt for _, fmt in inputs])
+    bindings = address_generators(k, [fmt for _, fmt in inputs])
     with k.loop_range(first, end, "t") as tile:
         for slot, (cb, _) in enumerate(inputs):
-            k.cb_reserve_back(cb, one)
-            k.emit(Op.GET_WRITE_PTR, ptr, cb)
             if slot == 1 and broadcast == Broadcast.ROW:  # b's tile in this tile's column
                 k.emit(Op.MOD, page, tile, tiles_per_row)
             elif slot == 1 and broadcast == Broadcast.COL:  # b's tile in this tile's row
@@ -42,13 +41,20 @@ def _reader(inputs: list[tuple[int, DataFormat]], broadcast: Broadcast = Broadca
                 k.emit(Op.LI, page, 0)
             else:
                 k.emit(Op.MOV, page, tile)
-            k.noc_read_page(slot, page, ptr)
-            k.noc_read_barrier()
-            k.cb_push_back(cb, one)
+            read_tile(k, bindings[slot], cb, page, ptr)
     return k.build(Processor.RISCV_1), buffer_args(range(len(inputs)))
 
 
 _BINARY = {"add": Op.ADD_TILES, "sub": Op.SUB_TILES, "mul": Op.MUL_TILES}
+
+
+def binary_compute(op: str, broadcast: Broadcast = Broadcast.NONE, **config):
+    """The compute kernel of a binary op: add, sub or mul_tiles of CB_IN0 and CB_IN1 (B
+    broadcast as `broadcast` says) for each tile."""
+    instruction = _BINARY[op]
+    return compute_each_tile(
+        f"eltwise_{op}", lambda k, zero: k.emit(instruction, CB_IN0, CB_IN1, zero, zero, zero, int(broadcast)), 2,
+        **config)
 
 
 def eltwise_binary(op: str, a: DataFormat, b: DataFormat, out: DataFormat, broadcast: Broadcast = Broadcast.NONE,
@@ -56,11 +62,9 @@ def eltwise_binary(op: str, a: DataFormat, b: DataFormat, out: DataFormat, broad
     """out = a <op> b tile by tile; bindings (a, b, out); push constants: tiles of out,
     tiles per row (Wt). With a broadcast, b is a (1, W) row, an (H, 1) column (outer
     dimensions folded into H) or a scalar tensor whose row, column or element repeats."""
-    instruction = _BINARY[op]
     reader, reader_args = _reader([(CB_IN0, a), (CB_IN1, b)], broadcast)
-    compute, compute_args = compute_each_tile(
-        f"eltwise_{op}", lambda k, zero: k.emit(instruction, CB_IN0, CB_IN1, zero, zero, zero, int(broadcast)), 2,
-        math_fidelity=math_fidelity, fp32_dest_acc_en=fp32_dest_acc_en)
+    compute, compute_args = binary_compute(op, broadcast, math_fidelity=math_fidelity,
+                                           fp32_dest_acc_en=fp32_dest_acc_en)
     writer, writer_args = writer_unary(out, 2)
     cbs = circular_buffers([(CB_IN0, a), (CB_IN1, b)], out, {})
     program = Program(cbs, (reader, compute, writer), (reader_args, compute_args, writer_args))

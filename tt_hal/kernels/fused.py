@@ -163,9 +163,9 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
     first, end = tile_range(r)
     ptr, page, scratch = r.reg("ptr"), r.reg("page"), r.reg("s")
     ht, wt = tile_grid(r)
-    address_generators(r, [i.data_format for i in inputs] + [DataFormat.bfloat16] * len(masks))
-    for slot, cb in enumerate(masks, len(inputs)):
-        read_tile(r, slot, cb, 0, ptr)
+    bindings = address_generators(r, [i.data_format for i in inputs] + [DataFormat.bfloat16] * len(masks))
+    for pages, cb in zip(bindings[len(inputs):], masks):
+        read_tile(r, pages, cb, 0, ptr)
     row, column, batch = r.reg("row"), r.reg("column"), r.reg("batch")
     with r.loop_range(first, end, "t") as t:
         r.emit(Op.MOD, column, t, wt)
@@ -190,7 +190,7 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
                 r.emit(Op.ADD, page, page, scratch)
             if has_columns:
                 r.emit(Op.ADD, page, page, column)
-            read_tile(r, slot, slot, page, ptr)
+            read_tile(r, bindings[slot], slot, page, ptr)
     reader = r.build(Processor.RISCV_1)
 
     c = KernelBuilder(name)

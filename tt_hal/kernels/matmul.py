@@ -9,6 +9,7 @@ from tt_hal.kernels.common import (
     address_generators,
     buffer_args,
     circular_buffers,
+    read_tile,
     stage,
     tile_range,
     writer_unary,
@@ -27,11 +28,11 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
     each output tile accumulates its Kt products in Dst."""
     r = KernelBuilder("reader")
     first, end = tile_range(r)
-    one, ptr, page = r.const(1, "one"), r.reg("ptr"), r.reg("page")
+    ptr, page = r.reg("ptr"), r.reg("page")
     k_tiles, n_tiles, m_tiles, b_stride = r.reg("Kt"), r.reg("Nt"), r.reg("Mt"), r.reg("b_stride")
     for index, reg in enumerate((k_tiles, n_tiles, m_tiles, b_stride), 1):
         r.emit(Op.CONSTANT, reg, index)
-    address_generators(r, (a, b))
+    bindings = address_generators(r, (a, b))
     m, n, a_base, b_base = r.reg("m"), r.reg("n"), r.reg("a_base"), r.reg("b_base")
     with r.loop_range(first, end, "t") as t:
         r.emit(Op.DIV, m, t, n_tiles)  # m over all batches: batch * Mt + row
@@ -42,16 +43,12 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
         r.emit(Op.ADD, b_base, b_base, n)
         with r.loop(k_tiles, "k") as k:
             for slot, cb in enumerate((CB_IN0, CB_IN1)):
-                r.cb_reserve_back(cb, one)
-                r.emit(Op.GET_WRITE_PTR, ptr, cb)
                 if slot == 0:  # a tile (m, k)
                     r.emit(Op.ADD, page, a_base, k)
                 else:  # b tile (batch, k, n)
                     r.emit(Op.MUL, page, k, n_tiles)
                     r.emit(Op.ADD, page, page, b_base)
-                r.noc_read_page(slot, page, ptr)
-                r.noc_read_barrier()
-                r.cb_push_back(cb, one)
+                read_tile(r, bindings[slot], cb, page, ptr)
     reader = r.build(Processor.RISCV_1)
 
     c = KernelBuilder("matmul")

@@ -19,6 +19,7 @@ from tt_hal.kernels.common import (
     last_index,
     mask_when,
     masked_last,
+    noc_page,
     read_tile,
     scaler_tile,
     stage,
@@ -41,14 +42,14 @@ def _row_reader(x: DataFormat, constants: list[tuple[int, DataFormat]]):
     first, end = tile_range(k)
     ptr, page, wt = k.reg("ptr"), k.reg("page"), k.reg("Wt")
     k.emit(Op.CONSTANT, wt, 1)
-    address_generators(k, [x] + [fmt for _, fmt in constants])
-    for slot, (cb, _) in enumerate(constants, 1):
+    bindings = address_generators(k, [x] + [fmt for _, fmt in constants])
+    for pages, (cb, _) in zip(bindings[1:], constants):
         with k.loop(1 if cb == CB_MASK else wt, "w") as w:
-            read_tile(k, slot, cb, w, ptr)
+            read_tile(k, pages, cb, w, ptr)
     with k.loop_range(first, end, "t") as t, k.loop(wt, "w") as w:
         k.emit(Op.MUL, page, t, wt)
         k.emit(Op.ADD, page, page, w)
-        read_tile(k, 0, CB_IN0, page, ptr)
+        read_tile(k, bindings[0], CB_IN0, page, ptr)
     return k.build(Processor.RISCV_1), buffer_args(range(1 + len(constants)))
 
 
@@ -58,14 +59,13 @@ def _row_writer(out: DataFormat, binding: int):
     first, end = tile_range(k)
     ptr, page, wt = k.reg("ptr"), k.reg("page"), k.reg("Wt")
     k.emit(Op.CONSTANT, wt, 1)
-    address_generators(k, [out])
+    [pages] = address_generators(k, [out])
     with k.loop_range(first, end, "t") as t, k.loop(wt, "w") as w:
         k.cb_wait_front(CB_OUT, 1)
         k.emit(Op.GET_READ_PTR, ptr, CB_OUT)
         k.emit(Op.MUL, page, t, wt)
         k.emit(Op.ADD, page, page, w)
-        k.noc_write_page(0, page, ptr)
-        k.noc_write_barrier()
+        noc_page(k, Op.NOC_WRITE_PAGE, pages, page, ptr)
         k.cb_pop_front(CB_OUT, 1)
     return k.build(Processor.RISCV_0), buffer_args([binding])
 

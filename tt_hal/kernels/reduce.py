@@ -62,9 +62,9 @@ def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = Fals
     count, d = r.reg("R"), r.reg("D")
     r.emit(Op.CONSTANT, count, 1)
     r.emit(Op.CONSTANT, d, 2)
-    address_generators(r, [fmt for _, fmt in inputs])
-    for slot, (cb, _) in enumerate(inputs[1:], 1):
-        read_tile(r, slot, cb, 0, ptr)
+    bindings = address_generators(r, [fmt for _, fmt in inputs])
+    for pages, (cb, _) in zip(bindings[1:], inputs[1:]):
+        read_tile(r, pages, cb, 0, ptr)
     base = r.reg("base")
     with r.loop_range(first, end, "t") as t:
         r.emit(Op.DIV, base, t, d)  # (t // D) * R * D + t % D
@@ -76,7 +76,7 @@ def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = Fals
             h = _rotated(r, j, count, masked)
             r.emit(Op.MUL, page, h, d)
             r.emit(Op.ADD, page, page, base)
-            read_tile(r, 0, CB_IN0, page, ptr)
+            read_tile(r, bindings[0], CB_IN0, page, ptr)
             if masked:
                 r.release(h)
     reader = r.build(Processor.RISCV_1)

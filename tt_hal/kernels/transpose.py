@@ -26,7 +26,7 @@ def transpose(a: DataFormat, out: DataFormat, fp32_dest_acc_en: bool = False) ->
     first, end = tile_range(r)
     ptr, page, scratch = r.reg("ptr"), r.reg("page"), r.reg("s")
     ht, wt = tile_grid(r)
-    address_generators(r, [a])
+    [pages] = address_generators(r, [a])
     with r.loop_range(first, end, "t") as t:
         # t = (b, i, j) over (batch, Ht, Wt) -> input tile (b, j, i) of the (Wt, Ht) grid
         r.emit(Op.MUL, scratch, ht, wt)
@@ -38,7 +38,7 @@ def transpose(a: DataFormat, out: DataFormat, fp32_dest_acc_en: bool = False) ->
         r.emit(Op.DIV, scratch, t, wt)
         r.emit(Op.MOD, scratch, scratch, ht)
         r.emit(Op.ADD, page, page, scratch)  # + i
-        read_tile(r, 0, CB_IN0, page, ptr)
+        read_tile(r, pages, CB_IN0, page, ptr)
     reader = r.build(Processor.RISCV_1)
     compute, _ = compute_each_tile("transpose_wh", lambda k, zero: k.transpose_wh_tile(CB_IN0, zero, zero), 1,
                                    fp32_dest_acc_en=fp32_dest_acc_en)

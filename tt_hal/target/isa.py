@@ -71,6 +71,8 @@ class Op(enum.IntEnum):
     NOC_WRITE = 54  # slot, rpage, roffset, rl1, rlength
     NOC_READ_BARRIER = 55
     NOC_WRITE_BARRIER = 56
+    # L1 stores of a data movement kernel (a loop of uint32_t stores through a pointer).
+    L1_FILL = 57  # rl1, rbytes, 32-bit pattern; address and byte count multiples of 4
     # Compute: Dst register file.
     TILE_REGS_ACQUIRE = 60
     TILE_REGS_COMMIT = 61
@@ -90,7 +92,8 @@ class Op(enum.IntEnum):
 
 
 # Operand kinds: r = register, i = immediate, c = circular buffer, t = branch target,
-# f = float32 bits (printed as a float), e = enum (printed by name).
+# f = float32 bits (printed as a float), e = enum (printed by name), x = 32-bit
+# pattern (printed in hex).
 OPERANDS: dict[Op, str] = {
     Op.LI: "ri", Op.MOV: "rr", **{op: "rrr" for op in (
         Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.MOD, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR, Op.MIN, Op.MAX)},
@@ -100,7 +103,7 @@ OPERANDS: dict[Op, str] = {
     Op.CB_RESERVE_BACK: "cr", Op.CB_PUSH_BACK: "cr", Op.CB_WAIT_FRONT: "cr", Op.CB_POP_FRONT: "cr",
     Op.GET_WRITE_PTR: "rc", Op.GET_READ_PTR: "rc",
     Op.ADDRGEN: "irrr", Op.NOC_READ_PAGE: "irr", Op.NOC_WRITE_PAGE: "irr", Op.NOC_READ: "irrrr",
-    Op.NOC_WRITE: "irrrr", Op.NOC_READ_BARRIER: "", Op.NOC_WRITE_BARRIER: "",
+    Op.NOC_WRITE: "irrrr", Op.NOC_READ_BARRIER: "", Op.NOC_WRITE_BARRIER: "", Op.L1_FILL: "rrx",
     Op.TILE_REGS_ACQUIRE: "", Op.TILE_REGS_COMMIT: "", Op.TILE_REGS_WAIT: "", Op.TILE_REGS_RELEASE: "",
     Op.COPY_TILE: "crr", Op.ADD_TILES: "ccrrre", Op.SUB_TILES: "ccrrre", Op.MUL_TILES: "ccrrre",
     Op.MATMUL_TILES: "ccrrri", Op.REDUCE_TILE: "eccrrr", Op.TRANSPOSE_WH_TILE: "crr",
@@ -185,6 +188,7 @@ _IMMEDIATE_RANGES = {
     (Op.NOC_WRITE, 0): range(ADDRGEN_SLOTS), (Op.WORKGROUP_ID, 1): range(3), (Op.WORKGROUP_COUNT, 1): range(3),
     (Op.ARG, 1): range(MAX_RUNTIME_ARGS), (Op.SFPU_UNARY, 0): range(SfpuOp.ADD),
     (Op.SFPU_BINARY, 0): range(SfpuOp.ADD, SfpuOp.MASK_NEG_INF + 1), (Op.MATMUL_TILES, 5): range(2),
+    (Op.L1_FILL, 2): range(1 << 32),
 }
 
 
@@ -250,6 +254,8 @@ def disassemble(code: np.ndarray, register_names=(), title: str | None = None, f
                 parts.append(repr(bits_float(value)))
             elif kind == "e" and op in _ENUMS:
                 parts.append(_ENUMS[op](value).name)
+            elif kind == "x":
+                parts.append(f"{value:#x}")
             else:
                 parts.append(str(value))
         marker = f"{pc:4d}{'>' if pc in targets else ' '} "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 
 import numpy as np
 
@@ -80,6 +81,13 @@ class ArgKind(enum.IntEnum):
     WORKGROUP_ID = 5  # dimension `value`
     WORKGROUP_COUNT = 6  # dimension `value`
     BINDING_IS_DRAM = 7  # 1 if binding `value`'s buffer is in DRAM, 0 for L1
+    BINDING_BYTE_OFFSET = 8  # binding offset in bytes (IREE's bindings start at any byte)
+    BINDING_PAGE_SIZE = 9  # the buffer's page size: NoC byte ranges stop at its page boundaries
+
+
+BINDING_ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_PAGE_OFFSET, ArgKind.BINDING_PAGES, ArgKind.BINDING_IS_DRAM,
+                ArgKind.BINDING_BYTE_OFFSET, ArgKind.BINDING_PAGE_SIZE)  # kinds whose value names a binding
+_PAGE_ARGS = frozenset((ArgKind.BINDING_PAGE_OFFSET, ArgKind.BINDING_PAGES))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,12 +148,26 @@ class Export:
     workgroup_size: tuple[int, int, int]
     program: Program
 
+    @functools.cached_property
+    def page_aligned_bindings(self) -> frozenset[int]:
+        """The bindings that must start on a page boundary of their buffer because the
+        kernels address them by whole pages: their runtime args name the binding's page
+        offset or page count, or its address without its byte offset. The others may
+        start at any byte, as IREE's bindings do: kernels address them through
+        BINDING_BYTE_OFFSET, or not at all."""
+        kinds: dict[int, set[ArgKind]] = {}
+        for template in self.program.runtime_args:
+            for arg in template:
+                if arg.kind in BINDING_ARGS:
+                    kinds.setdefault(arg.value, set()).add(arg.kind)
+        return frozenset(binding for binding, named in kinds.items() if named & _PAGE_ARGS or (
+            ArgKind.BINDING_ADDRESS in named and ArgKind.BINDING_BYTE_OFFSET not in named))
+
     def __post_init__(self):
         """INVALID_ARGUMENT for a runtime arg naming a binding, push constant or
         workgroup dimension the export does not have."""
         limits = {ArgKind.CONSTANT: self.constant_count, ArgKind.WORKGROUP_ID: 3, ArgKind.WORKGROUP_COUNT: 3,
-                  **dict.fromkeys((ArgKind.BINDING_ADDRESS, ArgKind.BINDING_PAGE_OFFSET, ArgKind.BINDING_PAGES,
-                                   ArgKind.BINDING_IS_DRAM), self.binding_count)}
+                  **dict.fromkeys(BINDING_ARGS, self.binding_count)}
         for kernel, template in zip(self.program.kernels, self.program.runtime_args):
             for k, arg in enumerate(template):
                 limit = limits.get(arg.kind)

@@ -33,11 +33,20 @@ def core_coord(k, grid_x):
     return k % grid_x, k // grid_x
 
 
+BINDING_VALUES = 6  # what binding_args returns
+
+
 @numba.njit(cache=True, nogil=True)
 def binding_args(address, is_dram, page_size, offset, length):
     """The BINDING_* values of a binding of `length` bytes at byte `offset` of its
-    buffer: (address, is_dram, first page, pages rounded up)."""
-    return address, is_dram, offset // page_size, ceil_div(length, page_size)
+    buffer: (address, is_dram, first page, pages rounded up, byte offset, page size)."""
+    return address, is_dram, offset // page_size, ceil_div(length, page_size), offset, page_size
+
+
+def binding_table(bindings) -> np.ndarray:
+    """The binding_args of each (address, is_dram, page size, offset, length), one row
+    each, as fill_runtime_args reads them."""
+    return np.array([binding_args(*binding) for binding in bindings], np.int64).reshape(-1, BINDING_VALUES)
 
 
 def arg_template(template: tuple[RuntimeArg, ...]) -> np.ndarray:
@@ -66,5 +75,9 @@ def fill_runtime_args(template, constants, ids, workgroup_count, bindings, out):
             out[k] = bindings[value, 1]
         elif kind == ArgKind.BINDING_PAGE_OFFSET:
             out[k] = bindings[value, 2]
-        else:  # ArgKind.BINDING_PAGES
+        elif kind == ArgKind.BINDING_PAGES:
             out[k] = bindings[value, 3]
+        elif kind == ArgKind.BINDING_BYTE_OFFSET:
+            out[k] = bindings[value, 4]
+        else:  # ArgKind.BINDING_PAGE_SIZE
+            out[k] = bindings[value, 5]

@@ -1,0 +1,257 @@
+"""Row-major tensors tilized and untilized on the chip (tt_hal/kernels/rowmajor.py),
+dispatched through the HAL over raw buffers as IREE binds them: byte ranges at any
+offset, with other tensors right next to them.
+
+- `tilize` and `untilize` only move bytes: they are compared bit for bit with numpy
+  twins (tests/reference.py's tilize and untilize of the folded matrix) over shapes
+  (heights and widths that are not multiples of 32, one row, one column), element
+  sizes, offsets (16-byte aligned, face rows crossing the buffer's 4096-byte pages,
+  buffers of one page, an extra offset from a push constant) and the bytes around the
+  tensor, which the writer must leave alone.
+- The programs built on them (eltwise binary, copy) are checked against numpy twins of
+  the compute numerics (docs/tensix.md#numerics).
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import hal
+from tests import reference
+from tt_hal.kernels import rowmajor
+from tt_hal.kernels.common import workgroup_count
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.sizes import TILE, ceil_div
+from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
+
+F32, BF16 = DataFormat.float32, DataFormat.bfloat16
+BITS = {2: np.uint16, 4: np.uint32}  # element size -> the dtype of its bit patterns
+RAW_PAGE = 4096  # a raw buffer's page size, when it is larger
+
+
+@pytest.fixture(scope="module")
+def executables(device):
+    """Prepared once per program: executables[(builder, format, offsets)]."""
+    cache = {}
+
+    def get(builder, fmt, offsets=False, **options):
+        key = (builder, fmt, offsets, tuple(sorted(options.items())))
+        if key not in cache:
+            export = builder(fmt, offsets=offsets, **options)
+            cache[key] = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT,
+                                                                           write_executable([export]))
+        return cache[key]
+
+    return get
+
+
+def raw_buffer(device, data: np.ndarray):
+    """A raw device buffer (IREE's: DRAM, pages of min(4096, size) bytes) holding `data`."""
+    return device.allocator.allocate_buffer_copy(hal.MemoryType.DEVICE_LOCAL,
+                                                 hal.BufferUsage.DEFAULT | hal.BufferUsage.MAPPING, device,
+                                                 np.ascontiguousarray(data).view(np.uint8))
+
+
+def tile_buffer(device, fmt: DataFormat, rows: int, columns: int, data: np.ndarray):
+    """A DRAM buffer of the (rows, columns) matrix's tile pages (page size: a tile)
+    holding the bytes `data`."""
+    buffer = device.allocator.allocate_tensor((rows, columns), fmt, "tile", hal.DRAM_MEMORY_CONFIG).get_buffer()
+    buffer.map_write(0, data.tobytes())
+    return buffer
+
+
+def host_bytes(buffer) -> np.ndarray:
+    return np.frombuffer(buffer.map_read(0, None), np.uint8).copy()
+
+
+def tiles(rows: int, columns: int) -> int:
+    return ceil_div(rows, TILE) * ceil_div(columns, TILE)
+
+
+def dispatch(device, executable, rows, columns, bindings, offsets=(), workgroups=1) -> None:
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(executable, 0, workgroup_count(tiles(rows, columns), workgroups),
+                np.array(rowmajor.push_constants(rows, columns, offsets), np.uint32).tobytes(), bindings)
+    cb.end()
+    done = device.create_semaphore(0)
+    device.queue_execute(cb, [], [(done, 1)])
+    assert done.wait(1, timeout=60 * 10**9)
+
+
+# ---- The numpy twins ----
+
+def tilize_twin(tensor: np.ndarray) -> np.ndarray:
+    """Tile pages (face order, zero padding) of a (rows, columns) array of bit patterns."""
+    return reference.tilize(tensor).view(np.uint8).reshape(-1)
+
+
+def untilize_twin(pages: np.ndarray, rows: int, columns: int, size: int) -> np.ndarray:
+    """The (rows, columns) matrix of bit patterns the tile pages hold."""
+    return reference.untilize(pages.view(BITS[size]), (rows, columns))
+
+
+def test_twins_invert_each_other():
+    tensor = np.arange(45 * 70, dtype=np.uint16).reshape(45, 70)
+    pages = tilize_twin(tensor)
+    assert pages.size == 2 * 3 * 2048 and np.array_equal(untilize_twin(pages, 45, 70, 2), tensor)
+    tile = pages[:2048].view(np.uint16).reshape(4, 16, 16)  # tile (0, 0): four faces
+    assert tile[1, 2, 3] == tensor[2, 19] and tile[2, 2, 3] == tensor[18, 3]
+    last = pages[5 * 2048:].view(np.uint16).reshape(4, 16, 16)  # tile (1, 2): rows 32.., columns 64..
+    assert last[0, 12, 5] == tensor[44, 69] and last[0, 12, 6] == 0 and not last[2:].any()
+
+
+# ---- Data movement: tilize and untilize, bit for bit ----
+
+LAYOUTS = dict(
+    fmt=st.sampled_from([BF16, F32, DataFormat.int32, DataFormat.uint16]),
+    rows=st.one_of(st.integers(1, 80), st.sampled_from([1, 16, 32, 33, 64])),
+    columns=st.one_of(st.integers(1, 80), st.sampled_from([1, 16, 32, 47, 64])),
+    offset=st.integers(0, 330).map(lambda n: 16 * n),  # IREE's bindings: 16-byte aligned, up past a 4096-byte page
+    tail=st.integers(0, 5000),  # bytes after the tensor: makes some buffers one page, others several
+    from_constant=st.booleans(),  # part of the offset is a push constant
+    workgroups=st.integers(1, 4),
+)
+
+
+def placed(rows, columns, size, offset, tail, from_constant, seed):
+    """Random buffer bytes with a (rows, columns) tensor at `offset`; the binding's
+    offset and the push-constant offset, which add up to `offset`."""
+    data = np.random.default_rng(seed).integers(0, 256, offset + rows * columns * size + tail, np.uint8)
+    constant = offset % 64 if from_constant else 0
+    return data, offset - constant, constant
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(**LAYOUTS)
+def test_tilize_matches_its_twin(device, executables, fmt, rows, columns, offset, tail, from_constant,
+                                 workgroups):
+    size = fmt.element_size
+    data, binding_offset, constant = placed(rows, columns, size, offset, tail, from_constant, rows * columns)
+    nbytes = rows * columns * size
+    tensor = data[offset:offset + nbytes].view(BITS[size]).reshape(rows, columns)
+    source = raw_buffer(device, data)
+    pages = tile_buffer(device, fmt, rows, columns, np.full(tiles(rows, columns) * fmt.tile_size, 0xA5, np.uint8))
+    dispatch(device, executables(rowmajor.tilize, fmt, from_constant), rows, columns,
+             [(source, binding_offset, constant + nbytes), pages], [constant] if from_constant else (), workgroups)
+    assert np.array_equal(host_bytes(pages), tilize_twin(tensor))
+    assert np.array_equal(host_bytes(source), data)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(**LAYOUTS)
+def test_untilize_matches_its_twin_and_spares_the_neighbours(device, executables, fmt, rows, columns, offset, tail,
+                                                             from_constant, workgroups):
+    size = fmt.element_size
+    data, binding_offset, constant = placed(rows, columns, size, offset, tail, from_constant, rows + columns)
+    nbytes = rows * columns * size
+    page_bytes = np.random.default_rng(offset).integers(0, 256, tiles(rows, columns) * fmt.tile_size, np.uint8)
+    pages, target = tile_buffer(device, fmt, rows, columns, page_bytes), raw_buffer(device, data)
+    dispatch(device, executables(rowmajor.untilize, fmt, from_constant), rows, columns,
+             [pages, (target, binding_offset, constant + nbytes)], [constant] if from_constant else (), workgroups)
+    expected = data.copy()
+    expected[offset:offset + nbytes] = untilize_twin(page_bytes, rows, columns, size).reshape(-1).view(np.uint8)
+    assert np.array_equal(host_bytes(target), expected)
+
+
+def test_face_rows_cross_page_boundaries(device, executables):
+    """A float32 tensor 70 wide at byte 4000 of a raw buffer: face rows straddle the
+    4096-byte pages at many places, and each is split into one read per page."""
+    rows, columns, offset = 40, 70, 4000
+    data = np.random.default_rng(7).integers(0, 256, offset + rows * columns * 4 + 96, np.uint8)
+    source = raw_buffer(device, data)
+    assert source.allocation.backend_buffer.page_size == RAW_PAGE
+    tensor = data[offset:offset + rows * columns * 4].view(np.uint32).reshape(rows, columns)
+    pages = raw_buffer(device, np.zeros(2 * 3 * 4096, np.uint8))
+    dispatch(device, executables(rowmajor.tilize, F32), rows, columns, [(source, offset, rows * columns * 4), pages])
+    assert np.array_equal(host_bytes(pages), tilize_twin(tensor))
+    target = raw_buffer(device, data)
+    dispatch(device, executables(rowmajor.untilize, F32), rows, columns, [pages, (target, offset, rows * columns * 4)])
+    assert np.array_equal(host_bytes(target), data)
+
+
+# ---- Compute on tiles of row-major tensors ----
+
+def tf32(x: np.ndarray) -> np.ndarray:
+    """float32 through the unpacker's Src registers: 13 low mantissa bits dropped."""
+    return (x.astype(np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+def bf16_truncated(x: np.ndarray) -> np.ndarray:
+    return (x.astype(np.float32).view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+
+
+def eltwise_twin(op: str, a: np.ndarray, b: np.ndarray, fmt: DataFormat) -> np.ndarray:
+    """Tile-program numerics at HiFi4: bfloat16 operands exact, results rounded to bf16
+    in Dst (nearest even); float32 with fp32_dest_acc_en: operands as tf32 for add and
+    sub, and the multiplier's bf16 (truncated) for mul, results kept in float32."""
+    if fmt is BF16:
+        x, y = a.astype(np.float32), b.astype(np.float32)
+        result = {"add": x + y, "sub": x - y, "mul": x * y}[op]
+        return result.astype(ml_dtypes.bfloat16)
+    if op == "mul":
+        return bf16_truncated(a) * bf16_truncated(b)
+    return tf32(a) + tf32(b) if op == "add" else tf32(a) - tf32(b)
+
+
+def values(shape, fmt: DataFormat, seed: int) -> np.ndarray:
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32) * 8
+    return x.astype(ml_dtypes.bfloat16) if fmt is BF16 else x
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul"])
+@pytest.mark.parametrize("fmt", [F32, BF16], ids=lambda f: f.name)
+@pytest.mark.parametrize("shape", [(3, 45, 70), (1, 1, 100), (70, 1), (2, 64, 32)], ids=str)
+def test_eltwise_binary_on_row_major_tensors(device, executables, op, fmt, shape):
+    """a <op> b for row-major tensors packed into one buffer, 16 bytes apart, as IREE
+    lays them out; the output sits between two neighbours that must survive."""
+    rows, columns = int(np.prod(shape[:-1])), shape[-1]
+    size, nbytes = fmt.element_size, int(np.prod(shape)) * fmt.element_size
+    a, b = values(shape, fmt, 1), values(shape, fmt, 2)
+    gap = 16 - nbytes % 16 + 16  # the next tensor starts at the next 16-byte boundary, plus 16
+    packed = np.zeros(2 * (nbytes + gap), np.uint8)
+    packed[:nbytes], packed[nbytes + gap:2 * nbytes + gap] = a.view(np.uint8).reshape(-1), b.view(np.uint8).reshape(-1)
+    inputs = raw_buffer(device, packed)
+    background = np.random.default_rng(3).integers(0, 256, nbytes + 96, np.uint8)
+    out = raw_buffer(device, background)
+    export = rowmajor.eltwise_binary
+    options = {"fp32_dest_acc_en": True} if fmt is F32 else {}
+    executable = executables(lambda f, offsets: export(op, f, offsets=offsets, **options), fmt)
+    dispatch(device, executable, rows, columns,
+             [(inputs, 0, nbytes), (inputs, nbytes + gap, nbytes), (out, 48, nbytes)], workgroups=3)
+    got = host_bytes(out)
+    expected = eltwise_twin(op, a, b, fmt)
+    np.testing.assert_array_equal(got[48:48 + nbytes].view(BITS[size]), expected.view(BITS[size]).reshape(-1))
+    assert np.array_equal(got[:48], background[:48]) and np.array_equal(got[48 + nbytes:], background[48 + nbytes:])
+
+
+@pytest.mark.parametrize("fmt", [F32, BF16], ids=lambda f: f.name)
+@pytest.mark.parametrize("shape", [(5, 33, 31), (1, 1), (1, 300), (300, 1), (64, 64)], ids=str)
+def test_copy_through_tiles_is_the_identity(device, executables, fmt, shape):
+    """tilize -> copy_tile -> untilize, with the offsets from push constants: the
+    values come back, and nothing else is written. float32 keeps every bit (NaN
+    payloads, denormals); the bf16 packer would flush denormals and -0, so bfloat16
+    takes normal values."""
+    rows, columns = int(np.prod(shape[:-1])), shape[-1]
+    nbytes = int(np.prod(shape)) * fmt.element_size
+    generator = np.random.default_rng(4)
+    bits = generator.integers(0, 256, nbytes, np.uint8) if fmt is F32 else values(shape, fmt, 4).view(np.uint8)
+    bits = bits.reshape(-1)
+    source = raw_buffer(device, np.concatenate([np.full(80, 0x11, np.uint8), bits]))
+    background = np.random.default_rng(5).integers(0, 256, nbytes + 160, np.uint8)
+    target = raw_buffer(device, background)
+    dispatch(device, executables(rowmajor.copy, fmt, True), rows, columns,
+             [(source, 64, 16 + nbytes), (target, 32, 32 + nbytes)], offsets=(16, 32), workgroups=2)
+    expected = background.copy()
+    expected[64:64 + nbytes] = bits
+    assert np.array_equal(host_bytes(target), expected)
+
+
+def test_formats_without_2_or_4_byte_elements_are_unimplemented():
+    for fmt in (DataFormat.bfloat8_b, DataFormat.uint8):
+        with pytest.raises(hal.HalError) as error:
+            rowmajor.tilize(fmt)
+        assert error.value.code == hal.StatusCode.UNIMPLEMENTED
