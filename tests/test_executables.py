@@ -52,6 +52,7 @@ from tt_hal.target.program import (
     KernelConfig,
     Program,
     RuntimeArg,
+    Stage,
 )
 from tt_hal.target.ttx import FILE_IDENTIFIER, read_executable, write_executable
 
@@ -68,7 +69,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def make_export(*kernels, cbs=(), constants=0, bindings=0, name="test", workgroup_size=(1, 1, 1)) -> Export:
     """kernels: (Kernel, runtime-arg template) pairs."""
     program = Program(tuple(cbs), tuple(k for k, _ in kernels), tuple(tuple(a) for _, a in kernels))
-    return Export(name, constants, bindings, workgroup_size, program)
+    return Export(name, constants, bindings, workgroup_size, (Stage(program),))
 
 
 def prepare(device, *exports):
@@ -785,7 +786,7 @@ def test_ttx_rejects_invalid_programs():
         object.__setattr__(program, "circular_buffers", good.program.circular_buffers)
         object.__setattr__(program, "kernels", kernels)
         object.__setattr__(program, "runtime_args", tuple(() for _ in kernels))
-        data = write_executable([Export("bad", 0, 0, (1, 1, 1), program)])
+        data = write_executable([Export("bad", 0, 0, (1, 1, 1), (Stage(program),))])
         with raises_status(SC.INVALID_ARGUMENT) as info:
             read_executable(data)
         assert words in info.value.message
@@ -1344,14 +1345,14 @@ _CHILD = textwrap.dedent("""
     import sys, numpy as np, hal
     from tt_hal.target.isa import Op, Processor
     from tt_hal.target.kernel_builder import KernelBuilder
-    from tt_hal.target.program import Export, Program
+    from tt_hal.target.program import Export, Program, Stage
     from tt_hal.target.ttx import write_executable
     op, immediate = Op[sys.argv[1]], int(sys.argv[2])
     try:
         k = KernelBuilder("oob")
         r = k.const(4096)
         k.emit(op, immediate, r, r, r) if op == Op.ADDRGEN else k.emit(op, r, immediate)
-        export = Export("oob", 0, 0, (1, 1, 1), Program((), (k.build(Processor.RISCV_0),), ((),)))
+        export = Export("oob", 0, 0, (1, 1, 1), (Stage(Program((), (k.build(Processor.RISCV_0),), ((),))),))
         d = hal.create_device("tenstorrent")
         exe = d.create_executable_cache().prepare_executable("tenstorrent-ttx-fb", write_executable([export]))
         cb = hal.HalCommandBuffer(d)

@@ -29,7 +29,7 @@ from tt_hal.runtime.module import read_module, write_module
 from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, get_arch
 from tt_hal.target.isa import MathFidelity, Processor
 from tt_hal.target.layout import DataFormat as DF
-from tt_hal.target.program import CircularBufferConfig
+from tt_hal.target.program import CircularBufferConfig, Stage
 from tt_hal.target.ttx import read_executable, write_executable
 from tt_hal.tools.inspection import (
     describe_file,
@@ -182,7 +182,7 @@ def padded_export(page_sizes):
     export = library_exports()[0]
     cbs = tuple(CircularBufferConfig(cb.index, cb.data_format, size, 3)
                 for cb, size in zip(export.program.circular_buffers, page_sizes))
-    return dataclasses.replace(export, program=dataclasses.replace(export.program, circular_buffers=cbs))
+    return dataclasses.replace(export, stages=(Stage(dataclasses.replace(export.program, circular_buffers=cbs)),))
 
 
 def test_l1_layout_starts_at_the_unreserved_base_with_aligned_starts():

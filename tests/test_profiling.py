@@ -16,7 +16,7 @@ from hal.executable import EXECUTABLE_FORMAT
 from tt_hal import ops
 from tt_hal.target.isa import Processor
 from tt_hal.target.kernel_builder import KernelBuilder
-from tt_hal.target.program import ArgKind, Program, RuntimeArg
+from tt_hal.target.program import ArgKind, Program, RuntimeArg, Stage
 from tt_hal.target.ttx import Export, write_executable
 from tt_hal.tools import pictures
 
@@ -33,7 +33,7 @@ def counting_executable(device):
     with k.loop(n) as i:
         k.add(acc, acc, i)
     program = Program((), (k.build(Processor.RISCV_0),), ((RuntimeArg(ArgKind.WORKGROUP_ID, 0),),))
-    data = write_executable([Export("count", 0, 0, (1, 1, 1), program)])
+    data = write_executable([Export("count", 0, 0, (1, 1, 1), (Stage(program),))])
     return device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, data)
 
 
@@ -156,7 +156,7 @@ def test_a_failed_dispatch_is_marked_in_the_trace(tmp_path):
     k.div(zero, zero, zero)
     program = Program((), (k.build(Processor.RISCV_0),), ((),))
     executable = device.create_executable_cache().prepare_executable(
-        EXECUTABLE_FORMAT, write_executable([Export("divide", 0, 0, (1, 1, 1), program)]))
+        EXECUTABLE_FORMAT, write_executable([Export("divide", 0, 0, (1, 1, 1), (Stage(program),))]))
     sem = device.create_semaphore(0)
     device.begin_profiling()
     cb = device.create_command_buffer()

@@ -17,7 +17,7 @@ from tt_hal.kernels.common import (
 from tt_hal.target.isa import Broadcast, MathFidelity, Op, Processor, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import Export, Program
+from tt_hal.target.program import Export, Program, Stage
 
 
 def _reader(inputs: list[tuple[int, DataFormat]], broadcast: Broadcast = Broadcast.NONE):
@@ -68,7 +68,7 @@ def eltwise_binary(op: str, a: DataFormat, b: DataFormat, out: DataFormat, broad
     writer, writer_args = writer_unary(out, 2)
     cbs = circular_buffers([(CB_IN0, a), (CB_IN1, b)], out, {})
     program = Program(cbs, (reader, compute, writer), (reader_args, compute_args, writer_args))
-    return Export(f"eltwise_{op}", 2, 3, (1, 1, 1), program)
+    return Export(f"eltwise_{op}", 2, 3, (1, 1, 1), (Stage(program),))
 
 
 def eltwise_unary(op: SfpuOp, a: DataFormat, out: DataFormat, parameter: float = 0.0,
@@ -85,4 +85,4 @@ def eltwise_unary(op: SfpuOp, a: DataFormat, out: DataFormat, parameter: float =
     writer, writer_args = writer_unary(out, 1)
     cbs = circular_buffers([(CB_IN0, a)], out, {})
     program = Program(cbs, (reader, compute, writer), (reader_args, compute_args, writer_args))
-    return Export(f"eltwise_{op.name.lower()}", 1, 2, (1, 1, 1), program)
+    return Export(f"eltwise_{op.name.lower()}", 1, 2, (1, 1, 1), (Stage(program),))

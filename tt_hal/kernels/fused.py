@@ -29,7 +29,7 @@ from tt_hal.kernels.common import (
 from tt_hal.target.isa import ADDRGEN_SLOTS, Broadcast, Op, Processor, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import Export, KernelConfig, Program
+from tt_hal.target.program import Export, KernelConfig, Program, Stage
 
 CB_ZERO, CB_FUSED_COLUMN_MASK, CB_FUSED_ROW_MASK = 8, 9, 10
 MAX_FUSED_INPUTS = ADDRGEN_SLOTS  # inputs and mask tiles, one address generator each
@@ -236,4 +236,4 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
         extra[CB_ZERO] = (intermediate_format(fp32_dest_acc_en), 1)
     cbs = circular_buffers([(cb, i.data_format) for cb, i in enumerate(inputs)], out, extra)
     program = Program(cbs, (reader, compute, writer), (buffer_args(range(len(inputs) + len(masks))), (), writer_args))
-    return Export(name, 3, len(inputs) + len(masks) + 1, (1, 1, 1), program)
+    return Export(name, 3, len(inputs) + len(masks) + 1, (1, 1, 1), (Stage(program),))

@@ -17,7 +17,7 @@ from tt_hal.kernels.common import (
 from tt_hal.target.isa import MathFidelity, Op, Processor
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import Export, Program
+from tt_hal.target.program import Export, Program, Stage
 
 
 def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFidelity = MathFidelity.HiFi4,
@@ -69,4 +69,4 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
     writer, writer_args = writer_unary(out, 2)
     cbs = circular_buffers([(CB_IN0, a), (CB_IN1, b)], out, {})
     program = Program(cbs, (reader, compute, writer), (buffer_args([0, 1]), (), writer_args))
-    return Export("matmul", 5, 3, (1, 1, 1), program)
+    return Export("matmul", 5, 3, (1, 1, 1), (Stage(program),))

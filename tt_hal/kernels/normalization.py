@@ -28,7 +28,7 @@ from tt_hal.kernels.common import (
 from tt_hal.target.isa import Broadcast, Op, Processor, ReduceKind, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import Export, Program
+from tt_hal.target.program import Export, Program, Stage
 from tt_hal.target.sizes import TILE, ceil_div
 
 CB_GAMMA, CB_BETA = 1, 2
@@ -108,9 +108,9 @@ def _row_program(name: str, x: DataFormat, out: DataFormat, width: int, constant
     inter = intermediate_format(fp32_dest_acc_en)
     extra = {CB_SCALER: (DataFormat.bfloat16, 1), CB_LAST: (inter, 1)}
     extra.update({cb: (inter, pages or row_pages) for cb, pages in intermediates.items()})
-    return Export(name, 2, len(constants) + 2, (1, 1, 1),
-                  Program(circular_buffers([(CB_IN0, x)] + constants, out, extra, input_pages=row_pages),
-                          (reader, compute, writer), (reader_args, (), writer_args)))
+    program = Program(circular_buffers([(CB_IN0, x)] + constants, out, extra, input_pages=row_pages),
+                      (reader, compute, writer), (reader_args, (), writer_args))
+    return Export(name, 2, len(constants) + 2, (1, 1, 1), (Stage(program),))
 
 
 def softmax(x: DataFormat, out: DataFormat, width: int, masked: bool = False,

@@ -27,7 +27,7 @@ from tt_hal.kernels.common import (
 from tt_hal.target.isa import Op, Processor, ReduceKind, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import Export, Program
+from tt_hal.target.program import Export, Program, Stage
 
 CB_COLUMN_MASK = 5
 
@@ -118,4 +118,4 @@ def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = Fals
     cbs = circular_buffers(inputs, out, {CB_SCALER: (DataFormat.bfloat16, 1), CB_LAST: (intermediate_format(
         fp32_dest_acc_en), 1)})
     program = Program(cbs, (reader, compute, writer), (buffer_args(range(len(inputs))), (), writer_args))
-    return Export(f"reduce_{kind.name.lower()}", 3, len(inputs) + 1, (1, 1, 1), program)
+    return Export(f"reduce_{kind.name.lower()}", 3, len(inputs) + 1, (1, 1, 1), (Stage(program),))

@@ -55,7 +55,7 @@ from tt_hal.kernels.eltwise import binary_compute
 from tt_hal.target.isa import MathFidelity, Op, Processor
 from tt_hal.target.kernel_builder import KernelBuilder, Reg
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import ArgKind, Export, Program, RuntimeArg
+from tt_hal.target.program import ArgKind, Export, Program, RuntimeArg, Stage
 from tt_hal.target.sizes import FACE, FACE_ELEMENTS, TILE, TILE_ELEMENTS, ceil_div
 
 OFFSET_CONSTANTS = 3  # push constants before the optional byte offsets: T, rows, columns
@@ -281,7 +281,8 @@ def writer(out: DataFormat, binding: int, offsets: bool, offset_index: int):
 
 def _export(name: str, kernels, cbs, row_major_bindings: int, bindings: int, offsets: bool) -> Export:
     program = Program(cbs, tuple(kernel for kernel, _ in kernels), tuple(args for _, args in kernels))
-    return Export(name, OFFSET_CONSTANTS + (row_major_bindings if offsets else 0), bindings, (1, 1, 1), program)
+    constants = OFFSET_CONSTANTS + (row_major_bindings if offsets else 0)
+    return Export(name, constants, bindings, (1, 1, 1), (Stage(program),))
 
 
 def tilize(fmt: DataFormat, offsets: bool = False) -> Export:

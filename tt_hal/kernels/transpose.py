@@ -16,7 +16,7 @@ from tt_hal.kernels.common import (
 from tt_hal.target.isa import Op, Processor
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import Export, Program
+from tt_hal.target.program import Export, Program, Stage
 
 
 def transpose(a: DataFormat, out: DataFormat, fp32_dest_acc_en: bool = False) -> Export:
@@ -45,4 +45,4 @@ def transpose(a: DataFormat, out: DataFormat, fp32_dest_acc_en: bool = False) ->
     writer, writer_args = writer_unary(out, 1)
     program = Program(circular_buffers([(CB_IN0, a)], out, {}), (reader, compute, writer),
                       (buffer_args([0]), (), writer_args))
-    return Export("transpose_wh", 3, 2, (1, 1, 1), program)
+    return Export("transpose_wh", 3, 2, (1, 1, 1), (Stage(program),))

@@ -138,40 +138,126 @@ class Program:
         return None
 
 
+class BindingSource(enum.IntEnum):
+    """Where a stage's binding comes from."""
+
+    DISPATCH = 0  # binding `index` of the dispatch, as bound
+    TENSOR = 1  # the export's tensor `index`: device memory its executable holds
+
+
+@dataclasses.dataclass(frozen=True)
+class ExportTensor:
+    """A tile tensor an export's stages share: the HAL allocates it (interleaved in
+    DRAM, TILE layout of `shape`, pages of `data_format` tiles) when it prepares the
+    executable, and writes `values` (float32 of `shape`, padding zero) into it; with
+    no values it is scratch, whose contents no dispatch may rely on."""
+
+    shape: tuple[int, ...]
+    data_format: DataFormat
+    values: np.ndarray | None = dataclasses.field(default=None, compare=False)
+
+    def __post_init__(self):
+        if len(self.shape) < 2 or min(self.shape) <= 0:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"an export tensor of shape {self.shape}: a tile tensor has "
+                                                        f"rank 2 or more and no empty dimension")
+        if self.values is not None and tuple(self.values.shape) != tuple(self.shape):
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"an export tensor of shape {self.shape} with values of "
+                                                        f"shape {self.values.shape}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    """One program an export runs. A dispatch of an export runs its stages in order on
+    the compute queue, each to completion before the next starts. A stage takes the
+    dispatch's workgroup grid, push constants and bindings, or its own: a grid, push
+    constants that are literals or the dispatch's (RuntimeArg LITERAL or CONSTANT),
+    and bindings from the dispatch or the export's tensors (BindingSource, index)."""
+
+    program: Program
+    workgroup_count: tuple[int, int, int] | None = None
+    constants: tuple[RuntimeArg, ...] | None = None
+    bindings: tuple[tuple[BindingSource, int], ...] | None = None
+
+
 @dataclasses.dataclass(frozen=True)
 class Export:
-    """One entry point of an executable (iree_hal_executable_export_info_t)."""
+    """One entry point of an executable (iree_hal_executable_export_info_t): the
+    stages a dispatch of it runs, and the tensors they share."""
 
     name: str
     constant_count: int
     binding_count: int
     workgroup_size: tuple[int, int, int]
-    program: Program
+    stages: tuple[Stage, ...]
+    tensors: tuple[ExportTensor, ...] = ()
+
+    @property
+    def program(self) -> Program:
+        """The program of a one-stage export (the kernel library's)."""
+        if len(self.stages) != 1:
+            raise HalError(StatusCode.FAILED_PRECONDITION, f"export {self.name} runs {len(self.stages)} programs")
+        return self.stages[0].program
+
+    def dispatch_bindings(self, stage: Stage) -> list[int | None]:
+        """The dispatch binding each of a stage's bindings is (None: an export tensor)."""
+        if stage.bindings is None:
+            return list(range(self.binding_count))
+        return [index if source is BindingSource.DISPATCH else None for source, index in stage.bindings]
 
     @functools.cached_property
     def page_aligned_bindings(self) -> frozenset[int]:
-        """The bindings that must start on a page boundary of their buffer because the
-        kernels address them by whole pages: their runtime args name the binding's page
-        offset or page count, or its address without its byte offset. The others may
-        start at any byte, as IREE's bindings do: kernels address them through
-        BINDING_BYTE_OFFSET, or not at all."""
-        kinds: dict[int, set[ArgKind]] = {}
-        for template in self.program.runtime_args:
-            for arg in template:
-                if arg.kind in BINDING_ARGS:
-                    kinds.setdefault(arg.value, set()).add(arg.kind)
-        return frozenset(binding for binding, named in kinds.items() if named & _PAGE_ARGS or (
-            ArgKind.BINDING_ADDRESS in named and ArgKind.BINDING_BYTE_OFFSET not in named))
+        """The dispatch bindings that must start on a page boundary of their buffer
+        because a stage's kernels address them by whole pages: their runtime args name
+        the binding's page offset or page count, or its address without its byte
+        offset. The others may start at any byte, as IREE's bindings do: kernels
+        address them through BINDING_BYTE_OFFSET, or not at all."""
+        aligned = set()
+        for stage in self.stages:
+            dispatch_bindings = self.dispatch_bindings(stage)
+            kinds: dict[int, set[ArgKind]] = {}
+            for template in stage.program.runtime_args:
+                for arg in template:
+                    if arg.kind in BINDING_ARGS:
+                        kinds.setdefault(arg.value, set()).add(arg.kind)
+            aligned.update(dispatch_bindings[b] for b, named in kinds.items() if dispatch_bindings[b] is not None and (
+                named & _PAGE_ARGS or ArgKind.BINDING_ADDRESS in named and ArgKind.BINDING_BYTE_OFFSET not in named))
+        return frozenset(aligned)
 
     def __post_init__(self):
-        """INVALID_ARGUMENT for a runtime arg naming a binding, push constant or
-        workgroup dimension the export does not have."""
-        limits = {ArgKind.CONSTANT: self.constant_count, ArgKind.WORKGROUP_ID: 3, ArgKind.WORKGROUP_COUNT: 3,
-                  **dict.fromkeys(BINDING_ARGS, self.binding_count)}
-        for kernel, template in zip(self.program.kernels, self.program.runtime_args):
-            for k, arg in enumerate(template):
-                limit = limits.get(arg.kind)
-                if limit is not None and not 0 <= arg.value < limit:
-                    raise HalError(StatusCode.INVALID_ARGUMENT,
-                                   f"export {self.name}: kernel {kernel.name} runtime arg {k} is {arg.kind.name} "
-                                   f"{arg.value}, but the export has {limit}")
+        """INVALID_ARGUMENT for an export without stages, and for a runtime arg, stage
+        constant or stage binding naming a binding, push constant, tensor or workgroup
+        dimension the export or stage does not have."""
+        where = f"export {self.name}"
+        if not self.stages:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"{where} runs no program")
+        for s, stage in enumerate(self.stages):
+            what = f"{where} stage {s}" if len(self.stages) > 1 else where
+            if stage.workgroup_count is not None and (
+                    len(stage.workgroup_count) != 3 or min(stage.workgroup_count) < 1):
+                raise HalError(StatusCode.INVALID_ARGUMENT, f"{what}: workgroup count {stage.workgroup_count} is not "
+                                                            f"three positive counts")
+            for k, arg in enumerate(stage.constants or ()):
+                if arg.kind is ArgKind.CONSTANT and not 0 <= arg.value < self.constant_count or \
+                        arg.kind is ArgKind.LITERAL and not 0 <= arg.value < 1 << 32 or \
+                        arg.kind not in (ArgKind.CONSTANT, ArgKind.LITERAL):
+                    raise HalError(StatusCode.INVALID_ARGUMENT, f"{what}: push constant {k} is {arg.kind.name} "
+                                                                f"{arg.value}; a stage's push constants are uint32 "
+                                                                f"literals or one of the export's "
+                                                                f"{self.constant_count}")
+            for k, (source, index) in enumerate(stage.bindings or ()):
+                limit = self.binding_count if source is BindingSource.DISPATCH else len(self.tensors)
+                if not 0 <= index < limit:
+                    raise HalError(StatusCode.INVALID_ARGUMENT, f"{what}: binding {k} is {source.name} {index}, "
+                                                                f"but the export has {limit}")
+            limits = {ArgKind.CONSTANT: self.constant_count if stage.constants is None else len(stage.constants),
+                      ArgKind.WORKGROUP_ID: 3, ArgKind.WORKGROUP_COUNT: 3,
+                      **dict.fromkeys(BINDING_ARGS, self.binding_count if stage.bindings is None else
+                                      len(stage.bindings))}
+            for kernel, template in zip(stage.program.kernels, stage.program.runtime_args):
+                for k, arg in enumerate(template):
+                    limit = limits.get(arg.kind)
+                    if limit is not None and not 0 <= arg.value < limit:
+                        raise HalError(StatusCode.INVALID_ARGUMENT,
+                                       f"{what}: kernel {kernel.name} runtime arg {k} is {arg.kind.name} "
+                                       f"{arg.value}, but the {'stage' if len(self.stages) > 1 else 'export'} "
+                                       f"has {limit}")

@@ -14,7 +14,16 @@ from hal.status import HalError, StatusCode
 from tt_hal.target import ttx_generated as fb
 from tt_hal.target.isa import WIDTH, MathFidelity, Processor
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import ArgKind, CircularBufferConfig, Export, Kernel, KernelConfig, Program, RuntimeArg
+from tt_hal.target.program import (
+    ArgKind,
+    CircularBufferConfig,
+    Export,
+    Kernel,
+    KernelConfig,
+    Program,
+    RuntimeArg,
+    Stage,
+)
 
 EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"  # the format name executable caches accept (IREE's hal.executable.format)
 FILE_IDENTIFIER = b"TTX0"
@@ -112,7 +121,7 @@ def _read_export(e) -> Export:
     if len(workgroup) != 3:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"workgroup size has {len(workgroup)} dimensions, not 3")
     program = Program(tuple(cbs), tuple(k for k, _ in kernels), tuple(a for _, a in kernels))
-    return Export((e.Name() or b"").decode(), e.ConstantCount(), e.BindingCount(), workgroup, program)
+    return Export((e.Name() or b"").decode(), e.ConstantCount(), e.BindingCount(), workgroup, (Stage(program),))
 
 
 def read_executable(data) -> list[Export]:
