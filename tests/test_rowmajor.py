@@ -56,10 +56,11 @@ def raw_buffer(device, data: np.ndarray):
                                                  np.ascontiguousarray(data).view(np.uint8))
 
 
-def tile_buffer(device, fmt: DataFormat, rows: int, columns: int, data: np.ndarray):
-    """A DRAM buffer of the (rows, columns) matrix's tile pages (page size: a tile)
-    holding the bytes `data`."""
-    buffer = device.allocator.allocate_tensor((rows, columns), fmt, "tile", hal.DRAM_MEMORY_CONFIG).get_buffer()
+def tile_buffer(device, fmt: DataFormat, rows: int, columns: int, data: np.ndarray, batches: int = 1):
+    """A DRAM buffer of the tile pages (page size: a tile) of `batches` (rows, columns)
+    matrices, holding the bytes `data`."""
+    buffer = device.allocator.allocate_tensor((batches, rows, columns), fmt, "tile",
+                                              hal.DRAM_MEMORY_CONFIG).get_buffer()
     buffer.map_write(0, data.tobytes())
     return buffer
 
@@ -68,14 +69,14 @@ def host_bytes(buffer) -> np.ndarray:
     return np.frombuffer(buffer.map_read(0, None), np.uint8).copy()
 
 
-def tiles(rows: int, columns: int) -> int:
-    return ceil_div(rows, TILE) * ceil_div(columns, TILE)
+def tiles(rows: int, columns: int, batches: int = 1) -> int:
+    return batches * ceil_div(rows, TILE) * ceil_div(columns, TILE)
 
 
-def dispatch(device, executable, rows, columns, bindings, offsets=(), workgroups=1) -> None:
+def dispatch(device, executable, rows, columns, bindings, offsets=(), workgroups=1, batches=1) -> None:
     cb = hal.HalCommandBuffer(device)
-    cb.dispatch(executable, 0, workgroup_count(tiles(rows, columns), workgroups),
-                np.array(rowmajor.push_constants(rows, columns, offsets), np.uint32).tobytes(), bindings)
+    cb.dispatch(executable, 0, workgroup_count(tiles(rows, columns, batches), workgroups),
+                np.array(rowmajor.push_constants(rows, columns, offsets, batches), np.uint32).tobytes(), bindings)
     cb.end()
     done = device.create_semaphore(0)
     device.queue_execute(cb, [], [(done, 1)])
@@ -85,19 +86,20 @@ def dispatch(device, executable, rows, columns, bindings, offsets=(), workgroups
 # ---- The numpy twins ----
 
 def tilize_twin(tensor: np.ndarray) -> np.ndarray:
-    """Tile pages (face order, zero padding) of a (rows, columns) array of bit patterns."""
+    """Tile pages (face order, zero padding) of a (rows, columns) array of bit
+    patterns, or of a (batches, rows, columns) one, matrix after matrix."""
     return reference.tilize(tensor).view(np.uint8).reshape(-1)
 
 
-def untilize_twin(pages: np.ndarray, rows: int, columns: int, size: int) -> np.ndarray:
-    """The (rows, columns) matrix of bit patterns the tile pages hold."""
-    return reference.untilize(pages.view(BITS[size]), (rows, columns))
+def untilize_twin(pages: np.ndarray, rows: int, columns: int, size: int, batches: int = 1) -> np.ndarray:
+    """The (batches, rows, columns) matrices of bit patterns the tile pages hold."""
+    return reference.untilize(pages.view(BITS[size]), (batches, rows, columns))
 
 
 def test_twins_invert_each_other():
     tensor = np.arange(45 * 70, dtype=np.uint16).reshape(45, 70)
     pages = tilize_twin(tensor)
-    assert pages.size == 2 * 3 * 2048 and np.array_equal(untilize_twin(pages, 45, 70, 2), tensor)
+    assert pages.size == 2 * 3 * 2048 and np.array_equal(untilize_twin(pages, 45, 70, 2)[0], tensor)
     tile = pages[:2048].view(np.uint16).reshape(4, 16, 16)  # tile (0, 0): four faces
     assert tile[1, 2, 3] == tensor[2, 19] and tile[2, 2, 3] == tensor[18, 3]
     last = pages[5 * 2048:].view(np.uint16).reshape(4, 16, 16)  # tile (1, 2): rows 32.., columns 64..
@@ -114,13 +116,14 @@ LAYOUTS = dict(
     tail=st.integers(0, 5000),  # bytes after the tensor: makes some buffers one page, others several
     from_constant=st.booleans(),  # part of the offset is a push constant
     workgroups=st.integers(1, 4),
+    batches=st.sampled_from([1, 1, 2, 3]),  # matrices one after another, each padded to tiles on its own
 )
 
 
-def placed(rows, columns, size, offset, tail, from_constant, seed):
-    """Random buffer bytes with a (rows, columns) tensor at `offset`; the binding's
-    offset and the push-constant offset, which add up to `offset`."""
-    data = np.random.default_rng(seed).integers(0, 256, offset + rows * columns * size + tail, np.uint8)
+def placed(nbytes, offset, tail, from_constant, seed):
+    """Random buffer bytes with a tensor of `nbytes` at `offset`; the binding's offset
+    and the push-constant offset, which add up to `offset`."""
+    data = np.random.default_rng(seed).integers(0, 256, offset + nbytes + tail, np.uint8)
     constant = offset % 64 if from_constant else 0
     return data, offset - constant, constant
 
@@ -128,15 +131,17 @@ def placed(rows, columns, size, offset, tail, from_constant, seed):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(**LAYOUTS)
 def test_tilize_matches_its_twin(device, executables, fmt, rows, columns, offset, tail, from_constant,
-                                 workgroups):
+                                 workgroups, batches):
     size = fmt.element_size
-    data, binding_offset, constant = placed(rows, columns, size, offset, tail, from_constant, rows * columns)
-    nbytes = rows * columns * size
-    tensor = data[offset:offset + nbytes].view(BITS[size]).reshape(rows, columns)
+    nbytes = batches * rows * columns * size
+    data, binding_offset, constant = placed(nbytes, offset, tail, from_constant, rows * columns)
+    tensor = data[offset:offset + nbytes].view(BITS[size]).reshape(batches, rows, columns)
     source = raw_buffer(device, data)
-    pages = tile_buffer(device, fmt, rows, columns, np.full(tiles(rows, columns) * fmt.tile_size, 0xA5, np.uint8))
+    pages = tile_buffer(device, fmt, rows, columns,
+                        np.full(tiles(rows, columns, batches) * fmt.tile_size, 0xA5, np.uint8), batches)
     dispatch(device, executables(rowmajor.tilize, fmt, from_constant), rows, columns,
-             [(source, binding_offset, constant + nbytes), pages], [constant] if from_constant else (), workgroups)
+             [(source, binding_offset, constant + nbytes), pages], [constant] if from_constant else (), workgroups,
+             batches)
     assert np.array_equal(host_bytes(pages), tilize_twin(tensor))
     assert np.array_equal(host_bytes(source), data)
 
@@ -144,16 +149,19 @@ def test_tilize_matches_its_twin(device, executables, fmt, rows, columns, offset
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(**LAYOUTS)
 def test_untilize_matches_its_twin_and_spares_the_neighbours(device, executables, fmt, rows, columns, offset, tail,
-                                                             from_constant, workgroups):
+                                                             from_constant, workgroups, batches):
     size = fmt.element_size
-    data, binding_offset, constant = placed(rows, columns, size, offset, tail, from_constant, rows + columns)
-    nbytes = rows * columns * size
-    page_bytes = np.random.default_rng(offset).integers(0, 256, tiles(rows, columns) * fmt.tile_size, np.uint8)
-    pages, target = tile_buffer(device, fmt, rows, columns, page_bytes), raw_buffer(device, data)
+    nbytes = batches * rows * columns * size
+    data, binding_offset, constant = placed(nbytes, offset, tail, from_constant, rows + columns)
+    page_bytes = np.random.default_rng(offset).integers(0, 256, tiles(rows, columns, batches) * fmt.tile_size,
+                                                        np.uint8)
+    pages, target = tile_buffer(device, fmt, rows, columns, page_bytes, batches), raw_buffer(device, data)
     dispatch(device, executables(rowmajor.untilize, fmt, from_constant), rows, columns,
-             [pages, (target, binding_offset, constant + nbytes)], [constant] if from_constant else (), workgroups)
+             [pages, (target, binding_offset, constant + nbytes)], [constant] if from_constant else (), workgroups,
+             batches)
     expected = data.copy()
-    expected[offset:offset + nbytes] = untilize_twin(page_bytes, rows, columns, size).reshape(-1).view(np.uint8)
+    expected[offset:offset + nbytes] = untilize_twin(page_bytes, rows, columns, size, batches).reshape(-1).view(
+        np.uint8)
     assert np.array_equal(host_bytes(target), expected)
 
 

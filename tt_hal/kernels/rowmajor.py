@@ -5,14 +5,16 @@ byte offset of its buffers, and packs other tensors right next to them. Compute 
 tiles, so these kernels assemble tiles on the reader side and take them apart on the
 writer side:
 
-- A tensor of 2- or 4-byte elements (bfloat16, float32, int32, ...) is folded to
-  (rows, columns), its outer dimensions into the rows, and starts at byte `base` of
-  its binding's buffer: the binding's byte offset (BINDING_BYTE_OFFSET) plus,
+- A tensor of 2- or 4-byte elements (bfloat16, float32, int32, ...) is a batch of
+  (rows, columns) matrices, one after another, and starts at byte `base` of its
+  binding's buffer: the binding's byte offset (BINDING_BYTE_OFFSET) plus,
   optionally, a push constant, as IREE passes some binding offsets.
-- Tile t is the 32 x 32 block at row 32 (t // Wt), column 32 (t % Wt) of the
-  matrix, Wt = ceil(columns / 32); a circular-buffer page holds it as four 16 x 16
-  faces (docs/layouts.md). A tile can span two of the folded outer dimensions, which
-  is right for elementwise programs.
+- Tile t is the 32 x 32 block at row 32 (r // Wt), column 32 (r % Wt) of matrix
+  t // (Ht Wt), r = t % (Ht Wt), Ht = ceil(rows / 32), Wt = ceil(columns / 32): the
+  TILE layout of the batch (docs/layouts.md), each matrix padded on its own. A
+  circular-buffer page holds a tile as four 16 x 16 faces. Elementwise programs fold
+  the outer dimensions into the rows instead (one matrix): then a tile can span two
+  of them, which is right for them and pads less.
 - The reader (`gather_tile`) zeroes the page of a tile that sticks out of the matrix
   (L1_FILL), then reads each face row's elements inside the matrix, up to 16, one
   NoC read per page of the buffer they touch (a transfer stays within a page:
@@ -21,8 +23,8 @@ writer side:
 - The writer (`scatter_tile`) writes those bytes back and nothing else: no byte
   outside the rows x columns x element-size bytes from `base`.
 
-The programs take push constants T = ceil(rows / 32) * ceil(columns / 32) (the tiles,
-which workgroups split as every library program does), rows and columns, and with
+The programs take push constants T = batches * Ht * Wt (the tiles, which workgroups
+split as every library program does), rows and columns, and with
 `offsets` one more byte offset per row-major binding, in binding order. Their
 circular buffers have the tensor's data format (float32 tiles meet the unpacker's
 tf32 numerics in compute).
@@ -62,10 +64,11 @@ OFFSET_CONSTANTS = 3  # push constants before the optional byte offsets: T, rows
 _ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM, ArgKind.BINDING_PAGE_SIZE, ArgKind.BINDING_BYTE_OFFSET)
 
 
-def push_constants(rows: int, columns: int, offsets=()) -> list[int]:
-    """The push constants of this module's programs for a (rows, columns) matrix, with
-    the extra byte offsets of the row-major bindings when the program takes them."""
-    return [ceil_div(rows, TILE) * ceil_div(columns, TILE), rows, columns, *offsets]
+def push_constants(rows: int, columns: int, offsets=(), batches: int = 1) -> list[int]:
+    """The push constants of this module's programs for `batches` (rows, columns)
+    matrices, with the extra byte offsets of the row-major bindings when the program
+    takes them."""
+    return [batches * ceil_div(rows, TILE) * ceil_div(columns, TILE), rows, columns, *offsets]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,11 +85,12 @@ class RowMajorTensor:
 
 @dataclasses.dataclass(frozen=True)
 class Matrix:
-    """Registers holding the folded matrix's rows, columns and tiles per row (Wt)."""
+    """Registers holding a matrix's rows, columns, tiles per row (Wt) and tiles (Ht Wt)."""
 
     rows: Reg
     columns: Reg
     tiles_per_row: Reg
+    tiles: Reg
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,24 +141,31 @@ def element_size(fmt: DataFormat) -> int:
 
 def matrix(k: KernelBuilder) -> Matrix:
     """The matrix of push constants 1 (rows) and 2 (columns)."""
-    rows, columns, wt = k.reg("rows"), k.reg("columns"), k.reg("Wt")
+    rows, columns, wt, tiles = k.reg("rows"), k.reg("columns"), k.reg("Wt"), k.reg("HtWt")
     k.emit(Op.CONSTANT, rows, 1)
     k.emit(Op.CONSTANT, columns, 2)
     tile = k.const(TILE)
     k.emit(Op.ADDI, wt, columns, TILE - 1)
     k.emit(Op.DIV, wt, wt, tile)
+    k.emit(Op.ADDI, tiles, rows, TILE - 1)
+    k.emit(Op.DIV, tiles, tiles, tile)
+    k.emit(Op.MUL, tiles, tiles, wt)
     k.release(tile)
-    return Matrix(rows, columns, wt)
+    return Matrix(rows, columns, wt, tiles)
 
 
 def tile_window(k: KernelBuilder, m: Matrix, tile: Reg) -> TileWindow:
-    """Tile `tile`'s part inside the matrix."""
+    """Tile `tile`'s part inside its matrix."""
     first, height, width, limit = k.reg("first_element"), k.reg("height"), k.reg("width"), k.const(TILE)
-    k.emit(Op.DIV, height, tile, m.tiles_per_row)
-    k.emit(Op.MULI, height, height, TILE)  # the tile's first row
-    k.emit(Op.MOD, width, tile, m.tiles_per_row)
+    k.emit(Op.DIV, first, tile, m.tiles)  # the tile's matrix
+    k.emit(Op.MUL, first, first, m.rows)
+    k.emit(Op.MOD, width, tile, m.tiles)  # its index in the matrix
+    k.emit(Op.DIV, height, width, m.tiles_per_row)
+    k.emit(Op.MULI, height, height, TILE)  # its first row
+    k.emit(Op.ADD, first, first, height)
+    k.emit(Op.MUL, first, first, m.columns)
+    k.emit(Op.MOD, width, width, m.tiles_per_row)
     k.emit(Op.MULI, width, width, TILE)  # and column
-    k.emit(Op.MUL, first, height, m.columns)
     k.emit(Op.ADD, first, first, width)
     k.emit(Op.SUB, height, m.rows, height)
     k.emit(Op.MIN, height, height, limit)
