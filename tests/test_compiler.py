@@ -53,6 +53,7 @@ from hal import HalError, StatusCode
 from tt_hal import compiler, runtime
 from tt_hal.compiler import frontend, tolerance
 from tt_hal.compiler.reference import function_signatures, run_llvm_cpu
+from tt_hal.compiler.vmfb import compile_vmfb
 from tt_hal.runtime.host_program import Dispatch
 from tt_hal.runtime.module import read_module
 
@@ -667,6 +668,19 @@ def test_bfloat16(load, name):
 @pytest.mark.parametrize("name", [n for n, c in CASES.items() if c.float32])
 def test_float32(load, name):
     check_case(load, name, "float32")
+
+
+@functools.cache
+def vmfb(name: str) -> bytes:
+    return compile_vmfb(CASES[name].text)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_vmfb(name):
+    """The case as a real IREE .vmfb, run by iree.runtime's VM on the tenstorrent device:
+    row-major bindings tilized and untilized by each dispatch's stages, float32."""
+    module = runtime.load_vm_flatbuffer(vmfb(name), driver="tenstorrent")
+    tolerance.check(module.main(*inputs(name)), list(reference(name)), "float32")
 
 
 def test_combined_reference_is_standalone():

@@ -23,7 +23,7 @@ from tt_hal.kernels import eltwise, normalization, reduce
 # aliased: ops.matmul and ops.transpose are this module's own names
 from tt_hal.kernels import matmul as matmul_kernel
 from tt_hal.kernels import transpose as transpose_kernel
-from tt_hal.kernels.common import workgroup_count
+from tt_hal.kernels.common import MASK_FORMAT, mask_values, workgroup_count
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat, Layout
 from tt_hal.target.placement import DRAM_MEMORY_CONFIG, MemoryConfig
@@ -209,12 +209,7 @@ def mask_tile(device, valid: int, axis: int) -> HalBufferView:
     """The bf16 mask tile the library's kernels mask padding with: 1.0 in the first
     `valid` columns (axis -1) or rows (axis -2), 0.0 elsewhere. One per device."""
     def build():
-        mask = np.zeros((TILE, TILE), np.float32)
-        if axis == -1:
-            mask[:, :valid] = 1.0
-        else:
-            mask[:valid, :] = 1.0
-        return device.to_device(mask, "bfloat16", "tile", DRAM_MEMORY_CONFIG)
+        return device.to_device(mask_values(valid, axis), MASK_FORMAT, "tile", DRAM_MEMORY_CONFIG)
     return device.cached(("tt_hal.ops.mask_tile", valid, axis), build)
 
 

@@ -379,7 +379,7 @@ class _FunctionLowering:
             kind, index = operand.ref
             if kind == "constant":  # a tensor constant of the dispatch
                 return host_program.ConstantRef(self.module.constant(index, operand.device_shape))
-            slot = (slots if kind == "binding" else temps)[index]
+            slot = (slots if kind in ("binding", "output") else temps)[index]
             if isinstance(slot, _Constant):
                 return host_program.ConstantRef(slot.constant)
             return host_program.SlotRef(slot.index)

@@ -53,7 +53,8 @@ class Options:
 
 class Tensor:
     """A tensor of the dispatch: logical shape, device shape, and where it lives
-    (`ref`: ("binding", (binding, byte offset)) or ("temp", k); `fill`: a splat not
+    (`ref`: ("binding", (binding, byte offset)) loaded, ("output", (binding, byte offset))
+    stored, ("temp", k) or ("constant", values); `fill`: a splat not
     materialised)."""
 
     def __init__(self, shape, device_shape=None, ref=None, fill=None):
@@ -162,10 +163,27 @@ def _check_element_type(op, type_) -> None:
         raise unimplemented(op, f"{op.name} on {element}: the bridge compiles f32 tensors")
 
 
+@dataclasses.dataclass(frozen=True)
+class PushConstant:
+    """A dispatch's push constant `ordinal`, unknown when the dispatch is compiled (as a
+    uint32: IREE splits a 64-bit value into a low and a high word, and a program's
+    address arithmetic is 32-bit, so the high word must be zero)."""
+
+    ordinal: int
+
+
+@dataclasses.dataclass(frozen=True)
+class _HighWord:
+    """A push constant shifted into the high 32 bits of an i64."""
+
+    ordinal: int
+
+
 class Integers:
     """Evaluates the index and integer arithmetic of a function at compile time:
     byte offsets and sizes, push constants (`hal.interface.constant.load` of
-    `constants`), IREE's 64-bit split into two i32 and `util.assume.int`."""
+    `constants`, or PushConstant values when `constants` is None), IREE's 64-bit split
+    into two i32 and `util.assume.int`."""
 
     _BINARY: ClassVar[dict] = {
         "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
@@ -174,7 +192,7 @@ class Integers:
     _CASTS = ("arith.index_castui", "arith.index_cast", "arith.extui", "arith.extsi", "util.assume.int")
 
     def __init__(self, constants=()):
-        self.constants = tuple(constants)
+        self.constants = None if constants is None else tuple(constants)
         self.env: dict = {}
 
     def __contains__(self, value) -> bool:
@@ -192,20 +210,40 @@ class Integers:
         """Evaluates `op` if it is integer arithmetic; False if it is not."""
         name, operands = op.name, list(op.operands)
         if name in self._BINARY:
-            self.env[op.results[0]] = self._BINARY[name](self[operands[0]], self[operands[1]])
+            a, b = self[operands[0]], self[operands[1]]
+            self.env[op.results[0]] = self._symbolic(op, a, b) if not isinstance(a, int) or \
+                not isinstance(b, int) else self._BINARY[name](a, b)
         elif name in self._CASTS:  # util.assume.int passes each operand through
             for result, operand in zip(op.results, operands):
                 self.env[result] = self[operand]
         elif name == "arith.trunci":
-            self.env[op.results[0]] = self[operands[0]] & ((1 << op.results[0].type.width) - 1)
+            value = self[operands[0]]
+            if not isinstance(value, int):
+                raise unimplemented(op, "a truncated push constant")
+            self.env[op.results[0]] = value & ((1 << op.results[0].type.width) - 1)
         elif name == "hal.interface.constant.load":
             ordinal = op.opview.ordinal.value
-            if ordinal >= len(self.constants):
+            if self.constants is None:
+                self.env[op.results[0]] = PushConstant(ordinal)
+            elif ordinal >= len(self.constants):
                 raise unimplemented(op, f"push constant {ordinal} is not known at compile time")
-            self.env[op.results[0]] = self.constants[ordinal]
+            else:
+                self.env[op.results[0]] = self.constants[ordinal]
         else:
             return False
         return True
+
+    @staticmethod
+    def _symbolic(op, a, b):
+        """IREE's i64 from two push constants, lo | (hi << 32), is the low word: the high
+        one is zero for any offset a program can address. Other arithmetic on unknown
+        push constants is not lowered."""
+        if op.name == "arith.shli" and isinstance(a, PushConstant) and b == 32:
+            return _HighWord(a.ordinal)
+        if op.name == "arith.ori" and {type(a), type(b)} == {PushConstant, _HighWord}:
+            return a if isinstance(a, PushConstant) else b
+        raise unimplemented(op, f"{op.name} of a push constant: the Tensix lowering takes push constants as they "
+                                f"are (binding offsets)")
 
 
 # SFPU ops of math/arith body ops.
@@ -300,7 +338,7 @@ class DispatchLowering:
 
     def __init__(self, func, constants, options: Options):
         self.func = func
-        self.constants = tuple(constants)
+        self.constants = None if constants is None else tuple(constants)  # None: unknown (PushConstant values)
         self.options = options
 
     def tensors(self) -> dict[tuple, tuple]:
@@ -381,14 +419,14 @@ class DispatchLowering:
         self._whole(op, tensor.shape)
         wanted = self.bound.get(binding, tensor.device_shape)
         if tensor.fill is not None:
-            out = Tensor(tensor.shape, wanted, ("binding", binding))
+            out = Tensor(tensor.shape, wanted, ("output", binding))
             self._fused(op, (Constant(tensor.fill),), [], out)
         elif tensor.ref is not None and tensor.ref[0] == "temp" and canonical(tensor.device_shape) == canonical(wanted):
-            tensor.ref = ("binding", binding)  # the producer writes the binding directly
+            tensor.ref = ("output", binding)  # the producer writes the binding directly
             self.temps.remove(tensor)
             tensor.device_shape = wanted
         else:
-            out = Tensor(tensor.shape, wanted, ("binding", binding))
+            out = Tensor(tensor.shape, wanted, ("output", binding))
             self._convert(op, tensor, out)
         self.outputs[binding] = wanted
 

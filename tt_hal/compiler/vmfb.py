@@ -2,7 +2,9 @@
 phase by phase (../shared/IREE_VM.md, "The build that works"):
 
 1. to `executable-sources`: each dispatch is a `hal.executable` of linalg on tensors;
-   each export is lowered to a Tensix program (an export of one `.ttx`);
+   each export is lowered to a staged Tensix export of one `.ttx`
+   (tt_hal/compiler/dispatch.py), which every executable carries: IREE's host code
+   looks dispatches up by name;
 2. on to `hal` with IREE's llvm-cpu target: IREE's host code (its scheduling, buffers,
    fences, control flow and globals) is final here; every `hal.executable.binary`
    then takes format `tenstorrent-ttx-fb` and the `.ttx`, and the device queries ask
@@ -21,8 +23,7 @@ import numpy as np
 from iree.compiler import ir
 
 from hal.device import DEVICE_ID
-from tt_hal.compiler import frontend, vm_rewrite
-from tt_hal.compiler.lowering import unimplemented
+from tt_hal.compiler import dispatch, frontend, vm_rewrite
 from tt_hal.target.program import Export
 from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
 
@@ -42,14 +43,20 @@ def compile_vmfb(source: str | os.PathLike) -> bytes:
 
 
 def lower_dispatches(sources: str) -> list[Export]:
-    """The Tensix program of every dispatch export at the executable-sources phase."""
+    """The staged Tensix export of every dispatch at the executable-sources phase."""
     with ir.Context():
         module = ir.Module.parse(sources)
-        exports = [op for op in _walk(module.operation) if op.name == "hal.executable.export"]
-        if exports:
-            op = exports[0]
-            raise unimplemented(op, f"dispatch {_symbol(op)}: the .vmfb path lowers no dispatches yet")
-    return []
+        frontend.normalize(module)
+        exports = []
+        for variant in _walk(module.operation):
+            if variant.name != "hal.executable.variant":
+                continue
+            ops = list(_walk(variant))
+            functions = {_symbol(op): op for op in ops if op.name == "func.func"}
+            for op in ops:
+                if op.name == "hal.executable.export":
+                    exports.append(dispatch.lower_export(op, functions[_symbol(op)]))
+    return exports
 
 
 def retarget(hal_ir: str, ttx: bytes) -> str:

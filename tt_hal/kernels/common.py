@@ -6,14 +6,31 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from tt_hal.target.isa import Op, Processor, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder, Reg
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import ArgKind, CircularBufferConfig, RuntimeArg
+from tt_hal.target.sizes import TILE
 
 CB_IN0, CB_IN1, CB_OUT = 0, 1, 16
 PAGES = 2  # double buffering
 CB_SCALER, CB_MASK, CB_LAST = 3, 4, 24
+
+
+MASK_FORMAT = DataFormat.bfloat16
+
+
+def mask_values(valid: int, axis: int) -> np.ndarray:
+    """The mask tile kernels mask padding with (in MASK_FORMAT, bound after their
+    inputs): 1.0 in the first `valid` columns (axis -1) or rows (axis -2), 0.0 elsewhere."""
+    mask = np.zeros((TILE, TILE), np.float32)
+    if axis == -1:
+        mask[:, :valid] = 1.0
+    else:
+        mask[:valid, :] = 1.0
+    return mask
 
 
 def workgroup_count(tiles: int, cores: int) -> tuple[int, int, int]:

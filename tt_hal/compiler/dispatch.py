@@ -1,0 +1,190 @@
+"""One IREE dispatch -> one staged export of the .ttx.
+
+IREE binds a dispatch's tensors as byte ranges of row-major data. The kernel library
+computes on tiles, so a dispatch runs as stages (tt_hal.target.program.Stage), in
+order:
+
+1. each tensor the dispatch loads is tilized (tt_hal.kernels.rowmajor.tilize) from its
+   binding into a scratch tile tensor of the export;
+2. the dispatch's linalg ops run as library launches (tt_hal.compiler.lowering) on
+   scratch tile tensors, with constant tensors and mask tiles as export tensors that
+   hold values;
+3. each tensor it stores is untilized from its scratch tiles into its binding.
+
+A tensor of shape (..., M, N) is tiled as a batch of (M, N) matrices (TILE layout);
+vectors are rows. IREE collapses elementwise dispatches to 1-D: when every tensor of
+a dispatch is 1-D and of one size, they are folded to a matrix that pads least.
+Stages have their own grids (a workgroup per worker core, at most one per tile) and
+push constants: literals, and a binding's byte offset inside its range, a literal or
+the dispatch's push constant (IREE passes offsets so where call sites share an
+executable).
+The compute format is float32 (tiles reach the FPU as tf32, and its multiplier sees
+bf16: docs/fidelity.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+
+import numpy as np
+from iree.compiler import ir
+
+from hal.status import HalError, StatusCode
+from tt_hal.compiler.lowering import (
+    DispatchLowering,
+    Launch,
+    Options,
+    PushConstant,
+    Tensor,
+    build_kernel,
+    location,
+)
+from tt_hal.kernels import rowmajor
+from tt_hal.kernels.common import MASK_FORMAT, mask_values, workgroup_count
+from tt_hal.target.arch import DEFAULT_ARCH, get_arch
+from tt_hal.target.isa import MathFidelity
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.program import ArgKind, BindingSource, Export, ExportTensor, RuntimeArg, Stage
+from tt_hal.target.sizes import TILE, ceil_div
+
+OPTIONS = Options(DataFormat.float32, MathFidelity.HiFi4)
+FORMAT = OPTIONS.data_format
+CORES = get_arch(DEFAULT_ARCH).worker_cores  # a stage's grid: one workgroup per core; more cores run it in rounds
+MAX_FOLDED_COLUMNS = 4096
+
+
+def pipeline_layout(export) -> tuple[int, int]:
+    """(push constants, bindings) of a hal.executable.export's pipeline layout."""
+    text = str(export.attributes["layout"])
+    constants = re.search(r"constants\s*=\s*(\d+)", text)
+    return int(constants.group(1)) if constants else 0, text.count("#hal.pipeline.binding<")
+
+
+def fold(n: int) -> tuple[int, int]:
+    """The (rows, columns) of n elements (columns dividing n) with the fewest tiles;
+    of those, the widest."""
+    best = (1, n)
+    for columns in range(1, min(n, MAX_FOLDED_COLUMNS) + 1):
+        if n % columns == 0:
+            rows = n // columns
+            cost = ceil_div(rows, TILE) * ceil_div(columns, TILE)
+            if cost <= ceil_div(best[0], TILE) * ceil_div(best[1], TILE):
+                best = (rows, columns)
+    return best
+
+
+@functools.cache
+def _library(kernel: tuple) -> Export:
+    return build_kernel(kernel)
+
+
+@functools.cache
+def _rowmajor(builder) -> Export:
+    return builder(FORMAT, offsets=True)
+
+
+def _constants(values) -> tuple[RuntimeArg, ...]:
+    """A stage's push constants: uint32 literals, and the dispatch's own (PushConstant)."""
+    constants = []
+    for v in values:
+        if isinstance(v, PushConstant):
+            constants.append(RuntimeArg(ArgKind.CONSTANT, v.ordinal))
+        elif 0 <= int(v) < 1 << 32:
+            constants.append(RuntimeArg(ArgKind.LITERAL, int(v)))
+        else:
+            raise HalError(StatusCode.UNIMPLEMENTED, f"a push constant of {v}: stage constants are uint32")
+    return tuple(constants)
+
+
+def _matrices(device_shape) -> tuple[int, int, int]:
+    """(batches, rows, columns) of a tile tensor's device shape."""
+    return math.prod(device_shape[:-2]), device_shape[-2], device_shape[-1]
+
+
+class _ExportBuilder:
+    """Export tensors and stages, as the dispatch's lowering asks for them."""
+
+    def __init__(self):
+        self.tensors: list[ExportTensor] = []
+        self.stages: list[Stage] = []
+        self.index: dict = {}  # what a tensor is for -> its index
+
+    def tensor(self, key, shape, data_format: DataFormat, values=None) -> int:
+        if key not in self.index:
+            self.index[key] = len(self.tensors)
+            self.tensors.append(ExportTensor(tuple(shape), data_format, values))
+        return self.index[key]
+
+    def row_major(self, builder, device_shape, offset: int | PushConstant, bindings) -> None:
+        """A tilize or untilize stage between a binding (at byte `offset` of its range,
+        a literal or the dispatch's push constant) and a tile tensor."""
+        batches, rows, columns = _matrices(device_shape)
+        constants = rowmajor.push_constants(rows, columns, [offset], batches)
+        self.stages.append(Stage(_rowmajor(builder).program, workgroup_count(constants[0], CORES),
+                                 _constants(constants), bindings))
+
+    def launch(self, launch: Launch, operand_binding) -> None:
+        export = _library(launch.kernel)
+        self.stages.append(Stage(export.program, workgroup_count(launch.tiles, CORES), _constants(launch.constants),
+                                 tuple(operand_binding(o) for o in launch.operands)))
+
+
+def lower_export(export_op, func) -> Export:
+    """The staged export of a hal.executable.export whose function is `func`."""
+    name = ir.StringAttr(export_op.attributes["sym_name"]).value
+    constant_count, binding_count = pipeline_layout(export_op)
+    try:
+        lowering = DispatchLowering(func, None, OPTIONS)
+        accesses = lowering.tensors()  # (binding, byte offset) -> shape
+        lowering.run(_folded(accesses))
+    except HalError as e:
+        raise HalError(e.code, f"{e.message}\n  in dispatch @{name} at {location(export_op)}") from None
+    out = _ExportBuilder()
+    for key, tensor in _loads(lowering).items():
+        scratch = out.tensor(("binding", key), tensor.device_shape, FORMAT)
+        out.row_major(rowmajor.tilize, tensor.device_shape, key[1],
+                      ((BindingSource.DISPATCH, key[0]), (BindingSource.TENSOR, scratch)))
+
+    def operand_binding(operand):
+        if isinstance(operand, tuple):  # ("mask", valid, axis)
+            _, valid, axis = operand
+            return BindingSource.TENSOR, out.tensor(operand, (TILE, TILE), MASK_FORMAT, mask_values(valid, axis))
+        kind, what = operand.ref
+        if kind == "constant":
+            values = np.asarray(what, np.float32).reshape(operand.device_shape)
+            key = ("constant", operand.device_shape, values.tobytes())
+            return BindingSource.TENSOR, out.tensor(key, operand.device_shape, FORMAT, values)
+        return BindingSource.TENSOR, out.tensor((kind, what), operand.device_shape, FORMAT)
+
+    for launch in lowering.launches:
+        out.launch(launch, operand_binding)
+    for key, device_shape in lowering.outputs.items():
+        scratch = out.tensor(("output", key), device_shape, FORMAT)
+        out.row_major(rowmajor.untilize, device_shape, key[1],
+                      ((BindingSource.TENSOR, scratch), (BindingSource.DISPATCH, key[0])))
+    return Export(name, constant_count, binding_count, (1, 1, 1), tuple(out.stages), tuple(out.tensors))
+
+
+def _folded(accesses: dict) -> dict:
+    """The device shapes to give 1-D tensors of one size when they are all the dispatch
+    has (IREE's collapsed elementwise dispatches); else none."""
+    sizes = {shape for shape in accesses.values()}
+    if len(sizes) == 1 and len(next(iter(sizes))) == 1:
+        (n,) = next(iter(sizes))
+        return dict.fromkeys(accesses, fold(n))
+    return {}
+
+
+def _loads(lowering: DispatchLowering) -> dict:
+    """{key: Tensor} of the loaded bindings the launches read."""
+    loads = {}
+    for launch in lowering.launches:
+        for operand in launch.operands:
+            if isinstance(operand, Tensor) and operand.ref is not None and operand.ref[0] == "binding":
+                loads.setdefault(operand.ref[1], operand)
+    return loads
+
+
+
