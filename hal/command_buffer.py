@@ -21,6 +21,7 @@ from hal.buffer import HalBuffer
 from hal.executable import HalExecutable
 from hal.status import HalError, StatusCode
 from hal.types import CommandBufferMode, CommandCategory
+from tt_hal.target.program import ArgKind, BindingSource, Export
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,6 +163,8 @@ class DispatchCommand:
             validation.indirect_workgroup_count(self.workgroup_count, 0, f"{self.what} workgroup count")
 
     def lower(self, table: Sequence[HalBuffer]) -> list:
+        """One LaunchProgram per stage of the export, in order (the compute queue runs
+        each to completion before the next)."""
         export = validation.dispatch(self.executable, self.export_ordinal, self.constants, len(self.bindings),
                                      self.what)
         what = f"{self.what} of {export.name}"
@@ -177,8 +180,26 @@ class DispatchCommand:
             buffer, offset, _ = _resolve(workgroup_count, table, 0, validation.INDIRECT_COUNT_BYTES, where)
             r = validation.indirect_workgroup_count(buffer, offset, where)
             workgroup_count, indirect = None, (r.buffer.allocation.backend_buffer, r.allocation_offset)
-        return [LaunchProgram(export.program, export.name, workgroup_count, np.frombuffer(self.constants, np.uint32),
-                              tuple(bindings), indirect)]
+        constants = np.frombuffer(self.constants, np.uint32)
+        tensors = self.executable.tensor_bindings(self.export_ordinal)
+        return [_launch(export, s, workgroup_count, indirect, constants, tuple(bindings), tensors)
+                for s in range(len(export.stages))]
+
+
+def _launch(export: Export, s: int, workgroup_count, indirect, constants: np.ndarray, bindings: tuple[Binding, ...],
+            tensors: tuple[Binding, ...]) -> LaunchProgram:
+    """Stage `s` of a dispatch of `export`: its own workgroup count, push constants and
+    bindings where it has them, else the dispatch's (an indirect count only then)."""
+    stage = export.stages[s]
+    if stage.workgroup_count is not None:
+        workgroup_count, indirect = stage.workgroup_count, None
+    if stage.constants is not None:
+        constants = np.array([c.value if c.kind is ArgKind.LITERAL else constants[c.value] for c in stage.constants],
+                             np.uint32)
+    if stage.bindings is not None:
+        bindings = tuple(bindings[i] if source is BindingSource.DISPATCH else tensors[i]
+                         for source, i in stage.bindings)
+    return LaunchProgram(stage.program, export.stage_name(s), workgroup_count, constants, bindings, indirect)
 
 
 class _State(enum.Enum):
@@ -210,6 +231,7 @@ class HalCommandBuffer:
         self.binding_capacity = int(binding_capacity)
         self.commands: list = []
         self._allocations: set = set()  # of the commands' direct buffers
+        self._executables: set = set()  # the dispatches' executables, whose tensors their stages may bind
         self._slots: set[int] = set()  # binding-table slots the commands reference
         self._state = _State.INITIAL
         self.submitted = False  # a one-shot command buffer runs once
@@ -225,7 +247,7 @@ class HalCommandBuffer:
 
     @property
     def has_dispatches(self) -> bool:
-        return any(isinstance(c, DispatchCommand) for c in self.commands)
+        return bool(self._executables)
 
     @property
     def uses_binding_table(self) -> bool:
@@ -258,6 +280,8 @@ class HalCommandBuffer:
                 self._slots.add(operand.slot)
             elif isinstance(operand, HalBuffer):
                 self._allocations.add(operand.allocation)
+        if isinstance(command, DispatchCommand):
+            self._executables.add(command.executable)
         self.commands.append(command)
         if end:
             self.end()
@@ -329,6 +353,8 @@ class HalCommandBuffer:
         return [queue_command for command in self.commands for queue_command in command.lower(table)]
 
     def allocations(self, table: Sequence[HalBuffer]) -> set:
-        """The allocations its commands use, with binding-table slots resolved (after lower)."""
-        return self._allocations | {table[slot].allocation for slot in self._slots}
+        """The allocations its commands use, with binding-table slots resolved, and the
+        tensors of its dispatches' executables (after lower, which checks those)."""
+        return self._allocations | {table[slot].allocation for slot in self._slots} | {
+            allocation for executable in self._executables for allocation in executable.allocations()}
 

@@ -1,13 +1,25 @@
 """Executables and the executable cache (`iree/hal/executable.h`,
 `executable_cache.h`): .ttx files (format EXECUTABLE_FORMAT) prepared into
-HalExecutables whose exports are Tensix programs.
+HalExecutables whose exports are sequences of Tensix programs (stages) and the
+device tensors those share.
+
+An export's tensors are allocated when the executable is prepared, on the cache's
+device, and live as long as the executable: every dispatch of the export uses the
+same memory, scratch included. That is safe because every dispatch runs on the
+device's one compute queue (CQ0), whose programs run one after another, each to
+completion (hal/device.py, queue_execute): two dispatches never run at once, so
+neither sees the other's scratch half-written.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from hal.backend import Binding
+from hal.buffer import HalBufferView
 from hal.status import HalError, StatusCode
+from tt_hal.target.layout import Layout
+from tt_hal.target.placement import DRAM_MEMORY_CONFIG
 from tt_hal.target.program import Export
 from tt_hal.target.ttx import EXECUTABLE_FORMAT, read_executable
 
@@ -23,11 +35,13 @@ class ExportInfo:
 
 
 class HalExecutable:
-    """A prepared .ttx executable (iree_hal_executable_t): exports, each a Tensix program,
-    found by ordinal or by name."""
+    """A prepared .ttx executable (iree_hal_executable_t): exports, each a sequence of
+    Tensix programs, found by ordinal or by name, and each export's tensors, which
+    are freed with the executable (once no command buffer or submission holds it)."""
 
-    def __init__(self, exports: list[Export], identifier: str = ""):
+    def __init__(self, exports: list[Export], tensors: list[tuple[HalBufferView, ...]], identifier: str = ""):
         self._exports = list(exports)
+        self._tensors = list(tensors)  # per export, its tensors' device memory
         self.identifier = identifier
 
     def __repr__(self) -> str:
@@ -42,6 +56,20 @@ class HalExecutable:
             raise HalError(StatusCode.OUT_OF_RANGE,
                            f"export ordinal {ordinal} out of range; the executable has {len(self._exports)} exports")
         return self._exports[int(ordinal)]
+
+    def tensors(self, ordinal: int) -> tuple[HalBufferView, ...]:
+        """The device tensors of export `ordinal` (Export.tensors), in order."""
+        self.export(ordinal)
+        return self._tensors[int(ordinal)]
+
+    def tensor_bindings(self, ordinal: int) -> tuple[Binding, ...]:
+        """Export `ordinal`'s tensors as a stage binds them: each whole buffer."""
+        return tuple(Binding(view.get_buffer().allocation.backend_buffer, 0, view.byte_length)
+                     for view in self.tensors(ordinal))
+
+    def allocations(self) -> set:
+        """The allocations of every export's tensors."""
+        return {view.get_buffer().allocation for views in self._tensors for view in views}
 
     def export_info(self, ordinal: int) -> ExportInfo:
         e = self.export(ordinal)
@@ -67,10 +95,36 @@ class HalExecutableCache:
         return executable_format == EXECUTABLE_FORMAT
 
     def prepare_executable(self, executable_format: str, executable_data, caching_mode: int = 0) -> HalExecutable:
-        """A HalExecutable from .ttx bytes; NOT_FOUND for another format,
-        INVALID_ARGUMENT for malformed data."""
+        """A HalExecutable from .ttx bytes, its exports' tensors allocated on the device
+        and their values written; NOT_FOUND for another format, INVALID_ARGUMENT for
+        malformed data, RESOURCE_EXHAUSTED (naming the export and tensor) when a tensor
+        does not fit."""
         if not self.can_prepare_format(executable_format):
             raise HalError(StatusCode.NOT_FOUND,
                            f"executable format {executable_format!r} is not supported; this device runs "
                            f"{EXECUTABLE_FORMAT!r}")
-        return HalExecutable(read_executable(executable_data), self.identifier)
+        exports = read_executable(executable_data)
+        tensors: list[list[HalBufferView]] = []
+        try:
+            for export in exports:
+                tensors.append([])
+                for t in range(len(export.tensors)):
+                    tensors[-1].append(self._allocate_tensor(export, t))
+        except HalError:
+            for view in (view for views in tensors for view in views):
+                view.get_buffer().release()  # now, not when the error and its frames are let go of
+            raise
+        return HalExecutable(exports, [tuple(views) for views in tensors], self.identifier)
+
+    def _allocate_tensor(self, export: Export, t: int) -> HalBufferView:
+        """Tensor `t` of `export` on the device: TILE layout, interleaved in DRAM; with
+        values, written as HalDevice.to_device writes a tensor (padding zero)."""
+        tensor = export.tensors[t]
+        try:
+            if tensor.values is None:
+                return self._device.allocator.allocate_tensor(tensor.shape, tensor.data_format, Layout.TILE,
+                                                              DRAM_MEMORY_CONFIG)
+            return self._device.to_device(tensor.values, tensor.data_format, Layout.TILE, DRAM_MEMORY_CONFIG)
+        except HalError as error:
+            raise HalError(error.code, f"export {export.name} tensor {t} ({tensor.data_format.name} "
+                                       f"{list(tensor.shape)}): {error.message}") from None

@@ -11,6 +11,7 @@ recorded register therefore lands, exactly, in the output on the host.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
 import subprocess
@@ -18,6 +19,7 @@ import sys
 import textwrap
 import time
 
+import flatbuffers
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -28,7 +30,8 @@ import tt_hal.sim.device
 import tt_hal.sim.dispatch
 from hal.executable import EXECUTABLE_FORMAT, ExportInfo
 from tests.cts.ctsutil import raises_status
-from tt_hal.kernels import eltwise
+from tt_hal.kernels import eltwise, rowmajor
+from tt_hal.target import ttx_generated as fb
 from tt_hal.target.isa import (
     MAX_RUNTIME_ARGS,
     NUM_REGISTERS,
@@ -46,15 +49,17 @@ from tt_hal.target.isa import (
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.program import (
     ArgKind,
+    BindingSource,
     CircularBufferConfig,
     Export,
+    ExportTensor,
     Kernel,
     KernelConfig,
     Program,
     RuntimeArg,
     Stage,
 )
-from tt_hal.target.ttx import FILE_IDENTIFIER, read_executable, write_executable
+from tt_hal.target.ttx import FILE_IDENTIFIER, VERSION, read_executable, write_executable
 
 SC = hal.StatusCode
 DF = hal.DataFormat
@@ -714,14 +719,46 @@ def assert_exports_equal(got: list[Export], want: list[Export]) -> None:
     for g, w in zip(got, want):
         assert (g.name, g.constant_count, g.binding_count, g.workgroup_size) == \
                (w.name, w.constant_count, w.binding_count, w.workgroup_size)
-        assert g.program.circular_buffers == w.program.circular_buffers
-        assert g.program.runtime_args == w.program.runtime_args
-        assert len(g.program.kernels) == len(w.program.kernels)
-        for gk, wk in zip(g.program.kernels, w.program.kernels):
-            assert (gk.name, gk.processor, gk.compile_args, gk.config) == \
-                   (wk.name, wk.processor, wk.compile_args, wk.config)
-            assert gk.code.dtype == np.int64 and gk.code.shape == wk.code.shape
-            np.testing.assert_array_equal(gk.code, wk.code)
+        assert len(g.stages) == len(w.stages)
+        for gs, ws in zip(g.stages, w.stages):
+            assert (gs.workgroup_count, gs.constants, gs.bindings) == (ws.workgroup_count, ws.constants, ws.bindings)
+            assert gs.program.circular_buffers == ws.program.circular_buffers
+            assert gs.program.runtime_args == ws.program.runtime_args
+            assert len(gs.program.kernels) == len(ws.program.kernels)
+            for gk, wk in zip(gs.program.kernels, ws.program.kernels):
+                assert (gk.name, gk.processor, gk.compile_args, gk.config) == \
+                       (wk.name, wk.processor, wk.compile_args, wk.config)
+                assert gk.code.dtype == np.int64 and gk.code.shape == wk.code.shape
+                np.testing.assert_array_equal(gk.code, wk.code)
+        assert g.tensors == w.tensors  # shapes and formats (values do not compare)
+        for gt, wt in zip(g.tensors, w.tensors):
+            assert (gt.values is None) == (wt.values is None)
+            if wt.values is not None:
+                assert gt.values.dtype == np.float32
+                np.testing.assert_array_equal(gt.values, wt.values.astype(np.float32))
+
+
+def staged_export(name="staged", tensors=None) -> Export:
+    """Three stages over the library's programs, stage fields absent, given and empty,
+    and tensors with and without values: tilize dispatch binding 0 into scratch tensor
+    0; add it to tensor 1 (values) into dispatch binding 1 on its own grid with its own
+    push constants; untilize binding 1 into binding 2."""
+    if tensors is None:
+        tensors = (ExportTensor((40, 50), DF.float32),
+                   ExportTensor((40, 50), DF.bfloat16, np.arange(2000, dtype=np.float32).reshape(40, 50) % 61 - 30))
+    d, t = BindingSource.DISPATCH, BindingSource.TENSOR
+    return Export(name, 3, 3, (1, 1, 1), (
+        Stage(rowmajor.tilize(DF.float32).program, bindings=((d, 0), (t, 0))),
+        Stage(eltwise.eltwise_binary("add", DF.float32, DF.bfloat16, DF.float32).program, (2, 1, 1),
+              (RuntimeArg(ArgKind.CONSTANT, 0), RuntimeArg(ArgKind.LITERAL, (1 << 32) - 1)), ((t, 0), (t, 1), (d, 1))),
+        Stage(rowmajor.untilize(DF.float32).program, bindings=((d, 1), (d, 2)))), tensors)
+
+
+def empty_fields_export() -> Export:
+    """A stage whose push constants and bindings are given and empty: none, not the dispatch's."""
+    program = Program((), (KernelBuilder("w").build(Processor.RISCV_0),), ((),))
+    return Export("empty fields", 2, 1, (1, 1, 1), (Stage(program, (1, 1, 1), (), ()), Stage(program)),
+                  (ExportTensor((1, 1, 3), DF.uint32), ExportTensor((64, 32), DF.bfloat8_b, np.ones((64, 32)))))
 
 
 def library_exports() -> list[Export]:
@@ -734,6 +771,10 @@ def library_exports() -> list[Export]:
 @pytest.mark.parametrize("exports", [
     pytest.param(library_exports(), id="library"),
     pytest.param([rich_export()], id="rich"),
+    pytest.param([staged_export(), rich_export(), staged_export("scratch only", (ExportTensor((3, 2), DF.uint8),
+                                                                      ExportTensor((64, 64), DF.bfloat16)))],
+                 id="stages"),
+    pytest.param([empty_fields_export()], id="empty-stage-fields"),
     pytest.param([make_export(name="empty")], id="no-kernels"),
     pytest.param([], id="no-exports"),
 ])
@@ -757,6 +798,16 @@ def test_ttx_rich_fields_survive():
     assert got.program.runtime_args[2] == (RuntimeArg(ArgKind.LITERAL, -(1 << 50)),)
 
 
+def test_ttx_stage_fields_absent_given_and_empty_stay_apart():
+    """An absent stage field is the dispatch's (None); an empty one is none (())."""
+    (got,) = read_executable(write_executable([empty_fields_export()]))
+    assert [(s.workgroup_count, s.constants, s.bindings) for s in got.stages] == [((1, 1, 1), (), ()),
+                                                                                 (None, None, None)]
+    (got,) = read_executable(write_executable([staged_export()]))
+    assert got.stages[1].constants[1] == RuntimeArg(ArgKind.LITERAL, (1 << 32) - 1)  # a whole uint32
+    assert got.tensors[0].values is None and got.tensors[1].values.shape == (40, 50)
+
+
 def test_ttx_rejects_wrong_identifier_and_version(monkeypatch):
     data = write_executable(library_exports()[:1])
     for bad in (b"", b"TTX0", data[:7], data[:8] + b"TTX1" + data[12:], data[:8] + b"XTX0" + data[12:]):
@@ -764,12 +815,77 @@ def test_ttx_rejects_wrong_identifier_and_version(monkeypatch):
             read_executable(bad)
         assert "TTX0" in info.value.message
     import tt_hal.target.ttx
-    monkeypatch.setattr(tt_hal.target.ttx, "VERSION", 2)
-    newer = write_executable(library_exports()[:1])
-    monkeypatch.undo()
+    for version in (VERSION - 1, VERSION + 1):
+        monkeypatch.setattr(tt_hal.target.ttx, "VERSION", version)
+        other = write_executable(library_exports()[:1])
+        monkeypatch.undo()
+        with raises_status(SC.INVALID_ARGUMENT) as info:
+            read_executable(other)
+        assert f".ttx version {version}; this reader knows {VERSION}" in info.value.message
+
+
+def version_1_ttx() -> bytes:
+    """A .ttx as version 1 wrote it, seen through today's schema: no version field (1
+    was its default) and an export without stages (its program's fields are deprecated)."""
+    builder = flatbuffers.Builder(64)
+    name = builder.CreateString("old")
+    workgroup = builder.CreateNumpyVector(np.ones(3, np.uint32))
+    fb.ExportStart(builder)
+    fb.ExportAddName(builder, name)
+    fb.ExportAddWorkgroupSize(builder, workgroup)
+    export = fb.ExportEnd(builder)
+    fb.ExecutableStartExportsVector(builder, 1)
+    builder.PrependUOffsetTRelative(export)
+    exports = builder.EndVector()
+    fb.ExecutableStart(builder)
+    fb.ExecutableAddExports(builder, exports)
+    builder.FinishSizePrefixed(fb.ExecutableEnd(builder), FILE_IDENTIFIER)
+    return bytes(builder.Output())
+
+
+def test_ttx_of_version_1_is_invalid_and_says_so():
     with raises_status(SC.INVALID_ARGUMENT) as info:
-        read_executable(newer)
-    assert "version 2" in info.value.message
+        read_executable(version_1_ttx())
+    assert "export old has no stages: a .ttx of version 1" in info.value.message
+
+
+def unchecked(cls, **fields):
+    """A program dataclass built around its validation, as a foreign writer could."""
+    value = object.__new__(cls)
+    for field in dataclasses.fields(cls):
+        object.__setattr__(value, field.name, fields.get(field.name, field.default))
+    return value
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda e: {"stages": ()}, "runs no program"),
+    (lambda e: {"stages": (unchecked(Stage, program=e.stages[0].program, workgroup_count=(1, 1)),)},
+     "workgroup count has 2 dimensions, not 3"),
+    (lambda e: {"stages": (Stage(e.stages[0].program, (0, 1, 1)),)}, "is not three positive counts"),
+    (lambda e: {"stages": (Stage(e.stages[0].program, constants=(RuntimeArg(ArgKind.BINDING_ADDRESS, 0),)),)},
+     "push constant 0 is BINDING_ADDRESS 0"),
+    (lambda e: {"stages": (Stage(e.stages[0].program, constants=(RuntimeArg(ArgKind.CONSTANT, 3),)),)},
+     "push constant 0 is CONSTANT 3"),
+    (lambda e: {"stages": (Stage(e.stages[0].program, constants=(RuntimeArg(99, 0),)),)}, "99"),
+    (lambda e: {"stages": (Stage(e.stages[0].program, bindings=((BindingSource.TENSOR, 2),)),)},
+     "binding 0 is TENSOR 2, but the export has 2"),
+    (lambda e: {"stages": (Stage(e.stages[0].program, bindings=((7, 0),)),)}, "7"),
+    (lambda e: {"tensors": (unchecked(ExportTensor, shape=(4, 5), data_format=DF.float32, values=np.ones(19)),)},
+     "a tensor of shape (4, 5) with 19 values"),
+    (lambda e: {"tensors": (unchecked(ExportTensor, shape=(4, 0), data_format=DF.float32),)}, "no empty dimension"),
+    (lambda e: {"tensors": (unchecked(ExportTensor, shape=(4,), data_format=DF.float32),)}, "rank 2 or more"),
+    (lambda e: {"tensors": (ExportTensor((4, 5), 77),)}, "77"),
+], ids=["no-stages", "2d-grid", "zero-grid", "binding-constant", "constant-3", "kind-99", "tensor-2",
+        "source-7", "values-19", "empty-dim", "rank-1", "format-77"])
+def test_ttx_rejects_invalid_stages_and_tensors(change, words):
+    """Well-formed FlatBuffers holding a bad stage or tensor: INVALID_ARGUMENT naming
+    what is wrong, as a foreign writer's file could hold."""
+    good = staged_export()
+    fields = {f.name: getattr(good, f.name) for f in dataclasses.fields(Export)}
+    data = write_executable([unchecked(Export, **{**fields, **change(good)})])
+    with raises_status(SC.INVALID_ARGUMENT) as info:
+        read_executable(data)
+    assert "malformed .ttx executable" in info.value.message and words in info.value.message, info.value.message
 
 
 def test_ttx_rejects_invalid_programs():
@@ -797,6 +913,17 @@ SMALL_TTX = write_executable([make_export(
     cbs=(CircularBufferConfig(2, DF.uint16, 2048, 2),), constants=1, bindings=1, name="small")])
 
 
+STAGED_TTX = write_executable([Export(
+    "staged", 2, 2, (1, 1, 1),
+    (Stage(Program((), (KernelBuilder("r").build(Processor.RISCV_1),), ((RuntimeArg(ArgKind.BINDING_ADDRESS, 1),),)),
+           bindings=((BindingSource.DISPATCH, 1), (BindingSource.TENSOR, 1))),
+     Stage(Program((CircularBufferConfig(0, DF.bfloat16, 2048, 1),), (KernelBuilder("w").build(Processor.RISCV_0),),
+                   ((RuntimeArg(ArgKind.CONSTANT, 1),),)),
+           (2, 1, 1), (RuntimeArg(ArgKind.LITERAL, 9), RuntimeArg(ArgKind.CONSTANT, 1)))),
+    (ExportTensor((2, 3), DF.float32, np.arange(6, dtype=np.float32).reshape(2, 3)),
+     ExportTensor((32, 32), DF.bfloat16)))])
+
+
 def _reads_or_invalid(data) -> list | None:
     """read_executable's result, or None for INVALID_ARGUMENT; anything else fails."""
     start = time.perf_counter()
@@ -809,7 +936,7 @@ def _reads_or_invalid(data) -> list | None:
         assert time.perf_counter() - start < 5, "read_executable took too long"
 
 
-@pytest.mark.parametrize("data", [pytest.param(SMALL_TTX, id="small"),
+@pytest.mark.parametrize("data", [pytest.param(SMALL_TTX, id="small"), pytest.param(STAGED_TTX, id="staged"),
                                   pytest.param(write_executable(library_exports()), id="library")])
 def test_ttx_every_truncation_is_invalid(data):
     """Every proper prefix of a .ttx file is malformed. read_executable accepts some
@@ -828,19 +955,23 @@ FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 
 
 @FUZZ
-@given(flips=st.lists(st.tuples(st.integers(0, len(SMALL_TTX) - 1), st.integers(1, 255)), min_size=1, max_size=8))
-def test_ttx_fuzz_byte_flips(flips):
-    data = bytearray(SMALL_TTX)
+@pytest.mark.parametrize("ttx", [pytest.param(SMALL_TTX, id="small"), pytest.param(STAGED_TTX, id="staged")])
+@given(flips=st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(1, 255)), min_size=1, max_size=8))
+def test_ttx_fuzz_byte_flips(ttx, flips):
+    data = bytearray(ttx)
     for position, mask in flips:
-        data[position] ^= mask
+        data[position % len(data)] ^= mask
     exports = _reads_or_invalid(bytes(data))
     if data[8:12] != FILE_IDENTIFIER:
         assert exports is None
     if exports is not None:  # whatever parses is a valid program
         for export in exports:
             assert len(export.workgroup_size) == 3
-            for kernel in export.program.kernels:
-                validate_code(kernel.code, "fuzzed")
+            for stage in export.stages:
+                for kernel in stage.program.kernels:
+                    validate_code(kernel.code, "fuzzed")
+            for tensor in export.tensors:
+                assert tensor.values is None or tensor.values.shape == tensor.shape
 
 
 @FUZZ

@@ -198,6 +198,11 @@ class Export:
             raise HalError(StatusCode.FAILED_PRECONDITION, f"export {self.name} runs {len(self.stages)} programs")
         return self.stages[0].program
 
+    def stage_name(self, index: int) -> str:
+        """Stage `index` as traces and fault reports name it: the export's name, with
+        "[stage k/n]" (k counting from 1) when it has several stages."""
+        return self.name if len(self.stages) == 1 else f"{self.name}[stage {index + 1}/{len(self.stages)}]"
+
     def dispatch_bindings(self, stage: Stage) -> list[int | None]:
         """The dispatch binding each of a stage's bindings is (None: an export tensor)."""
         if stage.bindings is None:
@@ -227,11 +232,10 @@ class Export:
         """INVALID_ARGUMENT for an export without stages, and for a runtime arg, stage
         constant or stage binding naming a binding, push constant, tensor or workgroup
         dimension the export or stage does not have."""
-        where = f"export {self.name}"
         if not self.stages:
-            raise HalError(StatusCode.INVALID_ARGUMENT, f"{where} runs no program")
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"export {self.name} runs no program")
         for s, stage in enumerate(self.stages):
-            what = f"{where} stage {s}" if len(self.stages) > 1 else where
+            what = f"export {self.stage_name(s)}"
             if stage.workgroup_count is not None and (
                     len(stage.workgroup_count) != 3 or min(stage.workgroup_count) < 1):
                 raise HalError(StatusCode.INVALID_ARGUMENT, f"{what}: workgroup count {stage.workgroup_count} is not "

@@ -1,11 +1,14 @@
 """The .ttx executable format: a size-prefixed FlatBuffer (schema tt_hal/target/ttx.fbs,
-file identifier TTX0 at bytes 8..12) holding exports, each a Tensix program.
-`write_executable` and `read_executable` convert between bytes and
-tt_hal.target.program.Export objects; any malformed input is INVALID_ARGUMENT, never a crash.
-The size prefix lets a truncated or extended file be told from a whole one.
+file identifier TTX0 at bytes 8..12) holding exports, each a sequence of stages
+(Tensix programs) and the tensors they share. `write_executable` and
+`read_executable` convert between bytes and tt_hal.target.program.Export objects;
+any malformed input is INVALID_ARGUMENT, never a crash. The size prefix lets a
+truncated or extended file be told from a whole one.
 """
 
 from __future__ import annotations
+
+import math
 
 import flatbuffers
 import numpy as np
@@ -16,8 +19,10 @@ from tt_hal.target.isa import WIDTH, MathFidelity, Processor
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import (
     ArgKind,
+    BindingSource,
     CircularBufferConfig,
     Export,
+    ExportTensor,
     Kernel,
     KernelConfig,
     Program,
@@ -27,13 +32,13 @@ from tt_hal.target.program import (
 
 EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"  # the format name executable caches accept (IREE's hal.executable.format)
 FILE_IDENTIFIER = b"TTX0"
-VERSION = 1
+VERSION = 2  # 1: one program per export; 2: stages and tensors
 
 
 def _vector(builder, start, values, prepend) -> int:
     start(builder, len(values))
     for value in reversed(values):
-        prepend(int(value))
+        prepend(value)
     return builder.EndVector()
 
 
@@ -57,9 +62,8 @@ def _write_kernel(builder, kernel: Kernel, args) -> int:
     return fb.KernelEnd(builder)
 
 
-def _write_export(builder, export: Export) -> int:
-    program = export.program
-    name = builder.CreateString(export.name)
+def _write_stage(builder, stage: Stage) -> int:
+    program = stage.program
     kernels = [_write_kernel(builder, k, a) for k, a in zip(program.kernels, program.runtime_args)]
     cbs = []
     for cb in program.circular_buffers:
@@ -69,16 +73,55 @@ def _write_export(builder, export: Export) -> int:
         fb.CircularBufferAddPageSize(builder, cb.page_size)
         fb.CircularBufferAddNumPages(builder, cb.num_pages)
         cbs.append(fb.CircularBufferEnd(builder))
+    kernel_vector = _vector(builder, fb.StageStartKernelsVector, kernels, builder.PrependUOffsetTRelative)
+    cb_vector = _vector(builder, fb.StageStartCircularBuffersVector, cbs, builder.PrependUOffsetTRelative)
+    # Absent (None) and empty differ: absent is the dispatch's.
+    workgroup = None if stage.workgroup_count is None else \
+        builder.CreateNumpyVector(np.array(stage.workgroup_count, np.uint32))
+    constants = None if stage.constants is None else _vector(
+        builder, fb.StageStartConstantsVector, stage.constants,
+        lambda c: fb.CreateStageConstant(builder, int(c.kind), c.value))
+    bindings = None if stage.bindings is None else _vector(
+        builder, fb.StageStartBindingsVector, stage.bindings,
+        lambda b: fb.CreateStageBinding(builder, int(b[0]), b[1]))
+    fb.StageStart(builder)
+    fb.StageAddCircularBuffers(builder, cb_vector)
+    fb.StageAddKernels(builder, kernel_vector)
+    if workgroup is not None:
+        fb.StageAddWorkgroupCount(builder, workgroup)
+    if constants is not None:
+        fb.StageAddConstants(builder, constants)
+    if bindings is not None:
+        fb.StageAddBindings(builder, bindings)
+    return fb.StageEnd(builder)
+
+
+def _write_tensor(builder, tensor: ExportTensor) -> int:
+    shape = builder.CreateNumpyVector(np.array(tensor.shape, np.uint32))
+    values = None if tensor.values is None else \
+        builder.CreateNumpyVector(np.ascontiguousarray(tensor.values, np.float32).reshape(-1))
+    fb.TensorStart(builder)
+    fb.TensorAddShape(builder, shape)
+    fb.TensorAddDataFormat(builder, int(tensor.data_format))
+    if values is not None:
+        fb.TensorAddValues(builder, values)
+    return fb.TensorEnd(builder)
+
+
+def _write_export(builder, export: Export) -> int:
+    name = builder.CreateString(export.name)
+    stages = [_write_stage(builder, stage) for stage in export.stages]
+    tensors = [_write_tensor(builder, tensor) for tensor in export.tensors]
     workgroup = builder.CreateNumpyVector(np.array(export.workgroup_size, np.uint32))
-    kernel_vector = _vector(builder, fb.ExportStartKernelsVector, kernels, builder.PrependUOffsetTRelative)
-    cb_vector = _vector(builder, fb.ExportStartCircularBuffersVector, cbs, builder.PrependUOffsetTRelative)
+    stage_vector = _vector(builder, fb.ExportStartStagesVector, stages, builder.PrependUOffsetTRelative)
+    tensor_vector = _vector(builder, fb.ExportStartTensorsVector, tensors, builder.PrependUOffsetTRelative)
     fb.ExportStart(builder)
     fb.ExportAddName(builder, name)
     fb.ExportAddConstantCount(builder, export.constant_count)
     fb.ExportAddBindingCount(builder, export.binding_count)
     fb.ExportAddWorkgroupSize(builder, workgroup)
-    fb.ExportAddCircularBuffers(builder, cb_vector)
-    fb.ExportAddKernels(builder, kernel_vector)
+    fb.ExportAddStages(builder, stage_vector)
+    fb.ExportAddTensors(builder, tensor_vector)
     return fb.ExportEnd(builder)
 
 
@@ -87,7 +130,8 @@ def write_executable(exports: list[Export]) -> bytes:
     offsets = [_write_export(builder, export) for export in exports]
     vector = _vector(builder, fb.ExecutableStartExportsVector, offsets, builder.PrependUOffsetTRelative)
     fb.ExecutableStart(builder)
-    fb.ExecutableAddVersion(builder, VERSION)
+    builder.ForceDefaults(True)  # the version is stored even when it is the schema's default, so later readers
+    fb.ExecutableAddVersion(builder, VERSION)  # (whose default is newer) can tell it; version 1 left it out
     fb.ExecutableAddExports(builder, vector)
     builder.FinishSizePrefixed(fb.ExecutableEnd(builder), FILE_IDENTIFIER)
     return bytes(builder.Output())
@@ -111,17 +155,52 @@ def _read_kernel(k) -> tuple[Kernel, tuple[RuntimeArg, ...]]:
     return kernel, tuple(RuntimeArg(ArgKind(int(a)), int(v)) for a, v in zip(kinds, values))
 
 
-def _read_export(e) -> Export:
-    kernels = [_read_kernel(e.Kernels(i)) for i in range(e.KernelsLength())]
+def _uints(vector, length: int, what: str, count: int | None = None) -> tuple[int, ...]:
+    """A uint32 vector as ints; INVALID_ARGUMENT unless it has `count` of them (when given)."""
+    values = tuple(int(v) for v in _numpy(vector, length, np.uint32))
+    if count is not None and len(values) != count:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"{what} has {len(values)} dimensions, not {count}")
+    return values
+
+
+def _read_stage(s) -> Stage:
+    kernels = [_read_kernel(s.Kernels(i)) for i in range(s.KernelsLength())]
     cbs = []
-    for i in range(e.CircularBuffersLength()):
-        cb = e.CircularBuffers(i)
+    for i in range(s.CircularBuffersLength()):
+        cb = s.CircularBuffers(i)
         cbs.append(CircularBufferConfig(cb.Index(), DataFormat(cb.DataFormat()), cb.PageSize(), cb.NumPages()))
-    workgroup = tuple(int(v) for v in _numpy(e.WorkgroupSizeAsNumpy(), e.WorkgroupSizeLength(), np.uint32))
-    if len(workgroup) != 3:
-        raise HalError(StatusCode.INVALID_ARGUMENT, f"workgroup size has {len(workgroup)} dimensions, not 3")
     program = Program(tuple(cbs), tuple(k for k, _ in kernels), tuple(a for _, a in kernels))
-    return Export((e.Name() or b"").decode(), e.ConstantCount(), e.BindingCount(), workgroup, (Stage(program),))
+    # An absent vector is the dispatch's (None); an empty one is none.
+    workgroup_count = None if s.WorkgroupCountIsNone() else \
+        _uints(s.WorkgroupCountAsNumpy(), s.WorkgroupCountLength(), "a stage's workgroup count", 3)
+    constants = None if s.ConstantsIsNone() else tuple(
+        RuntimeArg(ArgKind(c.Kind()), c.Value()) for c in map(s.Constants, range(s.ConstantsLength())))
+    bindings = None if s.BindingsIsNone() else tuple(
+        (BindingSource(b.Source()), b.Index()) for b in map(s.Bindings, range(s.BindingsLength())))
+    return Stage(program, workgroup_count, constants, bindings)
+
+
+def _read_tensor(t) -> ExportTensor:
+    shape = _uints(t.ShapeAsNumpy(), t.ShapeLength(), "a tensor shape")
+    values = None
+    if not t.ValuesIsNone():
+        values = _numpy(t.ValuesAsNumpy(), t.ValuesLength(), np.float32)
+        if values.size != math.prod(shape):
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"a tensor of shape {shape} with {values.size} values")
+        values = values.reshape(shape)
+    return ExportTensor(shape, DataFormat(t.DataFormat()), values)
+
+
+def _read_export(e) -> Export:
+    name = (e.Name() or b"").decode()
+    if e.StagesIsNone():  # version 1 left the version field at its default, so its files read as version 2
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"export {name} has no stages: a .ttx of version 1 (one program "
+                                                    f"per export) or a damaged one; this reader knows version "
+                                                    f"{VERSION}")
+    workgroup = _uints(e.WorkgroupSizeAsNumpy(), e.WorkgroupSizeLength(), "workgroup size", 3)
+    return Export(name, e.ConstantCount(), e.BindingCount(), workgroup,
+                  tuple(_read_stage(e.Stages(i)) for i in range(e.StagesLength())),
+                  tuple(_read_tensor(e.Tensors(i)) for i in range(e.TensorsLength())))
 
 
 def read_executable(data) -> list[Export]:
