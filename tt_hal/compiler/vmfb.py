@@ -63,7 +63,7 @@ def retarget(hal_ir: str, ttx: bytes) -> str:
     """The hal-phase IR with every executable binary replaced by `ttx` and the device
     queries asking for a tenstorrent device."""
     data = np.frombuffer(ttx, np.int8)
-    with ir.Context():
+    with ir.Context(), ir.Location.unknown():
         module = ir.Module.parse(hal_ir)
         for op in _walk(module.operation):
             if op.name == "hal.executable.binary":

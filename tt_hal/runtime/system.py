@@ -159,7 +159,7 @@ def _push(arguments: rt.VmVariantList, handles, device, value, index: int) -> No
     elif isinstance(value, HalBufferView):
         arguments.push_ref(handles.wrap(value))
     else:
-        array = np.ascontiguousarray(value)
+        array = np.asarray(value, order="C")
         try:
             element_type = HalElementType.from_dtype(array.dtype)
         except ValueError:
