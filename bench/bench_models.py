@@ -1,18 +1,20 @@
-"""Models from MLIR: tt-hal (tt_hal.compiler.compile_module + runtime.load_module on the simulated
-chip) vs IREE's llvm-cpu build on iree.runtime local-task, side by side.
+"""Models from MLIR: tt-hal (tt_hal.compiler.compile_vmfb, run by iree.runtime's VM on the
+simulated tenstorrent device) vs IREE's llvm-cpu build on iree.runtime local-task, side by side.
 
     python bench/bench_models.py [--runs N] [--batches 16,64,256] [--hidden 512] [--quick] [--json out.json]
 
 The model is examples/models/mlp.mlir (two layers, relu(relu(x @ w1 + b1) @ w2 + b2), f32)
 with its batch and hidden size substituted; batch 64, hidden 512 is the file itself.
-- compile: compiler.compile_module(text) (.ttm, bfloat16) vs frontend.compile_vmfb(text);
-  both from scratch each time.
-- load: runtime.load_module(ttm, device) vs a SystemContext + VmModule.copy_buffer of the vmfb.
+- compile: compiler.compile_vmfb(text) vs frontend.compile_vmfb(text) (llvm-cpu); both from
+  scratch each time.
+- load: runtime.load_vm_flatbuffer(vmfb) (a device, the hal module, the executables and their
+  tensors prepared) vs a SystemContext + VmModule.copy_buffer of the llvm-cpu vmfb.
 - run: module.main(*inputs) vs the vmfb's function called with numpy arrays, including the
   result's transfer to host (.to_host()). Inputs are host numpy arrays in both.
 The first run of each case is a warm-up, and tt-hal's result is checked against llvm-cpu's
-with tt_hal.compiler.tolerance (bfloat16). Runs alternate over all cases so that machine noise hits
-all alike; the table gives medians and the ratio tt-hal / llvm-cpu.
+with tt_hal.compiler.tolerance (float32, what the .vmfb path computes in). Runs alternate over
+all cases so that machine noise hits all alike; the table gives medians and the ratio
+tt-hal / llvm-cpu.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from tt_hal import compiler, runtime  # noqa: E402
 from tt_hal.compiler import frontend, reference  # noqa: E402
 
 MLP = ROOT / "examples" / "models" / "mlp.mlir"
-DATA_FORMAT = "bfloat16"
+DATA_FORMAT = "float32"
 PHASES = ("compile", "load", "run")
 BATCHES, QUICK_BATCHES, HIDDEN = "16,64,256", "64", 512
 
@@ -73,11 +75,11 @@ def iree_cases(text: str, inputs: list[np.ndarray]) -> dict:
 
 def tt_hal_cases(text: str, inputs: list[np.ndarray], device, expected) -> dict:
     """tt-hal's {phase: case}; its result is checked against llvm-cpu's first."""
-    ttm = compiler.compile_module(text)
-    module = runtime.load_module(ttm, device)
+    vmfb = compiler.compile_vmfb(text)
+    module = runtime.load_vm_flatbuffer(vmfb, device=device)
     tt_hal.compiler.tolerance.check(module.main(*inputs), expected, DATA_FORMAT)
-    return {"compile": lambda: compiler.compile_module(text), "load": lambda: runtime.load_module(ttm, device),
-            "run": lambda: module.main(*inputs)}
+    return {"compile": lambda: compiler.compile_vmfb(text),
+            "load": lambda: runtime.load_vm_flatbuffer(vmfb, device=device), "run": lambda: module.main(*inputs)}
 
 
 def measure_all(runs: int, batches: str, hidden: int) -> tuple[list[Row], dict[str, float], dict]:

@@ -27,7 +27,7 @@ def collect(runs: int, quick: bool = False) -> list[Row]:
     device = hal.create_device("tenstorrent")
     rows = []
     for name in CASES[:1] if quick else CASES:
-        function = runtime.load_module(compiler.compile_module(MODELS / f"{name}.mlir"), device).main
+        function = runtime.load_vm_flatbuffer(compiler.compile_vmfb(MODELS / f"{name}.mlir"), device=device).main
         inputs = random_inputs(function.inputs, seed=0)
 
         def profiled(function=function, inputs=inputs):

@@ -36,7 +36,9 @@ MODULES = [
     "tt_hal.target.program",
     "tt_hal.target.placement",
     "tt_hal.target.layout",
-    "tt_hal.runtime.module",
+    "tt_hal.compiler.vmfb",
+    "tt_hal.runtime.system",
+    "tt_hal.runtime.signature",
     "tt_hal.tools.testing",
 ]
 # Modules that may not exist yet: skipped when they do not import.

@@ -1,11 +1,13 @@
-"""The main job: every model in examples/models (MLIR from StableHLO, linalg, JAX)
-compiled by the IREE bridge, run on the simulated Tenstorrent device, and checked
-against IREE's own llvm-cpu result on iree.runtime's local-task driver.
+"""The main job: every model in examples/models (StableHLO, linalg, JAX- and
+PyTorch-made MLIR) compiled by IREE into a .vmfb for the tenstorrent device, run by
+iree.runtime's VM on the simulated chip, and checked against IREE's own llvm-cpu
+result on iree.runtime's local-task driver.
 
-    python examples/run_models.py [--data-format float32] [models/*.mlir ...]
+    python examples/run_models.py [models/*.mlir ...]
 
 Prints one row per model (compile and run times, error, PCC) and exits 1 if any
-model is beyond its data format's tolerance (tt_hal/compiler/tolerance.py).
+model is beyond the tolerance of the format the device computes in
+(tt_hal/compiler/tolerance.py).
 """
 
 import argparse
@@ -15,21 +17,20 @@ import time
 
 from tqdm import tqdm
 
-import hal
 from tt_hal import compiler, runtime
 from tt_hal.compiler import reference, tolerance
+from tt_hal.compiler.dispatch import FORMAT
 
 MODELS = pathlib.Path(__file__).resolve().parent / "models"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="*", default=sorted(MODELS.glob("*.mlir")), type=pathlib.Path)
-    parser.add_argument("--data-format", default="bfloat16", choices=compiler.DATA_FORMATS)
+    parser.add_argument("models", nargs="*", default=sorted(MODELS.glob("**/*.mlir")), type=pathlib.Path)
     args = parser.parse_args()
-    device = hal.create_device("tenstorrent")
-    limit = tolerance.TOLERANCE[args.data_format]
-    print(f"device: {device}; data format {args.data_format}; tolerance {limit:.4f} (max abs error / max |ref|)\n")
+    limit = tolerance.TOLERANCE[FORMAT.name]
+    print(f"device: tenstorrent (simulated unless a card is present); computing in {FORMAT.name}; tolerance "
+          f"{limit:.4f} (max abs error / max |ref|)\n")
     print("| model | compile | run (2nd call) | llvm-cpu run | max error | PCC | |")
     print("|---|---|---|---|---|---|---|")
     failures = 0
@@ -37,7 +38,7 @@ def main() -> int:
     for path in tqdm(args.models, desc="models", unit="model", file=sys.stderr, disable=None, leave=False):
         text = path.read_text()
         start = time.perf_counter()
-        module = runtime.load_module(compiler.compile_module(text, data_format=args.data_format), device)
+        module = runtime.load_vm_flatbuffer(compiler.compile_vmfb(text), driver="tenstorrent")
         compile_s = time.perf_counter() - start
         function = module["main"]
         inputs = reference.random_inputs(function.inputs, seed=0)
@@ -56,8 +57,9 @@ def main() -> int:
         correlation = min(tolerance.pcc(o, r) for o, r in zip(outputs, references))
         ok = error <= limit
         failures += not ok
-        tqdm.write(f"| {path.stem} | {compile_s * 1e3:.0f} ms | {run_s * 1e3:.1f} ms | {cpu_s * 1e3:.2f} ms | "
-              f"{error:.4f} | {correlation:.6f} | {'ok' if ok else 'BEYOND TOLERANCE'} |")
+        tqdm.write(f"| {path.relative_to(MODELS) if path.is_relative_to(MODELS) else path} | {compile_s * 1e3:.0f} ms "
+                   f"| {run_s * 1e3:.1f} ms | {cpu_s * 1e3:.2f} ms | {error:.4f} | {correlation:.6f} | "
+                   f"{'ok' if ok else 'BEYOND TOLERANCE'} |")
     return 1 if failures else 0
 
 

@@ -1,10 +1,10 @@
-"""Differential tests of the compiler bridge (tt_hal/compiler/): small StableHLO and linalg
-programs, compiled by `tt_hal.compiler.compile_module` and run on the simulated device,
-against the same MLIR compiled by IREE for llvm-cpu and run on iree.runtime
-(tt_hal.compiler.reference.run_llvm_cpu), within tt_hal.compiler.tolerance's limits.
+"""Differential tests of the compiler (tt_hal/compiler/): small StableHLO and linalg
+programs, compiled by `tt_hal.compiler.compile_vmfb` into a real IREE .vmfb and run by
+iree.runtime's VM on the simulated tenstorrent device, against the same MLIR compiled
+by IREE for llvm-cpu and run on iree.runtime (tt_hal.compiler.reference.run_llvm_cpu),
+within tt_hal.compiler.tolerance's float32 limit (the .vmfb path computes in float32).
 
-Patterns (CASES, each a @main; every case in bfloat16, those marked `float32` also
-with data_format="float32"):
+Patterns (CASES, each a @main):
 - matmul: shapes not multiples of 32, a fill or an input as init, chained through
   exp so that padding in K must stay zero, K of one tile, one row, one column,
   matrix-vector, transposed operands ([1]x[1], [0]x[0], [0]x[1]), batched (batching
@@ -19,19 +19,15 @@ with data_format="float32"):
   0-d argument), batch; transposes (2-D, last two dims of 3-D, fused into an add);
 - softmax, layernorm and rmsnorm as JAX writes them;
 - several results, results that are transforms of the inputs (or the input itself),
-  one executable at four call sites (binding offsets as push constants), a module
+  one executable at four call sites (binding offsets as push constants), a program
   with two public functions and a private helper.
 Errors: MLIR that does not parse or that IREE rejects (INVALID_ARGUMENT with the
-diagnostics' input.mlir:line:col), ops without a Tensix lowering and dynamic shapes
-(UNIMPLEMENTED naming the op and its line), and the module API's errors.
+diagnostics' input.mlir:line:col), ops without a Tensix lowering, dynamic shapes and
+element types other than f32 (UNIMPLEMENTED naming the op and its line), and the
+loading and calling errors of a .vmfb.
 
-Cases with a `limitation` hit something docs/compiler.md lists as not lowered yet
-("reshapes that move data between tiles": IREE collapses (B, M, N) to (B*M, N), which
-re-tiles unless M is a multiple of 32). They xfail only with that UNIMPLEMENTED error;
-once lowered they are checked like any other case.
-
-Cost: each MLIR is compiled once per data format (`ttm`), and the llvm-cpu references
-come from one IREE compile of all cases as functions of one module (`reference`;
+Cost: each MLIR is compiled once (`vmfb`), and the llvm-cpu references come from one
+IREE compile of all cases as functions of one module (`reference`;
 `test_combined_reference_is_standalone` checks that this changes nothing), as one
 llvm-cpu compile per case would dominate the file's run time.
 """
@@ -40,11 +36,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import io
-import json
 import re
 import textwrap
-import zipfile
 
 import numpy as np
 import pytest
@@ -52,13 +45,13 @@ import pytest
 from hal import HalError, StatusCode
 from tt_hal import compiler, runtime
 from tt_hal.compiler import frontend, tolerance
+from tt_hal.compiler import reference as llvm_cpu
 from tt_hal.compiler.reference import function_signatures, run_llvm_cpu
-from tt_hal.compiler.vmfb import compile_vmfb
-from tt_hal.runtime.host_program import Dispatch
-from tt_hal.runtime.module import read_module
+from tt_hal.target.program import ArgKind, BindingSource
+from tt_hal.target.ttx import read_executable
+from tt_hal.tools.inspection import embedded_executable
 
 SEED = 1234
-RESHAPE = r"reshape moves data between tiles"  # docs/compiler.md: "Reshapes that move data between tiles"
 
 
 # ---- cases -------------------------------------------------------------------------------------
@@ -67,13 +60,10 @@ RESHAPE = r"reshape moves data between tiles"  # docs/compiler.md: "Reshapes tha
 class Case:
     """An MLIR program with a public @main, and how to draw its inputs: per argument a
     float s for N(0, s^2), or a pair (low, high) for U(low, high); N(0, 1) when not
-    given. `float32`: also compiled with data_format="float32". `limitation`: the
-    UNIMPLEMENTED message (a regex) of a documented limitation the case runs into."""
+    given."""
 
     text: str
     inputs: tuple = ()
-    float32: bool = False
-    limitation: str | None = None
 
 
 def mlir(text: str) -> str:
@@ -129,7 +119,7 @@ POSITIVE = (0.25, 4.0)
 CASES: dict[str, Case] = {}
 
 # -- matmul --------------------------------------------------------------------------------------
-CASES["matmul_50x100_100x70"] = Case(dot_program("50x100", "100x70", "50x70"), float32=True)
+CASES["matmul_50x100_100x70"] = Case(dot_program("50x100", "100x70", "50x70"))
 CASES["matmul_linalg_fill_init"] = Case(mlir("""
     func.func @main(%a: tensor<33x65xf32>, %b: tensor<65x31xf32>) -> tensor<33x31xf32> {
       %zero = arith.constant 0.0 : f32
@@ -146,7 +136,7 @@ CASES["matmul_linalg_input_init"] = Case(mlir("""
                          outs(%c : tensor<50x70xf32>) -> tensor<50x70xf32>
       return %r : tensor<50x70xf32>
     }
-"""), inputs=(1.0, 1.0, 10.0), float32=True)
+"""), inputs=(1.0, 1.0, 10.0))
 # exp(x @ w + b) @ w2: exp(0) = 1 lands in the padding columns of the hidden layer (K of
 # the second matmul) unless the fused kernel re-zeroes them.
 CASES["matmul_chained_exp"] = Case(mlir(f"""
@@ -159,7 +149,7 @@ CASES["matmul_chained_exp"] = Case(mlir(f"""
       {dot("40x60", "60x30", "40x30", lhs="%e", rhs="%w2")}
       return %r : tensor<40x30xf32>
     }}
-"""), inputs=(1.0, W(50), 0.5, W(60)), float32=True)
+"""), inputs=(1.0, W(50), 0.5, W(60)))
 # Both operands of the second matmul computed on the device, each a non-zero function
 # of 0 (exp, cos + 1), so padding in K would meet padding: K = 40 (24 padding columns),
 # and b < -3 keeps the valid exp values small next to the exp(0) = 1 of the padding.
@@ -176,22 +166,20 @@ CASES["matmul_chained_both_operands"] = Case(mlir(f"""
       {dot("40x40", "40x30", "40x30", lhs="%e", rhs="%v")}
       return %r : tensor<40x30xf32>
     }}
-"""), inputs=(1.0, W(50), (-4.0, -3.0), 1.0), float32=True)
+"""), inputs=(1.0, W(50), (-4.0, -3.0), 1.0))
 CASES["matmul_k_one_tile"] = Case(dot_program("64x32", "32x96", "64x96"))
-CASES["matmul_k_20"] = Case(dot_program("40x20", "20x50", "40x50"), float32=True)
-CASES["matmul_one_row"] = Case(dot_program("1x100", "100x70", "1x70"), float32=True)
+CASES["matmul_k_20"] = Case(dot_program("40x20", "20x50", "40x50"))
+CASES["matmul_one_row"] = Case(dot_program("1x100", "100x70", "1x70"))
 CASES["matmul_one_column"] = Case(dot_program("50x100", "100x1", "50x1"))
 CASES["matvec"] = Case(dot_program("50x100", "100", "50"))
-CASES["vecmat"] = Case(dot_program("100", "100x70", "70", contracting="[0] x [0]"), float32=True)
-CASES["matmul_transposed_rhs"] = Case(dot_program("50x100", "70x100", "50x70", contracting="[1] x [1]"),
-                                      float32=True)
-CASES["matmul_transposed_lhs"] = Case(dot_program("100x50", "100x70", "50x70", contracting="[0] x [0]"),
-                                      float32=True)
+CASES["vecmat"] = Case(dot_program("100", "100x70", "70", contracting="[0] x [0]"))
+CASES["matmul_transposed_rhs"] = Case(dot_program("50x100", "70x100", "50x70", contracting="[1] x [1]"))
+CASES["matmul_transposed_lhs"] = Case(dot_program("100x50", "100x70", "50x70", contracting="[0] x [0]"))
 CASES["matmul_transposed_both"] = Case(dot_program("100x50", "70x100", "50x70", contracting="[0] x [1]"))
 CASES["batch_matmul"] = Case(dot_program("3x40x50", "3x50x30", "3x40x30", batching="[0] x [0]",
-                                         contracting="[2] x [1]"), float32=True)
+                                         contracting="[2] x [1]"))
 CASES["batch_matmul_transposed_rhs"] = Case(dot_program("3x40x50", "3x30x50", "3x40x30", batching="[0] x [0]",
-                                                        contracting="[2] x [2]"), float32=True)
+                                                        contracting="[2] x [2]"))
 CASES["batch_matmul_linalg"] = Case(mlir("""
     func.func @main(%a: tensor<2x33x40xf32>, %b: tensor<2x40x20xf32>) -> tensor<2x33x20xf32> {
       %zero = arith.constant 0.0 : f32
@@ -208,10 +196,10 @@ CASES["batch_matmul_shared_rhs_broadcast"] = Case(mlir(f"""
       {dot("3x64x50", "3x50x30", "3x64x30", batching="[0] x [0]", contracting="[2] x [1]")}
       return %r : tensor<3x64x30xf32>
     }}
-"""), float32=True)
+"""))
 CASES["batch_matmul_shared_rhs_einsum"] = Case(dot_program("2x64x50", "50x30", "2x64x30", contracting="[2] x [0]"))
 CASES["batch_matmul_shared_rhs_einsum_m40"] = Case(
-    dot_program("3x40x50", "50x30", "3x40x30", contracting="[2] x [0]"), limitation=RESHAPE)
+    dot_program("3x40x50", "50x30", "3x40x30", contracting="[2] x [0]"))
 # A (40, 30) bias over the batch, fused into the batched matmul's dispatch.
 CASES["batch_matmul_bias_over_batch"] = Case(mlir(f"""
     func.func @main(%a: tensor<3x40x50xf32>, %b: tensor<3x50x30xf32>, %y: tensor<40x30xf32>) -> tensor<3x40x30xf32> {{
@@ -220,25 +208,24 @@ CASES["batch_matmul_bias_over_batch"] = Case(mlir(f"""
       %r = stablehlo.add %p, %yb : tensor<3x40x30xf32>
       return %r : tensor<3x40x30xf32>
     }}
-"""), inputs=(1.0, 1.0, 5.0), float32=True)
+"""), inputs=(1.0, 1.0, 5.0))
 
 # -- reductions ----------------------------------------------------------------------------------
 SQUARE = "%sq = stablehlo.multiply %x, %x : tensor<{}xf32>"
-CASES["reduce_sum_last_2d"] = Case(reduce_program("50x70", "[1]", "50"), float32=True)
-CASES["reduce_max_last_2d"] = Case(reduce_program("50x70", "[1]", "50", "maximum"), float32=True)
-CASES["reduce_sum_dim0_2d"] = Case(reduce_program("50x70", "[0]", "70"), float32=True)
+CASES["reduce_sum_last_2d"] = Case(reduce_program("50x70", "[1]", "50"))
+CASES["reduce_max_last_2d"] = Case(reduce_program("50x70", "[1]", "50", "maximum"))
+CASES["reduce_sum_dim0_2d"] = Case(reduce_program("50x70", "[0]", "70"))
 CASES["reduce_max_dim0_2d"] = Case(reduce_program("50x70", "[0]", "70", "maximum"))
 # All inputs negative: a max that let the zero padding in would return 0.
-CASES["reduce_max_last_negative"] = Case(reduce_program("50x70", "[1]", "50", "maximum"), inputs=((-3.0, -1.0),),
-                                         float32=True)
+CASES["reduce_max_last_negative"] = Case(reduce_program("50x70", "[1]", "50", "maximum"), inputs=((-3.0, -1.0),))
 CASES["reduce_max_dim0_negative"] = Case(reduce_program("50x70", "[0]", "70", "maximum"), inputs=((-3.0, -1.0),))
-CASES["reduce_sum_last_3d"] = Case(reduce_program("2x64x70", "[2]", "2x64"), float32=True)
+CASES["reduce_sum_last_3d"] = Case(reduce_program("2x64x70", "[2]", "2x64"))
 CASES["reduce_max_last_3d"] = Case(reduce_program("2x32x70", "[2]", "2x32", "maximum"))
-CASES["reduce_sum_last_3d_m20"] = Case(reduce_program("4x20x70", "[2]", "4x20"), limitation=RESHAPE)
-CASES["reduce_sum_middle_3d"] = Case(reduce_program("4x50x20", "[1]", "4x20"), float32=True)
+CASES["reduce_sum_last_3d_m20"] = Case(reduce_program("4x20x70", "[2]", "4x20"))
+CASES["reduce_sum_middle_3d"] = Case(reduce_program("4x50x20", "[1]", "4x20"))
 CASES["reduce_max_middle_3d"] = Case(reduce_program("4x50x20", "[1]", "4x20", "maximum"))
 CASES["reduce_sum_of_squares"] = Case(reduce_program("50x70", "[1]", "50", prologue=SQUARE.format("50x70"),
-                                                     operand="%sq"), float32=True)
+                                                     operand="%sq"))
 CASES["reduce_sum_of_squares_dim0"] = Case(reduce_program("50x70", "[0]", "70", prologue=SQUARE.format("50x70"),
                                                           operand="%sq"))
 CASES["reduce_sum_exp_minus_max"] = Case(mlir("""
@@ -254,7 +241,7 @@ CASES["reduce_sum_exp_minus_max"] = Case(mlir("""
           : (tensor<50x70xf32>, tensor<f32>) -> tensor<50xf32>
       return %sum : tensor<50xf32>
     }
-"""), float32=True)
+"""))
 # sum(x * y) over the last dim: a mulf + addf body that is not a matmul.
 CASES["reduce_sum_of_products"] = Case(mlir("""
     func.func @main(%x: tensor<50x70xf32>, %y: tensor<50x70xf32>) -> tensor<50xf32> {
@@ -295,14 +282,14 @@ SHAPE = "40x50"
 for _op in ("add", "subtract", "multiply", "divide", "maximum", "minimum"):
     CASES[f"eltwise_{_op}"] = Case(
         elementwise_program(SHAPE, f"%r = stablehlo.{_op} %a, %b : tensor<{SHAPE}xf32>", ("%a", "%b")),
-        inputs=(1.0, POSITIVE) if _op == "divide" else (), float32=_op in ("subtract", "divide", "minimum"))
+        inputs=(1.0, POSITIVE) if _op == "divide" else ())
 for _op, _inputs in (("negate", ()), ("exponential", ()), ("log", (POSITIVE,)), ("sqrt", (POSITIVE,)),
                      ("rsqrt", (POSITIVE,)), ("tanh", (2.0,)), ("abs", ()), ("sine", (2.0,)), ("cosine", (2.0,))):
     CASES[f"eltwise_{_op}"] = Case(elementwise_program(SHAPE, f"%r = stablehlo.{_op} %a : tensor<{SHAPE}xf32>"),
-                                   inputs=_inputs, float32=_op in ("exponential", "log", "rsqrt", "tanh", "sine"))
+                                   inputs=_inputs)
 CASES["eltwise_power_constant"] = Case(elementwise_program(SHAPE, f"""
     %p = stablehlo.constant dense<1.7> : tensor<{SHAPE}xf32>
-    %r = stablehlo.power %a, %p : tensor<{SHAPE}xf32>"""), inputs=(POSITIVE,), float32=True)
+    %r = stablehlo.power %a, %p : tensor<{SHAPE}xf32>"""), inputs=(POSITIVE,))
 CASES["eltwise_reciprocal"] = Case(elementwise_program(SHAPE, f"""
     %one = stablehlo.constant dense<1.0> : tensor<{SHAPE}xf32>
     %r = stablehlo.divide %one, %a : tensor<{SHAPE}xf32>"""), inputs=(POSITIVE,))
@@ -320,7 +307,7 @@ CASES["eltwise_scalar_forms"] = Case(elementwise_program(SHAPE, f"""
     %s = stablehlo.subtract %a, %c2 : tensor<{SHAPE}xf32>
     %m = stablehlo.multiply %c3, %s : tensor<{SHAPE}xf32>
     %d = stablehlo.divide %m, %c4 : tensor<{SHAPE}xf32>
-    %r = stablehlo.add %c2, %d : tensor<{SHAPE}xf32>"""), float32=True)
+    %r = stablehlo.add %c2, %d : tensor<{SHAPE}xf32>"""))
 CASES["eltwise_linalg_generic"] = Case(mlir("""
     #map = affine_map<(d0, d1) -> (d0, d1)>
     func.func @main(%a: tensor<40x50xf32>, %b: tensor<40x50xf32>) -> tensor<40x50xf32> {
@@ -345,7 +332,7 @@ CASES["eltwise_collapsed_tanh"] = Case(elementwise_program("50x70", """
     %two = stablehlo.constant dense<2.0> : tensor<50x70xf32>
     %m = stablehlo.multiply %a, %b : tensor<50x70xf32>
     %s = stablehlo.add %m, %two : tensor<50x70xf32>
-    %r = stablehlo.tanh %s : tensor<50x70xf32>""", ("%a", "%b")), float32=True)
+    %r = stablehlo.tanh %s : tensor<50x70xf32>""", ("%a", "%b")))
 CASES["eltwise_collapsed_3d"] = Case(elementwise_program("3x20x45", """
     %m = stablehlo.multiply %a, %b : tensor<3x20x45xf32>
     %r = stablehlo.exponential %m : tensor<3x20x45xf32>""", ("%a", "%b")), inputs=(1.0, 0.5))
@@ -357,7 +344,7 @@ CASES["broadcast_row_bias"] = Case(mlir("""
       %r = stablehlo.add %x, %bb : tensor<50x70xf32>
       return %r : tensor<50x70xf32>
     }
-"""), inputs=(1.0, 5.0), float32=True)
+"""), inputs=(1.0, 5.0))
 CASES["broadcast_row_first_operand"] = Case(mlir("""
     func.func @main(%x: tensor<50x70xf32>, %b: tensor<70xf32>) -> tensor<50x70xf32> {
       %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<70xf32>) -> tensor<50x70xf32>
@@ -371,7 +358,7 @@ CASES["broadcast_column_input"] = Case(mlir("""
       %r = stablehlo.multiply %x, %cb : tensor<50x70xf32>
       return %r : tensor<50x70xf32>
     }
-"""), float32=True)
+"""))
 CASES["broadcast_column_keepdims"] = Case(mlir("""
     func.func @main(%x: tensor<50x70xf32>) -> tensor<50x70xf32> {
       %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
@@ -382,7 +369,7 @@ CASES["broadcast_column_keepdims"] = Case(mlir("""
       %r = stablehlo.subtract %x, %kb : tensor<50x70xf32>
       return %r : tensor<50x70xf32>
     }
-"""), float32=True)
+"""))
 CASES["broadcast_row_keepdims_dim0"] = Case(mlir("""
     func.func @main(%x: tensor<50x70xf32>) -> tensor<50x70xf32> {
       %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
@@ -403,7 +390,7 @@ CASES["broadcast_scalar"] = Case(mlir("""
       %r = stablehlo.divide %a, %sb : tensor<50x70xf32>
       return %r : tensor<50x70xf32>
     }
-"""), inputs=(1.0, (1.0, 2.0)), float32=True)
+"""), inputs=(1.0, (1.0, 2.0)))
 # A 0-d argument next to a row: the loop space stays 2-D (no collapse), the scalar is a
 # SCALAR broadcast of the tile grid.
 CASES["broadcast_scalar_and_row"] = Case(mlir("""
@@ -414,7 +401,7 @@ CASES["broadcast_scalar_and_row"] = Case(mlir("""
       %r = stablehlo.add %m, %bb : tensor<50x70xf32>
       return %r : tensor<50x70xf32>
     }
-"""), inputs=(1.0, (2.0, 3.0), 1.0), float32=True)
+"""), inputs=(1.0, (2.0, 3.0), 1.0))
 CASES["broadcast_row_3d"] = Case(mlir("""
     func.func @main(%x: tensor<3x64x50xf32>, %b: tensor<50xf32>) -> tensor<3x64x50xf32> {
       %bb = stablehlo.broadcast_in_dim %b, dims = [2] : (tensor<50xf32>) -> tensor<3x64x50xf32>
@@ -439,7 +426,7 @@ CASES["broadcast_batch_elementwise"] = Case(mlir("""
       %r = stablehlo.multiply %x, %yb : tensor<3x40x50xf32>
       return %r : tensor<3x40x50xf32>
     }
-"""), limitation=RESHAPE)
+"""))
 
 # -- transposes ----------------------------------------------------------------------------------
 CASES["transpose_2d"] = Case(mlir("""
@@ -447,20 +434,20 @@ CASES["transpose_2d"] = Case(mlir("""
       %r = stablehlo.transpose %x, dims = [1, 0] : (tensor<50x70xf32>) -> tensor<70x50xf32>
       return %r : tensor<70x50xf32>
     }
-"""), float32=True)
+"""))
 CASES["transpose_3d_last_two"] = Case(mlir("""
     func.func @main(%x: tensor<3x40x50xf32>) -> tensor<3x50x40xf32> {
       %r = stablehlo.transpose %x, dims = [0, 2, 1] : (tensor<3x40x50xf32>) -> tensor<3x50x40xf32>
       return %r : tensor<3x50x40xf32>
     }
-"""), float32=True)
+"""))
 CASES["transpose_into_add"] = Case(mlir("""
     func.func @main(%x: tensor<50x70xf32>, %y: tensor<70x50xf32>) -> tensor<70x50xf32> {
       %t = stablehlo.transpose %x, dims = [1, 0] : (tensor<50x70xf32>) -> tensor<70x50xf32>
       %r = stablehlo.add %t, %y : tensor<70x50xf32>
       return %r : tensor<70x50xf32>
     }
-"""), float32=True)
+"""))
 
 # -- normalisations as JAX writes them -------------------------------------------------------------
 CASES["softmax"] = Case(mlir("""
@@ -482,7 +469,7 @@ CASES["softmax"] = Case(mlir("""
       %r = stablehlo.divide %e, %sum_b : tensor<40x70xf32>
       return %r : tensor<40x70xf32>
     }
-"""), inputs=(2.0,), float32=True)
+"""), inputs=(2.0,))
 CASES["layernorm"] = Case(mlir("""
     func.func @main(%x: tensor<40x70xf32>, %gamma: tensor<70xf32>, %beta: tensor<70xf32>) -> tensor<40x70xf32> {
       %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
@@ -513,7 +500,7 @@ CASES["layernorm"] = Case(mlir("""
       %r = stablehlo.add %y2, %b_b : tensor<40x70xf32>
       return %r : tensor<40x70xf32>
     }
-"""), inputs=(2.0, (0.5, 1.5), (-0.5, 0.5)), float32=True)
+"""), inputs=(2.0, (0.5, 1.5), (-0.5, 0.5)))
 CASES["rmsnorm"] = Case(mlir("""
     func.func @main(%x: tensor<40x70xf32>, %gamma: tensor<70xf32>) -> tensor<40x70xf32> {
       %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
@@ -535,7 +522,7 @@ CASES["rmsnorm"] = Case(mlir("""
       %r = stablehlo.multiply %y, %g_b : tensor<40x70xf32>
       return %r : tensor<40x70xf32>
     }
-"""), inputs=(2.0, (0.5, 1.5)), float32=True)
+"""), inputs=(2.0, (0.5, 1.5)))
 
 # -- several results, several call sites ---------------------------------------------------------
 CASES["several_results"] = Case(mlir(f"""
@@ -548,7 +535,7 @@ CASES["several_results"] = Case(mlir(f"""
           : (tensor<100x70xf32>, tensor<f32>) -> tensor<100xf32>
       return %p, %n, %s : tensor<50x70xf32>, tensor<50x100xf32>, tensor<100xf32>
     }}
-"""), float32=True)
+"""))
 # Results that are the inputs transformed: an elementwise result, its reshape to 1-D,
 # a (1, N) reshape of a vector input's transform.
 CASES["results_input_transforms"] = Case(mlir("""
@@ -560,7 +547,7 @@ CASES["results_input_transforms"] = Case(mlir("""
       %t2 = stablehlo.reshape %t : (tensor<70xf32>) -> tensor<1x70xf32>
       return %n, %r, %t2 : tensor<50x70xf32>, tensor<3500xf32>, tensor<1x70xf32>
     }
-"""), float32=True)
+"""))
 CASES["result_is_an_input"] = Case(mlir("""
     func.func @main(%a: tensor<50x70xf32>) -> (tensor<50x70xf32>, tensor<50x70xf32>) {
       %n = stablehlo.negate %a : tensor<50x70xf32>
@@ -576,7 +563,7 @@ CASES["four_projections"] = Case(mlir(f"""
 {textwrap.indent(PROJECTIONS, " " * 6)}
       return %p0, %p1, %p2, %p3 : tensor<40x60xf32>, tensor<40x60xf32>, tensor<40x60xf32>, tensor<40x60xf32>
     }}
-"""), float32=True)
+"""))
 CASES["four_projections_combined"] = Case(mlir(f"""
     func.func @main({PROJECTIONS_ARGS}) -> tensor<40x60xf32> {{
 {textwrap.indent(PROJECTIONS, " " * 6)}
@@ -592,8 +579,8 @@ CASES["four_projections_combined"] = Case(mlir(f"""
 # ---- compiling, inputs and references, each once ------------------------------------------------
 
 @functools.cache
-def ttm(name: str, data_format: str) -> bytes:
-    return compiler.compile_module(CASES[name].text, data_format=data_format)
+def vmfb(name: str) -> bytes:
+    return compiler.compile_vmfb(CASES[name].text)
 
 
 @functools.cache
@@ -602,10 +589,10 @@ def inputs(name: str) -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(SEED)
     arguments, _ = function_signatures(case.text)["main"]
     arrays = []
-    for i, (shape, dtype) in enumerate(arguments):
+    for i, t in enumerate(arguments):
         spec = case.inputs[i] if i < len(case.inputs) else 1.0
-        value = rng.uniform(*spec, shape) if isinstance(spec, tuple) else rng.standard_normal(shape) * spec
-        arrays.append(np.asarray(value, dtype))
+        value = rng.uniform(*spec, t.shape) if isinstance(spec, tuple) else rng.standard_normal(t.shape) * spec
+        arrays.append(np.asarray(value, t.dtype))
     return tuple(arrays)
 
 
@@ -631,56 +618,23 @@ def reference(name: str) -> tuple[np.ndarray, ...]:
         return tuple(run_llvm_cpu(CASES[name].text, "main", list(inputs(name))))
 
 
-@pytest.fixture(scope="module")
-def load(device):
-    """load(name, data_format): the case's module on the module's device, loaded once; a
-    case with a `limitation` that runs into it xfails."""
-    loaded = {}
-
-    def load_(name: str, data_format: str = "bfloat16"):
-        if (name, data_format) not in loaded:
-            case = CASES[name]
-            try:
-                loaded[name, data_format] = runtime.load_module(ttm(name, data_format), device)
-            except HalError as error:
-                if case.limitation and error.code == StatusCode.UNIMPLEMENTED and \
-                        re.search(case.limitation, error.message):
-                    pytest.xfail(f"documented limitation: {error.message.splitlines()[0]}")
-                raise
-        return loaded[name, data_format]
-
-    return load_
+@functools.cache
+def load(name: str):
+    """The case's program on a tenstorrent device, loaded once."""
+    return runtime.load_vm_flatbuffer(vmfb(name), driver="tenstorrent")
 
 
-def check_case(load, name: str, data_format: str):
-    outputs = load(name, data_format).main(*inputs(name))
-    tolerance.check(outputs, list(reference(name)), data_format)
+def check_case(name: str):
+    outputs = load(name).main(*inputs(name))
+    tolerance.check(outputs, list(reference(name)), "float32")
     return outputs
 
 
 # ---- patterns against llvm-cpu ------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_bfloat16(load, name):
-    check_case(load, name, "bfloat16")
-
-
-@pytest.mark.parametrize("name", [n for n, c in CASES.items() if c.float32])
-def test_float32(load, name):
-    check_case(load, name, "float32")
-
-
-@functools.cache
-def vmfb(name: str) -> bytes:
-    return compile_vmfb(CASES[name].text)
-
-
-@pytest.mark.parametrize("name", list(CASES))
-def test_vmfb(name):
-    """The case as a real IREE .vmfb, run by iree.runtime's VM on the tenstorrent device:
-    row-major bindings tilized and untilized by each dispatch's stages, float32."""
-    module = runtime.load_vm_flatbuffer(vmfb(name), driver="tenstorrent")
-    tolerance.check(module.main(*inputs(name)), list(reference(name)), "float32")
+def test_case(name):
+    check_case(name)
 
 
 def test_combined_reference_is_standalone():
@@ -691,22 +645,23 @@ def test_combined_reference_is_standalone():
     np.testing.assert_array_equal(alone[0], reference(name)[0])
 
 
-def test_call_sites_share_one_executable(load):
+def test_call_sites_share_one_executable():
     """four_projections: one dispatch function whose output offset is a push constant, run
-    at four call sites with one kernel and four distinct outputs, each its own projection."""
+    at four call sites by one export, with four distinct outputs, each its own projection."""
     text = CASES["four_projections"].text
     sources = frontend.compile_to_sources(text)
     assert len(re.findall(r"func\.func @main_dispatch_\w+\(\)", sources)) == 1
     assert "hal.interface.constant.load" in sources
-    record, _, _ = read_module(ttm("four_projections", "bfloat16"))
-    (function,) = record.functions
-    matmuls = [c for c in function.commands() if isinstance(c, Dispatch) and len(c.bindings) == 3]
-    assert len(matmuls) == 4 and len({c.kernel for c in matmuls}) == 1
-    assert len({c.bindings[2] for c in matmuls}) == 4
-    outputs = check_case(load, "four_projections", "bfloat16")
+    (export,) = read_executable(embedded_executable(vmfb("four_projections")))
+    assert export.constant_count >= 1
+    # The stage writing the result takes its byte offset from the dispatch's push constants.
+    (untilize,) = [s for s in export.stages if s.bindings[-1][0] is BindingSource.DISPATCH and
+                   s.bindings[-1][1] == export.binding_count - 1]
+    assert any(c.kind is ArgKind.CONSTANT for c in untilize.constants)
+    outputs = check_case("four_projections")
     x, *ws = inputs("four_projections")
     for out, w in zip(outputs, ws):  # each result is its own projection, not a neighbour's
-        assert tolerance.max_error(out, x.astype(np.float64) @ w) <= tolerance.TOLERANCE["bfloat16"]
+        assert tolerance.max_error(out, x.astype(np.float64) @ w) <= tolerance.TOLERANCE["float32"]
 
 
 @pytest.mark.parametrize("name, size", [("eltwise_collapsed_tanh", 3500), ("eltwise_collapsed_3d", 2700)])
@@ -717,14 +672,14 @@ def test_collapsed_to_one_dim(name, size):
     assert re.search(r'iterator_types = \["parallel"\]\} ins\(%\d+, %\d+ : tensor<' + str(size), sources)
 
 
-def test_repeated_calls_fresh_inputs(load):
-    """A module called again with other inputs gives their results (no state, no stale padding)."""
+def test_repeated_calls_fresh_inputs():
+    """A program called again with other inputs gives their results (no state, no stale padding)."""
     name = "matmul_chained_both_operands"
     module = load(name)
     first = module.main(*inputs(name))
     other = [np.asarray(x[::-1] * 0.5, np.float32) for x in inputs(name)]
     second = module.main(*other)
-    tolerance.check(second, run_llvm_cpu(combined_text(), name, other), "bfloat16")
+    tolerance.check(second, run_llvm_cpu(combined_text(), name, other), "float32")
     np.testing.assert_array_equal(module.main(*inputs(name)), first)
 
 
@@ -760,16 +715,16 @@ TWO_FUNCTIONS = mlir("""
 """)
 
 
-def test_two_public_functions_and_a_private_helper(device):
-    module = runtime.load_module(compiler.compile_module(TWO_FUNCTIONS), device)
-    assert sorted(module.functions) == ["main", "second"]
+def test_two_public_functions_and_a_private_helper():
+    module = runtime.load_vm_flatbuffer(compiler.compile_vmfb(TWO_FUNCTIONS), driver="tenstorrent")
+    assert sorted(module.function_names) == ["main", "second"]
     signatures = function_signatures(TWO_FUNCTIONS)
     rng = np.random.default_rng(SEED)
     for name in ("main", "second"):
         function = module[name]
-        assert (function.inputs, function.outputs) == signatures[name]
-        args = [(rng.standard_normal(shape) * 0.5).astype(dtype) for shape, dtype in function.inputs]
-        tolerance.check(function(*args), run_llvm_cpu(TWO_FUNCTIONS, name, args), "bfloat16")
+        assert (function.inputs, function.results) == signatures[name]
+        args = [(rng.standard_normal(t.shape) * 0.5).astype(t.dtype) for t in function.inputs]
+        tolerance.check(function(*args), run_llvm_cpu(TWO_FUNCTIONS, name, args), "float32")
 
 
 # ---- errors: the compiler -------------------------------------------------------------------------
@@ -783,7 +738,7 @@ def line_of(text: str, needle: str) -> int:
 
 def compile_error(text: str, code: StatusCode) -> HalError:
     with pytest.raises(HalError) as info:
-        compiler.compile_module(text)
+        compiler.compile_vmfb(text)
     assert info.value.code == code, str(info.value)
     return info.value
 
@@ -878,6 +833,7 @@ def test_dynamic_shape():
     """)
     error = compile_error(text, StatusCode.UNIMPLEMENTED)
     assert "dynamic" in error.message and "static shapes" in error.message
+    assert f"input.mlir:{line_of(text, 'exponential')}:" in error.message
 
 
 def test_element_type_not_f32():
@@ -892,15 +848,12 @@ def test_element_type_not_f32():
 
 
 def test_compile_arguments(tmp_path):
-    with pytest.raises(ValueError) as info:
-        compiler.compile_module(CASES["eltwise_add"].text, data_format="float16")
-    assert info.value.code == StatusCode.INVALID_ARGUMENT and "data_format" in info.value.message
     with pytest.raises(HalError) as info:
-        compiler.compile_module(str(tmp_path / "missing.mlir"))
+        compiler.compile_vmfb(str(tmp_path / "missing.mlir"))
     assert info.value.code == StatusCode.NOT_FOUND
     path = tmp_path / "add.mlir"
     path.write_text(CASES["eltwise_add"].text)
-    assert compiler.compile_module(path) == ttm("eltwise_add", "bfloat16")
+    assert compiler.compile_vmfb(path) == vmfb("eltwise_add")
 
 
 def test_errors_from_a_path_name_the_file(tmp_path):
@@ -909,57 +862,55 @@ def test_errors_from_a_path_name_the_file(tmp_path):
         path = tmp_path / "model.mlir"
         path.write_text(text)
         with pytest.raises(HalError) as info:
-            compiler.compile_module(str(path))
+            compiler.compile_vmfb(str(path))
         assert info.value.code == code
         assert f"{path}:{line_of(text, needle)}:" in info.value.message and "input.mlir" not in info.value.message
 
 
 def test_compile_is_deterministic():
     name = "layernorm"
-    assert compiler.compile_module(CASES[name].text) == ttm(name, "bfloat16")
-    assert ttm(name, "float32") != ttm(name, "bfloat16")
+    assert compiler.compile_vmfb(CASES[name].text) == vmfb(name)
 
 
-# ---- errors and reflection: modules ----------------------------------------------------------------
+# ---- errors and reflection: loading and calling ------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["matmul_50x100_100x70", "several_results", "reduce_sum_middle_3d", "broadcast_scalar",
                                   "vecmat"])
-def test_reflection_matches_signature(load, name):
+def test_reflection_matches_signature(name):
     module = load(name)
-    assert list(module.functions) == ["main"] and module["main"] is module.main
+    assert module.function_names == ["main"]
     inputs_, outputs = function_signatures(CASES[name].text)["main"]
     assert module.main.inputs == inputs_
-    assert module.main.outputs == outputs
+    assert module.main.results == outputs
     results = module.main(*inputs(name))
     results = results if isinstance(results, tuple) else (results,)
-    assert [(r.shape, r.dtype) for r in results] == outputs
+    assert [(r.shape, r.dtype) for r in results] == [(t.shape, t.dtype) for t in outputs]
 
 
-def test_load_module_errors(device, tmp_path):
+def test_load_errors(tmp_path):
     with pytest.raises(ValueError) as info:
-        runtime.load_module(b"not a module", device)
-    assert info.value.code == StatusCode.INVALID_ARGUMENT
-    archive = io.BytesIO()
-    with zipfile.ZipFile(archive, "w") as z:
-        z.writestr("module.json", json.dumps({"format": "something-else", "version": 1}))
-        z.writestr("kernels.ttx", b"")
-    with pytest.raises(ValueError) as info:
-        runtime.load_module(archive.getvalue(), device)
-    assert info.value.code == StatusCode.INVALID_ARGUMENT
+        runtime.load_vm_flatbuffer(b"not a program", driver="tenstorrent")
+    assert info.value.code == StatusCode.INVALID_ARGUMENT and ".vmfb" in info.value.message
+    with pytest.raises(ValueError) as info:  # a .vmfb for IREE's CPU, not this device
+        runtime.load_vm_flatbuffer(llvm_cpu.compiled(CASES["eltwise_add"].text), driver="tenstorrent")
+    assert info.value.code == StatusCode.INVALID_ARGUMENT and "not compiled for the tenstorrent" in info.value.message
     with pytest.raises(HalError) as info:
-        runtime.load_module(str(tmp_path / "missing.ttm"), device)
+        runtime.load_vm_flatbuffer_file(tmp_path / "missing.vmfb", driver="tenstorrent")
     assert info.value.code == StatusCode.NOT_FOUND
+    with pytest.raises(ValueError) as info:
+        runtime.load_vm_flatbuffer(vmfb("eltwise_add"), driver="local-task")
+    assert info.value.code == StatusCode.INVALID_ARGUMENT and "tenstorrent" in info.value.message
 
 
-def test_load_module_from_path(device, tmp_path):
+def test_load_from_path(tmp_path):
     name = "eltwise_add"
-    path = tmp_path / "add.ttm"
-    path.write_bytes(ttm(name, "bfloat16"))
-    module = runtime.load_module(str(path), device)
-    tolerance.check(module.main(*inputs(name)), list(reference(name)), "bfloat16")
+    path = tmp_path / "add.vmfb"
+    path.write_bytes(vmfb(name))
+    module = runtime.load_vm_flatbuffer_file(path, driver="tenstorrent")
+    tolerance.check(module.main(*inputs(name)), list(reference(name)), "float32")
 
 
-def test_call_errors(load):
+def test_call_errors():
     name = "matmul_50x100_100x70"
     main = load(name).main
     a, b = inputs(name)
@@ -975,14 +926,13 @@ def test_call_errors(load):
         with pytest.raises(ValueError) as info:
             main(*args)
         assert isinstance(info.value, HalError) and info.value.code == StatusCode.INVALID_ARGUMENT, what
-    tolerance.check(main(a, b), list(reference(name)), "bfloat16")  # the module still works
+    tolerance.check(main(a, b), list(reference(name)), "float32")  # the program still works
 
 
-def test_unknown_function(load):
+def test_unknown_function():
     module = load("eltwise_add")
-    for lookup in (lambda: module["nope"], lambda: module.lookup_function("nope")):
-        with pytest.raises(HalError) as info:
-            lookup()
-        assert info.value.code == StatusCode.NOT_FOUND and "main" in info.value.message
+    with pytest.raises(HalError) as info:
+        module["nope"]
+    assert info.value.code == StatusCode.NOT_FOUND and "main" in info.value.message
     with pytest.raises(AttributeError):
         module.nope  # noqa: B018

@@ -1,31 +1,26 @@
 """tt_hal/tools/inspection.py: the reports behind `tt-hal devices` and `tt-hal info`.
 
 Each report is checked against facts computed here from what it summarizes (the
-tt_hal.target.arch presets, the module's record, the executable's exports, the layout rule
+tt_hal.target.arch presets, the program's functions, the executable's exports, the layout rule
 of DESIGN.md section 4: circular buffers from the unreserved L1 base upwards, each
 start aligned), never against the report itself. One small model is compiled once.
 """
 
 from __future__ import annotations
 
-import collections
 import dataclasses
-import io
 import json
 import re
-import zipfile
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import hal
 from hal.backend import hardware_unavailable_reason
 from hal.status import StatusCode
 from tt_hal import compiler
+from tt_hal.compiler import reference
 from tt_hal.kernels import eltwise, matmul
-from tt_hal.runtime.host_program import Constant, Dispatch, ExecuteStep
-from tt_hal.runtime.module import read_module, write_module
 from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, get_arch
 from tt_hal.target.isa import MathFidelity, Processor
 from tt_hal.target.layout import DataFormat as DF
@@ -34,6 +29,7 @@ from tt_hal.target.ttx import read_executable, write_executable
 from tt_hal.tools.inspection import (
     describe_file,
     devices_report,
+    embedded_executable,
     format_devices,
     format_info,
 )
@@ -42,8 +38,8 @@ MODEL = Path(__file__).resolve().parents[1] / "examples" / "models" / "mlp.mlir"
 
 
 @pytest.fixture(scope="module")
-def ttm() -> bytes:
-    return compiler.compile_module(MODEL)
+def vmfb() -> bytes:
+    return compiler.compile_vmfb(MODEL)
 
 
 def library_exports():
@@ -162,16 +158,19 @@ def test_executable_report_matches_its_exports(ttx):
     for got, export in zip(report["executable"]["exports"], exports):
         assert (got["constant_count"], got["binding_count"], got["workgroup_size"]) == \
             (export.constant_count, export.binding_count, list(export.workgroup_size))
+        (stage,) = got["stages"]
+        assert (stage["workgroup_count"], stage["constants"], stage["bindings"]) == (None, None, None)
+        assert got["tensors"] == []
         assert [(cb["index"], cb["data_format"], cb["page_size"], cb["num_pages"], cb["total_size"])
-                for cb in got["circular_buffers"]] == \
+                for cb in stage["circular_buffers"]] == \
             sorted((cb.index, cb.data_format.name, cb.page_size, cb.num_pages, cb.page_size * cb.num_pages)
                    for cb in export.program.circular_buffers)
-        for kernel, args, k in zip(export.program.kernels, export.program.runtime_args, got["kernels"]):
+        for kernel, args, k in zip(export.program.kernels, export.program.runtime_args, stage["kernels"]):
             assert (k["name"], k["processor"], k["instructions"], k["compile_args"]) == \
                 (kernel.name, kernel.processor.name, len(kernel.code), list(kernel.compile_args))
             assert k["runtime_args"] == [{"kind": a.kind.name, "value": a.value} for a in args]
             assert (k["config"] is None) == (kernel.processor != Processor.COMPUTE)
-    matmul = report["executable"]["exports"][1]["kernels"][1]
+    matmul = report["executable"]["exports"][1]["stages"][0]["kernels"][1]
     # fp32 accumulation halves Dst: 8 tiles become 4 (DESIGN.md section 4).
     assert matmul["config"] == {"math_fidelity": "LoFi", "fp32_dest_acc_en": True, "math_approx_mode": False,
                                 "dst_full_sync_en": False, "dst_capacity": 4}
@@ -196,9 +195,10 @@ def test_l1_layout_starts_at_the_unreserved_base_with_aligned_starts():
         expected.append(address)
         address += cb.page_size * cb.num_pages
         address += -address % 16
-    assert [cb["address"] for cb in got["circular_buffers"]] == expected
+    (stage,) = got["stages"]
+    assert [cb["address"] for cb in stage["circular_buffers"]] == expected
     cb_bytes = (100 + 2048 + 33) * 3
-    assert got["l1"] == {"circular_buffer_bytes": cb_bytes, "start": 200_000, "end": address,
+    assert stage["l1"] == {"circular_buffer_bytes": cb_bytes, "start": 200_000, "end": address,
                          "used": address - 200_000, "free": 1_572_864 - 200_000 - (address - 200_000)}
     assert address - 200_000 > cb_bytes  # the alignment gaps are counted
     assert f"{cb_bytes:,} B of circular buffers in [0x30d40, {address:#x}), {address - 200_000:,} B with " \
@@ -208,7 +208,8 @@ def test_l1_layout_starts_at_the_unreserved_base_with_aligned_starts():
 def test_l1_overflow_is_reported_not_hidden():
     report = describe_file(write_executable([padded_export([1 << 20, 1 << 20, 1 << 20])]))
     (got,) = report["executable"]["exports"]
-    assert got["l1"]["free"] == ARCHS[DEFAULT_ARCH].l1_bank_size - got["l1"]["used"] < 0
+    l1 = got["stages"][0]["l1"]
+    assert l1["free"] == ARCHS[DEFAULT_ARCH].l1_bank_size - l1["used"] < 0
     assert "more than the core has" in format_info(report)
 
 
@@ -235,61 +236,56 @@ def test_format_info_tables_and_disassembly(ttx):
     assert "PROCESSOR" in text and "PROCESSOR" not in brief and "circular buffers:" in brief
 
 
-# ---- info: modules ----
+# ---- info: programs ----
 
-def test_module_report_summarizes_functions_and_host_program(ttm):
-    report = describe_file(ttm)
+def test_program_report_lists_functions_and_the_staged_exports(vmfb):
+    report = describe_file(vmfb)
     assert round_trips(report)
-    record, executable, _ = read_module(ttm)
-    assert (report["kind"], report["data_format"], report["math_fidelity"]) == ("module", "bfloat16", "HiFi4")
-    assert report["source_lines"] == len(MODEL.read_text().splitlines())
+    assert (report["kind"], report["module"], report["bytes"]) == ("program", "module", len(vmfb))
     (function,) = report["functions"]
-    (f,) = record.functions
-    assert function["name"] == "main"
-    assert function["inputs"] == [{"shape": [64, 512], "dtype": "float32"}, {"shape": [512, 512], "dtype": "float32"},
-                                  {"shape": [512], "dtype": "float32"}, {"shape": [512, 512], "dtype": "float32"},
-                                  {"shape": [512], "dtype": "float32"}]
-    assert function["outputs"] == [{"shape": [64, 512], "dtype": "float32"}]
-    commands = f.commands()
-    kernels = [c.kernel for c in commands if isinstance(c, Dispatch)]
-    names = [e.name for e in read_executable(executable)]
-    host = function["host_program"]
-    assert host["dispatches"] == len(kernels) == 4  # two matmuls, each with its fused bias (+ relu)
-    assert host["dispatches_by_export"] == collections.Counter(names[k] for k in kernels)
-    assert host["barriers"] == len(commands) - len(kernels)
-    assert (host["host_to_device"], host["device_to_host"]) == (5, 1)  # every argument in, the result out
-    assert host["submissions"] == sum(isinstance(step, ExecuteStep) for step in f.steps)
-    assert report["executable"] == describe_file(executable)["executable"]
+    assert function == {"name": "main", "abi": "sync",
+                        "inputs": ["float32[64, 512]", "float32[512, 512]", "float32[512]", "float32[512, 512]",
+                                   "float32[512]"],
+                        "results": ["float32[64, 512]"]}
+    ttx = embedded_executable(vmfb)
+    assert report["executable"] == describe_file(ttx)["executable"]
+    exports = read_executable(ttx)
+    assert len(exports) == 1  # the two layers are the same matmul + bias + relu: IREE keeps one dispatch
+    for got, export in zip(report["executable"]["exports"], exports):
+        assert got["tensors"] == [{"shape": list(t.shape), "data_format": t.data_format.name,
+                                   "values": t.values is not None} for t in export.tensors]
+        assert [[(b["source"], b["index"]) for b in stage["bindings"]] for stage in got["stages"]] == \
+            [[(source.name, index) for source, index in stage.bindings] for stage in export.stages]
+        assert [stage["workgroup_count"] for stage in got["stages"]] == \
+            [list(stage.workgroup_count) for stage in export.stages]
     text = format_info(report)
     assert ("function main(float32[64, 512], float32[512, 512], float32[512], float32[512, 512], float32[512]) "
             "-> (float32[64, 512])") in text
-    assert "transfers: 5 host->device, 1 device->host" in text and "constants: none" in text
+    assert re.search(r"\n  stage 4: reader \+ matmul \+ writer; grid \d+x1x1; constants \[[^]]*\]; "
+                     r"bindings \[tensor 0, tensor 1, tensor \d\]", text), text
 
 
-def test_module_constants_are_listed(ttm):
-    record, executable, source = read_module(ttm)
-    record = dataclasses.replace(record, constants=(Constant((7,), (1, 7), np.zeros(7, np.float32)),))
-    data = write_module(record, executable, source)
-    report = describe_file(data)
-    assert report["constants"] == [{"shape": [7], "device_shape": [1, 7], "dtype": "float32"}]
-    assert "0: float32[7] (on device [1, 7])" in format_info(report)
+def test_a_program_for_another_device_has_no_executable():
+    report = describe_file(reference.compiled(MODEL.read_text()))  # IREE's llvm-cpu .vmfb
+    assert report["kind"] == "program" and report["executable"] is None
+    assert "no .ttx executable" in format_info(report)
 
 
-def test_kind_comes_from_content_not_extension(tmp_path, ttm, ttx):
-    module, executable = tmp_path / "model.ttx", tmp_path / "kernels.ttm"
-    module.write_bytes(ttm)
+def test_kind_comes_from_content_not_extension(tmp_path, vmfb, ttx):
+    program, executable = tmp_path / "model.ttx", tmp_path / "kernels.vmfb"
+    program.write_bytes(vmfb)
     executable.write_bytes(ttx)
-    from_path = describe_file(module)
-    assert from_path["kind"] == "module" and from_path["file"] == str(module)
-    assert from_path == {**describe_file(ttm), "file": str(module)}  # a path and its bytes agree
+    from_path = describe_file(program)
+    assert from_path["kind"] == "program" and from_path["file"] == str(program)
+    assert from_path == {**describe_file(vmfb), "file": str(program)}  # a path and its bytes agree
     assert describe_file(str(executable))["kind"] == "executable"
-    assert format_info(from_path).startswith(f"{module}: tt-hal module")
+    assert format_info(from_path).startswith(f"{program}: IREE program (.vmfb)")
 
 
 # ---- info: bad input ----
 
 @pytest.mark.parametrize("data, words", [
-    (b"", ["0 bytes", "TTX0", ".ttm"]),
+    (b"", ["0 bytes", "TTX0", ".vmfb"]),
     (bytes(range(64)), ["64 bytes", "00 01 02", "TTX0 at bytes 8..12", "zip"]),
     (MODEL.read_bytes(), ["MLIR source", "tt-hal compile"]),
 ], ids=["empty", "binary", "mlir"])
@@ -306,37 +302,11 @@ def test_damaged_executable(ttx):
     invalid(ttx[:8] + b"TTX1" + ttx[12:], "TTX0")
 
 
-def test_damaged_module(ttm, ttx):
-    invalid(ttm[:-40], "not a tt-hal module (.ttm)")
-    record, _, _ = read_module(ttm)
-    invalid(write_module(record, ttx[:-8]), "kernels.ttx", "truncated")
-    invalid(with_module_json(ttm, {"format": "tt-hal-module", "version": 1, "data_format": "bfloat16",
-                                   "functions": [{"name": "main"}], "constants": []}),
-            "malformed host program", "functions[0].inputs: missing")
-    (function,) = record.functions
-    missing_export = ExecuteStep((), 99, (Dispatch(99, (), (), 1),))  # well formed, but kernels.ttx has no export 99
-    function = dataclasses.replace(function, steps=(*function.steps[:-1], missing_export, function.steps[-1]))
-    invalid(write_module(dataclasses.replace(record, functions=(function,)), ttx), "malformed host program", "99")
-
-
-def with_module_json(ttm: bytes, record: dict) -> bytes:
-    """The .ttm with its module.json replaced by `record`."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(ttm)) as source, zipfile.ZipFile(out, "w") as archive:
-        for name in source.namelist():
-            archive.writestr(name, json.dumps(record) if name == "module.json" else source.read(name))
-    return out.getvalue()
+def test_damaged_program(vmfb):
+    invalid(b"PK\x03\x04" + bytes(60), "not a .vmfb")
 
 
 def test_missing_file_is_not_found(tmp_path):
     with pytest.raises(hal.HalError, match="no file") as info:
-        describe_file(tmp_path / "absent.ttm")
+        describe_file(tmp_path / "absent.vmfb")
     assert info.value.code == StatusCode.NOT_FOUND
-
-
-def test_damaged_deflate_stream_is_invalid_argument(ttm):
-    info = zipfile.ZipFile(io.BytesIO(ttm)).getinfo("kernels.ttx")
-    header = ttm[info.header_offset:info.header_offset + 30]  # the local file header: name and extra lengths
-    start = info.header_offset + 30 + int.from_bytes(header[26:28], "little") + int.from_bytes(header[28:30], "little")
-    data = ttm[:start] + b"\xff" * info.compress_size + ttm[start + info.compress_size:]  # reserved block type
-    invalid(data, "damaged one")

@@ -29,7 +29,7 @@ SCRIPT = textwrap.dedent('''
       return %0 : tensor<64x96xf32>
     }"""
     device = hal.create_device("tenstorrent")
-    module = runtime.load_module(compiler.compile_module(MLIR, data_format="float32"), device)
+    module = runtime.load_vm_flatbuffer(compiler.compile_vmfb(MLIR), driver="tenstorrent")
     a, b = np.random.default_rng(0).standard_normal((2, 64, 96)).astype(np.float32)
     assert np.array_equal(module.main(a, b), a + b)
     print(hal.__file__, device.backend.mode, users_sim.NAME, users_compiler.NAME, users_native.NAME)

@@ -6,8 +6,9 @@ simulator (`tt_hal.sim`, the repository's sim/) or the native layer
   tile layout and host conversions, the ISA, kernel builder, programs, .ttx);
 - `kernels`: the kernel library (parameterised programs);
 - `ops`: device tensors' eager TTNN-style ops over `hal`;
-- `runtime`: compiled modules (.ttm) and the `tt` IREE VM module;
-- `compiler`: the IREE bridge (MLIR -> Tensix programs and a module);
+- `runtime`: IREE `.vmfb` programs run by iree.runtime's VM, its `hal` imports served
+  by `hal`;
+- `compiler`: the IREE bridge (MLIR -> a `.vmfb` whose dispatches are Tensix programs);
 - `tools`: the `tt-hal` command line, the pytest plugin, testing helpers, pictures.
 
 Nothing is imported here: `import tt_hal.target.isa` loads the ISA alone.

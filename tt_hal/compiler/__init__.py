@@ -1,21 +1,21 @@
-"""The compiler bridge: MLIR (StableHLO, linalg on tensors, TOSA) -> IREE as the front
-end -> Tensix kernels and a host program, in one module file (.ttm) that
-`tt_hal.runtime.load_module` runs.
+"""The compiler: MLIR (StableHLO, linalg on tensors, TOSA, torch) -> a real IREE `.vmfb`
+for the tenstorrent device: iree-base-compiler runs phase by phase, each dispatch
+becomes a staged Tensix export of a `.ttx` (dispatch.py), IREE's host code stays IREE's
+(vmfb.py). `tt_hal.runtime.load_vm_flatbuffer` runs it in iree.runtime's VM.
 
-    import hal
     from tt_hal import compiler, runtime
-    ttm = compiler.compile_module("mlp.mlir")
-    module = runtime.load_module(ttm, hal.create_device("tenstorrent"))
+    vmfb = compiler.compile_vmfb("mlp.mlir")
+    module = runtime.load_vm_flatbuffer(vmfb, driver="tenstorrent")
     y = module.main(x, w1, b1, w2, b2)
 
-`compile_module` loads on first use: importing the package does not load IREE's compiler.
+`compile_vmfb` loads on first use: importing the package does not load IREE's compiler.
 """
 
 from __future__ import annotations
 
 import importlib
 
-_EXPORTS = dict.fromkeys(("DATA_FORMATS", "compile_module"), "tt_hal.compiler.api")
+_EXPORTS = {"compile_vmfb": "tt_hal.compiler.vmfb"}
 __all__ = sorted(_EXPORTS)
 
 

@@ -2,7 +2,7 @@
 local-task driver. The model-level tests compare tt-hal's results with these.
 
     outputs = run_llvm_cpu(text, None, [x, w1, b1, w2, b2])
-    signatures = function_signatures(text)    # {"main": ([(shape, dtype), ...], [...])}
+    signatures = function_signatures(text)    # {"main": ([TensorType, ...], [TensorType, ...])}
 """
 
 from __future__ import annotations
@@ -10,19 +10,12 @@ from __future__ import annotations
 import functools
 
 import iree.runtime as rt
-import ml_dtypes
 import numpy as np
 from iree.compiler import ir
 
+from hal.status import HalError, StatusCode
 from tt_hal.compiler import frontend
-
-# MLIR element type -> numpy dtype, for the types models use.
-_DTYPES = {
-    "f64": np.dtype(np.float64), "f32": np.dtype(np.float32), "f16": np.dtype(np.float16),
-    "bf16": np.dtype(ml_dtypes.bfloat16),
-    "i64": np.dtype(np.int64), "i32": np.dtype(np.int32), "i16": np.dtype(np.int16),
-    "i8": np.dtype(np.int8), "i1": np.dtype(np.bool_),
-}
+from tt_hal.runtime.signature import TensorType, parse_type
 
 
 @functools.lru_cache(maxsize=32)
@@ -63,17 +56,9 @@ def run_llvm_cpu(text: str, function: str | None, inputs: list[np.ndarray]) -> l
     return [np.asarray(r.to_host()) for r in results]
 
 
-def _tensor(t) -> tuple[tuple[int, ...], np.dtype]:
-    if isinstance(t, ir.RankedTensorType):
-        if any(t.is_dynamic_dim(i) for i in range(t.rank)):
-            raise ValueError(f"dynamic shape {t}: give the inputs explicitly")
-        return tuple(t.shape), _DTYPES[str(t.element_type)]
-    return (), _DTYPES[str(t)]  # a scalar argument
-
-
 def function_signatures(text: str) -> dict[str, tuple[list, list]]:
-    """{name: ([(shape, dtype) of each input], [(shape, dtype) of each result])} for
-    each public func.func, in order."""
+    """{name: ([TensorType of each input], [TensorType of each result])} for each
+    public func.func, in order (None for a type that is not a tensor or number)."""
     signatures = {}
     with ir.Context():
         module = ir.Module.parse(text)
@@ -85,14 +70,27 @@ def function_signatures(text: str) -> dict[str, tuple[list, list]]:
                 continue  # JAX's helpers (`func.func private @relu`)
             function_type = op.attributes["function_type"].value
             signatures[op.attributes["sym_name"].value] = (
-                [_tensor(t) for t in function_type.inputs], [_tensor(t) for t in function_type.results])
+                [parse_type(str(t)) for t in function_type.inputs], [parse_type(str(t)) for t in function_type.results])
     return signatures
 
 
-def random_inputs(signature, seed: int = 0) -> list[np.ndarray]:
-    """Inputs for [(shape, dtype)]: uniform(-1, 1), matrices scaled by sqrt(3 / rows)
-    to unit variance along their rows, so products through them stay O(1) as a
-    model's weights would."""
+def random_inputs(types: list[TensorType | None], seed: int = 0) -> list:
+    """Inputs of these types: uniform(-1, 1), matrices scaled by sqrt(3 / rows) to
+    unit variance along their rows, so products through them stay O(1) as a model's
+    weights would; integers in [-4, 4], booleans at random; numbers for scalar
+    arguments. INVALID_ARGUMENT for a dynamic shape or a type with no values."""
     rng = np.random.default_rng(seed)
-    return [(rng.uniform(-1.0, 1.0, shape) * (np.sqrt(3.0 / shape[-2]) if len(shape) >= 2 else 1.0)).astype(dtype)
-            for shape, dtype in signature]
+    inputs = []
+    for index, t in enumerate(types):
+        if t is None or not t.static:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"input {index} is {t or 'not a tensor'}: random inputs need "
+                                                        f"static shapes; give the inputs")
+        if t.dtype == np.bool_:
+            value = rng.integers(0, 2, t.shape).astype(np.bool_)
+        elif np.issubdtype(t.dtype, np.integer):
+            value = rng.integers(-4, 5, t.shape).astype(t.dtype)
+        else:
+            scale = np.sqrt(3.0 / t.shape[-2]) if len(t.shape) >= 2 else 1.0
+            value = (rng.uniform(-1.0, 1.0, t.shape) * scale).astype(t.dtype)
+        inputs.append(value[()] if t.scalar else value)
+    return inputs

@@ -1,17 +1,14 @@
 """Running compiled programs on a device: IREE `.vmfb` programs in iree.runtime's VM
 with a `hal` module over tt-hal's HAL (system: `load_vm_flatbuffer_file`, `Config`,
-`SystemContext`; hal_module), .ttm modules (module: `load_module`) and the `tt` IREE
-VM module (vm_module). Names load on first use."""
+`SystemContext`; hal_module; the functions' types: signature). Names load on first
+use."""
 
 from __future__ import annotations
 
 import importlib
 
-_EXPORTS = {
-    **dict.fromkeys(("HalModule", "HalModuleFunction", "load_module"), "tt_hal.runtime.module"),
-    **dict.fromkeys(("BoundModule", "Config", "FunctionInvoker", "SystemContext", "VmModule", "load_vm_flatbuffer",
-                     "load_vm_flatbuffer_file", "load_vm_module"), "tt_hal.runtime.system"),
-}
+_EXPORTS = dict.fromkeys(("BoundModule", "Config", "FunctionInvoker", "SystemContext", "VmModule",
+                          "load_vm_flatbuffer", "load_vm_flatbuffer_file", "load_vm_module"), "tt_hal.runtime.system")
 __all__ = sorted(_EXPORTS)
 
 

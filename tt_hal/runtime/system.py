@@ -34,6 +34,7 @@ from hal.driver import parse_uri
 from hal.status import HalError, StatusCode
 from hal.types import BufferUsage, HalElementType, MemoryType
 from tt_hal.runtime.hal_module import create_hal_module
+from tt_hal.runtime.signature import parse_declaration
 
 DRIVER = "tenstorrent"
 VmModule = rt.VmModule  # what a SystemContext takes, as in iree.runtime
@@ -77,7 +78,7 @@ class SystemContext:
         self._modules.append(vm_module)
         try:
             self.vm_context = rt.VmContext(self.instance, modules=[self.config.hal_module, *self._modules])
-        except RuntimeError as error:
+        except (RuntimeError, ValueError) as error:
             self._modules.pop()
             raise _load_error(vm_module, error) from None
         setattr(self.modules, vm_module.name, BoundModule(self, vm_module))
@@ -92,10 +93,12 @@ class BoundModule:
         self.name = vm_module.name
 
     def __getattr__(self, name: str) -> FunctionInvoker:
+        if name.startswith("__"):
+            raise AttributeError(name)  # copy, pickle and friends probing for protocols
         try:
             return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
+        except HalError as error:
+            raise AttributeError(error.message) from None
 
     def __getitem__(self, name: str) -> FunctionInvoker:
         function = self.vm_module.lookup_function(name)
@@ -103,6 +106,11 @@ class BoundModule:
             raise HalError(StatusCode.NOT_FOUND, f"no function {name!r} in module {self.name!r}; functions: "
                                                  f"{', '.join(self.function_names) or 'none'}")
         return FunctionInvoker(self._context, function)
+
+    @property
+    def device(self) -> hal.HalDevice:
+        """The device the program runs on."""
+        return self._context.config.device
 
     @property
     def function_names(self) -> list[str]:
@@ -122,6 +130,8 @@ class FunctionInvoker:
         reflection = dict(function.reflection)
         self.coarse_fences = reflection.get("iree.abi.model") == "coarse-fences"
         self.declaration = reflection.get("iree.abi.declaration", "")
+        # The argument and result types (TensorType; None where the declaration gives none).
+        self.inputs, self.results = parse_declaration(self.declaration)
 
     def __repr__(self) -> str:
         return f"<FunctionInvoker {self.declaration or self.name}>"
@@ -194,7 +204,8 @@ def _call_error(name: str, error: RuntimeError) -> HalError:
 def _load_error(vm_module: rt.VmModule, error: RuntimeError) -> HalError:
     code, message = _status(error)
     text = str(error)
-    if "not found or unavailable" in text or "signature mismatch between module and source hal" in text:
+    if "not found or unavailable" in text or "signature mismatch between module and source hal" in text or \
+            "required module 'hal' version mismatch" in text:
         return HalError(StatusCode.INVALID_ARGUMENT, f"module {vm_module.name!r} was not compiled for the tenstorrent "
                                                      f"device (compile it with `tt-hal compile` or "
                                                      f"tt_hal.compiler.compile_vmfb): {message}")
@@ -206,9 +217,11 @@ def load_vm_module(vm_module: rt.VmModule, config: Config | None = None) -> Boun
     return getattr(context.modules, vm_module.name)
 
 
-def load_vm_flatbuffer(vm_flatbuffer: bytes, *, driver: str | None = None) -> BoundModule:
-    """A .vmfb's functions, callable on a tenstorrent device (`driver`: "tenstorrent" or a URI)."""
-    config = Config(driver)
+def load_vm_flatbuffer(vm_flatbuffer: bytes, *, driver: str | None = None,
+                       device: hal.HalDevice | None = None) -> BoundModule:
+    """A .vmfb's functions, callable on a tenstorrent device (`driver`: "tenstorrent" or a
+    URI; or an open `device`, which programs may share)."""
+    config = Config(driver, device=device)
     try:
         vm_module = rt.VmModule.copy_buffer(config.vm_instance, vm_flatbuffer)
     except (RuntimeError, ValueError) as error:
@@ -216,10 +229,11 @@ def load_vm_flatbuffer(vm_flatbuffer: bytes, *, driver: str | None = None) -> Bo
     return load_vm_module(vm_module, config)
 
 
-def load_vm_flatbuffer_file(path: str | os.PathLike, *, driver: str | None = None) -> BoundModule:
+def load_vm_flatbuffer_file(path: str | os.PathLike, *, driver: str | None = None,
+                            device: hal.HalDevice | None = None) -> BoundModule:
     try:
         with open(path, "rb") as f:
             data = f.read()
     except FileNotFoundError:
         raise HalError(StatusCode.NOT_FOUND, f"no .vmfb file {os.fspath(path)!r}") from None
-    return load_vm_flatbuffer(data, driver=driver)
+    return load_vm_flatbuffer(data, driver=driver, device=device)

@@ -1,10 +1,10 @@
 """The `tt-hal` command line.
 
     tt-hal devices [--json]                         drivers, devices, arch presets
-    tt-hal info model.ttm|kernels.ttx|model.mlir    exports, kernels, circular buffers, L1 use
-    tt-hal compile model.mlir -o model.ttm [--data-format bfloat16|float32]
-    tt-hal run model.mlir|model.ttm [--input a.npy ...] [--random] [--check]
-    tt-hal trace model.mlir|model.ttm|script.py -o trace.json [--graph g.png] [--chip chip.png]
+    tt-hal info model.vmfb|kernels.ttx|model.mlir   functions, exports, stages, circular buffers, L1 use
+    tt-hal compile model.mlir -o model.vmfb
+    tt-hal run model.mlir|model.vmfb [--function f] [--input a.npy ...] [--random] [--check]
+    tt-hal trace model.mlir|model.vmfb|script.py -o trace.json [--graph g.png] [--chip chip.png]
     tt-hal bench [--quick] [--only suite,...]       the bench/ suite, a table of ratios
 
 Exit codes: 0 success; 1 `--check` found outputs beyond the tolerance (or a benchmark
@@ -35,79 +35,96 @@ class _Failure(Exception):
         self.code = code
 
 
-def _compile(source: str, args) -> bytes:
+def _compile(source: str) -> bytes:
     from hal.status import HalError
     from tt_hal import compiler
     try:
-        return compiler.compile_module(source, data_format=args.data_format, math_fidelity=args.math_fidelity)
+        return compiler.compile_vmfb(source)
     except HalError as e:
         raise _Failure(EXIT_COMPILE, f"tt-hal: cannot compile {source}:\n{e}") from None
 
 
 def cmd_compile(args) -> int:
-    data = _compile(args.source, args)
-    output = args.output or os.path.splitext(args.source)[0] + ".ttm"
+    data = _compile(args.source)
+    output = args.output or os.path.splitext(args.source)[0] + ".vmfb"
     with open(output, "wb") as f:
         f.write(data)
     print(f"wrote {output} ({len(data)} bytes)")
     return EXIT_OK
 
 
-def _inputs(function, args) -> list[np.ndarray]:
+def _inputs(function, args) -> list:
+    from hal.status import HalError
     if args.input and args.random:
         raise _Failure(EXIT_USAGE, "tt-hal: give --input files or --random, not both")
+    signature = ", ".join(map(str, function.inputs))
     if args.random:
         from tt_hal.compiler.reference import random_inputs
-        return random_inputs(function.inputs, args.seed)
+        try:
+            return random_inputs(function.inputs, args.seed)
+        except HalError as e:
+            raise _Failure(EXIT_USAGE, f"tt-hal: {function.name}({signature}): {e.message}") from None
     if len(args.input) != len(function.inputs):
-        raise _Failure(EXIT_USAGE, f"tt-hal: {function.name} takes {len(function.inputs)} inputs "
-                                   f"({', '.join(f'{d.name}{list(s)}' for s, d in function.inputs)}); "
+        raise _Failure(EXIT_USAGE, f"tt-hal: {function.name} takes {len(function.inputs)} inputs ({signature}); "
                                    f"got {len(args.input)} --input files (or use --random)")
     arrays = []
-    for path in args.input:
+    for index, (path, t) in enumerate(zip(args.input, function.inputs)):
         try:
-            arrays.append(np.load(path))
+            array = np.load(path)
         except (OSError, ValueError) as e:
             raise _Failure(EXIT_USAGE, f"tt-hal: cannot read {path}: {e}") from None
+        if t is not None and (array.dtype != t.dtype or len(array.shape) != len(t.shape) or any(
+                d is not None and d != n for d, n in zip(t.shape, array.shape))):
+            raise _Failure(EXIT_USAGE, f"tt-hal: {path}: {array.dtype.name}{list(array.shape)}; input {index} of "
+                                       f"{function.name} is {t}")
+        arrays.append(array[()] if t is not None and t.scalar else array)
     return arrays
 
 
 def _load(args):
-    """(module, function, checked input arrays) for `run` and `trace`."""
-    import hal
-    from hal.status import HalError
-    from tt_hal.runtime.module import HalModule, read_module
+    """(module, function, input arrays) for `run` and `trace`."""
+    from hal.status import HalError, StatusCode
+    from tt_hal import runtime
 
-    data = _compile(args.model, args) if args.model.endswith(".mlir") else args.model
+    data = _compile(args.model) if args.model.endswith(".mlir") else _read(args.model)
     try:
-        record, executable, source = read_module(data)
+        module = runtime.load_vm_flatbuffer(data, driver=args.device)
     except HalError as e:
-        raise _Failure(EXIT_USAGE, f"tt-hal: cannot read {args.model}: {e}") from None
-    try:
-        device = hal.create_device(args.device)
-        module = HalModule(device, record, executable, source)
-    except HalError as e:
-        raise _Failure(EXIT_RUN, f"tt-hal: cannot load {args.model}: {e}") from None
-    name = args.function or (next(iter(module.functions)) if len(module.functions) == 1 else "main")
+        code = EXIT_USAGE if e.code == StatusCode.INVALID_ARGUMENT else EXIT_RUN
+        raise _Failure(code, f"tt-hal: cannot load {args.model}: {e.message}") from None
+    names = module.function_names
+    name = args.function or ("main" if "main" in names or len(names) != 1 else names[0])
     try:
         function = module[name]
-        arrays = function.check_arguments(_inputs(function, args))
     except HalError as e:
         raise _Failure(EXIT_USAGE, f"tt-hal: {e.message}") from None
-    return module, function, arrays
+    return module, function, _inputs(function, args)
 
 
-def _invoke(function, arrays) -> list[np.ndarray]:
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise _Failure(EXIT_USAGE, f"tt-hal: cannot read {path}: {e.strerror}") from None
+
+
+def _invoke(module, function, arrays) -> list[np.ndarray]:
     from hal.status import HalError
     try:
-        return function.invoke(arrays)
+        results = function(*arrays)
     except HalError as e:
-        raise _Failure(EXIT_RUN, f"tt-hal: {function.name} failed on {function.module.device}: {e}") from None
+        raise _Failure(EXIT_RUN, f"tt-hal: {function.name} failed on {module.device}: {e}") from None
+    results = () if results is None else results if isinstance(results, tuple) else (results,)
+    return [np.asarray(r) for r in results]
 
 
 def cmd_run(args) -> int:
+    if args.check and not args.model.endswith(".mlir"):
+        raise _Failure(EXIT_USAGE, f"tt-hal: --check compiles the MLIR for IREE's llvm-cpu as well: run the .mlir, "
+                                   f"not {args.model}")
     module, function, arrays = _load(args)
-    outputs = _invoke(function, arrays)
+    outputs = _invoke(module, function, arrays)
     for i, out in enumerate(outputs):
         print(f"output {i}: {out.dtype.name}{list(out.shape)}")
         print(np.array2string(out, threshold=args.print_elements, edgeitems=3, precision=5))
@@ -116,11 +133,11 @@ def cmd_run(args) -> int:
             np.save(os.path.join(args.output_dir, f"output{i}.npy"), out)
     if not args.check:
         return EXIT_OK
-    if module.source is None:
-        raise _Failure(EXIT_USAGE, f"tt-hal: {args.model} carries no MLIR source to check against")
     from tt_hal.compiler import reference, tolerance
-    references = reference.run_llvm_cpu(module.source, function.name, arrays)
-    data_format = module.data_format.name
+    from tt_hal.compiler.dispatch import FORMAT
+    with open(args.model) as f:
+        references = reference.run_llvm_cpu(f.read(), function.name, arrays)
+    data_format = FORMAT.name  # what the .vmfb path computes in
     print(f"check against iree.runtime llvm-cpu (local-task), {data_format} tolerance "
           f"{tolerance.TOLERANCE[data_format]} (max abs error / max |reference|):")
     print(tolerance.report(outputs, references))
@@ -146,7 +163,7 @@ def cmd_devices(args) -> int:
 def cmd_info(args) -> int:
     from hal.status import HalError
     from tt_hal.tools import inspection
-    data = _compile(args.file, args) if args.file.endswith(".mlir") else args.file
+    data = _compile(args.file) if args.file.endswith(".mlir") else args.file
     try:
         report = inspection.describe_file(data, args.arch)
     except HalError as e:
@@ -167,7 +184,7 @@ def cmd_trace(args) -> int:
             raise _Failure(EXIT_USAGE, f"tt-hal: cannot write {path}: no directory {os.path.dirname(path)!r}")
     if args.model.endswith(".py"):
         if args.graph or args.chip:
-            raise _Failure(EXIT_USAGE, "tt-hal: --graph and --chip need a module (.mlir or .ttm), not a script")
+            raise _Failure(EXIT_USAGE, "tt-hal: --graph and --chip need a program (.mlir or .vmfb), not a script")
         os.environ[TRACE_ENVIRONMENT] = args.output
         sys.argv = [args.model, *args.script_args]
         try:
@@ -187,10 +204,10 @@ def cmd_trace(args) -> int:
         module, function, arrays = _load(args)
         device = module.device
         for _ in range(args.warmup):  # the first call compiles the simulator's numba kernels
-            _invoke(function, arrays)
+            _invoke(module, function, arrays)
         device.begin_profiling(file_path=args.output)
         try:
-            outputs = _invoke(function, arrays)
+            outputs = _invoke(module, function, arrays)
         finally:
             device.end_profiling()
         print(f"{function.name}: {len(outputs)} output{'s' * (len(outputs) != 1)} "
@@ -270,16 +287,9 @@ def parser() -> argparse.ArgumentParser:
                                          "default: $TT_HAL_LOG)")
     commands = top.add_subparsers(dest="command", required=True)
 
-    def compile_options(p):
-        p.add_argument("--data-format", default="bfloat16", choices=("bfloat16", "float32"),
-                       help="how tensors live on the device (default: bfloat16)")
-        p.add_argument("--math-fidelity", default="HiFi4", choices=("LoFi", "HiFi2", "HiFi3", "HiFi4"),
-                       help="matmul fidelity phases (default: HiFi4)")
-
-    p = commands.add_parser("compile", help="MLIR (StableHLO, linalg, TOSA) -> a .ttm module")
+    p = commands.add_parser("compile", help="MLIR (StableHLO, linalg, TOSA, torch) -> an IREE .vmfb for the device")
     p.add_argument("source", help="the .mlir file")
-    p.add_argument("-o", "--output", help="the .ttm file (default: beside the source)")
-    compile_options(p)
+    p.add_argument("-o", "--output", help="the .vmfb file (default: beside the source)")
     p.set_defaults(run=cmd_compile)
 
     def run_options(p):
@@ -289,10 +299,9 @@ def parser() -> argparse.ArgumentParser:
                        help="uniform(-1, 1) inputs of the function's types (matrices scaled by sqrt(3 / rows))")
         p.add_argument("--seed", type=int, default=0, help="seed of --random (default: 0)")
         p.add_argument("--device", default="tenstorrent", help="device URI (default: tenstorrent)")
-        compile_options(p)
 
-    p = commands.add_parser("run", help="run a .mlir or .ttm on the device and print its outputs")
-    p.add_argument("model", help="a .mlir file (compiled first) or a .ttm module")
+    p = commands.add_parser("run", help="run a .mlir or .vmfb on the device and print its outputs")
+    p.add_argument("model", help="a .mlir file (compiled first) or a .vmfb")
     p.add_argument("--check", action="store_true",
                    help="compare with IREE's llvm-cpu result on local-task; exit 1 beyond the format's tolerance")
     p.add_argument("--output-dir", help="also save each output as outputN.npy here")
@@ -304,20 +313,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(run=cmd_devices)
 
-    p = commands.add_parser("info", help="what a .ttm module or .ttx executable holds: functions, exports, "
-                                         "circular buffers, L1 use, kernels")
-    p.add_argument("file", help="a .ttm, .ttx or .mlir (compiled first)")
+    p = commands.add_parser("info", help="what a .vmfb program or .ttx executable holds: functions, exports, "
+                                         "stages, circular buffers, L1 use, kernels")
+    p.add_argument("file", help="a .vmfb, .ttx or .mlir (compiled first)")
     p.add_argument("--arch", help="lay out L1 as on this arch preset (default: wormhole_b0)")
     p.add_argument("--disassemble", action="store_true", help="also list every kernel's instructions")
     p.add_argument("--no-kernels", action="store_true", help="leave out the kernel tables")
     p.add_argument("--json", action="store_true", help="print JSON (with disassembly) instead of text")
-    compile_options(p)
     p.set_defaults(run=cmd_info)
 
     p = commands.add_parser("trace", help="run a module or Python script with profiling on and write a "
                                           "Chrome/Perfetto trace",
-                            usage="tt-hal trace model.mlir|model.ttm|script.py [options] [-- script arguments]")
-    p.add_argument("model", help="a .mlir or .ttm (run once, like `run`) or a .py script (every device traced)")
+                            usage="tt-hal trace model.mlir|model.vmfb|script.py [options] [-- script arguments]")
+    p.add_argument("model", help="a .mlir or .vmfb (run once, like `run`) or a .py script (every device traced)")
     p.add_argument("-o", "--output", default="trace.json", help="the trace file (default: trace.json)")
     p.add_argument("--graph", help="also write the submission graph: .txt, .dot or .png")
     p.add_argument("--chip", help="also draw the chip's L1 use and shard placement to this .png")
@@ -354,7 +362,7 @@ def main(argv=None) -> int:
     except _Failure as failure:
         print(failure, file=sys.stderr)
         return failure.code
-    except BrokenPipeError:  # `tt-hal info x.ttm | head`: the reader has all it wants
+    except BrokenPipeError:  # `tt-hal info x.vmfb | head`: the reader has all it wants
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
 

@@ -1,5 +1,5 @@
 """What `tt-hal devices` and `tt-hal info` show: the devices the HAL can open, and
-what a compiled file (.ttm module or .ttx executable) holds.
+what a compiled file (a .vmfb program or a .ttx executable) holds.
 
 Each command is a report function returning plain JSON-able data (for --json and
 for tests) and a formatter that turns that report into aligned text, so the text
@@ -8,28 +8,19 @@ never says anything the JSON does not.
 
 from __future__ import annotations
 
-import collections
 import os
+import struct
 
 import hal
 from hal.driver import DRIVER_NAME
 from hal.status import HalError, StatusCode
-from tt_hal.runtime.host_program import (
-    Dispatch,
-    ExecuteStep,
-    ExportStep,
-    Function,
-    ImportStep,
-    TensorType,
-)
-from tt_hal.runtime.module import read_module
 from tt_hal.sim.dispatch import PreparedProgram
 from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, ArchSpec, GiB, get_arch
 from tt_hal.target.isa import Processor
-from tt_hal.target.program import Export
+from tt_hal.target.program import Export, Stage
 from tt_hal.target.ttx import FILE_IDENTIFIER, read_executable
 
-_ZIP_MAGIC = b"PK\x03\x04"  # a .ttm is a zip archive (tt_hal/runtime/module.py)
+_ZIP_MAGIC = b"PK\x03\x04"  # a .vmfb is a zip archive around IREE's bytecode module
 # What a person sizing a program asks of a chip. A hardware arch (native/device.py)
 # may lack some; those are None.
 _ARCH_FIELDS = ("name", "grid_x", "grid_y", "worker_cores", "l1_size", "l1_unreserved_base", "l1_small_size",
@@ -140,7 +131,7 @@ def _arch_cells(arch: dict) -> list:
 # ---- tt-hal info ----
 
 def describe_file(path_or_bytes, arch=None) -> dict:
-    """What a .ttm module or .ttx executable (a path or its bytes) holds. The kind is
+    """What a .vmfb program or .ttx executable (a path or its bytes) holds. The kind is
     told by content, not by extension. Circular buffers are laid out in L1 as the
     simulator lays them out on `arch` (a preset name or an ArchSpec; default
     tt_hal.target.arch.DEFAULT_ARCH). INVALID_ARGUMENT for anything else or a damaged file;
@@ -152,7 +143,7 @@ def describe_file(path_or_bytes, arch=None) -> dict:
     if data[8:12] == FILE_IDENTIFIER:  # size-prefixed FlatBuffer: 4-byte size, 4-byte root offset, identifier
         return {**report, "kind": "executable", "executable": _describe_executable(data, spec, name)}
     if data.startswith(_ZIP_MAGIC):
-        return {**report, "kind": "module", **_describe_module(data, spec, name)}
+        return {**report, "kind": "program", **_describe_program(data, spec, name)}
     raise HalError(StatusCode.INVALID_ARGUMENT, _unknown_file(data, name))
 
 
@@ -176,10 +167,10 @@ def _read(path_or_bytes) -> tuple[bytes, str | None]:
 def _unknown_file(data: bytes, name: str) -> str:
     if name.endswith(".mlir") or b"func.func" in data[:65536]:
         return (f"{name} is MLIR source, not a compiled file: compile it first (`tt-hal compile`, or "
-                f"tt_hal.compiler.compile_module) and inspect the .ttm")
+                f"tt_hal.compiler.compile_vmfb) and inspect the .vmfb")
     start = data[:12].hex(" ") or "nothing"
     return (f"{name} ({len(data)} bytes, starting {start}) is neither a .ttx executable (file identifier "
-            f"{FILE_IDENTIFIER.decode()} at bytes 8..12) nor a .ttm module (a zip archive); give a file written by "
+            f"{FILE_IDENTIFIER.decode()} at bytes 8..12) nor a .vmfb program (a zip archive); give a file written by "
             f"`tt-hal compile` or tt_hal.target.ttx.write_executable")
 
 
@@ -188,42 +179,42 @@ def _named(name: str, error: HalError) -> HalError:
     return HalError(error.code, f"{name}: {error.message}")
 
 
-def _describe_module(data: bytes, spec: ArchSpec, name: str) -> dict:
+def _describe_program(data: bytes, spec: ArchSpec, name: str) -> dict:
+    """A .vmfb's public functions (their declarations) and the .ttx its executables carry."""
+    import iree.runtime as rt
+
+    from tt_hal.runtime.signature import parse_declaration
     try:
-        record, executable, source = read_module(data)
-    except HalError as error:
-        raise _named(name, error) from None
-    described = _describe_executable(executable, spec, f"{name}: kernels.ttx")
-    exports = [e["name"] for e in described["exports"]]
-    constants = [{"shape": list(c.shape), "device_shape": list(c.device_shape), "dtype": c.data.dtype.name}
-                 for c in record.constants]
-    return {"data_format": record.data_format.name, "math_fidelity": record.math_fidelity.name,
-            "functions": [_describe_function(f, exports, name) for f in record.functions], "constants": constants,
-            "source_lines": None if source is None else len(source.splitlines()), "executable": described}
+        module = rt.VmModule.copy_buffer(rt.VmInstance(), data)
+    except (RuntimeError, ValueError) as error:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"{name}: not a .vmfb (IREE VM flatbuffer): {error}") from None
+    functions = []
+    for function_name in module.function_names:
+        if function_name.startswith("__"):
+            continue  # IREE's own: __init, initializers
+        reflection = dict(module.lookup_function(function_name).reflection)
+        inputs, results = parse_declaration(reflection.get("iree.abi.declaration", ""))
+        functions.append({"name": function_name, "abi": reflection.get("iree.abi.model", "sync"),
+                          "inputs": [str(t) for t in inputs], "results": [str(t) for t in results]})
+    executable = embedded_executable(data)
+    return {"module": module.name, "functions": functions,
+            "executable": None if executable is None else _describe_executable(executable, spec, f"{name}: .ttx")}
 
 
-def _describe_function(function: Function, exports: list[str], name: str) -> dict:
-    """A function's signature and a summary of its host program (tt_hal/runtime/host_program.py's
-    steps: import and export are the host<->device transfers, execute submits command
-    buffers whose commands are dispatches of an export or barriers)."""
-    steps = collections.Counter(type(step) for step in function.steps)
-    commands = function.commands()
-    dispatches = [c.kernel for c in commands if isinstance(c, Dispatch)]
-    missing = [k for k in dispatches if k >= len(exports)]
-    if missing:  # the record alone cannot tell: it does not know the executable
-        raise HalError(StatusCode.INVALID_ARGUMENT, f"{name}: malformed host program in module.json: function "
-                                                    f"{function.name} dispatches kernel {missing[0]}; kernels.ttx "
-                                                    f"has {len(exports)} exports")
-    return {"name": function.name, "inputs": [_tensor(t) for t in function.inputs],
-            "outputs": [_tensor(t) for t in function.outputs], "device_tensors": len(function.slots),
-            "host_program": {"steps": {kind.op: n for kind, n in steps.items()}, "host_to_device": steps[ImportStep],
-                             "device_to_host": steps[ExportStep], "submissions": steps[ExecuteStep],
-                             "dispatches": len(dispatches), "barriers": len(commands) - len(dispatches),
-                             "dispatches_by_export": dict(collections.Counter(exports[k] for k in dispatches))}}
-
-
-def _tensor(t: TensorType) -> dict:
-    return {"shape": list(t.shape), "dtype": t.dtype.name}
+def embedded_executable(vmfb: bytes) -> bytes | None:
+    """The .ttx a .vmfb of `tt-hal compile` carries (every one of its executables holds
+    the same), found by its file identifier; None when it has none (a .vmfb for
+    another device)."""
+    start = vmfb.find(FILE_IDENTIFIER, 8)
+    while start >= 0:
+        (size,) = struct.unpack_from("<I", vmfb, start - 8)  # the size prefix, 8 bytes before the identifier
+        candidate = vmfb[start - 8:start - 4 + size]
+        try:
+            read_executable(candidate)
+            return candidate
+        except HalError:
+            start = vmfb.find(FILE_IDENTIFIER, start + 1)
+    return None
 
 
 def _describe_executable(data: bytes, spec: ArchSpec, name: str) -> dict:
@@ -236,15 +227,28 @@ def _describe_executable(data: bytes, spec: ArchSpec, name: str) -> dict:
 
 
 def _describe_export(ordinal: int, export: Export, spec: ArchSpec) -> dict:
-    program = export.program
+    tensors = [{"shape": list(t.shape), "data_format": t.data_format.name, "values": t.values is not None}
+               for t in export.tensors]
+    return {"ordinal": ordinal, "name": export.name, "constant_count": export.constant_count,
+            "binding_count": export.binding_count, "workgroup_size": list(export.workgroup_size),
+            "tensors": tensors, "stages": [_describe_stage(stage, spec) for stage in export.stages]}
+
+
+def _describe_stage(stage: Stage, spec: ArchSpec) -> dict:
+    """A stage's program (circular buffers, L1 use, kernels) and where its grid, push
+    constants and bindings come from (None: the dispatch's own)."""
+    program = stage.program
     layout = PreparedProgram(program, spec)  # the simulator's own L1 layout, so the two cannot disagree
     cbs = [{"index": cb.index, "data_format": cb.data_format.name, "page_size": cb.page_size,
             "num_pages": cb.num_pages, "total_size": cb.total_size, "address": int(layout.cb_config[cb.index, 3])}
            for cb in sorted(program.circular_buffers, key=lambda cb: cb.index)]
     used = layout.cb_end - spec.l1_unreserved_base  # with the alignment gaps between buffers
     return {
-        "ordinal": ordinal, "name": export.name, "constant_count": export.constant_count,
-        "binding_count": export.binding_count, "workgroup_size": list(export.workgroup_size),
+        "workgroup_count": None if stage.workgroup_count is None else list(stage.workgroup_count),
+        "constants": None if stage.constants is None else [{"kind": c.kind.name, "value": int(c.value)}
+                                                           for c in stage.constants],
+        "bindings": None if stage.bindings is None else [{"source": source.name, "index": int(index)}
+                                                         for source, index in stage.bindings],
         "circular_buffers": cbs,
         "l1": {"circular_buffer_bytes": sum(cb["total_size"] for cb in cbs), "start": spec.l1_unreserved_base,
                "end": layout.cb_end, "used": used, "free": spec.l1_bank_size - used},
@@ -270,16 +274,16 @@ def format_info(report: dict, disassemble: bool = False, kernels: bool = True) -
     `disassemble` adds each kernel's code (and implies the tables)."""
     name = report["file"] or "<bytes>"
     lines = []
-    if report["kind"] == "module":
-        lines.append(f"{name}: tt-hal module, {report['bytes']:,} bytes")
-        source = "no MLIR source" if report["source_lines"] is None else f"MLIR source: {report['source_lines']} lines"
-        lines.append(f"  data format {report['data_format']}, math fidelity {report['math_fidelity']}; {source}")
+    if report["kind"] == "program":
+        lines.append(f"{name}: IREE program (.vmfb) {report['module']}, {report['bytes']:,} bytes")
         for function in report["functions"]:
-            lines += [""] + _function_lines(function)
-        constants = report["constants"]
-        lines += ["", f"constants: {len(constants) or 'none'}" + (" (uploaded once, at load)" if constants else "")]
-        lines += [f"  {i}: {c['dtype']}{c['shape']} (on device {c['device_shape']})" for i, c in enumerate(constants)]
-        lines += ["", "executable kernels.ttx:"]
+            abi = "" if function["abi"] == "sync" else f" ({function['abi']})"
+            lines.append(f"  function {function['name']}({', '.join(function['inputs'])}) -> "
+                         f"({', '.join(function['results'])}){abi}")
+        if report["executable"] is None:
+            lines.append("  no .ttx executable: not compiled for the tenstorrent device")
+            return "\n".join(lines)
+        lines += ["", "its executable (.ttx):"]
     else:
         lines.append(f"{name}: .ttx executable")
     executable = report["executable"]
@@ -291,47 +295,57 @@ def format_info(report: dict, disassemble: bool = False, kernels: bool = True) -
     return "\n".join(lines)
 
 
-def _function_lines(function: dict) -> list[str]:
-    def signature(ts):
-        return ", ".join(f"{t['dtype']}{t['shape']}" for t in ts)
-
-    host = function["host_program"]
-    by_export = ", ".join(f"{n} x{count}" if count > 1 else n for n, count in host["dispatches_by_export"].items())
-    return [f"function {function['name']}({signature(function['inputs'])}) -> ({signature(function['outputs'])})",
-            f"  host program: {sum(host['steps'].values())} steps over {function['device_tensors']} device tensors",
-            f"    transfers: {host['host_to_device']} host->device, {host['device_to_host']} device->host",
-            (f"    {_count(host['submissions'], 'command-buffer submission')}: "
-             f"{_count(host['dispatches'], 'dispatch')}, {_count(host['barriers'], 'barrier')} "
-             f"(plus the deallocas and barriers of the other steps)"),
-            f"    dispatches: {by_export or 'none'}"]
-
-
 def _export_lines(export: dict, kernels: bool, disassemble: bool) -> list[str]:
     x, y, z = export["workgroup_size"]
     lines = [(f"export {export['ordinal']}: {export['name']} ({_count(export['constant_count'], 'constant')}, "
-              f"{_count(export['binding_count'], 'binding')}, workgroup size {x}x{y}x{z})")]
-    l1 = export["l1"]
+              f"{_count(export['binding_count'], 'binding')}, workgroup size {x}x{y}x{z}, "
+              f"{_count(len(export['stages']), 'stage')})")]
+    for t, tensor in enumerate(export["tensors"]):
+        lines.append(f"  tensor {t}: {tensor['data_format']}{tensor['shape']} "
+                     f"({'values written at load' if tensor['values'] else 'scratch'})")
+    several = len(export["stages"]) > 1
+    for s, stage in enumerate(export["stages"]):
+        indent = "    " if several else "  "
+        if several:
+            lines.append(f"  stage {s + 1}: {_stage_text(stage)}")
+        lines += _stage_lines(stage, kernels, disassemble, indent)
+    return lines
+
+
+def _stage_text(stage: dict) -> str:
+    grid = "the dispatch's grid" if stage["workgroup_count"] is None else \
+        "grid " + "x".join(map(str, stage["workgroup_count"]))
+    constants = "the dispatch's constants" if stage["constants"] is None else \
+        "constants [" + ", ".join(map(_arg_text, stage["constants"])) + "]"
+    bindings = "the dispatch's bindings" if stage["bindings"] is None else "bindings [" + ", ".join(
+        f"{'binding' if b['source'] == 'DISPATCH' else 'tensor'} {b['index']}" for b in stage["bindings"]) + "]"
+    return f"{' + '.join(k['name'] for k in stage['kernels'])}; {grid}; {constants}; {bindings}"
+
+
+def _stage_lines(stage: dict, kernels: bool, disassemble: bool, indent: str) -> list[str]:
+    lines = []
+    l1 = stage["l1"]
     rows = [[f"c_{cb['index']}", cb["data_format"], cb["page_size"], cb["num_pages"], cb["total_size"],
-             f"{cb['address']:#x}"] for cb in export["circular_buffers"]]
+             f"{cb['address']:#x}"] for cb in stage["circular_buffers"]]
     if rows:
-        lines.append("  circular buffers:")
-        lines += _table(["CB", "FORMAT", "PAGE SIZE", "PAGES", "BYTES", "L1 ADDRESS"], rows, "    ")
+        lines.append(f"{indent}circular buffers:")
+        lines += _table(["CB", "FORMAT", "PAGE SIZE", "PAGES", "BYTES", "L1 ADDRESS"], rows, indent + "  ")
     padded = f", {_bytes(l1['used'])} with alignment" if l1["used"] != l1["circular_buffer_bytes"] else ""
     left = (f"{_bytes(l1['free'])} left for L1 buffers" if l1["free"] >= 0
             else f"{_bytes(-l1['free'])} more than the core has: the dispatch fails with RESOURCE_EXHAUSTED")
-    lines.append(f"  L1 per core: {_bytes(l1['circular_buffer_bytes'])} of circular buffers in "
+    lines.append(f"{indent}L1 per core: {_bytes(l1['circular_buffer_bytes'])} of circular buffers in "
                  f"[{l1['start']:#x}, {l1['end']:#x}){padded}; {left}")
     if not kernels:
         return lines
     rows = [[k["processor"], k["name"], k["instructions"], ", ".join(map(str, k["compile_args"])) or "-",
              _config_text(k["config"]), ", ".join(_arg_text(a) for a in k["runtime_args"]) or "-"]
-            for k in export["kernels"]]
-    lines.append("  kernels:")
+            for k in stage["kernels"]]
+    lines.append(f"{indent}kernels:")
     lines += _table(["PROCESSOR", "KERNEL", "INSTRUCTIONS", "COMPILE ARGS", "COMPUTE CONFIG", "RUNTIME ARGS"],
-                    rows, "    ")
+                    rows, indent + "  ")
     if disassemble:
-        for k in export["kernels"]:
-            lines += [""] + ["    " + line for line in k["disassembly"].splitlines()]
+        for k in stage["kernels"]:
+            lines += [""] + [indent + "  " + line for line in k["disassembly"].splitlines()]
     return lines
 
 
