@@ -7,7 +7,7 @@ within tt_hal.compiler.tolerance's float32 limit (the .vmfb path computes in flo
 Patterns (CASES, each a @main):
 - matmul: shapes not multiples of 32, a fill or an input as init, chained through
   exp so that padding in K must stay zero, K of one tile, one row, one column,
-  matrix-vector, transposed operands ([1]x[1], [0]x[0], [0]x[1]), batched (batching
+  matrix-vector, transposed operands ([1]x[1], [0]x[0], [0]x[1]; square ones too), batched (batching
   dims, linalg.batch_matmul), a shared rhs (broadcast_in_dim, einsum-like), a bias
   broadcast over the batch;
 - reductions: sum and max over the last dim and dim 0 of 2-D, the last and middle
@@ -176,6 +176,9 @@ CASES["vecmat"] = Case(dot_program("100", "100x70", "70", contracting="[0] x [0]
 CASES["matmul_transposed_rhs"] = Case(dot_program("50x100", "70x100", "50x70", contracting="[1] x [1]"))
 CASES["matmul_transposed_lhs"] = Case(dot_program("100x50", "100x70", "50x70", contracting="[0] x [0]"))
 CASES["matmul_transposed_both"] = Case(dot_program("100x50", "70x100", "50x70", contracting="[0] x [1]"))
+# Square operands: transposed or not, the device shape is the same; the maps must decide.
+CASES["matmul_transposed_rhs_square"] = Case(dot_program("8x64", "64x64", "8x64", contracting="[1] x [1]"))
+CASES["matmul_transposed_lhs_square"] = Case(dot_program("64x64", "64x64", "64x64", contracting="[0] x [0]"))
 CASES["batch_matmul"] = Case(dot_program("3x40x50", "3x50x30", "3x40x30", batching="[0] x [0]",
                                          contracting="[2] x [1]"))
 CASES["batch_matmul_transposed_rhs"] = Case(dot_program("3x40x50", "3x30x50", "3x40x30", batching="[0] x [0]",

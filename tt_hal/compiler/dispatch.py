@@ -136,7 +136,7 @@ def lower_export(export_op, func) -> Export:
     name = ir.StringAttr(export_op.attributes["sym_name"]).value
     constant_count, binding_count = pipeline_layout(export_op)
     try:
-        lowering = DispatchLowering(func, None, OPTIONS)
+        lowering = DispatchLowering(func, OPTIONS)
         accesses = lowering.tensors()  # (binding, byte offset) -> shape
         lowering.run(_folded(accesses))
     except HalError as e:

@@ -181,9 +181,9 @@ class _HighWord:
 
 class Integers:
     """Evaluates the index and integer arithmetic of a function at compile time:
-    byte offsets and sizes, push constants (`hal.interface.constant.load` of
-    `constants`, or PushConstant values when `constants` is None), IREE's 64-bit split
-    into two i32 and `util.assume.int`."""
+    byte offsets and sizes, push constants (`hal.interface.constant.load`, as
+    PushConstant values: they are known only when the dispatch runs), IREE's 64-bit
+    split into two i32 and `util.assume.int`."""
 
     _BINARY: ClassVar[dict] = {
         "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
@@ -191,8 +191,7 @@ class Integers:
         "arith.andi": lambda a, b: a & b, "arith.divui": lambda a, b: a // b}
     _CASTS = ("arith.index_castui", "arith.index_cast", "arith.extui", "arith.extsi", "util.assume.int")
 
-    def __init__(self, constants=()):
-        self.constants = None if constants is None else tuple(constants)
+    def __init__(self):
         self.env: dict = {}
 
     def __contains__(self, value) -> bool:
@@ -222,13 +221,7 @@ class Integers:
                 raise unimplemented(op, "a truncated push constant")
             self.env[op.results[0]] = value & ((1 << op.results[0].type.width) - 1)
         elif name == "hal.interface.constant.load":
-            ordinal = op.opview.ordinal.value
-            if self.constants is None:
-                self.env[op.results[0]] = PushConstant(ordinal)
-            elif ordinal >= len(self.constants):
-                raise unimplemented(op, f"push constant {ordinal} is not known at compile time")
-            else:
-                self.env[op.results[0]] = self.constants[ordinal]
+            self.env[op.results[0]] = PushConstant(op.opview.ordinal.value)
         else:
             return False
         return True
@@ -332,18 +325,17 @@ def _maps(generic) -> list[list[int]]:
 
 
 class DispatchLowering:
-    """Lowers one dispatch function for one invocation: its push constants, and the
-    device shapes its tensors already have (`bound`: (binding, byte offset) -> device
-    shape, absent if unassigned)."""
+    """Lowers one dispatch function, for any push constants, given the device shapes
+    its tensors are to have (`bound`: (binding, byte offset) -> device shape, absent if
+    unassigned)."""
 
-    def __init__(self, func, constants, options: Options):
+    def __init__(self, func, options: Options):
         self.func = func
-        self.constants = None if constants is None else tuple(constants)  # None: unknown (PushConstant values)
         self.options = options
 
     def tensors(self) -> dict[tuple, tuple]:
         """(binding, byte offset) -> tensor shape, of every tensor the dispatch loads or stores."""
-        ints, subspans, found = Integers(self.constants), {}, {}
+        ints, subspans, found = Integers(), {}, {}
         for op in _children(self.func):
             if ints.handle(op):
                 continue
@@ -362,7 +354,7 @@ class DispatchLowering:
         self.values: dict = {}
         self.subspans: dict = {}  # subspan value -> (binding, byte offset)
         self.outputs: dict[tuple, tuple] = {}  # (binding, offset) -> device shape it was written with
-        ints = Integers(self.constants)
+        ints = Integers()
         for op in _children(self.func):
             name = op.name
             if ints.handle(op) or name == "func.return":
@@ -675,8 +667,10 @@ class DispatchLowering:
         if dims == wanted:
             return self._as(op, tensor, shape)
         if dims[:-2] == wanted[:-2] and dims[-2:] == wanted[-2:][::-1]:
+            # A transpose by the maps, not by comparing device shapes: a square operand has
+            # the same device shape either way.
             out = self._temp(shape, shape)
-            self._convert(op, self._as(op, tensor, tuple(extents[d] for d in dims)), out)
+            self._transpose(op, self._as(op, tensor, tuple(extents[d] for d in dims)), out)
             return out
         raise unimplemented(op, f"a contraction operand with map {dims}; expected {wanted} or its last two swapped")
 
