@@ -53,25 +53,39 @@ class AllocatorStatistics:
     """Byte counters in IREE's `iree_hal_allocator_statistics_t` shape."""
 
     def __init__(self):
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # not reentrant: see record_free
         self._counts = dict.fromkeys(
             ("host_bytes_peak", "host_bytes_allocated", "host_bytes_freed",
              "device_bytes_peak", "device_bytes_allocated", "device_bytes_freed"), 0)
+        self._freed: list[tuple[int, bool]] = []  # frees not counted yet
 
     def record_alloc(self, size: int, is_device: bool) -> None:
         kind = "device" if is_device else "host"
         with self._lock:
+            self._count_freed()
             self._counts[f"{kind}_bytes_allocated"] += size
             live = self._counts[f"{kind}_bytes_allocated"] - self._counts[f"{kind}_bytes_freed"]
             self._counts[f"{kind}_bytes_peak"] = max(self._counts[f"{kind}_bytes_peak"], live)
 
     def record_free(self, size: int, is_device: bool) -> None:
-        kind = "device" if is_device else "host"
-        with self._lock:
-            self._counts[f"{kind}_bytes_freed"] += size
+        """Counts a free now, or at the next call when the lock is held: a buffer's
+        finalizer calls this from the garbage collector, which may run inside
+        record_alloc on this very thread."""
+        self._freed.append((size, is_device))  # atomic
+        if self._lock.acquire(blocking=False):
+            try:
+                self._count_freed()
+            finally:
+                self._lock.release()
+
+    def _count_freed(self) -> None:
+        while self._freed:
+            size, is_device = self._freed.pop()
+            self._counts[f"{'device' if is_device else 'host'}_bytes_freed"] += size
 
     def as_dict(self) -> dict:
         with self._lock:
+            self._count_freed()
             return dict(self._counts)
 
     def live_bytes(self) -> int:

@@ -102,9 +102,16 @@ class PreparedPrograms:
         self._arch = arch
         self._lock = threading.Lock()
         self._entries: dict[int, tuple[weakref.ref, PreparedProgram]] = {}
+        # Keys of dead programs, dropped at the next get. The weakref callback only appends:
+        # the garbage collector may run it on a thread that holds the lock, inside get.
+        self._dead: list[tuple[int, weakref.ref]] = []
 
     def get(self, program: Program) -> PreparedProgram:
         with self._lock:
+            while self._dead:
+                key, reference = self._dead.pop()
+                if key in self._entries and self._entries[key][0] is reference:
+                    del self._entries[key]
             entry = self._entries.get(id(program))
             if entry is None or entry[0]() is not program:
                 entry = (weakref.ref(program, functools.partial(self._forget, id(program))),
@@ -112,9 +119,8 @@ class PreparedPrograms:
                 self._entries[id(program)] = entry
             return entry[1]
 
-    def _forget(self, key: int, _reference) -> None:
-        with self._lock:
-            self._entries.pop(key, None)
+    def _forget(self, key: int, reference) -> None:
+        self._dead.append((key, reference))
 
 
 def _check_l1(prepared: PreparedProgram, memory: ChipMemory, name: str) -> None:

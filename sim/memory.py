@@ -50,19 +50,25 @@ class BankAllocator:
         self.top_down = top_down
         self._free = [(base, base + size)]  # sorted, disjoint [start, end)
         self._allocated: dict[int, int] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # not reentrant: see free
+        self._pending: list[int] = []  # freed addresses not merged into _free yet
 
     @property
     def allocated_bytes(self) -> int:
-        return sum(self._allocated.values())
+        with self._lock:
+            self._merge_pending()
+            return sum(self._allocated.values())
 
     @property
     def largest_free_block(self) -> int:
-        return max((end - start for start, end in self._free), default=0)
+        with self._lock:
+            self._merge_pending()
+            return max((end - start for start, end in self._free), default=0)
 
     def lowest_allocated(self) -> int:
         """The lowest allocated address, or the end of the range when nothing is."""
         with self._lock:  # free blocks and allocations partition the range
+            self._merge_pending()
             if self._free and self._free[0][0] == self.base:
                 return self._free[0][1]
             return self.base
@@ -70,6 +76,7 @@ class BankAllocator:
     def allocate(self, size: int) -> int:
         size = round_up(max(size, 1), self.alignment)
         with self._lock:
+            self._merge_pending()
             candidates = reversed(range(len(self._free))) if self.top_down else range(len(self._free))
             for i in candidates:
                 start, end = self._free[i]
@@ -87,14 +94,30 @@ class BankAllocator:
                         bisect.insort(self._free, piece)
                 self._allocated[address] = size
                 return address
-            raise HalError(
-                StatusCode.RESOURCE_EXHAUSTED,
-                f"{self.name}: cannot allocate {size} bytes per bank; {self.allocated_bytes} of "
-                f"{self.size} bytes per bank in use, largest free block {self.largest_free_block} bytes",
-            )
+            in_use = sum(self._allocated.values())
+            largest = max((end - start for start, end in self._free), default=0)
+        raise HalError(
+            StatusCode.RESOURCE_EXHAUSTED,
+            f"{self.name}: cannot allocate {size} bytes per bank; {in_use} of {self.size} bytes per bank in use, "
+            f"largest free block {largest} bytes",
+        )
 
     def free(self, address: int) -> None:
-        with self._lock:
+        """Frees `address` now, or at the allocator's next call when its lock is held.
+        A buffer's finalizer calls this from the garbage collector, which may run on a
+        thread that is inside allocate: waiting for the lock would deadlock, and
+        merging there would change the free list under allocate's feet."""
+        self._pending.append(address)  # atomic
+        if self._lock.acquire(blocking=False):
+            try:
+                self._merge_pending()
+            finally:
+                self._lock.release()
+
+    def _merge_pending(self) -> None:
+        """Returns the pending addresses to the free list (the lock held)."""
+        while self._pending:
+            address = self._pending.pop()
             size = self._allocated.pop(address)
             start, end = address, address + size
             i = bisect.bisect_left(self._free, (start, end))

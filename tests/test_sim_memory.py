@@ -162,3 +162,28 @@ def test_unknown_arch_is_invalid_argument():
     with pytest.raises(HalError) as info:
         get_arch("grayskull_e999")
     assert info.value.code == StatusCode.INVALID_ARGUMENT and "wormhole_b0" in info.value.message
+
+
+def test_a_free_from_the_garbage_collector_inside_the_allocator_neither_waits_nor_corrupts():
+    """A buffer's finalizer frees from the garbage collector, which may run while this
+    thread is inside the allocator (its lock held): the free is merged at the next call."""
+    allocator = BankAllocator("test", 0, 4096, 32, top_down=False)
+    first, second = allocator.allocate(1024), allocator.allocate(1024)
+    with allocator._lock:  # as if the collector ran inside allocate
+        allocator.free(first)
+    assert allocator.allocated_bytes == 1024
+    allocator.free(second)
+    assert allocator.allocated_bytes == 0 and allocator.largest_free_block == 4096
+
+
+def test_a_dead_programs_callback_inside_get_does_not_wait():
+    from tt_hal.kernels import eltwise
+    from tt_hal.sim.dispatch import PreparedPrograms
+    from tt_hal.target.layout import DataFormat
+
+    programs = PreparedPrograms(get_arch("wormhole_b0"))
+    program = eltwise.eltwise_binary("add", DataFormat.bfloat16, DataFormat.bfloat16, DataFormat.bfloat16).program
+    prepared = programs.get(program)
+    with programs._lock:  # as if the collector ran inside get
+        programs._forget(id(program), None)
+    assert programs.get(program) is prepared  # the entry of a live program stays
