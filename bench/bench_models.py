@@ -5,7 +5,7 @@ simulated tenstorrent device) vs IREE's llvm-cpu build on iree.runtime local-tas
 
 The model is examples/models/mlp.mlir (two layers, relu(relu(x @ w1 + b1) @ w2 + b2), f32)
 with its batch and hidden size substituted; batch 64, hidden 512 is the file itself.
-- compile: compiler.compile_vmfb(text) vs frontend.compile_vmfb(text) (llvm-cpu); both from
+- compile: compiler.compile_vmfb(text) vs frontend.compile_llvm_cpu(text) (llvm-cpu); both from
   scratch each time.
 - load: runtime.load_vm_flatbuffer(vmfb) (a device, the hal module, the executables and their
   tensors prepared) vs a SystemContext + VmModule.copy_buffer of the llvm-cpu vmfb.
@@ -68,7 +68,7 @@ def mlp_inputs(batch: int, hidden: int) -> list[np.ndarray]:
 def iree_cases(text: str, inputs: list[np.ndarray]) -> dict:
     function = reference.load(text)  # compiles once (cached) for the load and run cases
     expected = reference.run_llvm_cpu(text, None, inputs)
-    return {"compile": lambda: frontend.compile_vmfb(text),
+    return {"compile": lambda: frontend.compile_llvm_cpu(text),
             "load": lambda: reference.load(text),
             "run": lambda: function(*inputs).to_host()}, expected
 

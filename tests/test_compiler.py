@@ -13,12 +13,14 @@ Patterns (CASES, each a @main):
 - reductions: sum and max over the last dim and dim 0 of 2-D, the last and middle
   dim of 3-D, widths not multiples of 32, negative inputs for max (padding must not
   win), bodies that compute before accumulating (x^2, exp(x - max), x * y);
-- elementwise: every supported body op alone, constants folded into scalar forms,
+- elementwise: every supported body op alone (math.fpowi too), selects that are a max or
+  min, constants folded into scalar forms,
   a linalg.generic body, programs IREE collapses to one dim;
 - broadcasts: row, column (an input and a keepdims reduction), scalar (constant and
   0-d argument), batch; transposes (2-D, last two dims of 3-D, fused into an add);
 - softmax, layernorm and rmsnorm as JAX writes them;
-- several results, results that are transforms of the inputs (or the input itself),
+- several results (two of one linalg.generic), results that are transforms of the inputs
+  (or the input itself),
   one executable at four call sites (binding offsets as push constants), a program
   with two public functions and a private helper.
 Errors: MLIR that does not parse or that IREE rejects (INVALID_ARGUMENT with the
@@ -290,6 +292,32 @@ for _op, _inputs in (("negate", ()), ("exponential", ()), ("log", (POSITIVE,)), 
                      ("rsqrt", (POSITIVE,)), ("tanh", (2.0,)), ("abs", ()), ("sine", (2.0,)), ("cosine", (2.0,))):
     CASES[f"eltwise_{_op}"] = Case(elementwise_program(SHAPE, f"%r = stablehlo.{_op} %a : tensor<{SHAPE}xf32>"),
                                    inputs=_inputs)
+CASES["eltwise_fpowi"] = Case(mlir("""
+    #map = affine_map<(d0, d1) -> (d0, d1)>
+    func.func @main(%a: tensor<40x50xf32>) -> tensor<40x50xf32> {
+      %e = tensor.empty() : tensor<40x50xf32>
+      %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+          ins(%a : tensor<40x50xf32>) outs(%e : tensor<40x50xf32>) {
+      ^bb0(%x: f32, %o: f32):
+        %c3 = arith.constant 3 : i64
+        %y = math.fpowi %x, %c3 : f32, i64
+        linalg.yield %y : f32
+      } -> tensor<40x50xf32>
+      return %r : tensor<40x50xf32>
+    }
+"""))  # torch's gelu cubes this way
+# select(a P b, a, b): a max or min, as torch writes relu and clamps.
+for _name, _predicate, _arms in (("select_max", "GT", "%a, %b"), ("select_min", "GE", "%b, %a"),
+                                 ("select_min_lt", "LT", "%a, %b")):
+    CASES[_name] = Case(elementwise_program(SHAPE, f"""
+        %c = stablehlo.compare {_predicate}, %a, %b : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
+        %r = stablehlo.select %c, {_arms} : tensor<{SHAPE}xi1>, tensor<{SHAPE}xf32>
+    """, ("%a", "%b")))
+CASES["select_relu"] = Case(elementwise_program(SHAPE, f"""
+    %z = stablehlo.constant dense<0.0> : tensor<{SHAPE}xf32>
+    %c = stablehlo.compare GT, %a, %z : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
+    %r = stablehlo.select %c, %a, %z : tensor<{SHAPE}xi1>, tensor<{SHAPE}xf32>
+"""))
 CASES["eltwise_power_constant"] = Case(elementwise_program(SHAPE, f"""
     %p = stablehlo.constant dense<1.7> : tensor<{SHAPE}xf32>
     %r = stablehlo.power %a, %p : tensor<{SHAPE}xf32>"""), inputs=(POSITIVE,))
@@ -528,6 +556,13 @@ CASES["rmsnorm"] = Case(mlir("""
 """), inputs=(2.0, (0.5, 1.5)))
 
 # -- several results, several call sites ---------------------------------------------------------
+CASES["two_results_one_generic"] = Case(mlir("""
+    func.func @main(%a: tensor<40x50xf32>, %b: tensor<40x50xf32>) -> (tensor<40x50xf32>, tensor<40x50xf32>) {
+      %y = stablehlo.tanh %a : tensor<40x50xf32>
+      %z = stablehlo.add %y, %b : tensor<40x50xf32>
+      return %y, %z : tensor<40x50xf32>, tensor<40x50xf32>
+    }
+"""))
 CASES["several_results"] = Case(mlir(f"""
     func.func @main(%a: tensor<50x100xf32>, %b: tensor<100x70xf32>)
         -> (tensor<50x70xf32>, tensor<50x100xf32>, tensor<100xf32>) {{
@@ -667,6 +702,12 @@ def test_call_sites_share_one_executable():
         assert tolerance.max_error(out, x.astype(np.float64) @ w) <= tolerance.TOLERANCE["float32"]
 
 
+def test_two_results_are_one_generic():
+    """two_results_one_generic is the linalg.generic with two results it is meant to test."""
+    sources = frontend.compile_to_sources(CASES["two_results_one_generic"].text)
+    assert re.search(r"linalg\.generic .*outs\(%\w+, %\w+ : tensor<2000xf32>, tensor<2000xf32>\)", sources)
+
+
 @pytest.mark.parametrize("name, size", [("eltwise_collapsed_tanh", 3500), ("eltwise_collapsed_3d", 2700)])
 def test_collapsed_to_one_dim(name, size):
     """The eltwise_collapsed_* cases are the 1-D dispatches they are meant to test."""
@@ -797,12 +838,12 @@ UNLOWERED = {
         }
     """), "stablehlo.remainder", r"arith\.remf"),
     "select_compare": (mlir("""
-        func.func @main(%a: tensor<40x50xf32>, %b: tensor<40x50xf32>) -> tensor<40x50xf32> {
+        func.func @main(%a: tensor<40x50xf32>, %b: tensor<40x50xf32>, %d: tensor<40x50xf32>) -> tensor<40x50xf32> {
           %c = stablehlo.compare GT, %a, %b : (tensor<40x50xf32>, tensor<40x50xf32>) -> tensor<40x50xi1>
-          %1 = stablehlo.select %c, %a, %b : tensor<40x50xi1>, tensor<40x50xf32>
+          %1 = stablehlo.select %c, %a, %d : tensor<40x50xi1>, tensor<40x50xf32>
           return %1 : tensor<40x50xf32>
         }
-    """), "stablehlo.select", r"arith\.(select|cmpf)"),
+    """), "stablehlo.select", r"arith\.select other than a max or min"),
     "log_plus_one": (mlir("""
         func.func @main(%a: tensor<40x50xf32>) -> tensor<40x50xf32> {
           %1 = stablehlo.log_plus_one %a : tensor<40x50xf32>

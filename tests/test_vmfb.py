@@ -79,7 +79,7 @@ def test_wrong_arguments_are_invalid_argument(concat, arguments, words):
 
 def test_modules_that_are_not_ours_or_not_modules_are_refused(concat):
     with pytest.raises(HalError) as error:
-        runtime.load_vm_flatbuffer(frontend.compile_vmfb(CONCAT))  # compiled for llvm-cpu
+        runtime.load_vm_flatbuffer(frontend.compile_llvm_cpu(CONCAT))  # compiled for llvm-cpu
     assert error.value.code == StatusCode.INVALID_ARGUMENT and "not compiled for the tenstorrent" in error.value.message
     with pytest.raises(HalError) as error:
         runtime.load_vm_flatbuffer(b"not a flatbuffer at all")

@@ -19,6 +19,7 @@ import ctypes
 import os
 import re
 
+import numpy as np
 from iree.compiler import ir
 from iree.compiler.api import Output, Session, Source
 from iree.compiler.api import ctypes_dl as _ctypes_dl
@@ -124,7 +125,7 @@ def compile_to_sources(text: str, name: str = BUFFER_NAME) -> str:
     return _invoke(text, "executable-sources", TARGET_FLAGS, vm_bytecode=False, name=name)
 
 
-def compile_vmfb(text: str) -> bytes:
+def compile_llvm_cpu(text: str) -> bytes:
     """A full llvm-cpu compile: the .vmfb iree.runtime runs on local-task."""
     return _invoke(text, None, TARGET_FLAGS, vm_bytecode=True)
 
@@ -138,6 +139,47 @@ def compile_phase(text: str, from_phase: str, to_phase: str | None) -> str | byt
 def normalize(module: ir.Module) -> None:
     """Named ops -> linalg.generic and softmax decomposed, in every dispatch (in place)."""
     PassManager.parse(NORMALIZE).run(module.operation)
+
+
+_RESOURCES = re.compile(r"\{-#\s*dialect_resources:\s*\{\s*builtin:\s*\{(.*?)\}\s*\}\s*#-\}", re.S)
+_BLOB = re.compile(r'([\w.$"-]+)\s*:\s*"0x([0-9A-Fa-f]*)"')
+
+
+def resource_blobs(text: str) -> dict[str, bytes]:
+    """The `dense_resource` blobs of MLIR text, by name: the builtin dialect's resources
+    at the end of the text (each a 4-byte alignment word, then the data). iree-turbine
+    puts a model's weights there."""
+    found = _RESOURCES.search(text)
+    if found is None:
+        return {}
+    return {name.strip('"'): bytes.fromhex(data)[4:] for name, data in _BLOB.findall(found.group(1))}
+
+
+def inline_resources(module: ir.Module, blobs: dict[str, bytes]) -> None:
+    """Every `arith.constant dense_resource<name>` of `module` as the dense<...> constant
+    it holds (in place): the Python bindings cannot read a resource's data, the
+    lowering reads dense constants."""
+    from tt_hal.runtime.signature import DTYPES
+
+    for op in operations(module.operation):
+        if op.name != "arith.constant" or not str(op.attributes["value"]).startswith("dense_resource<"):
+            continue
+        attr = op.attributes["value"]
+        name = str(attr)[len("dense_resource<"):].split(">")[0]
+        element = str(attr.type.element_type)
+        if name not in blobs or element not in DTYPES:
+            continue  # left for the lowering to name
+        values = np.frombuffer(blobs[name], DTYPES[element]).reshape(attr.type.shape)
+        op.attributes["value"] = ir.DenseElementsAttr.get(values, type=attr.type)
+
+
+def operations(op):
+    """Every operation nested in `op`, depth first."""
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                yield inner.operation
+                yield from operations(inner.operation)
 
 
 def read_source(source) -> tuple[str, str]:

@@ -12,11 +12,12 @@ library (tt_hal/kernels/):
 - any other parallel generic                         -> eltwise_fused (the body as SFPU code)
 - fill (a generic yielding a scalar)                 -> kept as a constant until used
 
-Values between ops live in temporaries that the host program allocates. Every
-tensor is a tile tensor of its *device shape*: its logical shape with unit dims
-where a reduction left them, so a row max of (64, 512) is a (64, 1) column that
-broadcasts along rows. Padding stays zero (uploads pad with zero, fused kernels
-re-zero the padding they write), so a matmul over a padded K stays exact.
+Values between ops live in temporaries: scratch tile tensors of the export
+(tt_hal/compiler/dispatch.py). Every tensor is a tile tensor of its *device shape*:
+its logical shape with unit dims where a reduction left them, so a row max of
+(64, 512) is a (64, 1) column that broadcasts along rows. Padding stays zero (the
+tilize stage zeroes a partial tile's padding, fused kernels re-zero the padding they
+write), so a matmul over a padded K stays exact.
 Anything else is UNIMPLEMENTED, naming the op and its source location.
 """
 
@@ -43,7 +44,7 @@ FLAT = "flat"  # the loop space of a collapsed elementwise dispatch: the tiles o
 
 @dataclasses.dataclass(frozen=True)
 class Options:
-    data_format: DataFormat = DataFormat.bfloat16
+    data_format: DataFormat
     math_fidelity: MathFidelity = MathFidelity.HiFi4
 
     @property
@@ -135,11 +136,12 @@ def _constant(value):
     return None
 
 
-def _shape(type_) -> tuple:
+def _shape(op, type_) -> tuple:
+    """The static shape of `type_`, a type of `op`'s (() for a scalar)."""
     if not isinstance(type_, ir.RankedTensorType):
         return ()
     if any(type_.is_dynamic_dim(i) for i in range(type_.rank)):
-        raise HalError(StatusCode.UNIMPLEMENTED, f"dynamic shape {type_}: the bridge compiles static shapes")
+        raise unimplemented(op, f"dynamic shape {type_}: the bridge compiles static shapes")
     return tuple(type_.shape)
 
 
@@ -206,8 +208,11 @@ class Integers:
         return constant
 
     def handle(self, op) -> bool:
-        """Evaluates `op` if it is integer arithmetic; False if it is not."""
+        """Evaluates `op` if it is integer arithmetic on scalars; False if it is not
+        (arith ops on tensors are the program's data, not its addresses)."""
         name, operands = op.name, list(op.operands)
+        if any(isinstance(v.type, ir.ShapedType) for v in [*operands, *op.results]):
+            return False
         if name in self._BINARY:
             a, b = self[operands[0]], self[operands[1]]
             self.env[op.results[0]] = self._symbolic(op, a, b) if not isinstance(a, int) or \
@@ -250,6 +255,23 @@ _REDUCE = {"arith.addf": ReduceKind.SUM_ROW, "arith.maximumf": ReduceKind.MAX_RO
            "arith.maxnumf": ReduceKind.MAX_ROW}
 
 
+_SPECIAL = {"math.powf", "math.fpowi", "arith.select"}  # lowered with conditions (_Code.op)
+# arith.cmpf's predicate numbers (mlir/Dialect/Arith/IR/ArithBase.td, CmpFPredicate).
+_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une",
+               "uno", "true")
+# The compares that order two values: True where a holds when a is the larger.
+_ORDERS = {"ogt": True, "oge": True, "ugt": True, "uge": True, "olt": False, "ole": False, "ult": False,
+           "ule": False}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Synthetic:
+    """A body op the lowering derives from others (a select as a max): a name and operands."""
+
+    name: str
+    operands: tuple
+
+
 class _Code:
     """Builds eltwise_fused code from a generic's body: block args become inputs
     (or constants, for fills), body ops SFPU instructions."""
@@ -280,8 +302,10 @@ class _Code:
         operands = list(op.operands)
         if name in _UNARY:
             return self.emit(Unary(_UNARY[name], self.value(operands[0])))
-        if name == "math.powf" and _constant(operands[1]) is not None:
+        if name in ("math.powf", "math.fpowi") and _constant(operands[1]) is not None:
             return self.emit(Unary(SfpuOp.POWER, self.value(operands[0]), float(_constant(operands[1]))))
+        if name == "arith.select":
+            return self.select(op)
         if name in _BINARY:
             a, b = operands
             ca, cb = _constant(a), _constant(b)
@@ -304,7 +328,24 @@ class _Code:
                 return self.emit(Unary(SfpuOp.RECIP, self.value(b)))
             return self.emit(Binary(_BINARY[name], self.value(a), self.value(b)))
         raise unimplemented(op, f"{name} in the body of a linalg.generic has no Tensix lowering yet "
-                                f"(supported: {', '.join(sorted(set(_UNARY) | set(_BINARY) | {'math.powf'}))})")
+                                f"(supported: {', '.join(sorted(set(_UNARY) | set(_BINARY) | _SPECIAL))})")
+
+    def select(self, op) -> int:
+        """select(a P b, a, b) is max(a, b) for P one of >, >=, and min(a, b) for <, <=
+        (swapped arms the other way): how torch writes relu and clamps. Only NaN
+        operands can tell them apart (docs/compiler.md). Other selects need a compare
+        the kernel library does not have yet."""
+        condition, x, y = op.operands
+        compare = None if isinstance(condition, ir.BlockArgument) else condition.owner.operation
+        if compare is not None and compare.name == "arith.cmpf":
+            predicate = _PREDICATES[int(ir.IntegerAttr(compare.attributes["predicate"]).value)]
+            a, b = compare.operands
+            if predicate in _ORDERS and {x, y} == {a, b} and a != b:
+                larger = _ORDERS[predicate] == (x == a)  # picks the larger one when the compare holds
+                name = "arith.maximumf" if larger else "arith.minimumf"
+                return self.op(_Synthetic(name, (a, b)))
+        raise unimplemented(op, "arith.select other than a max or min of the two values it compares (a select "
+                                "on any condition has no Tensix lowering yet)")
 
 
 def _iterators(generic) -> list[str]:
@@ -342,9 +383,9 @@ class DispatchLowering:
             if op.name == "hal.interface.binding.subspan":
                 subspans[op.results[0]] = (op.opview.binding.value, ints[op.opview.byte_offset])
             elif op.name == "iree_tensor_ext.dispatch.tensor.load":
-                found[subspans[op.operands[0]]] = _shape(op.results[0].type)
+                found[subspans[op.operands[0]]] = _shape(op, op.results[0].type)
             elif op.name == "iree_tensor_ext.dispatch.tensor.store":
-                found[subspans[op.operands[1]]] = _shape(op.operands[0].type)
+                found[subspans[op.operands[1]]] = _shape(op, op.operands[0].type)
         return found
 
     def run(self, bound: dict[tuple, tuple]):
@@ -363,7 +404,7 @@ class DispatchLowering:
                 if isinstance(op.results[0].type, ir.RankedTensorType):
                     self.values[op.results[0]] = self.constant(op)
             elif name == "tensor.empty":
-                self.values[op.results[0]] = Tensor(_shape(op.results[0].type))
+                self.values[op.results[0]] = Tensor(_shape(op, op.results[0].type))
             elif name == "hal.interface.binding.subspan":
                 view = op.opview
                 if view.dynamic_dims:
@@ -381,9 +422,9 @@ class DispatchLowering:
 
     def constant(self, op) -> Tensor:
         """A tensor constant of the dispatch: a fill if it is a splat, else a module
-        constant (uploaded once, when the module loads)."""
+        constant (an export tensor, written when the executable is prepared)."""
         _check_element_type(op, op.results[0].type)
-        shape = _shape(op.results[0].type)
+        shape = _shape(op, op.results[0].type)
         data = dense_array(op, op.attributes["value"]).reshape(shape)
         if data.size and (data == data.flat[0]).all():
             return Tensor(shape, fill=float(data.flat[0]))
@@ -399,7 +440,7 @@ class DispatchLowering:
 
     def load(self, op) -> None:
         binding = self.subspans[op.operands[0]]
-        shape = _shape(op.results[0].type)
+        shape = _shape(op, op.results[0].type)
         _check_element_type(op, op.results[0].type)
         self._whole(op, shape)
         self.values[op.results[0]] = Tensor(shape, self.bound.get(binding), ("binding", binding))
@@ -471,22 +512,39 @@ class DispatchLowering:
 
     # ---- linalg.generic ----
     def generic(self, op) -> None:
+        """A linalg.generic; one with several results as one generic per result, each
+        computing its own (elementwise only: a result never reads another's output)."""
         n_in, n_out = ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])
-        if n_out != 1:
-            raise unimplemented(op, f"a linalg.generic with {n_out} results")
+        if n_out == 1:
+            return self._generic(op, n_in, 0)
+        if "reduction" in _iterators(op):
+            raise unimplemented(op, f"a linalg.generic with {n_out} results that reduces")
+        block = op.regions[0].blocks[0]
+        outputs = {block.arguments[n_in + k] for k in range(n_out)}
+        for inner in block.operations:
+            if any(v in outputs for v in inner.operands):
+                raise unimplemented(op, f"a linalg.generic with {n_out} results whose body reads an output")
+        for k in range(n_out):
+            self._generic(op, n_in, k)
+
+    def _generic(self, op, n_in: int, k: int) -> None:
+        """Result `k` of a linalg.generic with `n_in` inputs."""
         operands = list(op.operands)
+        operands = operands[:n_in] + [operands[n_in + k]]
         maps, iterators = _maps(op), _iterators(op)
+        maps = maps[:n_in] + [maps[n_in + k]]
         for v in operands:
             _check_element_type(op, v.type)
         ins = [self.values[v] if isinstance(v.type, ir.RankedTensorType) else None for v in operands[:n_in]]
         scalars = [v for v in operands[:n_in] if not isinstance(v.type, ir.RankedTensorType)]
         init = self.values[operands[n_in]]
         body = list(op.regions[0].blocks[0].operations)
+        body[-1] = _Yield(body[-1].operands[k])
         result = body[-1].operands[0]
         extents = [0] * len(iterators)
         for v, dims in zip(operands, maps):
             for j, d in enumerate(dims):
-                extents[d] = _shape(v.type)[j]
+                extents[d] = _shape(op, v.type)[j]
         reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
 
         if not reductions and len(body) == 1:
@@ -496,10 +554,10 @@ class DispatchLowering:
                     value = _constant(source)
                     if value is None:
                         raise unimplemented(op, "a fill with a value computed at run time")
-                    self.values[op.results[0]] = Tensor(init.shape, fill=float(value))
+                    self.values[op.results[k]] = Tensor(init.shape, fill=float(value))
                     return
             elif _constant(result) is not None:
-                self.values[op.results[0]] = Tensor(init.shape, fill=float(_constant(result)))
+                self.values[op.results[k]] = Tensor(init.shape, fill=float(_constant(result)))
                 return
         if scalars:
             raise unimplemented(op, "a linalg.generic with scalar operands")
@@ -521,10 +579,10 @@ class DispatchLowering:
         if reductions and axis is FLAT:
             raise unimplemented(op, "a reduction of a flattened tensor")
         if not reductions:
-            self.values[op.results[0]] = self._elementwise(op, ins, maps, space, axis, body, n_in,
+            self.values[op.results[k]] = self._elementwise(op, ins, maps, space, axis, body, n_in,
                                                            self._temp(init.shape, space))
         else:
-            self.values[op.results[0]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
+            self.values[op.results[k]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
 
     def _space(self, ins, init, maps, extents):
         """The device shape of the loop space and each loop dim's axis in it."""

@@ -21,7 +21,7 @@ from tt_hal.runtime.signature import TensorType, parse_type
 @functools.lru_cache(maxsize=32)
 def compiled(text: str) -> bytes:
     """The llvm-cpu .vmfb of `text`; tests run the same model many times."""
-    return frontend.compile_vmfb(text)
+    return frontend.compile_llvm_cpu(text)
 
 
 @functools.cache

@@ -2,7 +2,7 @@
 (tt_hal/runtime/hal_module.py), where iree.runtime's native HAL module would.
 
 iree-base-runtime 3.13's PyModuleInterface cannot serve IREE's `hal` imports as the
-compiler declares them (../shared/IREE_VM.md): it cannot declare variadic calling
+compiler declares them (docs/dev/iree-compiler-bridge.md, section 8): it cannot declare variadic calling
 conventions, set a module version, store its objects in the program's typed globals,
 or take mixed i32/i64 arguments (it packs them without the VM's 8-byte alignment).
 So, in the `vm` dialect, before the bytecode is written:

@@ -1,18 +1,18 @@
 """A real IREE `.vmfb` for the tenstorrent device: iree-base-compiler in process,
-phase by phase (../shared/IREE_VM.md, "The build that works"):
+phase by phase (docs/dev/iree-compiler-bridge.md, section 8):
 
 1. to `executable-sources`: each dispatch is a `hal.executable` of linalg on tensors;
    each export is lowered to a staged Tensix export of one `.ttx`
-   (tt_hal/compiler/dispatch.py), which every executable carries: IREE's host code
-   looks dispatches up by name;
+   (tt_hal/compiler/dispatch.py); every executable binary carries it (IREE links the
+   dispatches into one executable, and its host code looks them up by name);
 2. on to `hal` with IREE's llvm-cpu target: IREE's host code (its scheduling, buffers,
    fences, control flow and globals) is final here; every `hal.executable.binary`
    then takes format `tenstorrent-ttx-fb` and the `.ttx`, and the device queries ask
    for a tenstorrent device and that format;
 3. on to `vm`, where the hal imports are rewritten for a Python `hal` module
    (tt_hal/compiler/vm_rewrite.py);
-4. on to the `.vmfb`: IREE's bytecode module, run by iree.runtime's VM with
-   tt_hal.runtime's `hal` module (tt_hal.runtime.vmfb).
+4. on to the `.vmfb`: IREE's bytecode module, run by iree.runtime's VM with the
+   `hal` module of tt_hal/runtime/hal_module.py (loaded by tt_hal.runtime.system).
 """
 
 from __future__ import annotations
@@ -46,12 +46,13 @@ def lower_dispatches(sources: str) -> list[Export]:
     """The staged Tensix export of every dispatch at the executable-sources phase."""
     with ir.Context():
         module = ir.Module.parse(sources)
+        frontend.inline_resources(module, frontend.resource_blobs(sources))
         frontend.normalize(module)
         exports = []
-        for variant in _walk(module.operation):
+        for variant in frontend.operations(module.operation):
             if variant.name != "hal.executable.variant":
                 continue
-            ops = list(_walk(variant))
+            ops = list(frontend.operations(variant))
             functions = {_symbol(op): op for op in ops if op.name == "func.func"}
             for op in ops:
                 if op.name == "hal.executable.export":
@@ -65,7 +66,7 @@ def retarget(hal_ir: str, ttx: bytes) -> str:
     data = np.frombuffer(ttx, np.int8)
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.parse(hal_ir)
-        for op in _walk(module.operation):
+        for op in frontend.operations(module.operation):
             if op.name == "hal.executable.binary":
                 op.attributes["format"] = ir.StringAttr.get(EXECUTABLE_FORMAT)
                 op.attributes["data"] = ir.DenseElementsAttr.get(data, type=ir.VectorType.get(
@@ -78,14 +79,6 @@ def retarget(hal_ir: str, ttx: bytes) -> str:
                 elif category == "hal.executable.format":
                     op.attributes["key"] = ir.StringAttr.get(EXECUTABLE_FORMAT)
         return str(module)
-
-
-def _walk(op):
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.operations:
-                yield inner.operation
-                yield from _walk(inner.operation)
 
 
 def _symbol(op) -> str:
