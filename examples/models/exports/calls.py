@@ -1,0 +1,24 @@
+"""How each exported model is called: the functions, in order, and their seeded
+inputs, as the export scripts beside this file check them against their framework.
+A stateful model's calls run in order on one loaded program (its globals persist).
+Read by examples/run_models.py and tests/test_models.py."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def normal(shape, seed: int, shift: float = 0.0) -> np.ndarray:
+    return (np.random.default_rng(seed).standard_normal(shape) + shift).astype(np.float32)
+
+
+# model (its .mlir's stem) -> [(function, [inputs])]
+CALLS = {
+    "torch_mlp": [("main", [normal((8, 64), 0)])],
+    "torch_attention": [("main", [normal((1, 16, 64), 0)])],
+    "jax_mlp": [("main", [normal((8, 64), 0)])],
+    "jax_attention": [("main", [normal((1, 16, 64), 0)])],
+    "torch_mlp_dynamic": [("main", [normal((b, 64), i)]) for i, b in enumerate((8, 5, 33))],
+    "torch_stateful": [("step", [normal((8, 64), i)]) for i in range(3)] + [("read", [])],
+    "jax_control_flow": [("main", [normal((8, 64), i, s)]) for i, s in enumerate((0.5, -0.5))],
+}
