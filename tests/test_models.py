@@ -217,3 +217,17 @@ def test_tolerance_check():
         tt_hal.compiler.tolerance.check(ref[:1], [ref], "bfloat16")
     assert tt_hal.compiler.tolerance.max_error(np.full(2, np.nan), np.zeros(2)) == float("inf")
     assert "PCC 1.000000" in tt_hal.compiler.tolerance.report([ref], [ref])
+
+
+def test_random_inputs_of_each_kind():
+    f32, i32 = np.dtype(np.float32), np.dtype(np.int32)
+    ids, flags, scale, w = tt_hal.compiler.reference.random_inputs(
+        [TensorType((64,), i32), TensorType((5,), np.dtype(np.bool_)), TensorType((), f32, scalar=True),
+         TensorType((300, 4), f32)], seed=3)
+    assert ids.dtype == i32 and ids.shape == (64,) and ids.min() >= 0 and ids.max() < 4  # rows of any table
+    assert flags.dtype == np.bool_ and flags.shape == (5,)
+    assert isinstance(scale, np.float32)
+    assert w.shape == (300, 4) and np.abs(w).max() <= np.sqrt(3 / 300)
+    with pytest.raises(HalError) as info:
+        tt_hal.compiler.reference.random_inputs([TensorType((None, 4), f32)])
+    assert info.value.code == StatusCode.INVALID_ARGUMENT and "static shapes" in info.value.message

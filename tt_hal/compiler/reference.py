@@ -77,7 +77,8 @@ def function_signatures(text: str) -> dict[str, tuple[list, list]]:
 def random_inputs(types: list[TensorType | None], seed: int = 0) -> list:
     """Inputs of these types: uniform(-1, 1), matrices scaled by sqrt(3 / rows) to
     unit variance along their rows, so products through them stay O(1) as a model's
-    weights would; integers in [-4, 4], booleans at random; numbers for scalar
+    weights would; integers in [0, 4) (non-negative and small, so token ids index
+    real rows of a table), booleans at random; numbers for scalar
     arguments. INVALID_ARGUMENT for a dynamic shape or a type with no values."""
     rng = np.random.default_rng(seed)
     inputs = []
@@ -88,7 +89,7 @@ def random_inputs(types: list[TensorType | None], seed: int = 0) -> list:
         if t.dtype == np.bool_:
             value = rng.integers(0, 2, t.shape).astype(np.bool_)
         elif np.issubdtype(t.dtype, np.integer):
-            value = rng.integers(-4, 5, t.shape).astype(t.dtype)
+            value = rng.integers(0, 4, t.shape).astype(t.dtype)
         else:
             scale = np.sqrt(3.0 / t.shape[-2]) if len(t.shape) >= 2 else 1.0
             value = (rng.uniform(-1.0, 1.0, t.shape) * scale).astype(t.dtype)
