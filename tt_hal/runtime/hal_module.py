@@ -166,6 +166,14 @@ class Handles:
                                                         f"{type(entry[0]).__name__ if entry else 'an unknown one'}")
         return entry[0]
 
+    def sweep(self) -> int:
+        """Drops the entries the VM no longer refers to now (it also happens as the table
+        grows); the number left."""
+        if self.sweeping:
+            with self._lock:
+                self._sweep()
+        return len(self._entries)
+
     def _sweep(self) -> None:
         """Drops the entries the VM no longer refers to (under the lock)."""
         pinned = {id(handle) for handle in self._pinned.values()}
