@@ -484,3 +484,39 @@ def test_device_uri_grid_options():
         with pytest.raises(hal.HalError, match=f"device option {bad.split('=')[0]}=.* is not a valid") as error:
             hal.create_device(f"tenstorrent://mock?{bad}")
         assert error.value.code == hal.StatusCode.INVALID_ARGUMENT
+
+
+def test_a_compiled_program_runs_on_the_fixture_device_of_each_arch(pytester):
+    """What a user's CI test of their model looks like: the .vmfb compiled once, run on
+    tt_device (every arch preset with the marker) and compared with numpy within the
+    compiler's float32 tolerance (the FPU multiplies bf16-truncated operands)."""
+    pytester.makepyfile("""
+        import functools
+
+        import numpy as np
+        import pytest
+
+        from tt_hal import compiler, runtime
+        from tt_hal.compiler import tolerance
+
+        MLIR = '''func.func @main(%a: tensor<40x70xf32>, %b: tensor<70x30xf32>) -> tensor<40x30xf32> {
+          %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
+              : (tensor<40x70xf32>, tensor<70x30xf32>) -> tensor<40x30xf32>
+          %1 = stablehlo.tanh %0 : tensor<40x30xf32>
+          return %1 : tensor<40x30xf32>
+        }'''
+
+        @functools.cache
+        def vmfb():
+            return compiler.compile_vmfb(MLIR)
+
+        @pytest.mark.tt_all_archs
+        def test_model(tt_device):
+            a, b = np.random.default_rng(0).uniform(-1, 1, (2, 70, 70)).astype(np.float32)
+            a, b = a[:40], b[:, :30]
+            module = runtime.load_vm_flatbuffer(vmfb(), device=tt_device)
+            assert module.device is tt_device
+            tolerance.check(module.main(a, b), [np.tanh(a.astype(np.float64) @ b)], "float32")
+    """)
+    result = pytester.runpytest_subprocess("-q")
+    result.assert_outcomes(passed=3)
