@@ -91,21 +91,24 @@ class BoundModule:
         self._context = context
         self.vm_module = vm_module
         self.name = vm_module.name
+        self._functions: dict[str, FunctionInvoker] = {}  # looked up once: `module.main(x)` per call is common
 
     def __getattr__(self, name: str) -> FunctionInvoker:
-        if name.startswith("__"):
-            raise AttributeError(name)  # copy, pickle and friends probing for protocols
+        if name.startswith("_"):
+            raise AttributeError(name)  # private state, and copy/pickle probing for protocols; module["_f"] works
         try:
             return self[name]
         except HalError as error:
             raise AttributeError(error.message) from None
 
     def __getitem__(self, name: str) -> FunctionInvoker:
-        function = self.vm_module.lookup_function(name)
-        if function is None:
-            raise HalError(StatusCode.NOT_FOUND, f"no function {name!r} in module {self.name!r}; functions: "
-                                                 f"{', '.join(self.function_names) or 'none'}")
-        return FunctionInvoker(self._context, function)
+        if name not in self._functions:
+            function = self.vm_module.lookup_function(name)
+            if function is None:
+                raise HalError(StatusCode.NOT_FOUND, f"no function {name!r} in module {self.name!r}; functions: "
+                                                     f"{', '.join(self.function_names) or 'none'}")
+            self._functions[name] = FunctionInvoker(self._context, function)
+        return self._functions[name]
 
     @property
     def device(self) -> hal.HalDevice:
