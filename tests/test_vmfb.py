@@ -1,19 +1,22 @@
 """IREE .vmfb programs run by iree.runtime's own VM on device "tenstorrent"
 (tt_hal.compiler.compile_vmfb, tt_hal.runtime.system and hal_module): host code with
 transfers, constants, globals, integer types and the coarse-fences ABI, each result
-checked against numpy; bad input; handles released when the VM drops them.
+checked against numpy; host loops and branches over dispatches with a running total
+in a global (examples/models/control_flow.mlir); bad input; handles released when the
+VM drops them.
 
 Programs whose dispatches have no Tensix lowering yet fail at compile time with
 UNIMPLEMENTED (tested here too), never with a wrong answer."""
 
 import gc
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from hal.status import HalError, StatusCode
 from tt_hal import runtime
-from tt_hal.compiler import frontend
+from tt_hal.compiler import frontend, tolerance
 from tt_hal.compiler.vmfb import compile_vmfb
 
 CONCAT = """
@@ -115,3 +118,21 @@ def test_handles_the_vm_drops_are_released_and_device_memory_returns(concat):
     assert len(state.handles) < 300, f"{len(state.handles)} live handles after 300 calls"
     stats = allocator.statistics
     assert stats["device_bytes_allocated"] - stats["device_bytes_freed"] <= live + 3 * a.nbytes * 256
+
+
+def test_host_loops_branches_and_a_running_total_across_calls():
+    """examples/models/control_flow.mlir: IREE's host code loops `n` times over a
+    dispatch, branches on n's parity, and keeps a mutable global across calls."""
+    module = runtime.load_vm_flatbuffer(compile_vmfb(Path(__file__).resolve().parents[1] / "examples" / "models" /
+                                                     "control_flow.mlir"))
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((16, 64)).astype(np.float32)
+    w = (rng.uniform(-1, 1, (64, 64)) * np.sqrt(3 / 64)).astype(np.float32)
+    total = np.zeros((16, 64))
+    for n in (3, 2, 0, 1):
+        h = x.astype(np.float64)
+        for _ in range(n):
+            h = np.tanh(h @ w)
+        y = -h if n % 2 else h
+        total = total + y
+        tolerance.check(module.main(x, w, n), [y, total], "float32")

@@ -93,5 +93,5 @@ def random_inputs(types: list[TensorType | None], seed: int = 0) -> list:
         else:
             scale = np.sqrt(3.0 / t.shape[-2]) if len(t.shape) >= 2 else 1.0
             value = (rng.uniform(-1.0, 1.0, t.shape) * scale).astype(t.dtype)
-        inputs.append(value[()] if t.scalar else value)
+        inputs.append(value[()].item() if t.scalar else value)  # a Python number, as iree.runtime takes it
     return inputs
