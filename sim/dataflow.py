@@ -94,9 +94,11 @@ def noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dra
     fault[4], fault[5], fault[6], fault[7] = address, page, offset, length
     if k < 0 or buffers[k, 3] != page_size:
         return Fault.NOC_OUT_OF_BOUNDS
-    if page < 0 or page * page_size >= buffers[k, 2] or offset < 0 or length < 0 or offset + length > page_size:
+    # Bounds without sums or products of kernel values: those wrap in int64 and pass.
+    if page < 0 or page >= ceil_div(buffers[k, 2], page_size) or offset < 0 or length < 0 or \
+            offset > page_size or length > page_size - offset:
         return Fault.NOC_OUT_OF_BOUNDS
-    if l1_at < l1_base or l1_at + length > l1.shape[1]:
+    if l1_at < l1_base or l1_at > l1.shape[1] or length > l1.shape[1] - l1_at:
         fault[4] = l1_at
         return Fault.L1_OUT_OF_BOUNDS
     # The buffer's own page placement (tt_hal.sim.memory.page_span), from its rows of the tables.
@@ -122,7 +124,7 @@ def l1_fill(l1, row, l1_base, address, length, pattern, fault):
     fault[4], fault[5], fault[6], fault[7] = address, length, pattern, 0
     if address % 4 != 0 or length % 4 != 0:
         return Fault.L1_MISALIGNED
-    if length < 0 or address < l1_base or address + length > l1.shape[1]:
+    if length < 0 or address < l1_base or address > l1.shape[1] or length > l1.shape[1] - address:
         return Fault.L1_OUT_OF_BOUNDS
     for k in range(4):
         l1[row, address + k:address + length:4] = (pattern >> (8 * k)) & 0xFF

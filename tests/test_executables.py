@@ -1272,8 +1272,16 @@ def reader_export(body, extra_args=(), bindings=1) -> Export:
     (lambda k, ptr: (k.addi(ptr, ptr, 2), k.l1_fill(ptr, 8, 0)), SC.ABORTED,
      ["L1 store at an address or of a byte count that is not a multiple of 4", "`l1_fill"]),
     (lambda k, ptr: k.l1_fill(ptr, 6, 0), SC.ABORTED, ["not a multiple of 4", "`l1_fill"]),
+    # Values whose sums or products wrap in int64: each once passed its bounds check (a
+    # host segfault, or another buffer's bytes).
+    (lambda k, ptr: k.noc_read(0, 1, k.const(2**63 - 8), ptr, 16), SC.ABORTED, ["NoC access outside", "`noc_read"]),
+    (lambda k, ptr: k.noc_read_page(0, k.const(2**52 + 1), ptr), SC.ABORTED, ["NoC access outside", "`noc_read_page"]),
+    (lambda k, ptr: k.noc_read_page(0, 0, k.const(2**63 - 1024)), SC.ABORTED,
+     ["NoC transfer to or from L1 outside the core's usable L1"]),
+    (lambda k, ptr: k.l1_fill(k.const(2**63 - 4), 8, 0), SC.ABORTED, ["outside the core's usable L1", "`l1_fill"]),
 ], ids=["page-beyond", "negative-page", "range-beyond-page", "not-a-binding", "page-size-mismatch",
-        "slot-unset", "l1-reserved", "arg-index", "fill-l1-reserved", "fill-misaligned", "fill-odd-length"])
+        "slot-unset", "l1-reserved", "arg-index", "fill-l1-reserved", "fill-misaligned", "fill-odd-length",
+        "offset-wraps", "page-wraps", "l1-address-wraps", "fill-address-wraps"])
 def test_fault_noc_and_arguments(device, body, code, words):
     source = dram_tensor(device, np.ones((32, 64), np.float32), "bfloat16", "tile")
     address = source.get_buffer().allocation.backend_buffer.address

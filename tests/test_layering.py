@@ -144,3 +144,22 @@ def test_a_device_loads_the_simulator_by_name_not_the_kernel_library_or_compiler
     assert any(within(m, "tt_hal.sim") for m in loaded)
     assert not any(within(m, prefix) for m in loaded for prefix in ("tt_hal.kernels", "tt_hal.compiler", "iree",
                                                                     "tt_hal.ops", "tt_hal.native.device"))
+
+
+def test_numba_caches_go_when_any_simulator_source_changes(tmp_path):
+    """A kernel's cache is keyed by its own file; one file's edit must drop them all."""
+    from tt_hal import drop_stale_numba_caches
+
+    first, second = tmp_path / "target", tmp_path / "sim"
+    for directory in (first, second):
+        (directory / "__pycache__").mkdir(parents=True)
+        (directory / "code.py").write_text("X = 1\n")
+    stamp = first / "__pycache__" / "stamp"
+    drop_stale_numba_caches([first, second], stamp)
+    cache = second / "__pycache__" / "code.kernel-1.py311.nbi"
+    cache.write_bytes(b"index")
+    drop_stale_numba_caches([first, second], stamp)
+    assert cache.exists()  # sources unchanged: the cache stays
+    (first / "code.py").write_text("X = 2\n")  # another file than the cached function's
+    drop_stale_numba_caches([first, second], stamp)
+    assert not cache.exists()
