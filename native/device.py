@@ -106,13 +106,15 @@ class HardwareEvent:
         return self._done.wait(timeout_s)
 
     def _complete(self, error: HalError | None) -> None:
+        """The callback (the HAL signals the submission's semaphores) runs before host
+        waiters of the event go, as in the simulator (sim/device.py, SimEvent)."""
         self.error = error
-        self._done.set()
         if self._on_complete is not None:
             try:
                 self._on_complete(error)
             except Exception:  # a callback bug must not stop the completion thread
                 log.exception("event completion callback failed")
+        self._done.set()
 
 
 class _Queue:

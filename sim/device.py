@@ -62,14 +62,17 @@ class SimEvent:
         return True
 
     def _complete(self, error: HalError | None) -> None:
+        """The callback (the HAL signals the submission's semaphores) runs before the
+        event lets its waiters go: work on another queue that waits for this event must
+        not complete, and signal the next value, before this one is signalled."""
         self.error = error
-        self._done = True
-        self._gate.release()
         if self._on_complete is not None:
             try:
                 self._on_complete(error)
             except Exception:  # a callback bug must not kill the queue
                 log.exception("event completion callback failed")
+        self._done = True
+        self._gate.release()
 
 
 class CommandQueue:

@@ -140,3 +140,23 @@ def test_fan_out_and_fan_in_across_queues(chip):
     root.signal(1)
     assert joined.wait(1, timeout=5 * SECOND)
     assert sorted(hits[:-1]) == list(range(6)) and hits[-1] == "join"
+
+
+@pytest.mark.parametrize("event_class", ["sim", "native"])
+def test_an_event_signals_before_it_lets_its_waiters_go(event_class):
+    """A submission on another queue that waits for this event must not run (and signal
+    the next value of the timeline) before this event's semaphores are signalled
+    (issue 21: `semaphore already signaled past` under load on two queues)."""
+    from tt_hal.native.device import HardwareEvent
+    from tt_hal.sim.device import SimEvent
+
+    seen = []
+    event = None
+
+    def on_complete(error):
+        seen.append((event.query(), event.synchronize(0)))  # while the HAL signals
+
+    event = SimEvent(0, on_complete) if event_class == "sim" else HardwareEvent(on_complete)
+    event._complete(None)
+    assert seen == [(False, False)]
+    assert event.query() and event.synchronize(0)
