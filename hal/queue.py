@@ -77,7 +77,7 @@ class QueueScheduler:
         self._issued: dict[int, Submission] = {}  # in flight: issued to the backend, not complete
         # Finished submissions, (submission, error), their buffers let go of: dump nodes are built
         # only when asked for, not on every completion.
-        self._history: collections.deque[tuple[Submission, HalError | None]] = collections.deque(maxlen=HISTORY)
+        self._history: collections.deque[SubmissionNode] = collections.deque(maxlen=HISTORY)
         self._ids = itertools.count(1)
         self.profiler: profiling.TraceRecorder | None = None  # set while the device profiles
 
@@ -192,13 +192,15 @@ class QueueScheduler:
     def _finish(self, submission: Submission, error: HalError | None) -> None:
         with self._cond:
             self._issued.pop(submission.id, None)
-            self._history.append((submission, error))
+            # A snapshot, not the submission: its semaphores refer to their device, and
+            # the device's finalizer holds this scheduler (a dropped device would never go).
+            self._history.append(submission.node(SubmissionState.FAILED if error else SubmissionState.DONE, error))
         if submission.on_done is not None:
             try:
                 submission.on_done(error)
             except Exception:
                 log.exception("completion action of %s failed", submission.label)
-        # The history keeps the submission: let go of its buffers and data now.
+        # In flight still for the caller's on_done: let go of its buffers and data now.
         submission.on_done = None
         submission.commands = []
         submission.resources.clear()
@@ -267,8 +269,7 @@ class QueueScheduler:
         """Every submission the dump shows: the last HISTORY finished, those in flight, and
         those waiting, in submission order."""
         with self._cond:
-            nodes = [s.node(SubmissionState.FAILED if error else SubmissionState.DONE, error)
-                     for s, error in self._history]
+            nodes = list(self._history)
             nodes += [s.node(SubmissionState.ISSUED) for s in self._issued.values()]
             nodes += [s.node(SubmissionState.WAITING) for s in self._pending]
         return sorted(nodes, key=lambda n: n.id)

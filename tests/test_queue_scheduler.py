@@ -160,3 +160,29 @@ def test_an_event_signals_before_it_lets_its_waiters_go(event_class):
     event._complete(None)
     assert seen == [(False, False)]
     assert event.query() and event.synchronize(0)
+
+
+def test_dropped_devices_are_collected_with_their_threads():
+    """A device that signalled semaphores goes when dropped (issue 21: the scheduler's
+    history held submissions, their semaphores held the device, and the device's
+    finalizer held the scheduler: 25 dropped devices kept 25 queue threads)."""
+    import gc
+
+    import numpy as np
+
+    import hal
+
+    before = threading.active_count()
+    for _ in range(20):
+        device = hal.create_device("tenstorrent")
+        semaphore = device.create_semaphore(0)
+        buffer = device.allocator.allocate_buffer(hal.MemoryType.DEVICE_LOCAL, hal.BufferUsage.DEFAULT, 64)
+        device.queue_update(np.zeros(16, np.int32), buffer, [], [(semaphore, 1)])
+        assert semaphore.wait(1)
+        assert device.submission_graph().nodes  # the history still shows the work
+        del device, semaphore, buffer
+    gc.collect()
+    deadline = time.monotonic() + 10
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.05)  # queue threads end once their device is finalized
+    assert threading.active_count() == before, [t.name for t in threading.enumerate()]
