@@ -232,6 +232,8 @@ class HalCommandBuffer:
         self.commands: list = []
         self._allocations: set = set()  # of the commands' direct buffers
         self._executables: set = set()  # the dispatches' executables, whose tensors their stages may bind
+        self._dispatch_allocations: set = set()  # what kernels address: memory of the executing device only
+        self._dispatch_slots: set[int] = set()
         self._slots: set[int] = set()  # binding-table slots the commands reference
         self._state = _State.INITIAL
         self.submitted = False  # a one-shot command buffer runs once
@@ -275,12 +277,17 @@ class HalCommandBuffer:
         if not int(self.mode) & CommandBufferMode.UNVALIDATED.value:  # ints: IntFlag operators are slow
             validation.category(self.categories, category, command.what)
             command.check_recorded(self.binding_capacity)
+        dispatch = isinstance(command, DispatchCommand)
         for operand in command.operands:
             if isinstance(operand, BindingRef):
                 self._slots.add(operand.slot)
+                if dispatch:
+                    self._dispatch_slots.add(operand.slot)
             elif isinstance(operand, HalBuffer):
                 self._allocations.add(operand.allocation)
-        if isinstance(command, DispatchCommand):
+                if dispatch:
+                    self._dispatch_allocations.add(operand.allocation)
+        if dispatch:
             self._executables.add(command.executable)
         self.commands.append(command)
         if end:
@@ -351,6 +358,13 @@ class HalCommandBuffer:
         """The backend queue commands of every recorded command, validated against the
         binding table (hal.validation.binding_table's buffers)."""
         return [queue_command for command in self.commands for queue_command in command.lower(table)]
+
+    def dispatch_allocations(self, table: Sequence[HalBuffer]) -> set:
+        """The allocations its dispatches' kernels address (bindings, slots resolved, and
+        their executables' tensors): kernels name memory by address on the device that
+        runs them, so these must be that device's (transfers may cross devices)."""
+        return self._dispatch_allocations | {table[slot].allocation for slot in self._dispatch_slots} | {
+            allocation for executable in self._executables for allocation in executable.allocations()}
 
     def allocations(self, table: Sequence[HalBuffer]) -> set:
         """The allocations its commands use, with binding-table slots resolved, and the

@@ -220,6 +220,7 @@ class HalDevice:
         for command_buffer in command_buffers:
             validation.submission(command_buffer, has_waits, len(table))
             commands += command_buffer.lower(table)
+            validation.own_memory(self, command_buffer.dispatch_allocations(table), "queue_execute")
             allocations |= command_buffer.allocations(table)
             dispatches |= command_buffer.has_dispatches
         for command_buffer in command_buffers:

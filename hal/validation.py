@@ -200,3 +200,14 @@ def submission(command_buffer, has_waits: bool, table_size: int) -> None:
     if table_size < command_buffer.binding_capacity and command_buffer.uses_binding_table:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"binding table has {table_size} entries; the command buffer "
                                                     f"needs {command_buffer.binding_capacity}")
+
+
+def own_memory(device, allocations, what: str) -> None:
+    """A dispatch's kernels address memory on the device that runs them: INVALID_ARGUMENT
+    for a binding (or an executable's tensor) of another device, whose address means
+    something else there. Transfers may cross devices: they move bytes by buffer."""
+    for allocation in allocations:
+        if allocation.backend is not device.backend:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"{what}: dispatch binding {allocation.label} belongs to "
+                                                        f"another device than {device}; copy its contents over first")
+

@@ -186,3 +186,41 @@ def test_dropped_devices_are_collected_with_their_threads():
     while threading.active_count() > before and time.monotonic() < deadline:
         time.sleep(0.05)  # queue threads end once their device is finalized
     assert threading.active_count() == before, [t.name for t in threading.enumerate()]
+
+
+def test_a_dispatch_with_another_devices_buffer_is_refused():
+    """Issue 21: a binding of device A in device B's dispatch made B's kernels read and
+    write B's memory at A's address. Kernels address memory by address, so dispatch
+    bindings (direct, through a binding table, an executable's tensors) must be the
+    executing device's; transfers still cross devices (they move bytes by buffer)."""
+    import numpy as np
+
+    import hal
+    from tt_hal.kernels import rowmajor
+    from tt_hal.target.layout import DataFormat
+    from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
+
+    a, b = hal.create_device("tenstorrent"), hal.create_device("tenstorrent")
+    usage, memory = hal.BufferUsage.DEFAULT, hal.MemoryType.DEVICE_LOCAL
+    theirs = a.allocator.allocate_buffer(memory, usage, 4096)
+    ours = b.allocator.allocate_buffer(memory, usage, 4096)
+    executable = b.create_executable_cache().prepare_executable(
+        EXECUTABLE_FORMAT, write_executable([rowmajor.copy(DataFormat.float32)]))
+    pushed = np.array(rowmajor.push_constants(4, 32), np.uint32)
+    direct = hal.HalCommandBuffer(b)
+    direct.dispatch(executable, 0, (1, 1, 1), pushed, [(theirs, 0, 512), (ours, 0, 512)])
+    direct.end()
+    table = hal.HalCommandBuffer(b, binding_capacity=2)
+    table.dispatch(executable, 0, (1, 1, 1), pushed, [hal.BindingRef(0), hal.BindingRef(1)])
+    table.end()
+    for call in (lambda: b.queue_execute(direct, [], []),
+                 lambda: b.queue_execute(table, [], [], binding_table=[(ours, 0, 512), (theirs, 0, 512)])):
+        with pytest.raises(HalError) as info:
+            call()
+        assert info.value.code == StatusCode.INVALID_ARGUMENT and "belongs to another device" in info.value.message
+    semaphore = b.create_semaphore(0)
+    b.queue_copy(theirs, ours, [], [(semaphore, 1)])  # a transfer may cross devices
+    b.queue_execute(table, [], [(semaphore, 2)], binding_table=[(ours, 0, 512), (ours, 2048, 512)])
+    assert semaphore.wait(2)
+    a.close()
+    b.close()
