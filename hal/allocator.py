@@ -129,8 +129,12 @@ class HalAllocator:
             page_size = min(RAW_PAGE_SIZE, max(allocation_size, 1))
             backend_buffer = self._backend.create_buffer(allocation_size, page_size, BufferType.DRAM)
         else:
-            backend_buffer = self._backend.create_buffer(allocation_size, max(allocation_size, 1),
-                                                         BufferType.SYSTEM_MEMORY)
+            try:
+                backend_buffer = self._backend.create_buffer(allocation_size, max(allocation_size, 1),
+                                                             BufferType.SYSTEM_MEMORY)
+            except (MemoryError, OverflowError, ValueError):  # the host cannot hold it (numpy's errors)
+                raise HalError(StatusCode.RESOURCE_EXHAUSTED, f"a {allocation_size}-byte host buffer does not fit in "
+                                                              f"this machine's memory") from None
         allocation = Allocation(self._backend, backend_buffer, allocation_size, self._statistics, is_device)
         if is_device:
             self._track(allocation)

@@ -245,6 +245,9 @@ class HalDevice:
                 mode = WaitMode[mode.upper()]
             except KeyError:
                 raise HalError(StatusCode.INVALID_ARGUMENT, f"wait mode {mode!r}; expected 'all' or 'any'") from None
+        if mode not in WaitMode._value2member_map_:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"wait mode {mode!r}: expected one of "
+                                                        f"{', '.join(f'{m.name} ({m.value})' for m in WaitMode)}")
         return wait_all_or_any(as_timepoints(semaphores), WaitMode(mode), timeout, deadline)
 
     # Profiling, and what the toolkit shows of the device (tt_hal.tools.pictures draws them).

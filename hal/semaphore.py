@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import enum
 import itertools
+import math
+import numbers
 import threading
 import time
 from typing import Callable, Iterable, Sequence
@@ -37,6 +39,11 @@ def deadline_from(timeout: int | None, deadline: int | None) -> int | None:
     ns deadline; None waits forever."""
     if timeout is not None and deadline is not None:
         raise HalError(StatusCode.INVALID_ARGUMENT, "pass timeout or deadline, not both")
+    for name, value in (("timeout", timeout), ("deadline", deadline)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or
+                                  not math.isfinite(value)):
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"{name} {value!r}: expected nanoseconds as an integer "
+                                                        f"(None waits forever)")
     if timeout is not None:
         return time.monotonic_ns() + max(int(timeout), 0)
     return None if deadline is None else int(deadline)

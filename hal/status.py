@@ -82,6 +82,9 @@ def as_error(failure: "HalError | StatusCode | int | str | BaseException") -> Ha
     if isinstance(failure, str):
         return HalError(StatusCode.UNKNOWN, failure)
     if isinstance(failure, (StatusCode, int)) and not isinstance(failure, bool):
+        if failure not in StatusCode._value2member_map_:
+            codes = ", ".join(f"{c.name} ({c.value})" for c in StatusCode)
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"{failure} is not a status code: {codes}")
         return HalError(StatusCode(failure), f"failed with {StatusCode(failure).name}")
     if isinstance(failure, BaseException):
         return HalError(StatusCode.INTERNAL, f"{type(failure).__name__}: {failure}")

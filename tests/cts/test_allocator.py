@@ -260,3 +260,9 @@ def test_allocations_do_not_alias(allocator):
     bufs = [new_buffer(allocator, 4096, init=np.full(4096, i, np.uint8)) for i in range(8)]
     for i, buf in enumerate(bufs):
         assert (read_bytes(buf) == i).all()
+
+
+def test_a_host_buffer_beyond_the_machine_is_resource_exhausted(allocator):
+    """Issue 21: a 1 TiB HOST_LOCAL allocation raised numpy's MemoryError."""
+    with raises_status(SC.RESOURCE_EXHAUSTED):
+        allocator.allocate_buffer(hal.MemoryType.HOST_LOCAL, hal.BufferUsage.DEFAULT, 1 << 50)

@@ -321,3 +321,16 @@ def test_concurrent_signallers_keep_max(device):
         t.finish()
     assert sem.query() == 399
     assert all(e.code == SC.INVALID_ARGUMENT for e in errors)
+
+
+def test_well_typed_bad_values_are_invalid_argument(device):
+    """Issue 21: these raised ValueError, not a HalError."""
+    semaphore = device.create_semaphore(0)
+    with raises_status(SC.INVALID_ARGUMENT):
+        device.create_semaphore(0).fail(99)  # no such status code
+    with raises_status(SC.INVALID_ARGUMENT):
+        device.wait_semaphores([(semaphore, 0)], mode=7)
+    for timeout in (float("nan"), float("inf")):
+        with raises_status(SC.INVALID_ARGUMENT):
+            semaphore.wait(1, timeout=timeout)
+    assert semaphore.wait(0, timeout=0)  # the semaphore is fine
