@@ -74,7 +74,9 @@ class Allocation:
         self.device = None  # the HalDevice, for device tensors
         self.serial = next(_SERIALS)  # allocation order, and its name in memory maps (label)
         self.deallocating = False  # a queue_dealloca of it was issued: later work must not use it
-        self.lock = threading.Lock()
+        self._lock = threading.Lock()
+        self._in_flight = 0  # issued submissions that use it, not completed yet
+        self._release_pending = False  # released while in flight: freed when the last of them completes
         counted = 0 if keep_alive is not None else size
         statistics.record_alloc(counted, is_device)
         self._finalizer = weakref.finalize(self, _free, backend, backend_buffer, statistics, counted, is_device)
@@ -85,10 +87,31 @@ class Allocation:
 
     @property
     def released(self) -> bool:
-        return not self._finalizer.alive
+        return self._release_pending or not self._finalizer.alive
 
     def release(self) -> None:
+        """Released at once for the caller (new work refuses it); the memory goes when no
+        issued work uses it any more, as IREE's submissions retain their buffers."""
+        with self._lock:
+            self._release_pending = True
+            if self._in_flight:
+                return
         self._finalizer()
+
+    def begin_use(self) -> bool:
+        """An issued submission uses it until end_use; False if it is already released."""
+        with self._lock:
+            if self.released:
+                return False
+            self._in_flight += 1
+            return True
+
+    def end_use(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+            free = self._in_flight == 0 and self._release_pending
+        if free:
+            self._finalizer()
 
 
 def _free(backend, backend_buffer, statistics, size: int, is_device: bool) -> None:

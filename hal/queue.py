@@ -37,6 +37,7 @@ class Submission:
     on_done: Callable[[HalError | None], None] | None = None
     allocations: frozenset = frozenset()  # hal.buffer.Allocations the commands use: alive when issued
     deallocates: object = None  # the Allocation a queue_dealloca frees when it completes
+    in_use: list = dataclasses.field(default_factory=list)  # the allocations it holds while issued (begin_use)
     id: int = 0  # numbered by the device's scheduler from 1, in submission order
     issued_ns: int = 0
     command_count: int = dataclasses.field(init=False)  # kept when the commands are let go of
@@ -122,7 +123,12 @@ class QueueScheduler:
 
     def _issue(self, submission: Submission, events: list) -> None:
         backend, cq = self._backend, submission.cq
-        gone = next((a for a in submission.allocations if a.released or a.deallocating), None)
+        gone = next((a for a in submission.allocations if a.deallocating), None)
+        for allocation in submission.allocations if gone is None else ():
+            if not allocation.begin_use():  # released: the memory stays only for work issued before
+                gone = allocation
+                break
+            submission.in_use.append(allocation)
         if gone is not None:  # freed, or a dealloca ordered before this work: it must not touch the memory
             error = HalError(StatusCode.FAILED_PRECONDITION, f"{submission.label}: buffer {gone.label} was deallocated "
                                                              f"before this work could run")
@@ -205,6 +211,9 @@ class QueueScheduler:
         submission.commands = []
         submission.resources.clear()
         submission.allocations = frozenset()
+        for allocation in submission.in_use:  # after on_done: a dealloca's release waits for its users
+            allocation.end_use()
+        submission.in_use = []
         submission.deallocates = None
 
     # Waiting submissions.

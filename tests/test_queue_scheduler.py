@@ -224,3 +224,36 @@ def test_a_dispatch_with_another_devices_buffer_is_refused():
     assert semaphore.wait(2)
     a.close()
     b.close()
+
+
+def test_a_buffer_released_under_issued_work_lives_until_the_work_is_done():
+    """Issue 21: release() freed at once, under a copy already issued: a use-after-free.
+    Now the copy still reads its bytes, the memory goes when it completes, and work
+    issued after the release is refused."""
+    import numpy as np
+
+    import hal
+
+    device = hal.create_device("tenstorrent")
+    allocator = device.allocator
+    usage, memory = hal.BufferUsage.DEFAULT | hal.BufferUsage.MAPPING, hal.MemoryType.DEVICE_LOCAL
+    source = allocator.allocate_buffer_copy(memory, usage, device, np.arange(16, dtype=np.int32))
+    target = allocator.allocate_buffer(memory | hal.MemoryType.HOST_VISIBLE, usage, 64)
+    gate = threading.Event()
+    device._scheduler.submit(Submission("blocker", device._transfer_cq, [], [], [HostFunction(gate.wait)], []))
+    done = device.create_semaphore(0)
+    device.queue_copy(source, target, [], [(done, 1)])  # issued behind the blocker
+    live = allocator.statistics["device_bytes_allocated"] - allocator.statistics["device_bytes_freed"]
+    source.release()
+    with pytest.raises(HalError) as info:
+        source.check_alive()  # released for its owner at once
+    assert info.value.code == StatusCode.FAILED_PRECONDITION
+    assert allocator.statistics["device_bytes_allocated"] - allocator.statistics["device_bytes_freed"] == live
+    with pytest.raises(HalError):  # new work may not use it
+        device.queue_copy(source, target, [], [])
+    gate.set()
+    assert done.wait(1)
+    assert np.frombuffer(target.map_read(0, 64), np.int32).tolist() == list(range(16))
+    stats = allocator.statistics
+    assert stats["device_bytes_allocated"] - stats["device_bytes_freed"] == live - 64  # freed on completion
+    device.close()
