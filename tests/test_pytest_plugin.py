@@ -458,6 +458,23 @@ def test_overrides_and_pcc():
         assert_device_close(y, x, "bfloat16", atol=0.01, pcc=0.999999)
 
 
+def test_pcc_alone_checks_only_the_correlation_as_ttnn_does():
+    """Issue 20: a ttnn user's `pcc=0.999` failed on a bf16 softmax of PCC 0.99998,
+    because the default one-rounding tolerance still applied."""
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((64, 128))
+    reference = np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)
+    # A few roundings of bf16 arithmetic: up to 2% off per element, PCC about 0.9999.
+    actual = (reference * (1 + rng.uniform(-0.02, 0.02, x.shape))).astype(ml_dtypes.bfloat16)
+    with pytest.raises(AssertionError):
+        assert_device_close(actual, reference, "bfloat16")  # a softmax is more than one rounding off
+    assert_device_close(actual, reference, "bfloat16", pcc=0.999)
+    with pytest.raises(AssertionError, match=r"not close: PCC >= 0\.9999999 only"):
+        assert_device_close(actual, reference, "bfloat16", pcc=0.9999999)
+    with pytest.raises(AssertionError, match=r"elements .* beyond tolerance"):  # both, when rtol/atol are given
+        assert_device_close(actual, reference, "bfloat16", rtol=0.0, atol=1e-6, pcc=0.999)
+
+
 def test_worst_tiles_are_ranked_with_batch_coordinates():
     x = np.zeros((2, 64, 70), np.float32)
     y = x.copy()

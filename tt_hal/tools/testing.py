@@ -52,7 +52,9 @@ def assert_device_close(actual, expected, data_format=None, *, rtol: float | Non
     `actual` (a numpy array or a hal.HalBufferView, read back with to_host) is within
     the tolerance of `expected` (a numpy reference of the same shape) everywhere, its
     NaNs and infinities are where the reference has them, and, if `pcc` is given, their
-    Pearson correlation is at least `pcc`.
+    Pearson correlation is at least `pcc`. With `pcc` and neither `rtol` nor `atol`,
+    only the correlation (and where NaNs and infinities are) is checked, as ttnn's
+    `assert_with_pcc` does; give `rtol`/`atol` too to check both.
 
     `data_format` (a hal.DataFormat or its name) picks the default tolerance; by
     default the view's format, or the format that holds actual's dtype."""
@@ -68,20 +70,22 @@ def assert_device_close(actual, expected, data_format=None, *, rtol: float | Non
     misplaced = special & ~((out == ref) | (np.isnan(out) & np.isnan(ref)))
     if misplaced.any():
         raise AssertionError(_special_report(out, ref, misplaced, header))
+    pcc_only = pcc is not None and rtol is None and atol is None
     default_rtol, default_atol = default_tolerance(data_format)
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
     finite_ref = np.where(special, 0.0, ref)
     scale = np.abs(finite_ref) if block_axis is None else _block_max(np.abs(finite_ref), block_axis)
     error = np.abs(np.where(special, 0.0, out) - finite_ref)
-    beyond = error > atol + rtol * scale
+    beyond = np.zeros(error.shape, bool) if pcc_only else error > atol + rtol * scale
     if beyond.any() or pcc is not None:
         from tt_hal.compiler import tolerance  # only now: it imports the IREE compiler
 
         correlation = tolerance.pcc(out, ref)
         if beyond.any() or (pcc is not None and correlation < pcc):
-            raise AssertionError(_report(out, ref, error, beyond, header, _criterion(block_axis, rtol, atol),
-                                         rtol, atol, correlation, pcc, tolerance.max_error(out, ref)))
+            criterion = f"PCC >= {pcc} only (no rtol/atol given)" if pcc_only else _criterion(block_axis, rtol, atol)
+            raise AssertionError(_report(out, ref, error, beyond, header, criterion, rtol, atol, correlation, pcc,
+                                         tolerance.max_error(out, ref)))
 
 
 def _pcc_text(out, ref, correlation: float) -> str:
