@@ -259,6 +259,8 @@ class QueueScheduler:
             if state is Resolution.PENDING:
                 continue
             with self._cond:
+                if submission not in self._pending:
+                    continue  # close() cancelled it meanwhile
                 self._pending.remove(submission)
             for semaphore, _ in submission.waits:
                 self._unwatch(semaphore)

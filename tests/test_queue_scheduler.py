@@ -257,3 +257,29 @@ def test_a_buffer_released_under_issued_work_lives_until_the_work_is_done():
     stats = allocator.statistics
     assert stats["device_bytes_allocated"] - stats["device_bytes_freed"] == live - 64  # freed on completion
     device.close()
+
+
+def test_close_while_the_scheduler_issues_kills_no_thread(monkeypatch):
+    """Issue 21: close() emptied the pending list while the scheduler was issuing from
+    its copy of it, and the scheduler thread died on list.remove (about 2 in 3 trials)."""
+    import hal
+
+    deaths = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: deaths.append(args.exc_value))
+    for _ in range(60):
+        device = hal.create_device("tenstorrent")
+        gate = device.create_semaphore(0)
+        semaphores = [device.create_semaphore(0) for _ in range(40)]
+        for semaphore in semaphores:
+            device._scheduler.submit(Submission("work", 0, [(gate, 1)], [(semaphore, 1)],
+                                                [HostFunction(lambda: None)], []))
+        opener = threading.Thread(target=gate.signal, args=(1,))
+        opener.start()
+        device.close()
+        opener.join()
+        for semaphore in semaphores:  # each ran, was cancelled or met the closed queue: none is left waiting
+            try:
+                assert semaphore.wait(1, timeout=10**10)
+            except HalError as error:
+                assert error.code in (StatusCode.CANCELLED, StatusCode.FAILED_PRECONDITION), error
+    assert deaths == []
