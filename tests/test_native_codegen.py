@@ -1,7 +1,8 @@
 """tt_hal.native.codegen: TT-Metal C++ kernel source from tt_hal.target.isa programs.
 
 - Golden files (tests/golden/codegen/) pin the reader, compute and writer source of
-  eltwise, matmul and reduce; regenerate them with TT_HAL_UPDATE_GOLDEN=1 after a
+  eltwise, matmul, reduce and the row-major tilize and untilize (as the compiler's
+  stages run them); regenerate them with TT_HAL_UPDATE_GOLDEN=1 after a
   deliberate change, and review the diff.
 - Every kernel of the kernel library is compiled with the system C++ compiler
   (-fsyntax-only -Werror) against native/api_stubs/kernel, the declarations of
@@ -36,6 +37,8 @@ GOLDEN_EXPORTS = {
     "eltwise_add": lambda: eltwise.eltwise_binary("add", BF16, BF16, BF16),
     "matmul": lambda: matmul.matmul(BF16, BF16, BF16),
     "reduce_sum_row": lambda: reduce.reduce(ReduceKind.SUM_ROW, BF16, BF16),
+    "rowmajor_tilize": lambda: rowmajor.tilize(DataFormat.float32, offsets=True),
+    "rowmajor_untilize": lambda: rowmajor.untilize(DataFormat.float32, offsets=True),
 }
 
 
