@@ -255,7 +255,25 @@ class _Emitter:
             return ["fill_tile_init();", f"fill_tile_bitcast({u32(v[0])}, {v[1]:#x}u);"]
         if op == Op.PACK_TILE:
             return [f"pack_reconfig_data_format({v[1]});", f"pack_tile<true>({u32(v[0])}, {v[1]}, {u32(v[2])});"]
+        if op == Op.TILIZE_BLOCK:
+            self.header("tilize.h")
+            icb, ocb, block = v[0], v[1], u32(v[2])
+            return [f"reconfig_data_format_srca({icb});", f"pack_reconfig_data_format({ocb});",
+                    f"tilize_init({icb}, {block}, {ocb});", f"tilize_block({icb}, {block}, {ocb});",
+                    f"tilize_uninit({icb}, {ocb});"]
+        if op == Op.UNTILIZE_BLOCK:
+            return self.untilize_block(v[0], v[1], v[2])
         raise _unimplemented(self.kernel, pc, op.name)
+
+    def untilize_block(self, icb: int, ocb: int, block: int) -> list[str]:
+        """pack_untilize_block of a block of `block` tiles (a register): the block's width
+        is the template's, so each count up to the kernel's Dst capacity (the most the
+        block may hold, as the simulator checks) has its case."""
+        self.header("pack_untilize.h")
+        cases = [f"case {n}: pack_untilize_init<{n}>({icb}, {ocb}); pack_untilize_block<{n}>({icb}, 1, {ocb}); "
+                 f"pack_untilize_uninit({ocb}); break;" for n in range(1, self.kernel.config.dst_capacity() + 1)]
+        return [f"reconfig_data_format_srca({icb});", f"pack_reconfig_data_format({ocb});",
+                f"switch ({self.u32(block)}) {{", *(f"    {case}" for case in cases), "    default: break;", "}"]
 
     def sfpu_binary(self, sfpu: SfpuOp, a: int, b: int) -> list[str]:
         u32 = self.u32

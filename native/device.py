@@ -332,7 +332,8 @@ class HardwareDevice(BackendDevice):
             config = kernel.config
             handles.append(tt_program.add_kernel(sources[kernel.processor], int(kernel.processor), cores,
                                                  list(kernel.compile_args), config.math_fidelity.name,
-                                                 config.fp32_dest_acc_en, config.math_approx_mode))
+                                                 config.fp32_dest_acc_en, config.math_approx_mode,
+                                                 config.dst_full_sync_en))
         for core, args in wave:
             for handle, kernel_args in zip(handles, args):
                 tt_program.set_runtime_args(handle, core, kernel_args)

@@ -3,6 +3,11 @@ compute_kernel_api: copy_tile, add/sub/mul_tiles (with broadcast), matmul_tiles,
 reduce_tile, transpose_wh_tile, SFPU ops, fill and pack_tile. Operands are unpacked
 from circular buffers and results stored in Dst as sim/numerics.py states. Dst's
 acquire and release (tile_regs_*) are the interpreter's.
+
+tilize_block and untilize_block (`layout_block`) convert whole blocks between
+row-major pages and tiles. They take Dst themselves, so a kernel calls them outside
+tile_regs_acquire .. release, and the simulator moves their bytes as they are
+(float32 included: on a card that takes unpack-to-Dst fp32 mode, docs/fidelity.md).
 """
 
 from __future__ import annotations
@@ -27,8 +32,9 @@ from tt_hal.sim.numerics import (
     unpack_tile,
 )
 from tt_hal.target.isa import Broadcast, Op, ReduceKind
+from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import KernelConfig
-from tt_hal.target.sizes import TILE, TILE_ELEMENTS
+from tt_hal.target.sizes import FACE, TILE, TILE_ELEMENTS
 
 DST_TILES = KernelConfig(dst_full_sync_en=True).dst_capacity()  # Dst's size: the most any config uses
 
@@ -182,4 +188,97 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
     else:  # Op.PACK_TILE into tile r[cc] past the write pointer
         at = cb_page_address(cb_config[b, 3], cb_config[b, 1], cb_config[b, 2], cb_pushed[c, b], r[cc])
         pack_tile(out, l1_row, at, cb_config[b, 0])
+    return Fault.OK
+
+
+# ---- tilize_block / untilize_block ----
+
+@numba.njit(cache=True, nogil=True)
+def block_element_size(fmt):
+    """Bytes per element of the formats whose blocks layout_block moves (0: none)."""
+    if fmt == DataFormat.float32 or fmt == DataFormat.int32 or fmt == DataFormat.uint32:
+        return 4
+    if fmt == DataFormat.bfloat16 or fmt == DataFormat.uint16:
+        return 2
+    return 0
+
+
+@numba.njit(cache=True, nogil=True)
+def tilize_rows(rows, tiles, block, size):
+    """`rows`: 32 rows of block * 32 elements of `size` bytes, row-major, one after
+    another -> `tiles`: `block` tiles of four 16 x 16 faces (TL, TR, BL, BR), each
+    row-major. Both are byte arrays of block tiles' size."""
+    _face_rows(rows, tiles, block, size, True)
+
+
+@numba.njit(cache=True, nogil=True)
+def untilize_rows(tiles, rows, block, size):
+    """The inverse of tilize_rows: `block` tiles -> 32 rows of block * 32 elements."""
+    _face_rows(rows, tiles, block, size, False)
+
+
+@numba.njit(cache=True, nogil=True)
+def _face_rows(rows, tiles, block, size, to_tiles):
+    """Copies each face row (16 elements) between the row-major block and its tiles, row
+    by row of the block, in 8-byte words (a face row is 32 or 64 bytes, and both
+    arrays start 8-byte aligned in L1)."""
+    row_words, tile_words = rows.view(np.uint64), tiles.view(np.uint64)
+    words = FACE * size // 8
+    at = 0
+    for row in range(TILE):
+        first_face = (row // FACE) * 2
+        for t in range(block):
+            for face in range(first_face, first_face + 2):
+                to = (t * TILE_ELEMENTS + face * FACE * FACE + (row % FACE) * FACE) * size // 8
+                if to_tiles:
+                    for w in range(words):
+                        tile_words[to + w] = row_words[at + w]
+                else:
+                    for w in range(words):
+                        row_words[at + w] = tile_words[to + w]
+                at += words
+
+
+@numba.njit(cache=True, nogil=True)
+def layout_block(op, icb, ocb, block, c, row, l1, cb_config, cb_pushed, cb_popped, acquired, dst_capacity, fault):
+    """TILIZE_BLOCK or UNTILIZE_BLOCK (op) of `block` pages of core c (L1 row `row`):
+    from the read pointer of `icb` to the write pointer of `ocb`, as TT-Metal's
+    tilize_block(icb, block, ocb) and pack_untilize_block<block>(icb, 1, ocb): the
+    caller waits for and pops the input pages, reserves and pushes the output pages.
+    A row-major block is 32 rows of block * 32 elements over `block` tile-sized pages,
+    so the pages of a block must not wrap around the end of either buffer; untilize
+    holds the block in Dst, so block is at most its capacity. Returns a fault code."""
+    fault[4], fault[5], fault[6], fault[7] = icb, ocb, block, 0
+    if acquired:
+        return Fault.DST_HELD
+    for cb in (icb, ocb):
+        if cb_config[cb, 2] == 0:
+            fault[4] = cb
+            return Fault.CB_UNCONFIGURED
+    if block < 0:
+        return Fault.CB_NEGATIVE
+    fmt = cb_config[icb, 0]
+    size = block_element_size(fmt)
+    tile_bytes = TILE_ELEMENTS * size
+    if size == 0 or cb_config[ocb, 0] != fmt or cb_config[icb, 1] != tile_bytes or cb_config[ocb, 1] != tile_bytes:
+        return Fault.BLOCK_FORMAT
+    if op == Op.UNTILIZE_BLOCK and block > dst_capacity:
+        fault[4], fault[5] = block, dst_capacity
+        return Fault.DST_INDEX
+    source = cb_popped[c, icb] % cb_config[icb, 2]  # first page of the block in each buffer
+    target = cb_pushed[c, ocb] % cb_config[ocb, 2]
+    if source + block > cb_config[icb, 2]:
+        fault[7] = source
+        return Fault.CB_BLOCK_WRAPS
+    if target + block > cb_config[ocb, 2]:
+        fault[4], fault[7] = ocb, target
+        return Fault.CB_BLOCK_WRAPS
+    at = cb_config[icb, 3] + source * tile_bytes
+    to = cb_config[ocb, 3] + target * tile_bytes
+    nbytes = block * tile_bytes
+    l1_row = l1[row]
+    if op == Op.TILIZE_BLOCK:
+        tilize_rows(l1_row[at:at + nbytes], l1_row[to:to + nbytes], block, size)
+    else:
+        untilize_rows(l1_row[at:at + nbytes], l1_row[to:to + nbytes], block, size)
     return Fault.OK

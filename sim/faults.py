@@ -27,6 +27,9 @@ class Fault(enum.IntEnum):
     CB_NEGATIVE = 14
     UNKNOWN_OPCODE = 15  # an Op of tt_hal.target.isa the simulator does not implement
     L1_MISALIGNED = 16
+    DST_HELD = 17  # tilize_block / untilize_block inside tile_regs_acquire .. release
+    CB_BLOCK_WRAPS = 18  # a block of pages past the end of its circular buffer
+    BLOCK_FORMAT = 19  # tilize_block / untilize_block of formats the simulator does not convert
 
 
 # Every fault but OK. A deadlock's report lists each blocked kernel after the message.
@@ -48,4 +51,11 @@ FAULTS: dict[Fault, tuple[StatusCode, str]] = {
     Fault.CB_NEGATIVE: (StatusCode.ABORTED, "negative page count for a circular buffer"),
     Fault.UNKNOWN_OPCODE: (StatusCode.UNIMPLEMENTED, "instruction the simulator does not implement"),
     Fault.L1_MISALIGNED: (StatusCode.ABORTED, "L1 store at an address or of a byte count that is not a multiple of 4"),
+    Fault.DST_HELD: (StatusCode.ABORTED, ("tilize_block / untilize_block while the kernel holds Dst "
+                                          "(tile_regs_acquire): they acquire and release it themselves")),
+    Fault.CB_BLOCK_WRAPS: (StatusCode.ABORTED, ("block of pages runs past the end of the circular buffer: on a card "
+                                                "it would reach beyond it (size the buffer in whole blocks)")),
+    Fault.BLOCK_FORMAT: (StatusCode.UNIMPLEMENTED, ("tilize_block / untilize_block between circular buffers of "
+                                                    "different formats, of elements other than 2 or 4 bytes, or "
+                                                    "with pages that are not one tile")),
 }

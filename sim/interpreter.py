@@ -9,7 +9,8 @@ blocked is a deadlock, reported with what every kernel waits for.
 The loop itself runs scalar instructions, control flow, argument reads and Dst's
 acquire and release. Circular-buffer, NoC and L1 store instructions are
 sim/dataflow.py's (the loop hands a buffer's counts to cb_sync and stores what it
-returns), compute instructions sim/compute.py's.
+returns), compute instructions sim/compute.py's (tilize and untilize of blocks
+through layout_block, the others through compute).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tt_hal.sim.compute import compute
+from tt_hal.sim.compute import compute, layout_block
 from tt_hal.sim.dataflow import (
     CB_OPS,
     NOC_TRANSFER_OPS,
@@ -225,6 +226,9 @@ def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, wor
                         acquired[c] = False
                         dst[c, :dirty[c], :] = 0.0  # the packer clears Dst as it releases it
                         dirty[c] = 0
+                    elif op == Op.TILIZE_BLOCK or op == Op.UNTILIZE_BLOCK:
+                        err = layout_block(op, a, b, r[cc], c, row, l1, cb_config, cb_pushed, cb_popped, acquired[c],
+                                           dst_capacity, fault)
                     else:
                         err = compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty,
                                       dst, acquired[c], fidelity, fp32_dest, dst_capacity, src_a, src_b, scratch, fault)

@@ -64,16 +64,17 @@ class FakeBuffer:
 class FakeProgram:
     def __init__(self):
         self.circular_buffers: list[tuple] = []  # (cores, CircularBufferConfig)
-        self.kernels: list[tuple] = []  # (source, processor, cores, compile args, fidelity, fp32, approx)
+        self.kernels: list[tuple] = []  # (source, processor, cores, compile args, fidelity, fp32, approx, full sync)
         self.args: dict[tuple, list[int]] = {}  # (kernel handle, core) -> runtime args
 
     def add_circular_buffer(self, cores, index, data_format, page_size, num_pages):
         config = CircularBufferConfig(index, DataFormat.parse(data_format), page_size, num_pages)
         self.circular_buffers.append((tuple(map(tuple, cores)), config))
 
-    def add_kernel(self, source, processor, cores, compile_args, fidelity, fp32_dest_acc_en, math_approx_mode):
+    def add_kernel(self, source, processor, cores, compile_args, fidelity, fp32_dest_acc_en, math_approx_mode,
+                   dst_full_sync_en):
         self.kernels.append((source, processor, tuple(map(tuple, cores)), list(compile_args), fidelity,
-                             fp32_dest_acc_en, math_approx_mode))
+                             fp32_dest_acc_en, math_approx_mode, dst_full_sync_en))
         return len(self.kernels) - 1
 
     def set_runtime_args(self, kernel, core, args):

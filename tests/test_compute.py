@@ -1,10 +1,21 @@
-"""Compute instructions (sim/compute.py) against the enums of their operands
-(tt_hal.target.isa): the decoding covers every member."""
+"""Compute instructions (sim/compute.py): the decoding of their operands' enums
+(tt_hal.target.isa) covers every member, and tilize_block / untilize_block move
+bytes as numpy twins of the tile layout do."""
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
+import hal
+from tests import reference
 from tt_hal.sim import compute
-from tt_hal.target.isa import Broadcast, ReduceKind
+from tt_hal.target.isa import Broadcast, Op, Processor, ReduceKind
+from tt_hal.target.kernel_builder import KernelBuilder
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg, Stage
+from tt_hal.target.sizes import FACE, TILE, TILE_ELEMENTS
+from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
 
 
 def test_reduce_kinds_decode_to_their_pool_and_dimension():
@@ -18,3 +29,134 @@ def test_reduce_kinds_decode_to_their_pool_and_dimension():
 def test_broadcasts_are_those_compute_implements():
     """compute handles NONE, ROW and COL by name and SCALAR as the remaining case."""
     assert {b.name for b in Broadcast} == {"NONE", "ROW", "COL", "SCALAR"}
+
+
+# ---- tilize_block and untilize_block ----
+#
+# They only move bytes: 32 row-major rows of block * 32 elements (over `block` tile-sized
+# pages) <-> `block` tiles of four 16 x 16 faces. The numpy twins below say so with
+# reshapes; the numba functions and the instructions in a dispatch are compared with
+# them bit for bit, for every 2- and 4-byte format (NaN payloads and denormals
+# included: nothing passes through the FPU).
+
+BITS = {2: np.uint16, 4: np.uint32}  # element size -> the dtype of its bit patterns
+LAYOUT_FORMATS = [DataFormat.float32, DataFormat.bfloat16, DataFormat.int32, DataFormat.uint16]
+
+
+def tilize_twin(rows: np.ndarray, block: int) -> np.ndarray:
+    """(32, block * 32) elements -> (block, 1024): each tile's faces TL, TR, BL, BR,
+    row-major inside a face."""
+    return rows.reshape(2, FACE, block, 2, FACE).transpose(2, 0, 3, 1, 4).reshape(block, TILE_ELEMENTS)
+
+
+def untilize_twin(tiles: np.ndarray, block: int) -> np.ndarray:
+    """(block, 1024) tiles -> their (32, block * 32) rows."""
+    return tiles.reshape(block, 2, 2, FACE, FACE).transpose(1, 3, 0, 2, 4).reshape(TILE, block * TILE)
+
+
+def random_bits(size: int, shape, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 1 << (8 * size), shape, dtype=np.uint64).astype(BITS[size])
+
+
+def test_twins_place_elements_as_the_tile_layout_says():
+    rows = np.arange(TILE * 2 * TILE, dtype=np.uint32).reshape(TILE, 2 * TILE)
+    tiles = tilize_twin(rows, 2)
+    assert tiles[1, 2 * 256 + 3 * 16 + 5] == rows[16 + 3, 32 + 5]  # tile 1, face BL, row 3, column 5
+    assert np.array_equal(tiles.reshape(-1), reference.tilize(rows).reshape(-1))
+    assert np.array_equal(untilize_twin(tiles, 2), rows)
+
+
+@pytest.mark.parametrize("size", [2, 4])
+@pytest.mark.parametrize("block", [1, 2, 5, 8])
+def test_tilize_and_untilize_rows_match_their_twins(size, block):
+    rows = random_bits(size, (TILE, block * TILE), block * size)
+    tiles = np.full(block * TILE_ELEMENTS * size, 0xA5, np.uint8)
+    compute.tilize_rows(rows.view(np.uint8).reshape(-1), tiles, block, size)
+    assert np.array_equal(tiles.view(BITS[size]).reshape(block, -1), tilize_twin(rows, block))
+    back = np.full_like(tiles, 0x5A)
+    compute.untilize_rows(tiles, back, block, size)
+    assert np.array_equal(back.view(BITS[size]).reshape(TILE, -1), rows)
+    other = random_bits(size, (block, TILE_ELEMENTS), block + size)  # tiles that are not some rows' tilize
+    compute.untilize_rows(other.view(np.uint8).reshape(-1), back, block, size)
+    assert np.array_equal(back.view(BITS[size]).reshape(TILE, -1), untilize_twin(other, block))
+
+
+def block_program(op: Op, fmt: DataFormat) -> Export:
+    """Binding 0's pages through `op`, a block at a time, into binding 1's pages. Push
+    constants: blocks, and pages per block (a divisor of 8, the circular buffers'
+    pages). The reader and writer move pages; compute runs `op` between TT-Metal's
+    circular-buffer calls."""
+    def mover(name, processor, cb, binding):
+        k = KernelBuilder(name)
+        blocks, pages, page, ptr = k.reg("blocks"), k.reg("w"), k.const(0, "page"), k.reg("ptr")
+        k.constant(blocks, 0)
+        k.constant(pages, 1)
+        k.addrgen(0, k.arg(0), k.const(fmt.tile_size), k.arg(1))
+        with k.loop(blocks):
+            if processor == Processor.RISCV_1:
+                k.cb_reserve_back(cb, pages)
+                k.get_write_ptr(ptr, cb)
+            else:
+                k.cb_wait_front(cb, pages)
+                k.get_read_ptr(ptr, cb)
+            with k.loop(pages):
+                k.emit(Op.NOC_READ_PAGE if processor == Processor.RISCV_1 else Op.NOC_WRITE_PAGE, 0, page, ptr)
+                k.addi(page, page, 1)
+                k.addi(ptr, ptr, fmt.tile_size)
+            if processor == Processor.RISCV_1:
+                k.noc_read_barrier()
+                k.cb_push_back(cb, pages)
+            else:
+                k.noc_write_barrier()
+                k.cb_pop_front(cb, pages)
+        args = (RuntimeArg(ArgKind.BINDING_ADDRESS, binding), RuntimeArg(ArgKind.BINDING_IS_DRAM, binding))
+        return k.build(processor), args
+
+    k = KernelBuilder("convert")
+    blocks, pages = k.reg("blocks"), k.reg("w")
+    k.constant(blocks, 0)
+    k.constant(pages, 1)
+    with k.loop(blocks):
+        k.cb_wait_front(0, pages)
+        k.cb_reserve_back(16, pages)
+        getattr(k, op.name.lower())(0, 16, pages)
+        k.cb_push_back(16, pages)
+        k.cb_pop_front(0, pages)
+    kernels = (mover("reader", Processor.RISCV_1, 0, 0), (k.build(fp32_dest_acc_en=True, dst_full_sync_en=True), ()),
+               mover("writer", Processor.RISCV_0, 16, 1))
+    cbs = tuple(CircularBufferConfig(cb, fmt, fmt.tile_size, 8) for cb in (0, 16))
+    program = Program(cbs, tuple(kernel for kernel, _ in kernels), tuple(args for _, args in kernels))
+    return Export(op.name.lower(), 2, 2, (1, 1, 1), (Stage(program),))
+
+
+def run_pages(device, export: Export, fmt: DataFormat, data: np.ndarray, blocks: int, pages: int) -> np.ndarray:
+    """Dispatches `export` over a DRAM buffer of tile-sized pages holding `data` into a
+    new one; its bytes."""
+    def buffer(content):
+        tensor = device.allocator.allocate_tensor((blocks * pages * TILE, TILE), fmt, "tile", hal.DRAM_MEMORY_CONFIG)
+        tensor.get_buffer().map_write(0, np.ascontiguousarray(content).tobytes())
+        return tensor.get_buffer()
+    source, target = buffer(data), buffer(np.full(data.nbytes, 0xA5, np.uint8))
+    executable = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, write_executable([export]))
+    command_buffer = hal.HalCommandBuffer(device)
+    command_buffer.dispatch(executable, 0, (1, 1, 1), np.array([blocks, pages], np.uint32).tobytes(),
+                            [source, target])
+    command_buffer.end()
+    done = device.create_semaphore(0)
+    device.queue_execute(command_buffer, [], [(done, 1)])
+    assert done.wait(1, timeout=60 * 10**9)
+    return np.frombuffer(target.map_read(0, None), np.uint8).copy()
+
+
+@pytest.mark.parametrize("fmt", LAYOUT_FORMATS, ids=lambda f: f.name)
+@pytest.mark.parametrize("pages", [1, 2, 8])
+def test_tilize_block_and_untilize_block_in_a_dispatch(device, fmt, pages):
+    """Three blocks of `pages` through TILIZE_BLOCK, and back through UNTILIZE_BLOCK:
+    the twins' bytes, every bit."""
+    size, blocks = fmt.element_size, 3
+    rows = random_bits(size, (blocks, TILE, pages * TILE), pages)
+    tiles = run_pages(device, block_program(Op.TILIZE_BLOCK, fmt), fmt, rows, blocks, pages)
+    expected = np.stack([tilize_twin(block, pages) for block in rows])
+    assert np.array_equal(tiles.view(BITS[size]).reshape(expected.shape), expected)
+    back = run_pages(device, block_program(Op.UNTILIZE_BLOCK, fmt), fmt, tiles, blocks, pages)
+    assert np.array_equal(back.view(BITS[size]).reshape(rows.shape), rows)

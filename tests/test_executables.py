@@ -1393,6 +1393,45 @@ def test_fault_dst_without_acquire(device, body, pc, instruction):
                   instruction])
 
 
+def _block_fault(body, cbs=(DF.bfloat16, DF.bfloat16), pages=8, **config):
+    """A compute kernel `body(k)` over c_0 and c_16 of `pages` tile-sized pages each."""
+    buffers = tuple(CircularBufferConfig(cb, fmt, fmt.tile_size, pages) for cb, fmt in zip((0, 16), cbs))
+    return make_export((kernel("blocks", Processor.COMPUTE, body, **config), ()), cbs=buffers, name="blocks")
+
+
+@pytest.mark.parametrize("body, cbs, config, code, words", [  # c_0 and c_16 of 8 pages
+    (lambda k: (k.tile_regs_acquire(), k.tilize_block(0, 16, 1)), (DF.bfloat16, DF.bfloat16), {}, SC.ABORTED,
+     ["while the kernel holds Dst", "at pc 2:", "`tilize_block", "details 0, 16, 1"]),
+    # Pages 0-5 pushed and popped: the next block of 4 starts at page 6 of 8 and would run past the end.
+    (lambda k: (k.cb_reserve_back(0, 6), k.cb_push_back(0, 6), k.cb_pop_front(0, 6), k.cb_reserve_back(0, 4),
+                k.cb_push_back(0, 4), k.cb_wait_front(0, 4), k.untilize_block(0, 16, 4)),
+     (DF.float32, DF.float32), {}, SC.ABORTED,
+     ["block of pages runs past the end of the circular buffer", "`untilize_block", "details 0, 16, 4, 6"]),
+    (lambda k: k.tilize_block(0, 16, 1), (DF.bfloat16, DF.float32), {}, SC.UNIMPLEMENTED,
+     ["between circular buffers of different formats", "`tilize_block"]),
+    (lambda k: k.tilize_block(0, 16, 1), (DF.bfloat8_b, DF.bfloat8_b), {}, SC.UNIMPLEMENTED,
+     ["elements other than 2 or 4 bytes"]),
+    (lambda k: k.untilize_block(0, 16, 5), (DF.float32, DF.float32), {"fp32_dest_acc_en": True}, SC.ABORTED,
+     ["Dst tile index beyond the Dst capacity", "`untilize_block", "details 5, 4"]),
+], ids=["dst-held", "wraps", "two-formats", "block-float", "beyond-dst"])
+def test_fault_tilize_and_untilize_block(device, body, cbs, config, code, words):
+    """tilize_block and untilize_block take Dst themselves, move whole blocks of
+    contiguous pages in one 2- or 4-byte format, and untilize holds a block in Dst."""
+    expect_fault(device, prepare(device, _block_fault(body, cbs, **config)), code, ["blocks (COMPUTE)"] + words)
+
+
+def test_tilize_and_untilize_block_fill_a_buffer_exactly(device):
+    """The control: blocks that end at the last page of their buffers, the largest
+    block untilize may hold (Dst's capacity), and neither holds Dst."""
+    def body(k):
+        k.tilize_block(0, 16, 8)
+        k.untilize_block(0, 16, 8)
+        k.tile_regs_acquire()
+        k.tile_regs_release()
+        k.tilize_block(0, 16, 8)
+    run(device, prepare(device, _block_fault(body, (DF.float32, DF.float32))))
+
+
 def test_runtime_arg_limit():
     k = kernel("many", Processor.RISCV_0, lambda k: None)
     Program((), (k,), ((RuntimeArg(ArgKind.LITERAL, 1),) * MAX_RUNTIME_ARGS,))

@@ -18,7 +18,7 @@ from hal.backend import Binding, LaunchProgram
 from hal.status import HalError, StatusCode
 from tests import fake_tt_metal
 from tt_hal import native
-from tt_hal.kernels import eltwise
+from tt_hal.kernels import eltwise, rowmajor
 from tt_hal.native import codegen
 from tt_hal.native.device import HardwareDevice
 from tt_hal.target import extensions
@@ -123,6 +123,19 @@ def test_dispatch_runs_in_waves_with_generated_kernels_and_per_core_args(hardwar
     # a's address, is_dram and first page, b's, then workgroup id, count and the push constants.
     reader = [k.processor for k in export.program.kernels].index(1)
     assert programs[1].args[(reader, (1, 0))] == [a.address, 1, 0, b.address, 1, 0, 2, 1, 0, 3, 2, 1, 6, 1]
+
+
+def test_compute_kernels_get_their_config(hardware):
+    """ComputeConfig: fidelity, fp32 Dst, approximation and full-sync Dst (the row-major
+    untilize holds a block of 8 float32 tiles, which only a full-sync Dst has room for)."""
+    export = rowmajor.untilize(DataFormat.float32)
+    pages, rows = hardware.create_buffer(4096, 4096, BufferType.DRAM), hardware.create_buffer(4096, 4096,
+                                                                                             BufferType.DRAM)
+    hardware.enqueue_program(0, launch(export, (1, 1, 1), rowmajor.push_constants(32, 32),
+                                       [(pages, 0, pages.size), (rows, 0, rows.size)]))
+    hardware.finish(0)
+    [compute] = [k for k in hardware.handle.programs[-1].kernels if k[1] == Processor.COMPUTE]
+    assert compute[4:] == ("HiFi4", True, False, True)
 
 
 def test_waves_give_kernels_a_bindings_byte_offset_and_page_size(hardware):

@@ -1,7 +1,8 @@
 """tt_hal.native.codegen: TT-Metal C++ kernel source from tt_hal.target.isa programs.
 
 - Golden files (tests/golden/codegen/) pin the reader, compute and writer source of
-  eltwise, matmul and reduce; regenerate them with TT_HAL_UPDATE_GOLDEN=1 after a
+  eltwise, matmul, reduce and the row-major tilize and untilize (as the compiler's
+  stages run them); regenerate them with TT_HAL_UPDATE_GOLDEN=1 after a
   deliberate change, and review the diff.
 - Every kernel of the kernel library is compiled with the system C++ compiler
   (-fsyntax-only -Werror) against native/api_stubs/kernel, the declarations of
@@ -36,6 +37,8 @@ GOLDEN_EXPORTS = {
     "eltwise_add": lambda: eltwise.eltwise_binary("add", BF16, BF16, BF16),
     "matmul": lambda: matmul.matmul(BF16, BF16, BF16),
     "reduce_sum_row": lambda: reduce.reduce(ReduceKind.SUM_ROW, BF16, BF16),
+    "rowmajor_tilize": lambda: rowmajor.tilize(DataFormat.float32, offsets=True),
+    "rowmajor_untilize": lambda: rowmajor.untilize(DataFormat.float32, offsets=True),
 }
 
 
@@ -161,6 +164,30 @@ def test_l1_fill_is_a_loop_of_word_stores(tmp_path):
     source = codegen.program_sources(_single_kernel_program(k.build(Processor.RISCV_1)))[Processor.RISCV_1]
     assert "*end = p + (uint32_t)r[1] / 4; p != end; ++p) *p = 0xdeadbeefu;" in source
     _syntax_check(source, False, tmp_path)
+
+
+@pytest.mark.parametrize("config, cases", [
+    ({}, 8), ({"fp32_dest_acc_en": True, "dst_full_sync_en": True}, 8), ({"fp32_dest_acc_en": True}, 4),
+], ids=["bf16-half", "fp32-full", "fp32-half"])
+def test_tilize_and_untilize_block_calls(config, cases, tmp_path):
+    """tilize_block takes the block's tiles at run time; pack_untilize_block takes them as
+    a template argument, so each count up to the Dst capacity gets its case (the
+    simulator faults beyond it)."""
+    k = KernelBuilder("convert")
+    block = k.reg("w")
+    k.tilize_block(0, 16, block)
+    k.untilize_block(16, 0, block)
+    source = codegen.program_sources(_single_kernel_program(k.build(Processor.COMPUTE, **config)))[Processor.COMPUTE]
+    assert '#include "api/compute/tilize.h"' in source and '#include "api/compute/pack_untilize.h"' in source
+    assert (f"tilize_init(0, (uint32_t)r[{block.index}], 16);\n    tilize_block(0, (uint32_t)r[{block.index}], 16);"
+            "\n    tilize_uninit(0, 16);") in source
+    assert f"switch ((uint32_t)r[{block.index}]) {{" in source
+    for n in range(1, cases + 1):
+        assert (f"case {n}: pack_untilize_init<{n}>(16, 0); pack_untilize_block<{n}>(16, 1, 0); "
+                "pack_untilize_uninit(0); break;") in source
+    assert f"case {cases + 1}:" not in source
+    if CXX is not None:
+        _syntax_check(source, True, tmp_path)
 
 
 def test_noc_use_before_addrgen_is_invalid():

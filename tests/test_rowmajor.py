@@ -111,7 +111,9 @@ def test_twins_invert_each_other():
 LAYOUTS = dict(
     fmt=st.sampled_from([BF16, F32, DataFormat.int32, DataFormat.uint16]),
     rows=st.one_of(st.integers(1, 80), st.sampled_from([1, 16, 32, 33, 64])),
-    columns=st.one_of(st.integers(1, 80), st.sampled_from([1, 16, 32, 47, 64])),
+    # Blocks hold up to 8 tiles of a tile row: 256 columns are one full block, wider rows several, the last
+    # one narrower.
+    columns=st.one_of(st.integers(1, 80), st.sampled_from([1, 16, 32, 47, 64, 256, 257, 300, 520])),
     offset=st.integers(0, 330).map(lambda n: 16 * n),  # IREE's bindings: 16-byte aligned, up past a 4096-byte page
     tail=st.integers(0, 5000),  # bytes after the tensor: makes some buffers one page, others several
     from_constant=st.booleans(),  # part of the offset is a push constant

@@ -72,11 +72,12 @@ class Program {
   // processor: 0 = RISCV_0 (writer), 1 = RISCV_1 (reader), 2 = compute (tt_hal.target.isa.Processor).
   uint32_t add_kernel(const std::string& source, int processor, const Cores& cores,
                       const std::vector<uint32_t>& compile_args, const std::string& fidelity, bool fp32_dest_acc_en,
-                      bool math_approx_mode) {
+                      bool math_approx_mode, bool dst_full_sync_en) {
     if (processor == 2) {
       tt_metal::ComputeConfig config;
       config.math_fidelity = math_fidelity(fidelity);
       config.fp32_dest_acc_en = fp32_dest_acc_en;
+      config.dst_full_sync_en = dst_full_sync_en;
       config.math_approx_mode = math_approx_mode;
       config.compile_args = compile_args;
       return tt_metal::CreateKernelFromString(program_, source, core_set(cores), config);

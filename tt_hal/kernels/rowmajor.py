@@ -2,8 +2,7 @@
 
 IREE binds byte ranges of row-major tensors at any (typically 16- or 64-byte aligned)
 byte offset of its buffers, and packs other tensors right next to them. Compute needs
-tiles, so these kernels assemble tiles on the reader side and take them apart on the
-writer side:
+tiles, so these programs convert in compute, as TT-Metal's tilize and untilize ops do:
 
 - A tensor of 2- or 4-byte elements (bfloat16, float32, int32, ...) is a batch of
   (rows, columns) matrices, one after another, and starts at byte `base` of its
@@ -11,26 +10,37 @@ writer side:
   optionally, a push constant, as IREE passes some binding offsets.
 - Tile t is the 32 x 32 block at row 32 (r // Wt), column 32 (r % Wt) of matrix
   t // (Ht Wt), r = t % (Ht Wt), Ht = ceil(rows / 32), Wt = ceil(columns / 32): the
-  TILE layout of the batch (docs/layouts.md), each matrix padded on its own. A
-  circular-buffer page holds a tile as four 16 x 16 faces. Elementwise programs fold
-  the outer dimensions into the rows instead (one matrix): then a tile can span two
-  of them, which is right for them and pads less.
-- The reader (`gather_tile`) zeroes the page of a tile that sticks out of the matrix
-  (L1_FILL), then reads each face row's elements inside the matrix, up to 16, one
-  NoC read per page of the buffer they touch (a transfer stays within a page:
+  TILE layout of the batch (docs/layouts.md), each matrix padded on its own.
+  Elementwise programs fold the outer dimensions into the rows instead (one matrix):
+  then a tile can span two of them, which is right for them and pads less.
+- The work unit is a block: up to BLOCK_TILES tiles side by side in one tile row of
+  one matrix (a tile row of Wt tiles is ceil(Wt / BLOCK_TILES) blocks, the last one
+  narrower). Block b is tile row b // nb, tiles from column (b % nb) BLOCK_TILES,
+  nb = ceil(Wt / BLOCK_TILES).
+- Row side (`read_rows`, `write_rows`, as TT-Metal's stick readers and writers): a
+  block of w tiles is 32 rows of w * 32 elements, row after row over w tile-sized
+  pages of a circular buffer. The reader zeroes the pages of a block that sticks out
+  of its matrix (L1_FILL), then reads each row's elements inside the matrix, one NoC
+  read per page of the buffer they touch (a transfer stays within a page:
   BINDING_PAGE_SIZE; IREE's raw buffers have 4096-byte pages, or one page when
-  smaller).
-- The writer (`scatter_tile`) writes those bytes back and nothing else: no byte
-  outside the rows x columns x element-size bytes from `base`.
+  smaller). The writer writes those bytes back and nothing else: no byte outside the
+  rows x columns x element-size bytes from `base`.
+- Compute: TILIZE_BLOCK (tilize_block) turns the block's pages into w tiles,
+  UNTILIZE_BLOCK (pack_untilize_block) the other way; tile pages go to and come from
+  their binding through the library's page readers and writers.
+- Every circular buffer moves whole blocks: each reservation, push, wait and pop is
+  BLOCK_TILES pages, of which a narrower block uses the first w, so that no block
+  wraps around the end of a buffer (buffers of two blocks, or one between compute's
+  own stages).
 
-The programs take push constants T = batches * Ht * Wt (the tiles, which workgroups
-split as every library program does), rows and columns, and with
-`offsets` one more byte offset per row-major binding, in binding order. Their
-circular buffers have the tensor's data format (float32 tiles meet the unpacker's
-tf32 numerics in compute).
+The programs take push constants: the number of blocks (which workgroups split as
+every library program splits its tiles), rows and columns, and with `offsets` one
+more byte offset per row-major binding, in binding order. Their circular buffers have
+the tensor's data format (float32 tiles meet the unpacker's tf32 numerics in compute;
+tilize and untilize move every bit).
 
 Not yet for a card: TT-Metal's NoC wants DRAM and L1 addresses congruent modulo the
-DRAM alignment (32 bytes on Wormhole, 64 on Blackhole), which face rows at arbitrary
+DRAM alignment (32 bytes on Wormhole, 64 on Blackhole), which rows at arbitrary
 element offsets are not; the simulator does not check NoC alignment
 (docs/fidelity.md). A hardware reader would read aligned spans into scratch L1 and
 copy from there.
@@ -41,34 +51,26 @@ from __future__ import annotations
 import dataclasses
 
 from hal.status import HalError, StatusCode
-from tt_hal.kernels.common import (
-    CB_IN0,
-    CB_IN1,
-    CB_OUT,
-    address_generators,
-    buffer_args,
-    circular_buffers,
-    compute_each_tile,
-    read_tile,
-    tile_range,
-    writer_unary,
-)
-from tt_hal.kernels.eltwise import binary_compute
+from tt_hal.kernels.common import CB_IN0, CB_IN1, CB_OUT, address_generators, buffer_args, tile_range
 from tt_hal.target.isa import MathFidelity, Op, Processor
 from tt_hal.target.kernel_builder import KernelBuilder, Reg
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import ArgKind, Export, Program, RuntimeArg, Stage
-from tt_hal.target.sizes import FACE, FACE_ELEMENTS, TILE, TILE_ELEMENTS, ceil_div
+from tt_hal.target.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg, Stage
+from tt_hal.target.sizes import TILE, ceil_div
 
-OFFSET_CONSTANTS = 3  # push constants before the optional byte offsets: T, rows, columns
+BLOCK_TILES = 8  # tiles per block: what pack_untilize_block holds in a full-sync float32 Dst
+OFFSET_CONSTANTS = 3  # push constants before the optional byte offsets: blocks, rows, columns
+BLOCK_CONFIG = dict(fp32_dest_acc_en=True, dst_full_sync_en=True)  # Dst of 8 float32 tiles: every bit of a block
+CB_TILES_A, CB_TILES_B, CB_TILES_OUT = 24, 25, 26  # tiles between tilize and untilize in compute
 _ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM, ArgKind.BINDING_PAGE_SIZE, ArgKind.BINDING_BYTE_OFFSET)
 
 
 def push_constants(rows: int, columns: int, offsets=(), batches: int = 1) -> list[int]:
     """The push constants of this module's programs for `batches` (rows, columns)
     matrices, with the extra byte offsets of the row-major bindings when the program
-    takes them."""
-    return [batches * ceil_div(rows, TILE) * ceil_div(columns, TILE), rows, columns, *offsets]
+    takes them. The first, the blocks, is what workgroups split."""
+    blocks = batches * ceil_div(rows, TILE) * ceil_div(ceil_div(columns, TILE), BLOCK_TILES)
+    return [blocks, rows, columns, *offsets]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,25 +87,29 @@ class RowMajorTensor:
 
 @dataclasses.dataclass(frozen=True)
 class Matrix:
-    """Registers holding a matrix's rows, columns, tiles per row (Wt) and tiles (Ht Wt)."""
+    """Registers holding a matrix's rows and columns, its tile rows (Ht), tiles per row
+    (Wt) and blocks per tile row (nb)."""
 
     rows: Reg
     columns: Reg
+    tile_rows: Reg
     tiles_per_row: Reg
-    tiles: Reg
+    blocks_per_row: Reg
 
 
 @dataclasses.dataclass(frozen=True)
-class TileWindow:
-    """Registers of one tile's part inside the matrix: the row-major index of its first
-    element, and how many of its 32 rows and columns hold data."""
+class BlockWindow:
+    """Registers of one block: its tiles (w), and its part inside the matrix: the
+    row-major index of its first element, how many of its 32 rows and w * 32 columns
+    hold data."""
 
+    tiles: Reg
     first: Reg
     height: Reg
     width: Reg
 
     def release(self, k: KernelBuilder) -> None:
-        k.release(self.first, self.height, self.width)
+        k.release(self.tiles, self.first, self.height, self.width)
 
 
 def tensor_args(bindings) -> tuple[RuntimeArg, ...]:
@@ -141,189 +147,309 @@ def element_size(fmt: DataFormat) -> int:
 
 def matrix(k: KernelBuilder) -> Matrix:
     """The matrix of push constants 1 (rows) and 2 (columns)."""
-    rows, columns, wt, tiles = k.reg("rows"), k.reg("columns"), k.reg("Wt"), k.reg("HtWt")
+    rows, columns, ht, wt, nb = k.reg("rows"), k.reg("columns"), k.reg("Ht"), k.reg("Wt"), k.reg("nb")
     k.emit(Op.CONSTANT, rows, 1)
     k.emit(Op.CONSTANT, columns, 2)
-    tile = k.const(TILE)
+    tile, block = k.const(TILE), k.const(BLOCK_TILES)
+    k.emit(Op.ADDI, ht, rows, TILE - 1)
+    k.emit(Op.DIV, ht, ht, tile)
     k.emit(Op.ADDI, wt, columns, TILE - 1)
     k.emit(Op.DIV, wt, wt, tile)
-    k.emit(Op.ADDI, tiles, rows, TILE - 1)
-    k.emit(Op.DIV, tiles, tiles, tile)
-    k.emit(Op.MUL, tiles, tiles, wt)
-    k.release(tile)
-    return Matrix(rows, columns, wt, tiles)
+    k.emit(Op.ADDI, nb, wt, BLOCK_TILES - 1)
+    k.emit(Op.DIV, nb, nb, block)
+    k.release(tile, block)
+    return Matrix(rows, columns, ht, wt, nb)
 
 
-def tile_window(k: KernelBuilder, m: Matrix, tile: Reg) -> TileWindow:
-    """Tile `tile`'s part inside its matrix."""
+def block_tiles(k: KernelBuilder, m: Matrix, block: Reg, first_tile: bool = True):
+    """(w, first tile) of block `block`: its tiles, and the index of its first tile in
+    the TILE layout of the batch; w alone without `first_tile`."""
+    tiles, column, limit = k.reg("w"), k.reg("tile_column"), k.const(BLOCK_TILES)
+    k.emit(Op.MOD, column, block, m.blocks_per_row)
+    k.emit(Op.MULI, column, column, BLOCK_TILES)  # its first tile column
+    k.emit(Op.SUB, tiles, m.tiles_per_row, column)
+    k.emit(Op.MIN, tiles, tiles, limit)
+    k.release(limit)
+    if not first_tile:
+        k.release(column)
+        return tiles
+    first = k.reg("first_tile")
+    k.emit(Op.DIV, first, block, m.blocks_per_row)  # the block's tile row in the batch
+    k.emit(Op.MUL, first, first, m.tiles_per_row)
+    k.emit(Op.ADD, first, first, column)
+    k.release(column)
+    return tiles, first
+
+
+def block_window(k: KernelBuilder, m: Matrix, block: Reg) -> BlockWindow:
+    """Block `block`'s tiles and its part inside its matrix."""
+    tiles, first_tile = block_tiles(k, m, block)
     first, height, width, limit = k.reg("first_element"), k.reg("height"), k.reg("width"), k.const(TILE)
-    k.emit(Op.DIV, first, tile, m.tiles)  # the tile's matrix
+    k.emit(Op.DIV, height, first_tile, m.tiles_per_row)  # tile row in the batch
+    k.emit(Op.MOD, width, first_tile, m.tiles_per_row)
+    k.emit(Op.MULI, width, width, TILE)  # first column
+    k.emit(Op.DIV, first, height, m.tile_rows)  # the block's matrix
     k.emit(Op.MUL, first, first, m.rows)
-    k.emit(Op.MOD, width, tile, m.tiles)  # its index in the matrix
-    k.emit(Op.DIV, height, width, m.tiles_per_row)
-    k.emit(Op.MULI, height, height, TILE)  # its first row
+    k.emit(Op.MOD, height, height, m.tile_rows)
+    k.emit(Op.MULI, height, height, TILE)  # first row in the matrix
     k.emit(Op.ADD, first, first, height)
     k.emit(Op.MUL, first, first, m.columns)
-    k.emit(Op.MOD, width, width, m.tiles_per_row)
-    k.emit(Op.MULI, width, width, TILE)  # and column
     k.emit(Op.ADD, first, first, width)
     k.emit(Op.SUB, height, m.rows, height)
     k.emit(Op.MIN, height, height, limit)
     k.emit(Op.SUB, width, m.columns, width)
+    k.emit(Op.MULI, limit, tiles, TILE)
     k.emit(Op.MIN, width, width, limit)
-    k.release(limit)
-    return TileWindow(first, height, width)
+    k.release(first_tile, limit)
+    return BlockWindow(tiles, first, height, width)
 
 
-def gather_tile(k: KernelBuilder, tensor: RowMajorTensor, m: Matrix, window: TileWindow, cb: int,
-                ptr: Reg) -> None:
-    """A tile of a row-major tensor into the back of `cb`, in face order; the padding
-    of a tile that sticks out of the matrix is zero."""
-    k.cb_reserve_back(cb, 1)
+# ---- Rows: the data movement of row-major blocks ----
+
+def read_rows(k: KernelBuilder, tensor: RowMajorTensor, m: Matrix, window: BlockWindow, cb: int, ptr: Reg) -> None:
+    """A block of a row-major tensor into the back of `cb`: 32 rows of w * 32 elements,
+    BLOCK_TILES pages pushed; the padding of a block that sticks out of the matrix is
+    zero."""
+    k.cb_reserve_back(cb, BLOCK_TILES)
     k.emit(Op.GET_WRITE_PTR, ptr, cb)
-    fill, full, limit = k.label("fill"), k.label("full"), k.const(TILE)
-    k.emit(Op.BLT, window.height, limit, fill)
-    k.emit(Op.BGE, window.width, limit, full)
+    fill, full, scratch = k.label("fill"), k.label("full"), k.reg("s")
+    k.emit(Op.LI, scratch, TILE)
+    k.emit(Op.BLT, window.height, scratch, fill)
+    k.emit(Op.MULI, scratch, window.tiles, TILE)
+    k.emit(Op.BGE, window.width, scratch, full)
     k.place(fill)
-    k.l1_fill(ptr, TILE_ELEMENTS * tensor.element_size, 0)
+    k.emit(Op.MULI, scratch, window.tiles, TILE * TILE * tensor.element_size)
+    k.emit(Op.L1_FILL, ptr, scratch, 0)
     k.place(full)
-    k.release(limit)
-    _face_rows(k, Op.NOC_READ, tensor, m, window, ptr)
+    k.release(scratch)
+    _rows(k, Op.NOC_READ, tensor, m, window, ptr)
     k.noc_read_barrier()
-    k.cb_push_back(cb, 1)
+    k.cb_push_back(cb, BLOCK_TILES)
 
 
-def scatter_tile(k: KernelBuilder, tensor: RowMajorTensor, m: Matrix, window: TileWindow, cb: int,
-                 ptr: Reg) -> None:
-    """The front page of `cb`, a tile in face order, to its window of a row-major
-    tensor: only the elements inside the matrix."""
-    k.cb_wait_front(cb, 1)
+def write_rows(k: KernelBuilder, tensor: RowMajorTensor, m: Matrix, window: BlockWindow, cb: int, ptr: Reg) -> None:
+    """The front block of `cb` (32 rows of w * 32 elements) to its window of a
+    row-major tensor: only the elements inside the matrix; BLOCK_TILES pages popped."""
+    k.cb_wait_front(cb, BLOCK_TILES)
     k.emit(Op.GET_READ_PTR, ptr, cb)
-    _face_rows(k, Op.NOC_WRITE, tensor, m, window, ptr)
+    _rows(k, Op.NOC_WRITE, tensor, m, window, ptr)
     k.noc_write_barrier()
-    k.cb_pop_front(cb, 1)
+    k.cb_pop_front(cb, BLOCK_TILES)
 
 
-def _face_rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, window: TileWindow, ptr: Reg) -> None:
-    """NOC_READ or NOC_WRITE (op) of each face row of a tile window between the tensor
-    and the page at `ptr`: row i of face f holds up to 16 elements of one matrix row."""
+def _rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, window: BlockWindow, ptr: Reg) -> None:
+    """NOC_READ or NOC_WRITE (op) of each row of a block window between the tensor and
+    the pages at `ptr`, where its rows are w * 32 elements apart."""
     size = tensor.element_size
-    rows, length, source, target, pitch = k.reg("rows"), k.reg("length"), k.reg("src"), k.reg("dst"), k.reg("pitch")
-    zero, face_size = k.const(0, "zero"), k.const(FACE, "face")
-    k.emit(Op.MULI, pitch, m.columns, size)  # bytes from one matrix row to the next
-    for face in range(4):
-        face_row, face_column = FACE * (face // 2), FACE * (face % 2)
-        empty = k.label("face_done")
-        k.emit(Op.ADDI, rows, window.height, -face_row)
-        k.emit(Op.MIN, rows, rows, face_size)
-        k.emit(Op.ADDI, length, window.width, -face_column)
-        k.emit(Op.MIN, length, length, face_size)
-        k.emit(Op.BGE, zero, length, empty)  # no column of this face is inside the matrix
-        k.emit(Op.MULI, length, length, size)
-        # source = base + (first + face_row * columns + face_column) * size
-        k.emit(Op.MULI, source, m.columns, face_row)
-        k.emit(Op.ADD, source, source, window.first)
-        k.emit(Op.ADDI, source, source, face_column)
-        k.emit(Op.MULI, source, source, size)
-        k.emit(Op.ADD, source, source, tensor.base)
-        k.emit(Op.ADDI, target, ptr, face * FACE_ELEMENTS * size)
-        with k.loop(rows, "face_row"):
-            _noc_bytes(k, op, tensor, source, target, length, zero)
-            k.emit(Op.ADD, source, source, pitch)
-            k.emit(Op.ADDI, target, target, FACE * size)
-        k.place(empty)
-    k.release(rows, length, source, target, pitch, zero, face_size)
+    source, target, length, skip_source, skip_target, zero = (
+        k.reg(name) for name in ("src", "dst", "length", "skip_src", "skip_dst", "zero"))
+    k.emit(Op.LI, zero, 0)
+    k.emit(Op.MULI, length, window.width, size)
+    k.emit(Op.MULI, skip_source, m.columns, size)  # bytes from one matrix row to the next ...
+    k.emit(Op.SUB, skip_source, skip_source, length)  # ... after a row's data
+    k.emit(Op.MULI, skip_target, window.tiles, TILE * size)  # and from one block row to the next
+    k.emit(Op.SUB, skip_target, skip_target, length)
+    k.emit(Op.MULI, source, window.first, size)
+    k.emit(Op.ADD, source, source, tensor.base)
+    k.emit(Op.MOV, target, ptr)
+    with k.loop(window.height, "row"):
+        _noc_span(k, op, tensor, source, target, length, zero)
+        k.emit(Op.ADD, source, source, skip_source)
+        k.emit(Op.ADD, target, target, skip_target)
+    k.release(source, target, length, skip_source, skip_target, zero)
 
 
-def _noc_bytes(k: KernelBuilder, op: Op, tensor: RowMajorTensor, address: Reg, l1: Reg, length: Reg,
-               zero: Reg) -> None:
+def _noc_span(k: KernelBuilder, op: Op, tensor: RowMajorTensor, address: Reg, l1: Reg, length: Reg,
+              zero: Reg) -> None:
     """NOC_READ or NOC_WRITE (op) of `length` > 0 bytes at byte `address` of the
-    tensor's buffer, to or from L1 at `l1`: one transfer per buffer page they touch."""
-    at, to, left, page, offset, chunk = (k.reg(name) for name in ("at", "to", "left", "page", "offset", "chunk"))
-    k.emit(Op.MOV, at, address)
-    k.emit(Op.MOV, to, l1)
+    tensor's buffer, to or from L1 at `l1`: one transfer per buffer page they touch.
+    Moves `address` and `l1` on past the bytes."""
+    left, page, offset, chunk = (k.reg(name) for name in ("left", "page", "offset", "chunk"))
     k.emit(Op.MOV, left, length)
     top = k.label("next_page")
     k.place(top)
-    k.emit(Op.DIV, page, at, tensor.page_size)
-    k.emit(Op.MOD, offset, at, tensor.page_size)
+    k.emit(Op.DIV, page, address, tensor.page_size)
+    k.emit(Op.MOD, offset, address, tensor.page_size)
     k.emit(Op.SUB, chunk, tensor.page_size, offset)
     k.emit(Op.MIN, chunk, chunk, left)
-    k.emit(op, tensor.slot, page, offset, to, chunk)
-    k.emit(Op.ADD, at, at, chunk)
-    k.emit(Op.ADD, to, to, chunk)
+    k.emit(op, tensor.slot, page, offset, l1, chunk)
+    k.emit(Op.ADD, address, address, chunk)
+    k.emit(Op.ADD, l1, l1, chunk)
     k.emit(Op.SUB, left, left, chunk)
     k.emit(Op.BLT, zero, left, top)
-    k.release(at, to, left, page, offset, chunk)
+    k.release(left, page, offset, chunk)
 
 
-# ---- Kernels and programs ----
+# ---- Kernels ----
 
-def reader(inputs: list[tuple[int, DataFormat]], offsets: bool):
-    """The reader kernel: for each tile of this workgroup, row-major binding i's tile
+def row_reader(inputs: list[tuple[int, DataFormat]], offsets: bool):
+    """The reader kernel: for each block of this workgroup, row-major binding i's block
     into CB inputs[i][0]."""
     k = KernelBuilder("reader")
     first, end = tile_range(k)
     m = matrix(k)
     tensors = tensor_generators(k, [fmt for _, fmt in inputs], offsets)
     ptr = k.reg("ptr")
-    with k.loop_range(first, end, "t") as tile:
-        window = tile_window(k, m, tile)
+    with k.loop_range(first, end, "block") as block:
+        window = block_window(k, m, block)
         for tensor, (cb, _) in zip(tensors, inputs):
-            gather_tile(k, tensor, m, window, cb, ptr)
+            read_rows(k, tensor, m, window, cb, ptr)
         window.release(k)
     return k.build(Processor.RISCV_1), tensor_args(range(len(inputs)))
 
 
-def writer(out: DataFormat, binding: int, offsets: bool, offset_index: int):
-    """The writer kernel: each tile of this workgroup from CB_OUT to row-major
+def row_writer(out: DataFormat, binding: int, offsets: bool, offset_index: int):
+    """The writer kernel: each block of this workgroup from CB_OUT to row-major
     `binding`, moved on by offset push constant `offset_index` with `offsets`."""
     k = KernelBuilder("writer")
     first, end = tile_range(k)
     m = matrix(k)
     [tensor] = tensor_generators(k, [out], offsets, offset_index)
     ptr = k.reg("ptr")
-    with k.loop_range(first, end, "t") as tile:
-        window = tile_window(k, m, tile)
-        scatter_tile(k, tensor, m, window, CB_OUT, ptr)
+    with k.loop_range(first, end, "block") as block:
+        window = block_window(k, m, block)
+        write_rows(k, tensor, m, window, CB_OUT, ptr)
         window.release(k)
     return k.build(Processor.RISCV_0), tensor_args([binding])
 
 
+def _tile_pages(name: str, processor: Processor, fmt: DataFormat, binding: int):
+    """Tile pages of `binding`, each block's w tiles: the reader into CB_IN0, the
+    writer from CB_OUT, BLOCK_TILES pages at a time."""
+    reader = processor == Processor.RISCV_1
+    cb = CB_IN0 if reader else CB_OUT
+    k = KernelBuilder(name)
+    first, end = tile_range(k)
+    m = matrix(k)
+    [pages] = address_generators(k, [fmt])
+    ptr, page = k.reg("ptr"), k.reg("page")
+    with k.loop_range(first, end, "block") as block:
+        tiles, first_tile = block_tiles(k, m, block)
+        if reader:
+            k.cb_reserve_back(cb, BLOCK_TILES)
+            k.emit(Op.GET_WRITE_PTR, ptr, cb)
+        else:
+            k.cb_wait_front(cb, BLOCK_TILES)
+            k.emit(Op.GET_READ_PTR, ptr, cb)
+        k.emit(Op.ADD, page, pages.first, first_tile)
+        with k.loop(tiles, "tile"):
+            k.emit(Op.NOC_READ_PAGE if reader else Op.NOC_WRITE_PAGE, pages.slot, page, ptr)
+            k.emit(Op.ADDI, page, page, 1)
+            k.emit(Op.ADDI, ptr, ptr, fmt.tile_size)
+        if reader:
+            k.noc_read_barrier()
+            k.cb_push_back(cb, BLOCK_TILES)
+        else:
+            k.noc_write_barrier()
+            k.cb_pop_front(cb, BLOCK_TILES)
+        k.release(tiles, first_tile)
+    return k.build(processor), buffer_args([binding])
+
+
+def _block_compute(name: str, body, **config):
+    """A compute kernel running `body(k, w)` for each block of this workgroup, w its
+    tiles."""
+    k = KernelBuilder(name)
+    first, end = tile_range(k)
+    m = matrix(k)
+    with k.loop_range(first, end, "block") as block:
+        tiles = block_tiles(k, m, block, first_tile=False)
+        body(k, tiles)
+        k.release(tiles)
+    return k.build(Processor.COMPUTE, **config), ()
+
+
+def _convert(k: KernelBuilder, op: Op, icb: int, ocb: int, tiles: Reg) -> None:
+    """TILIZE_BLOCK or UNTILIZE_BLOCK (op) of the front block of icb into the back of
+    ocb, with TT-Metal's circular-buffer calls around it."""
+    k.cb_wait_front(icb, BLOCK_TILES)
+    k.cb_reserve_back(ocb, BLOCK_TILES)
+    k.emit(op, icb, ocb, tiles)
+    k.cb_push_back(ocb, BLOCK_TILES)
+    k.cb_pop_front(icb, BLOCK_TILES)
+
+
+def _each_tile(k: KernelBuilder, inputs, tiles: Reg, instruction) -> None:
+    """For tile t < w of the front blocks of `inputs`: `instruction(t, zero)` leaves a
+    result in Dst tile 0, packed into tile t of the back block of CB_TILES_OUT."""
+    zero = k.const(0, "zero")
+    for cb in inputs:
+        k.cb_wait_front(cb, BLOCK_TILES)
+    k.cb_reserve_back(CB_TILES_OUT, BLOCK_TILES)
+    with k.loop(tiles, "tile") as t:
+        k.tile_regs_acquire()
+        instruction(t, zero)
+        k.tile_regs_commit()
+        k.tile_regs_wait()
+        k.pack_tile(zero, CB_TILES_OUT, t)
+        k.tile_regs_release()
+    k.cb_push_back(CB_TILES_OUT, BLOCK_TILES)
+    for cb in inputs:
+        k.cb_pop_front(cb, BLOCK_TILES)
+    k.release(zero)
+
+
+# ---- Programs ----
+
 def _export(name: str, kernels, cbs, row_major_bindings: int, bindings: int, offsets: bool) -> Export:
-    program = Program(cbs, tuple(kernel for kernel, _ in kernels), tuple(args for _, args in kernels))
+    program = Program(tuple(cbs), tuple(kernel for kernel, _ in kernels), tuple(args for _, args in kernels))
     constants = OFFSET_CONSTANTS + (row_major_bindings if offsets else 0)
     return Export(name, constants, bindings, (1, 1, 1), (Stage(program),))
 
 
+def _cbs(fmt: DataFormat, double: tuple[int, ...], single: tuple[int, ...] = ()) -> list[CircularBufferConfig]:
+    """Circular buffers of tile-sized pages in the tensor's format: two blocks for those
+    between a data movement kernel and compute, one between compute's own stages."""
+    return [CircularBufferConfig(cb, fmt, fmt.tile_size, pages * BLOCK_TILES)
+            for cbs, pages in ((double, 2), (single, 1)) for cb in cbs]
+
+
 def tilize(fmt: DataFormat, offsets: bool = False) -> Export:
-    """Row-major binding 0 -> tile pages of binding 1 (TILE layout of the folded
-    matrix, padding zero); data movement only."""
-    read = reader([(CB_OUT, fmt)], offsets)
-    return _export("tilize", (read, writer_unary(fmt, 1)), circular_buffers([], fmt, {}), 1, 2, offsets)
+    """Row-major binding 0 -> tile pages of binding 1 (TILE layout of the batch of
+    matrices, padding zero): rows read, tilize_block, tiles written."""
+    element_size(fmt)
+    compute = _block_compute("tilize", lambda k, w: _convert(k, Op.TILIZE_BLOCK, CB_IN0, CB_OUT, w), **BLOCK_CONFIG)
+    kernels = (row_reader([(CB_IN0, fmt)], offsets), compute, _tile_pages("writer", Processor.RISCV_0, fmt, 1))
+    return _export("tilize", kernels, _cbs(fmt, (CB_IN0, CB_OUT)), 1, 2, offsets)
 
 
 def untilize(fmt: DataFormat, offsets: bool = False) -> Export:
-    """Tile pages of binding 0 -> row-major binding 1; data movement only."""
-    k = KernelBuilder("reader")
-    first, end = tile_range(k)
-    [pages] = address_generators(k, [fmt])
-    ptr = k.reg("ptr")
-    with k.loop_range(first, end, "t") as tile:
-        read_tile(k, pages, CB_OUT, tile, ptr)
-    read = k.build(Processor.RISCV_1), buffer_args([0])
-    return _export("untilize", (read, writer(fmt, 1, offsets, 0)), circular_buffers([], fmt, {}), 1, 2, offsets)
+    """Tile pages of binding 0 -> row-major binding 1: tiles read, pack_untilize_block,
+    rows written."""
+    element_size(fmt)
+    compute = _block_compute("untilize", lambda k, w: _convert(k, Op.UNTILIZE_BLOCK, CB_IN0, CB_OUT, w),
+                             **BLOCK_CONFIG)
+    kernels = (_tile_pages("reader", Processor.RISCV_1, fmt, 0), compute, row_writer(fmt, 1, offsets, 0))
+    return _export("untilize", kernels, _cbs(fmt, (CB_IN0, CB_OUT)), 1, 2, offsets)
+
+
+def _through_tiles(name: str, fmt: DataFormat, inputs: int, instruction, offsets: bool, **config) -> Export:
+    """Row-major inputs (bindings 0..inputs - 1) -> row-major output (binding `inputs`)
+    through tiles: each input's block tilized, `instruction(k, t, zero)` per tile into
+    Dst tile 0, the results untilized."""
+    rows_in, tiles_in = (CB_IN0, CB_IN1)[:inputs], (CB_TILES_A, CB_TILES_B)[:inputs]
+
+    def body(k, w):
+        for rows, tiles in zip(rows_in, tiles_in):
+            _convert(k, Op.TILIZE_BLOCK, rows, tiles, w)
+        _each_tile(k, tiles_in, w, lambda t, zero: instruction(k, t, zero))
+        _convert(k, Op.UNTILIZE_BLOCK, CB_TILES_OUT, CB_OUT, w)
+
+    compute = _block_compute(name, body, dst_full_sync_en=True, **config)  # Dst holds the untilized block
+    kernels = (row_reader([(cb, fmt) for cb in rows_in], offsets), compute,
+               row_writer(fmt, inputs, offsets, inputs))
+    return _export(name, kernels, _cbs(fmt, (*rows_in, CB_OUT), (*tiles_in, CB_TILES_OUT)), inputs + 1, inputs + 1,
+                   offsets)
 
 
 def eltwise_binary(op: str, fmt: DataFormat, math_fidelity: MathFidelity = MathFidelity.HiFi4,
                    fp32_dest_acc_en: bool = False, offsets: bool = False) -> Export:
     """out = a <op> b (add, sub, mul) over row-major tensors of one shape; bindings
-    (a, b, out), each row-major; the compute kernel is eltwise's."""
-    inputs = [(CB_IN0, fmt), (CB_IN1, fmt)]
-    kernels = (reader(inputs, offsets), binary_compute(op, math_fidelity=math_fidelity,
-                                                       fp32_dest_acc_en=fp32_dest_acc_en),
-               writer(fmt, 2, offsets, 2))
-    return _export(f"rowmajor_{op}", kernels, circular_buffers(inputs, fmt, {}), 3, 3, offsets)
+    (a, b, out), each row-major; add, sub or mul_tiles between tilize and untilize."""
+    instruction = {"add": Op.ADD_TILES, "sub": Op.SUB_TILES, "mul": Op.MUL_TILES}[op]
+    return _through_tiles(f"rowmajor_{op}", fmt, 2,
+                          lambda k, t, zero: k.emit(instruction, CB_TILES_A, CB_TILES_B, t, t, zero, 0), offsets,
+                          math_fidelity=math_fidelity, fp32_dest_acc_en=fp32_dest_acc_en)
 
 
 def copy(fmt: DataFormat, offsets: bool = False) -> Export:
@@ -331,7 +457,5 @@ def copy(fmt: DataFormat, offsets: bool = False) -> Export:
     row-major. copy_tile unpacks straight to a float32 Dst (fp32_dest_acc_en), so
     float32 keeps every bit, and bfloat16 every value but denormals and -0, which
     its packer flushes to +0."""
-    inputs = [(CB_IN0, fmt)]
-    compute = compute_each_tile("copy", lambda k, zero: k.copy_tile(CB_IN0, zero, zero), 1, fp32_dest_acc_en=True)
-    kernels = (reader(inputs, offsets), compute, writer(fmt, 1, offsets, 1))
-    return _export("rowmajor_copy", kernels, circular_buffers(inputs, fmt, {}), 2, 2, offsets)
+    return _through_tiles("rowmajor_copy", fmt, 1, lambda k, t, zero: k.copy_tile(CB_TILES_A, t, zero), offsets,
+                          fp32_dest_acc_en=True)

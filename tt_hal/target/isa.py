@@ -89,6 +89,9 @@ class Op(enum.IntEnum):
     SFPU_BINARY = 72  # sfpu op, rdst_a, rdst_b (result in a)
     FILL_TILE = 73  # rdst, float32 bits of the value
     PACK_TILE = 74  # rdst, cb, ri (tile index from the write pointer)
+    # Compute: layout conversion of whole blocks (they take Dst themselves, between releases).
+    TILIZE_BLOCK = 75  # icb, ocb, rblock: rblock pages of 32 row-major rows -> rblock tiles
+    UNTILIZE_BLOCK = 76  # icb, ocb, rblock: rblock tiles -> rblock pages of 32 row-major rows
 
 
 # Operand kinds: r = register, i = immediate, c = circular buffer, t = branch target,
@@ -108,6 +111,7 @@ OPERANDS: dict[Op, str] = {
     Op.COPY_TILE: "crr", Op.ADD_TILES: "ccrrre", Op.SUB_TILES: "ccrrre", Op.MUL_TILES: "ccrrre",
     Op.MATMUL_TILES: "ccrrri", Op.REDUCE_TILE: "eccrrr", Op.TRANSPOSE_WH_TILE: "crr",
     Op.SFPU_UNARY: "erf", Op.SFPU_BINARY: "err", Op.FILL_TILE: "rf", Op.PACK_TILE: "rcr",
+    Op.TILIZE_BLOCK: "ccr", Op.UNTILIZE_BLOCK: "ccr",
 }
 
 
