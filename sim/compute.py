@@ -37,6 +37,10 @@ from tt_hal.target.program import KernelConfig
 from tt_hal.target.sizes import FACE, TILE, TILE_ELEMENTS
 
 DST_TILES = KernelConfig(dst_full_sync_en=True).dst_capacity()  # Dst's size: the most any config uses
+# Bytes of a tile of each data format, by format code: what a tile op's CB page must hold.
+TILE_BYTES = np.zeros(max(DataFormat) + 1, np.int64)
+for _format in DataFormat:
+    TILE_BYTES[_format] = _format.tile_size
 
 # ReduceKind is (pool << 2) | dim; SUM is pool 0, so the SUM kinds are the dims.
 DIM_BITS = 2
@@ -97,6 +101,9 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         if cb >= 0 and cb_config[cb, 2] == 0:
             fault[4] = cb
             return Fault.CB_UNCONFIGURED
+        if cb >= 0 and cb_config[cb, 1] < TILE_BYTES[cb_config[cb, 0]]:
+            fault[4], fault[5] = cb, cb_config[cb, 1]
+            return Fault.CB_PAGE_TOO_SMALL
     l1_row = l1[row]
     out = dst[c, target]
     if op != Op.PACK_TILE:

@@ -30,6 +30,7 @@ class Fault(enum.IntEnum):
     DST_HELD = 17  # tilize_block / untilize_block inside tile_regs_acquire .. release
     CB_BLOCK_WRAPS = 18  # a block of pages past the end of its circular buffer
     BLOCK_FORMAT = 19  # tilize_block / untilize_block of formats the simulator does not convert
+    CB_PAGE_TOO_SMALL = 20  # a tile op on a circular buffer whose pages cannot hold a tile of its format
 
 
 # Every fault but OK. A deadlock's report lists each blocked kernel after the message.
@@ -55,6 +56,8 @@ FAULTS: dict[Fault, tuple[StatusCode, str]] = {
                                           "(tile_regs_acquire): they acquire and release it themselves")),
     Fault.CB_BLOCK_WRAPS: (StatusCode.ABORTED, ("block of pages runs past the end of the circular buffer: on a card "
                                                 "it would reach beyond it (size the buffer in whole blocks)")),
+    Fault.CB_PAGE_TOO_SMALL: (StatusCode.ABORTED, ("a tile op on a circular buffer whose pages are smaller than a "
+                                                   "tile of its data format: it would write past the page")),
     Fault.BLOCK_FORMAT: (StatusCode.UNIMPLEMENTED, ("tilize_block / untilize_block between circular buffers of "
                                                     "different formats, of elements other than 2 or 4 bytes, or "
                                                     "with pages that are not one tile")),

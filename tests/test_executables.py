@@ -1393,6 +1393,19 @@ def test_fault_dst_without_acquire(device, body, pc, instruction):
                   instruction])
 
 
+@pytest.mark.parametrize("body, instruction", [
+    (lambda k: (k.tile_regs_acquire(), k.fill_tile(0, 1.0), k.pack_tile(0, 0, 0)), "`pack_tile"),
+    (lambda k: (k.tile_regs_acquire(), k.copy_tile(0, 0, 0)), "`copy_tile"),
+], ids=["pack", "unpack"])
+def test_fault_tile_ops_on_pages_smaller_than_a_tile(device, body, instruction):
+    """Issue 21: pack_tile and unpack_tile moved a whole tile whatever the page size: a
+    16-byte page let a kernel rewrite L1 it never bound (and, on the last core, DRAM)."""
+    tiny = CircularBufferConfig(0, DF.bfloat16, 16, 2)
+    export = make_export((kernel("tiny", Processor.COMPUTE, body), ()), cbs=(tiny,))
+    expect_fault(device, prepare(device, export), SC.ABORTED,
+                 ["smaller than a tile of its data format", instruction, "details 0, 16"])
+
+
 def _block_fault(body, cbs=(DF.bfloat16, DF.bfloat16), pages=8, **config):
     """A compute kernel `body(k)` over c_0 and c_16 of `pages` tile-sized pages each."""
     buffers = tuple(CircularBufferConfig(cb, fmt, fmt.tile_size, pages) for cb, fmt in zip((0, 16), cbs))
