@@ -35,7 +35,8 @@ from tt_hal.target.workgroups import arg_template, binding_table, core_coord
 
 log = get_logger(__name__)
 
-# Instructions one dispatch may execute before it counts as a runaway kernel (SimDevice.instruction_budget).
+# What one dispatch may execute before it counts as a runaway kernel (SimDevice.instruction_budget):
+# instructions, a tile op counting as interpreter.TILE_OP_COST of them.
 DEFAULT_INSTRUCTION_BUDGET = 200_000_000
 _PROCESSOR_ORDER = tuple(Processor)  # interpreter state row p runs Processor(p)
 

@@ -35,6 +35,11 @@ from tt_hal.target.workgroups import fill_runtime_args, workgroup_id
 # State row p of a core holds the kernel of Processor(p).
 WRITER, READER, COMPUTE = int(Processor.RISCV_0), int(Processor.RISCV_1), int(Processor.COMPUTE)
 PROCESSORS = len(Processor)
+# Budget units of a tile op against 1 for a scalar instruction (SimDevice.instruction_budget):
+# a tile op takes a few microseconds here, a scalar instruction nanoseconds, so a
+# runaway loop of tile ops meets the budget in seconds; 64 leaves a 4096^3 matmul
+# (2.1M matmul_tiles) within the default budget.
+TILE_OP_COST = 64
 NO_WAIT = -1  # waiting[c, p, 0] of a kernel that is not blocked
 
 
@@ -80,7 +85,9 @@ def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, work
     (cores, 3, ADDRGEN_SLOTS, 3) = (address, page size, is_dram); dst (cores, 16,
     1024), all zero on entry and left so; instructions (cores, 3) counts what each
     kernel executed (for traces). fault: (code, core, processor, pc, a, b, c, d).
-    Returns instructions executed."""
+    Returns the budget spent: an instruction costs 1 and a tile op (compute,
+    tilize_block / untilize_block) TILE_OP_COST, so that the budget bounds time: a
+    tile op is a thousand elements' work, a scalar instruction one."""
     dirty = np.zeros(core_rows.shape[0], np.int64)  # Dst tiles [0, dirty) written since the last release
     executed = _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
                           l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses, fidelity,
@@ -101,7 +108,8 @@ def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, wor
     src_a = np.empty(TILE_ELEMENTS, np.float32)
     src_b = np.empty(TILE_ELEMENTS, np.float32)
     scratch = np.empty(TILE_ELEMENTS, np.float32)
-    executed = 0
+    executed = 0  # instructions, for traces
+    spent = 0  # budget units: an instruction 1, a tile op TILE_OP_COST
     acquired = np.zeros(cores, np.bool_)
     while True:
         moved = False
@@ -117,13 +125,15 @@ def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, wor
                 pc = pcs[c, p]
                 before = executed
                 while True:
-                    if executed >= budget:
+                    if spent >= budget:
                         fault[0], fault[1], fault[2], fault[3], fault[4] = Fault.BUDGET, c, p, pc, budget
                         pcs[c, p] = pc
-                        return executed
+                        instructions[c, p] += executed - before
+                        return spent
                     op = code[pc, 0]
                     a, b, cc, d, e, f = code[pc, 1], code[pc, 2], code[pc, 3], code[pc, 4], code[pc, 5], code[pc, 6]
                     executed += 1
+                    spent += 1
                     nxt = pc + 1
                     err = Fault.OK
                     if op == Op.LI:
@@ -227,22 +237,25 @@ def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, wor
                         dst[c, :dirty[c], :] = 0.0  # the packer clears Dst as it releases it
                         dirty[c] = 0
                     elif op == Op.TILIZE_BLOCK or op == Op.UNTILIZE_BLOCK:
+                        spent += TILE_OP_COST - 1
                         err = layout_block(op, a, b, r[cc], c, row, l1, cb_config, cb_pushed, cb_popped, acquired[c],
                                            dst_capacity, fault)
                     else:
+                        spent += TILE_OP_COST - 1
                         err = compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty,
                                       dst, acquired[c], fidelity, fp32_dest, dst_capacity, src_a, src_b, scratch, fault)
                     if err != Fault.OK:
                         fault[0], fault[1], fault[2], fault[3] = err, c, p, pc
                         pcs[c, p] = pc
-                        return executed
+                        instructions[c, p] += executed - before
+                        return spent
                     pc = nxt
                     moved = True
                     waiting[c, p, 0] = NO_WAIT
                 pcs[c, p] = pc
                 instructions[c, p] += executed - before
         if not running:
-            return executed
+            return spent
         if not moved:
             fault[0] = Fault.DEADLOCK
-            return executed
+            return spent

@@ -1497,6 +1497,25 @@ def test_instruction_budget_is_per_dispatch(device, small_budget):
     expect_fault(device, exe, SC.DEADLINE_EXCEEDED, ["instruction budget exhausted"], workgroup_count=(128, 1, 1))
 
 
+def test_tile_ops_weigh_more_in_the_budget(device, small_budget):
+    """Issue 21: a loop of tile ops ran ten minutes before its budget of instructions
+    ran out. 200 fill_tile (about 4 instructions an iteration, 800 in all) exceed
+    10_000 units at 64 a tile op; 200 scalar iterations do not."""
+    from tt_hal.sim.interpreter import TILE_OP_COST
+
+    assert 200 * TILE_OP_COST > small_budget > 200 * 4
+    scalar = KernelBuilder("scalar")
+    with scalar.loop(200):
+        pass
+    tiles = KernelBuilder("tiles")
+    tiles.tile_regs_acquire()
+    with tiles.loop(200):
+        tiles.fill_tile(0, 1.0)
+    run(device, prepare(device, make_export((scalar.build(Processor.COMPUTE), ()), name="scalar")))
+    expect_fault(device, prepare(device, make_export((tiles.build(Processor.COMPUTE), ()), name="tiles")),
+                 SC.DEADLINE_EXCEEDED, ["instruction budget exhausted", "tiles (COMPUTE)"])
+
+
 def test_runaway_kernel_default_budget(device):
     """The documented budget: 2e8 instructions per dispatch (about a second here)."""
     assert tt_hal.sim.dispatch.DEFAULT_INSTRUCTION_BUDGET == 200_000_000
