@@ -152,10 +152,13 @@ def indirect_workgroup_count(buffer: HalBuffer, offset: int, what: str) -> Buffe
 
 def dispatch_binding(buffer: HalBuffer, offset: int, length: int | None, page_aligned: bool,
                      what: str) -> BufferRange:
-    """A dispatch binding: storage usage, and when the program's kernels address it by
-    whole pages (`page_aligned`: Export.page_aligned_bindings), a start on a page
-    boundary of the buffer."""
+    """A dispatch binding: device memory with storage usage, and when the program's
+    kernels address it by whole pages (`page_aligned`: Export.page_aligned_bindings),
+    a start on a page boundary of the buffer."""
     range_ = buffer_range(buffer, BufferUsage.DISPATCH_STORAGE, MemoryAccess.NONE, offset, length, what)
+    if not buffer.allocation.is_device:  # kernels would read and write L1 at its (meaningless) address
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"{what} is host memory ({buffer.allocation.label}); kernels "
+                                                    f"address device memory: copy it into a DEVICE_LOCAL buffer")
     if page_aligned:
         page_size = buffer.allocation.backend_buffer.page_size
         start = buffer.byte_offset + range_.offset

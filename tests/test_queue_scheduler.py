@@ -283,3 +283,32 @@ def test_close_while_the_scheduler_issues_kills_no_thread(monkeypatch):
             except HalError as error:
                 assert error.code in (StatusCode.CANCELLED, StatusCode.FAILED_PRECONDITION), error
     assert deaths == []
+
+
+def test_a_dispatch_of_host_memory_is_refused():
+    """Issue 21: a HOST_LOCAL buffer bound to a dispatch made its kernels read and write
+    worker L1 at address 0 (a silent wrong result)."""
+    import numpy as np
+
+    import hal
+    from tt_hal.kernels import rowmajor
+    from tt_hal.target.layout import DataFormat
+    from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
+
+    device = hal.create_device("tenstorrent")
+    host = device.allocator.allocate_buffer(hal.MemoryType.HOST_LOCAL, hal.BufferUsage.DEFAULT, 4096)
+    ours = device.allocator.allocate_buffer(hal.MemoryType.DEVICE_LOCAL, hal.BufferUsage.DEFAULT, 4096)
+    executable = device.create_executable_cache().prepare_executable(
+        EXECUTABLE_FORMAT, write_executable([rowmajor.copy(DataFormat.float32)]))
+    pushed = np.array(rowmajor.push_constants(4, 32), np.uint32)
+    cb = hal.HalCommandBuffer(device)
+    with pytest.raises(HalError) as info:
+        cb.dispatch(executable, 0, (1, 1, 1), pushed, [(host, 0, 512), (ours, 0, 512)])
+    assert info.value.code == StatusCode.INVALID_ARGUMENT and "host memory" in info.value.message
+    table = hal.HalCommandBuffer(device, binding_capacity=2)
+    table.dispatch(executable, 0, (1, 1, 1), pushed, [hal.BindingRef(0), hal.BindingRef(1)])
+    table.end()
+    with pytest.raises(HalError) as info:
+        device.queue_execute(table, [], [], binding_table=[(host, 0, 512), (ours, 0, 512)])
+    assert info.value.code == StatusCode.INVALID_ARGUMENT and "host memory" in info.value.message
+    device.close()
