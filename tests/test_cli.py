@@ -362,3 +362,41 @@ def test_version_and_bad_mode():
     result = subprocess.run([sys.executable, "-m", "tt_hal.tools.cli", "devices"], env=env, capture_output=True,
                             text=True, timeout=TIMEOUT)
     assert result.returncode == 2 and "TT_HAL_MODE" in result.stdout
+
+
+@pytest.mark.parametrize("make_args, code, words", [
+    (lambda w, t: ["compile", t / "missing.mlir"], 2, ["cannot read", "missing.mlir", "no such file"]),
+    (lambda w, t: ["compile", w / "matmul.mlir", "-o", t / "nodir" / "x.vmfb"], 2, ["cannot write", "no directory"]),
+    (lambda w, t: ["run", w / "matmul.mlir", "--random", "--device", "tenstorrent://nope"], 2,
+     ["device 'tenstorrent://nope'", "expected an ordinal"]),
+    (lambda w, t: ["run", w / "matmul.vmfb", "--random", "--output-dir", t / "file.txt" / "out"], 2,
+     ["cannot write outputs to"]),
+    (lambda w, t: ["trace", w / "matmul.vmfb", "--random", "-o", t / "t.json", "--chip", t / "chip.txt"], 2,
+     ["--chip", "a .png"]),
+    (lambda w, t: ["trace", w / "matmul.vmfb", "--random", "-o", t / "t.json", "--graph", t / "g.svg"], 2,
+     ["--graph", ".txt, .dot, .png"]),
+    (lambda w, t: ["trace", t / "missing.py", "-o", t / "t.json"], 2, ["cannot read", "missing.py"]),
+], ids=["missing-mlir", "compile-into-missing-dir", "bad-device", "unwritable-output-dir", "chip-not-png",
+        "graph-svg", "trace-missing-script"])
+def test_usage_errors_keep_the_documented_exit_code(work, tmp_path, make_args, code, words):
+    """Issue 20: each of these exited 3 or 4, blamed the file, or printed a traceback."""
+    (tmp_path / "file.txt").write_text("a file where a directory should be")
+    result = tt_hal(*make_args(work, tmp_path))
+    assert result.returncode == code, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    for word in words:
+        assert word in result.stderr
+
+
+def test_bad_mode_is_a_device_error_not_the_programs(work):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TT_HAL_MODE="bogus")
+    result = subprocess.run([sys.executable, "-m", "tt_hal.tools.cli", "run", str(work / "matmul.vmfb"), "--random"],
+                            env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    assert result.returncode == 2 and "TT_HAL_MODE" in result.stderr and "cannot load" not in result.stderr
+
+
+def test_a_wrong_dtype_input_gets_a_hint_to_cast(work, tmp_path):
+    np.save(tmp_path / "a64.npy", np.load(work / "a.npy").astype(np.float64))
+    result = tt_hal("run", work / "matmul.vmfb", "--input", tmp_path / "a64.npy", "--input", work / "b.npy",
+                    "--input", work / "bias.npy")
+    assert result.returncode == 2 and "x.astype(np.float32)" in result.stderr

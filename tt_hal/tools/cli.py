@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_COMPILE, EXIT_RUN = 0, 1, 2, 3, 4
+GRAPH_FORMATS = (".txt", ".dot", ".png")  # what --graph writes, by the file's extension
 
 
 class _Failure(Exception):
@@ -36,19 +37,37 @@ class _Failure(Exception):
 
 
 def _compile(source: str) -> bytes:
-    from hal.status import HalError
+    from hal.status import HalError, StatusCode
     from tt_hal import compiler
+    if not os.path.isfile(source):  # a usage error, not a program that does not compile
+        raise _Failure(EXIT_USAGE, f"tt-hal: cannot read {source}: no such file")
     try:
         return compiler.compile_vmfb(source)
     except HalError as e:
-        raise _Failure(EXIT_COMPILE, f"tt-hal: cannot compile {source}:\n{e}") from None
+        code = EXIT_USAGE if e.code == StatusCode.NOT_FOUND else EXIT_COMPILE
+        raise _Failure(code, f"tt-hal: cannot compile {source}:\n{e}") from None
+
+
+def _writable_directory(path: str, what: str) -> None:
+    """EXIT_USAGE unless `path`'s directory exists: checked before the work, not after."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise _Failure(EXIT_USAGE, f"tt-hal: cannot write {what} {path}: no directory {directory!r}")
+
+
+def _write(path: str, data: bytes) -> None:
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise _Failure(EXIT_USAGE, f"tt-hal: cannot write {path}: {e.strerror}") from None
 
 
 def cmd_compile(args) -> int:
-    data = _compile(args.source)
     output = args.output or os.path.splitext(args.source)[0] + ".vmfb"
-    with open(output, "wb") as f:
-        f.write(data)
+    _writable_directory(output, "the program to")
+    data = _compile(args.source)
+    _write(output, data)
     print(f"wrote {output} ({len(data)} bytes)")
     return EXIT_OK
 
@@ -75,8 +94,10 @@ def _inputs(function, args) -> list:
             raise _Failure(EXIT_USAGE, f"tt-hal: cannot read {path}: {e}") from None
         if t is not None and (array.dtype != t.dtype or len(array.shape) != len(t.shape) or any(
                 d is not None and d != n for d, n in zip(t.shape, array.shape))):
+            hint = f" (save it as {t.dtype.name}: np.save(path, x.astype(np.{t.dtype.name})))" \
+                if array.dtype != t.dtype and array.shape == tuple(d or n for d, n in zip(t.shape, array.shape)) else ""
             raise _Failure(EXIT_USAGE, f"tt-hal: {path}: {array.dtype.name}{list(array.shape)}; input {index} of "
-                                       f"{function.name} is {t}")
+                                       f"{function.name} is {t}{hint}")
         arrays.append(array[()] if t is not None and t.scalar else array)
     return arrays
 
@@ -86,9 +107,14 @@ def _load(args):
     from hal.status import HalError, StatusCode
     from tt_hal import runtime
 
+    try:  # the device first: its errors are not the program's
+        config = runtime.Config(args.device)
+    except HalError as e:
+        code = EXIT_USAGE if e.code == StatusCode.INVALID_ARGUMENT else EXIT_RUN
+        raise _Failure(code, f"tt-hal: device {args.device!r}: {e.message}") from None
     data = _compile(args.model) if args.model.endswith(".mlir") else _read(args.model)
     try:
-        module = runtime.load_vm_flatbuffer(data, driver=args.device)
+        module = runtime.load_vm_flatbuffer(data, device=config.device)
     except HalError as e:
         code = EXIT_USAGE if e.code == StatusCode.INVALID_ARGUMENT else EXIT_RUN
         raise _Failure(code, f"tt-hal: cannot load {args.model}: {e.message}") from None
@@ -123,14 +149,22 @@ def cmd_run(args) -> int:
     if args.check and not args.model.endswith(".mlir"):
         raise _Failure(EXIT_USAGE, f"tt-hal: --check compiles the MLIR for IREE's llvm-cpu as well: run the .mlir, "
                                    f"not {args.model}")
+    if args.output_dir:
+        try:
+            os.makedirs(args.output_dir, exist_ok=True)
+        except OSError as e:
+            raise _Failure(EXIT_USAGE, f"tt-hal: cannot write outputs to {args.output_dir}: {e.strerror}") from None
     module, function, arrays = _load(args)
     outputs = _invoke(module, function, arrays)
     for i, out in enumerate(outputs):
         print(f"output {i}: {out.dtype.name}{list(out.shape)}")
         print(np.array2string(out, threshold=args.print_elements, edgeitems=3, precision=5))
         if args.output_dir:
-            os.makedirs(args.output_dir, exist_ok=True)
-            np.save(os.path.join(args.output_dir, f"output{i}.npy"), out)
+            try:
+                np.save(os.path.join(args.output_dir, f"output{i}.npy"), out)
+            except OSError as e:
+                raise _Failure(EXIT_USAGE, f"tt-hal: cannot write outputs to {args.output_dir}: "
+                                           f"{e.strerror}") from None
     if not args.check:
         return EXIT_OK
     from tt_hal.compiler import reference, tolerance
@@ -182,6 +216,12 @@ def cmd_trace(args) -> int:
     for path in (args.output, args.graph, args.chip):  # before the run, not after it
         if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             raise _Failure(EXIT_USAGE, f"tt-hal: cannot write {path}: no directory {os.path.dirname(path)!r}")
+    if args.graph and os.path.splitext(args.graph)[1] not in GRAPH_FORMATS:
+        raise _Failure(EXIT_USAGE, f"tt-hal: --graph {args.graph}: the graph is written as {', '.join(GRAPH_FORMATS)}")
+    if args.chip and not args.chip.endswith(".png"):
+        raise _Failure(EXIT_USAGE, f"tt-hal: --chip {args.chip}: the chip picture is a .png")
+    if not os.path.isfile(args.model):
+        raise _Failure(EXIT_USAGE, f"tt-hal: cannot read {args.model}: no such file")
     if args.model.endswith(".py"):
         if args.graph or args.chip:
             raise _Failure(EXIT_USAGE, "tt-hal: --graph and --chip need a program (.mlir or .vmfb), not a script")
