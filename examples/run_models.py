@@ -20,13 +20,11 @@ import pathlib
 import sys
 import time
 
-import iree.runtime as rt
-import numpy as np
 from tqdm import tqdm
 
 from hal import HalError, StatusCode
 from tt_hal import compiler, runtime
-from tt_hal.compiler import frontend, reference, tolerance
+from tt_hal.compiler import reference, tolerance
 from tt_hal.compiler.dispatch import FORMAT
 
 MODELS = pathlib.Path(__file__).resolve().parent / "models"
@@ -48,22 +46,12 @@ def calls_of(path: pathlib.Path, text: str, exported: dict) -> list:
     return [("main", reference.random_inputs(signature, seed=0))]
 
 
-def as_list(value) -> list[np.ndarray]:
-    if value is None:
-        return []
-    values = value if isinstance(value, (tuple, list)) else (value,)
-    return [np.asarray(v.to_host()) if hasattr(v, "to_host") else np.asarray(v) for v in values]
-
-
 def llvm_cpu(text: str, calls) -> tuple[list, float]:
     """The calls' results on local-task, in order, in one context (globals persist), and
     the time of the last call repeated."""
-    context = rt.SystemContext(config=rt.Config("local-task"))
-    vm_module = rt.VmModule.copy_buffer(context.instance, frontend.compile_llvm_cpu(text))
-    context.add_vm_module(vm_module)
-    module = context.modules[vm_module.name]
-    results = [as_list(module[name](*args)) for name, args in calls]
-    return results, timed(lambda: as_list(module[calls[-1][0]](*calls[-1][1])))
+    module = reference.load_module(text)
+    results = [reference.host_results(module[name](*args)) for name, args in calls]
+    return results, timed(lambda: reference.host_results(module[calls[-1][0]](*calls[-1][1])))
 
 
 def timed(call) -> float:
@@ -87,7 +75,7 @@ def run_model(path: pathlib.Path, exported: dict) -> tuple[str, bool]:
     compile_s = time.perf_counter() - start
     references, cpu_s = llvm_cpu(text, calls)
     module = runtime.load_vm_flatbuffer(vmfb, driver="tenstorrent")
-    outputs = [as_list(module[function](*args)) for function, args in calls]
+    outputs = [reference.host_results(module[function](*args)) for function, args in calls]
     last_function, last_args = calls[-1]
     run_s = timed(lambda: module[last_function](*last_args))  # numba has compiled the kernels by now
     pairs = [(o, r) for out, ref in zip(outputs, references) for o, r in zip(out, ref, strict=True)]

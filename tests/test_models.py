@@ -23,7 +23,6 @@ import importlib.util
 import re
 from pathlib import Path
 
-import iree.runtime as rt
 import numpy as np
 import pytest
 
@@ -31,7 +30,6 @@ import tt_hal.compiler.reference
 import tt_hal.compiler.tolerance
 from hal import HalError, StatusCode
 from tt_hal import compiler, runtime
-from tt_hal.compiler import frontend
 from tt_hal.runtime.signature import TensorType
 
 MODELS = Path(__file__).resolve().parents[1] / "examples" / "models"
@@ -160,24 +158,16 @@ NOT_LOWERED = {
 }
 
 
-def as_list(value) -> list[np.ndarray]:
-    if value is None:
-        return []
-    values = value if isinstance(value, (tuple, list)) else (value,)
-    return [np.asarray(v.to_host()) if hasattr(v, "to_host") else np.asarray(v) for v in values]
-
-
 @pytest.mark.parametrize("name", [n for n in CALLS if n not in NOT_LOWERED])
 def test_exported_model_matches_llvm_cpu(name):
     """Every call's every output (a stateful model's too: its globals carry over)."""
     path = EXPORTS / f"{name}.mlir"
-    context = rt.SystemContext(config=rt.Config("local-task"))
-    vm_module = rt.VmModule.copy_buffer(context.instance, frontend.compile_llvm_cpu(path.read_text()))
-    context.add_vm_module(vm_module)
-    cpu = context.modules[vm_module.name]
+    cpu = tt_hal.compiler.reference.load_module(path.read_text())
     module = runtime.load_vm_flatbuffer(compiler.compile_vmfb(path), driver="tenstorrent")
+    host_results = tt_hal.compiler.reference.host_results
     for function, args in CALLS[name]:
-        tt_hal.compiler.tolerance.check(as_list(module[function](*args)), as_list(cpu[function](*args)), "float32")
+        tt_hal.compiler.tolerance.check(host_results(module[function](*args)), host_results(cpu[function](*args)),
+                                        "float32")
 
 
 @pytest.mark.parametrize("name", list(NOT_LOWERED))

@@ -188,25 +188,31 @@ def test_dropped_devices_are_collected_with_their_threads():
     assert threading.active_count() == before, [t.name for t in threading.enumerate()]
 
 
+def _row_major_copy(device):
+    """(executable, push constants) of a program that copies a 4 x 32 float32 tensor."""
+    import numpy as np
+
+    from tt_hal.kernels import rowmajor
+    from tt_hal.target.layout import DataFormat
+    from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
+
+    executable = device.create_executable_cache().prepare_executable(
+        EXECUTABLE_FORMAT, write_executable([rowmajor.copy(DataFormat.float32)]))
+    return executable, np.array(rowmajor.push_constants(4, 32), np.uint32)
+
+
 def test_a_dispatch_with_another_devices_buffer_is_refused():
     """Issue 21: a binding of device A in device B's dispatch made B's kernels read and
     write B's memory at A's address. Kernels address memory by address, so dispatch
     bindings (direct, through a binding table, an executable's tensors) must be the
     executing device's; transfers still cross devices (they move bytes by buffer)."""
-    import numpy as np
-
     import hal
-    from tt_hal.kernels import rowmajor
-    from tt_hal.target.layout import DataFormat
-    from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
 
     a, b = hal.create_device("tenstorrent"), hal.create_device("tenstorrent")
     usage, memory = hal.BufferUsage.DEFAULT, hal.MemoryType.DEVICE_LOCAL
     theirs = a.allocator.allocate_buffer(memory, usage, 4096)
     ours = b.allocator.allocate_buffer(memory, usage, 4096)
-    executable = b.create_executable_cache().prepare_executable(
-        EXECUTABLE_FORMAT, write_executable([rowmajor.copy(DataFormat.float32)]))
-    pushed = np.array(rowmajor.push_constants(4, 32), np.uint32)
+    executable, pushed = _row_major_copy(b)
     direct = hal.HalCommandBuffer(b)
     direct.dispatch(executable, 0, (1, 1, 1), pushed, [(theirs, 0, 512), (ours, 0, 512)])
     direct.end()
@@ -288,19 +294,12 @@ def test_close_while_the_scheduler_issues_kills_no_thread(monkeypatch):
 def test_a_dispatch_of_host_memory_is_refused():
     """Issue 21: a HOST_LOCAL buffer bound to a dispatch made its kernels read and write
     worker L1 at address 0 (a silent wrong result)."""
-    import numpy as np
-
     import hal
-    from tt_hal.kernels import rowmajor
-    from tt_hal.target.layout import DataFormat
-    from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
 
     device = hal.create_device("tenstorrent")
     host = device.allocator.allocate_buffer(hal.MemoryType.HOST_LOCAL, hal.BufferUsage.DEFAULT, 4096)
     ours = device.allocator.allocate_buffer(hal.MemoryType.DEVICE_LOCAL, hal.BufferUsage.DEFAULT, 4096)
-    executable = device.create_executable_cache().prepare_executable(
-        EXECUTABLE_FORMAT, write_executable([rowmajor.copy(DataFormat.float32)]))
-    pushed = np.array(rowmajor.push_constants(4, 32), np.uint32)
+    executable, pushed = _row_major_copy(device)
     cb = hal.HalCommandBuffer(device)
     with pytest.raises(HalError) as info:
         cb.dispatch(executable, 0, (1, 1, 1), pushed, [(host, 0, 512), (ours, 0, 512)])

@@ -2,6 +2,7 @@
 allocator properties, lazily backed banks."""
 
 import resource
+import threading
 
 import numpy as np
 import pytest
@@ -164,13 +165,22 @@ def test_unknown_arch_is_invalid_argument():
     assert info.value.code == StatusCode.INVALID_ARGUMENT and "wormhole_b0" in info.value.message
 
 
+def returns_at_once(call) -> bool:
+    """Whether `call` returns within a few seconds while this thread holds a lock it
+    might wait for: run on another thread, so a wait fails the test instead of hanging it."""
+    worker = threading.Thread(target=call, daemon=True)
+    worker.start()
+    worker.join(timeout=5)
+    return not worker.is_alive()
+
+
 def test_a_free_from_the_garbage_collector_inside_the_allocator_neither_waits_nor_corrupts():
     """A buffer's finalizer frees from the garbage collector, which may run while this
     thread is inside the allocator (its lock held): the free is merged at the next call."""
     allocator = BankAllocator("test", 0, 4096, 32, top_down=False)
     first, second = allocator.allocate(1024), allocator.allocate(1024)
     with allocator._lock:  # as if the collector ran inside allocate
-        allocator.free(first)
+        assert returns_at_once(lambda: allocator.free(first))
     assert allocator.allocated_bytes == 1024
     allocator.free(second)
     assert allocator.allocated_bytes == 0 and allocator.largest_free_block == 4096
@@ -185,5 +195,5 @@ def test_a_dead_programs_callback_inside_get_does_not_wait():
     program = eltwise.eltwise_binary("add", DataFormat.bfloat16, DataFormat.bfloat16, DataFormat.bfloat16).program
     prepared = programs.get(program)
     with programs._lock:  # as if the collector ran inside get
-        programs._forget(id(program), None)
+        assert returns_at_once(lambda: programs._forget(id(program), None))
     assert programs.get(program) is prepared  # the entry of a live program stays

@@ -26,6 +26,7 @@ from iree.compiler.api import ctypes_dl as _ctypes_dl
 from iree.compiler.passmanager import PassManager
 
 from hal.status import HalError, StatusCode
+from tt_hal.runtime.signature import DTYPES
 
 TARGET_FLAGS = (
     "--iree-hal-target-device=local",
@@ -159,8 +160,6 @@ def inline_resources(module: ir.Module, blobs: dict[str, bytes]) -> None:
     """Every `arith.constant dense_resource<name>` of `module` as the dense<...> constant
     it holds (in place): the Python bindings cannot read a resource's data, the
     lowering reads dense constants."""
-    from tt_hal.runtime.signature import DTYPES
-
     for op in operations(module.operation):
         if op.name != "arith.constant" or not str(op.attributes["value"]).startswith("dense_resource<"):
             continue

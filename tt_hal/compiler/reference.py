@@ -37,23 +37,33 @@ def _entry(text: str, function: str | None) -> str:
     return public[0] if len(public) == 1 else "main"
 
 
-def load(text: str, function: str | None = None):
-    """The compiled function as an iree.runtime callable (numpy in, DeviceArray(s) out)."""
+def load_module(text: str):
+    """The compiled program's functions on local-task, by name, in a context of their
+    own: a program's globals persist across its calls."""
     context = rt.SystemContext(config=_config())
     vm_module = rt.VmModule.copy_buffer(context.instance, compiled(text))
     context.add_vm_module(vm_module)
-    return context.modules[vm_module.name][_entry(text, function)]  # module name: "module" or jit_<fn>
+    return context.modules[vm_module.name]  # module name: "module" or jit_<fn>
+
+
+def load(text: str, function: str | None = None):
+    """The compiled function as an iree.runtime callable (numpy in, DeviceArray(s) out)."""
+    return load_module(text)[_entry(text, function)]
+
+
+def host_results(value) -> list[np.ndarray]:
+    """A call's results, none, one or several, iree.runtime DeviceArrays or arrays, as
+    a list of host numpy arrays."""
+    if value is None:
+        return []
+    values = value if isinstance(value, (tuple, list)) else (value,)
+    return [np.asarray(v.to_host()) if hasattr(v, "to_host") else np.asarray(v) for v in values]
 
 
 def run_llvm_cpu(text: str, function: str | None, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """Runs `function` (None: the only public function, else "main") of `text` on
     local-task and returns its results as host numpy arrays."""
-    results = load(text, function)(*inputs)
-    if results is None:
-        return []
-    if not isinstance(results, (tuple, list)):
-        results = (results,)
-    return [np.asarray(r.to_host()) for r in results]
+    return host_results(load(text, function)(*inputs))
 
 
 def function_signatures(text: str) -> dict[str, tuple[list, list]]:

@@ -43,20 +43,23 @@ _CODES = "|".join(code.name for code in StatusCode)
 _STATUS = re.compile(r"\b(" + _CODES + r")\b;\s*([^\n]*?)(?:; while calling import.*)?$", re.M)
 
 
+def open_device(driver_name: str | None = None) -> hal.HalDevice:
+    """The tenstorrent device programs run on: "tenstorrent" (the default) or a device
+    URI; INVALID_ARGUMENT for another driver's."""
+    uri = driver_name or DRIVER
+    if parse_uri(uri)[0] != DRIVER:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"driver {uri!r}: tt-hal runs programs on '{DRIVER}' devices")
+    return hal.get_device(uri)
+
+
 class Config:
     """A VM instance and the tenstorrent device programs run on (iree.runtime.Config's
     role). `driver_name` is "tenstorrent" or a device URI; `device` a HalDevice."""
 
     def __init__(self, driver_name: str | None = None, *, device: hal.HalDevice | None = None):
         self.vm_instance = rt.VmInstance()
-        if device is None:
-            uri = driver_name or DRIVER
-            if parse_uri(uri)[0] != DRIVER:
-                raise HalError(StatusCode.INVALID_ARGUMENT, f"driver {uri!r}: tt-hal runs programs on "
-                                                            f"'{DRIVER}' devices")
-            device = hal.get_device(uri)
-        self.device = device
-        self.hal_module, self.hal_state = create_hal_module(device)
+        self.device = open_device(driver_name) if device is None else device
+        self.hal_module, self.hal_state = create_hal_module(self.device)
 
 
 class SystemContext:

@@ -106,15 +106,15 @@ def _load(args):
     """(module, function, input arrays) for `run` and `trace`."""
     from hal.status import HalError, StatusCode
     from tt_hal import runtime
-
+    from tt_hal.runtime.system import open_device
     try:  # the device first: its errors are not the program's
-        config = runtime.Config(args.device)
+        device = open_device(args.device)
     except HalError as e:
         code = EXIT_USAGE if e.code == StatusCode.INVALID_ARGUMENT else EXIT_RUN
         raise _Failure(code, f"tt-hal: device {args.device!r}: {e.message}") from None
     data = _compile(args.model) if args.model.endswith(".mlir") else _read(args.model)
     try:
-        module = runtime.load_vm_flatbuffer(data, device=config.device)
+        module = runtime.load_vm_flatbuffer(data, device=device)
     except HalError as e:
         code = EXIT_USAGE if e.code == StatusCode.INVALID_ARGUMENT else EXIT_RUN
         raise _Failure(code, f"tt-hal: cannot load {args.model}: {e.message}") from None
