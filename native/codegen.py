@@ -68,6 +68,8 @@ _SFPU_UNARY = {
                         "mul_unary_tile({dst}, {param})"),
     SfpuOp.POWER: ("compute_kernel_api.h", "power_tile_init()", "power_tile({dst}, {param})"),
     SfpuOp.LEAKY_RELU: ("eltwise_unary/relu.h", "leaky_relu_tile_init()", "leaky_relu_tile({dst}, {param})"),
+    **{op: ("eltwise_unary/comp.h", f"{op.name.lower()}_tile_init()", f"{op.name.lower()}_tile({{dst}})")
+       for op in (SfpuOp.GTZ, SfpuOp.GEZ, SfpuOp.LTZ, SfpuOp.LEZ, SfpuOp.EQZ, SfpuOp.NEZ)},
 }
 # SFPU binary op on two Dst tiles, result in the first -> (header, init, call with {a}, {b}).
 _SFPU_BINARY = {
@@ -250,6 +252,11 @@ class _Emitter:
             return [f"{init};", f"{call.format(dst=dst, param=f'{v[2]:#x}u')};"]
         if op == Op.SFPU_BINARY:
             return self.sfpu_binary(SfpuOp(v[0]), v[1], v[2])
+        if op == Op.SFPU_TERNARY:  # WHERE, the only one; Dst's format picks the template
+            self.header("eltwise_unary/where.h")
+            fmt = "Float32" if self.kernel.config.fp32_dest_acc_en else "Float16_b"
+            c, a, b = (u32(x) for x in v[1:4])
+            return ["where_tile_init();", f"where_tile<DataFormat::{fmt}>({c}, {a}, {b}, {c});"]
         if op == Op.FILL_TILE:
             self.header("eltwise_unary/fill.h")
             return ["fill_tile_init();", f"fill_tile_bitcast({u32(v[0])}, {v[1]:#x}u);"]

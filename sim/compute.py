@@ -28,6 +28,7 @@ from tt_hal.sim.numerics import (
     pack_tile,
     products_exact,
     sfpu_binary,
+    sfpu_ternary,
     sfpu_unary,
     unpack_tile,
 )
@@ -85,7 +86,7 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         target, cb0, cb1 = r[e], a, b
     elif op == Op.REDUCE_TILE:
         target, cb0, cb1 = r[f], b, cc
-    elif op == Op.SFPU_UNARY or op == Op.SFPU_BINARY:
+    elif op == Op.SFPU_UNARY or op == Op.SFPU_BINARY or op == Op.SFPU_TERNARY:
         target, cb0, cb1 = r[b], -1, -1
     elif op == Op.FILL_TILE:
         target, cb0, cb1 = r[a], -1, -1
@@ -188,6 +189,14 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
             return Fault.DST_INDEX
         for k in range(TILE_ELEMENTS):
             out[k] = dst_store(np.float32(sfpu_binary(a, out[k], dst[c, other, k])), fp32_dest)
+    elif op == Op.SFPU_TERNARY:  # WHERE: Dst[c] = Dst[a] where Dst[c] != 0 else Dst[b], values moved whole
+        first, second = r[cc], r[d]
+        for other in (first, second):
+            if not 0 <= other < dst_capacity:
+                fault[4] = other
+                return Fault.DST_INDEX
+        for k in range(TILE_ELEMENTS):
+            out[k] = sfpu_ternary(a, out[k], dst[c, first, k], dst[c, second, k])
     elif op == Op.FILL_TILE:
         value = dst_store(bits_to_f32(b), fp32_dest)
         for k in range(TILE_ELEMENTS):
@@ -207,6 +216,8 @@ def block_element_size(fmt):
         return 4
     if fmt == DataFormat.bfloat16 or fmt == DataFormat.uint16:
         return 2
+    if fmt == DataFormat.uint8:
+        return 1
     return 0
 
 
@@ -227,7 +238,7 @@ def untilize_rows(tiles, rows, block, size):
 @numba.njit(cache=True, nogil=True)
 def _face_rows(rows, tiles, block, size, to_tiles):
     """Copies each face row (16 elements) between the row-major block and its tiles, row
-    by row of the block, in 8-byte words (a face row is 32 or 64 bytes, and both
+    by row of the block, in 8-byte words (a face row is 16, 32 or 64 bytes, and both
     arrays start 8-byte aligned in L1)."""
     row_words, tile_words = rows.view(np.uint64), tiles.view(np.uint64)
     words = FACE * size // 8

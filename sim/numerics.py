@@ -299,6 +299,18 @@ def sfpu_unary(op, x, parameter):
         return x ** parameter
     if op == SfpuOp.LEAKY_RELU:
         return x if x >= 0 else x * parameter
+    if op == SfpuOp.GTZ:
+        return 1.0 if x > 0 else 0.0
+    if op == SfpuOp.GEZ:
+        return 1.0 if x >= 0 else 0.0
+    if op == SfpuOp.LTZ:
+        return 1.0 if x < 0 else 0.0
+    if op == SfpuOp.LEZ:
+        return 1.0 if x <= 0 else 0.0
+    if op == SfpuOp.EQZ:
+        return 1.0 if x == 0 else 0.0
+    if op == SfpuOp.NEZ:
+        return 1.0 if x != 0 else 0.0
     return math.nan  # an SfpuOp not implemented here (validated code never has one)
 
 
@@ -320,4 +332,12 @@ def sfpu_binary(op, a, b):
         if b != 0:
             return a
         return 0.0 if op == SfpuOp.MASK else -math.inf
+    return math.nan  # an SfpuOp not implemented here (validated code never has one)
+
+
+@numba.njit(cache=True, nogil=True)
+def sfpu_ternary(op, c, a, b):
+    """WHERE (the only one): a where c != 0, else b; values are moved, not computed."""
+    if op == SfpuOp.WHERE:
+        return a if c != 0 else b
     return math.nan  # an SfpuOp not implemented here (validated code never has one)

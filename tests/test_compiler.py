@@ -313,10 +313,62 @@ for _name, _predicate, _arms in (("select_max", "GT", "%a, %b"), ("select_min", 
         %c = stablehlo.compare {_predicate}, %a, %b : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
         %r = stablehlo.select %c, {_arms} : tensor<{SHAPE}xi1>, tensor<{SHAPE}xf32>
     """, ("%a", "%b")))
+# Selects on any condition: where_tile (a select of the compared values is a max or min
+# but for NaN, where it keeps IEEE's answer).
+CASES["select_compare"] = Case(elementwise_program(SHAPE, f"""
+    %c = stablehlo.compare GT, %a, %b : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
+    %r = stablehlo.select %c, %a, %d : tensor<{SHAPE}xi1>, tensor<{SHAPE}xf32>
+""", ("%a", "%b", "%d")))
+CASES["select_i1_argument"] = Case(mlir(f"""
+    func.func @main(%c: tensor<{SHAPE}xi1>, %a: tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xf32> {{
+      %n = stablehlo.negate %a : tensor<{SHAPE}xf32>
+      %r = stablehlo.select %c, %a, %n : tensor<{SHAPE}xi1>, tensor<{SHAPE}xf32>
+      return %r : tensor<{SHAPE}xf32>
+    }}
+"""))
+CASES["select_nan_and_inf"] = Case(elementwise_program(SHAPE, f"""
+    %l = stablehlo.log %a : tensor<{SHAPE}xf32>
+    %c = stablehlo.compare GT, %l, %b : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
+    %r = stablehlo.select %c, %l, %b : tensor<{SHAPE}xi1>, tensor<{SHAPE}xf32>
+""", ("%a", "%b")))  # log of a negative input is NaN, of zero -inf: the select keeps IEEE's answer
 CASES["select_relu"] = Case(elementwise_program(SHAPE, f"""
     %z = stablehlo.constant dense<0.0> : tensor<{SHAPE}xf32>
     %c = stablehlo.compare GT, %a, %z : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
     %r = stablehlo.select %c, %a, %z : tensor<{SHAPE}xi1>, tensor<{SHAPE}xf32>
+"""))
+# Predicates: compares (a - b against zero on the SFPU), their logic, and i1 results stored as i8.
+for _predicate in ("GT", "GE", "LT", "LE", "EQ", "NE"):  # EQ/NE against max(a, b): equal about half the time
+    CASES[f"compare_{_predicate.lower()}"] = Case(mlir(f"""
+        func.func @main(%a: tensor<{SHAPE}xf32>, %b: tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1> {{
+          %m = stablehlo.maximum %a, %b : tensor<{SHAPE}xf32>
+          %c = stablehlo.compare {_predicate}, %a, %m : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
+          return %c : tensor<{SHAPE}xi1>
+        }}
+    """))
+CASES["compare_constant_not_and_or"] = Case(mlir(f"""
+    func.func @main(%a: tensor<{SHAPE}xf32>, %b: tensor<{SHAPE}xf32>) -> (tensor<{SHAPE}xi1>, tensor<{SHAPE}xi1>) {{
+      %h = stablehlo.constant dense<0.5> : tensor<{SHAPE}xf32>
+      %c = stablehlo.compare GT, %a, %h : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
+      %d = stablehlo.compare LT, %b, %a : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
+      %n = stablehlo.not %c : tensor<{SHAPE}xi1>
+      %x = stablehlo.and %n, %d : tensor<{SHAPE}xi1>
+      %y = stablehlo.or %c, %d : tensor<{SHAPE}xi1>
+      %z = stablehlo.xor %x, %y : tensor<{SHAPE}xi1>
+      return %x, %z : tensor<{SHAPE}xi1>, tensor<{SHAPE}xi1>
+    }}
+"""))
+CASES["compare_as_mask"] = Case(elementwise_program(SHAPE, f"""
+    %c = stablehlo.compare GE, %a, %b : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
+    %f = stablehlo.convert %c : (tensor<{SHAPE}xi1>) -> tensor<{SHAPE}xf32>
+    %r = stablehlo.multiply %f, %b : tensor<{SHAPE}xf32>
+""", ("%a", "%b")))
+CASES["compare_as_int32"] = Case(mlir(f"""
+    func.func @main(%a: tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi32> {{
+      %z = stablehlo.constant dense<0.0> : tensor<{SHAPE}xf32>
+      %c = stablehlo.compare LE, %a, %z : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
+      %r = stablehlo.convert %c : (tensor<{SHAPE}xi1>) -> tensor<{SHAPE}xi32>
+      return %r : tensor<{SHAPE}xi32>
+    }}
 """))
 CASES["eltwise_power_constant"] = Case(elementwise_program(SHAPE, f"""
     %p = stablehlo.constant dense<1.7> : tensor<{SHAPE}xf32>
@@ -630,6 +682,8 @@ def inputs(name: str) -> tuple[np.ndarray, ...]:
     for i, t in enumerate(arguments):
         spec = case.inputs[i] if i < len(case.inputs) else 1.0
         value = rng.uniform(*spec, t.shape) if isinstance(spec, tuple) else rng.standard_normal(t.shape) * spec
+        if t.dtype == np.bool_:
+            value = rng.integers(0, 2, t.shape)
         arrays.append(np.asarray(value, t.dtype))
     return tuple(arrays)
 
@@ -837,13 +891,6 @@ UNLOWERED = {
           return %1 : tensor<40x50xf32>
         }
     """), "stablehlo.remainder", r"arith\.remf"),
-    "select_compare": (mlir("""
-        func.func @main(%a: tensor<40x50xf32>, %b: tensor<40x50xf32>, %d: tensor<40x50xf32>) -> tensor<40x50xf32> {
-          %c = stablehlo.compare GT, %a, %b : (tensor<40x50xf32>, tensor<40x50xf32>) -> tensor<40x50xi1>
-          %1 = stablehlo.select %c, %a, %d : tensor<40x50xi1>, tensor<40x50xf32>
-          return %1 : tensor<40x50xf32>
-        }
-    """), "stablehlo.select", r"arith\.select other than a max or min"),
     "log_plus_one": (mlir("""
         func.func @main(%a: tensor<40x50xf32>) -> tensor<40x50xf32> {
           %1 = stablehlo.log_plus_one %a : tensor<40x50xf32>

@@ -81,6 +81,7 @@ from tt_hal.kernels.fused import (
     Constant,
     FusedInput,
     Input,
+    Ternary,
     Unary,
 )
 from tt_hal.sim import numerics
@@ -156,7 +157,10 @@ def assert_bits_equal(got, expected, what=""):
 # ================================================================================================
 
 EXACT_UNARY = [SfpuOp.NEG, SfpuOp.ABS, SfpuOp.RELU, SfpuOp.SQUARE, SfpuOp.ADD_SCALAR, SfpuOp.MUL_SCALAR,
-               SfpuOp.LEAKY_RELU, SfpuOp.RECIP, SfpuOp.SQRT, SfpuOp.RSQRT]
+               SfpuOp.LEAKY_RELU, SfpuOp.RECIP, SfpuOp.SQRT, SfpuOp.RSQRT, SfpuOp.GTZ, SfpuOp.GEZ, SfpuOp.LTZ,
+               SfpuOp.LEZ, SfpuOp.EQZ, SfpuOp.NEZ]
+COMPARES = {SfpuOp.GTZ: np.greater, SfpuOp.GEZ: np.greater_equal, SfpuOp.LTZ: np.less, SfpuOp.LEZ: np.less_equal,
+            SfpuOp.EQZ: np.equal, SfpuOp.NEZ: np.not_equal}
 TRANSCENDENTAL = [SfpuOp.EXP, SfpuOp.LOG, SfpuOp.SIGMOID, SfpuOp.TANH, SfpuOp.SILU, SfpuOp.GELU, SfpuOp.SIN,
                   SfpuOp.COS, SfpuOp.POWER]
 BINARY = [SfpuOp.ADD, SfpuOp.SUB, SfpuOp.MUL, SfpuOp.DIV, SfpuOp.MAXIMUM, SfpuOp.MINIMUM]
@@ -186,6 +190,8 @@ def exact_unary(op: SfpuOp, x32: np.ndarray, parameter: float) -> np.ndarray:
             return to_f32(np.sqrt(x))
         if op == SfpuOp.RSQRT:  # math.sqrt of a float32 is float32; 1.0 / it is float64
             return to_f32(1.0 / to_f32(np.sqrt(x)).astype(np.float64))
+        if op in COMPARES:
+            return to_f32(COMPARES[op](x, 0.0).astype(np.float64))
     raise AssertionError(f"{op!r} is not an exact op")
 
 
@@ -238,6 +244,8 @@ def twin(code, inputs, values, out_shape, out_fmt: str, fp32: bool, transcendent
         elif isinstance(ins, Unary):
             op, parameter, x = ins.op, ins.parameter, results[ins.operand]
             value = dst(exact_unary(op, x, parameter) if op in EXACT_UNARY else transcendental(op, x, parameter), fp32)
+        elif isinstance(ins, Ternary):  # WHERE moves values whole
+            value = np.where(results[ins.c] != 0, results[ins.a], results[ins.b])
         else:
             value = dst(binary(ins.op, results[ins.a], results[ins.b]), fp32)
         results.append(value)
@@ -319,7 +327,8 @@ COMMUTATIVE = {SfpuOp.ADD, SfpuOp.MUL}  # max/min keep the first operand on ties
 def tiles_needed(code) -> int:
     """Peak Dst tiles when every value lives from its instruction to its last use, and
     an op works in place on an operand at its last use (either operand of a
-    commutative binary op, else the first), otherwise on a fresh copy of it.
+    commutative binary op, a ternary's condition, else the first), otherwise on a
+    fresh copy of it.
     Every value but the result must be used (no dead code)."""
     last_use = {len(code) - 1: len(code)}
     for i, ins in enumerate(code):
@@ -334,6 +343,8 @@ def tiles_needed(code) -> int:
             in_place = bool(dying)
         elif isinstance(ins, Binary):
             in_place = last_use[ins.a] == i or (ins.op in COMMUTATIVE and last_use[ins.b] == i)
+        elif isinstance(ins, Ternary):
+            in_place = last_use[ins.c] == i
         else:
             in_place = False
         peak = max(peak, live + (0 if in_place else 1))
@@ -356,6 +367,8 @@ def prune(code) -> tuple:
             ins = dataclasses.replace(ins, operand=number[ins.operand])
         elif isinstance(ins, Binary):
             ins = dataclasses.replace(ins, a=number[ins.a], b=number[ins.b])
+        elif isinstance(ins, Ternary):
+            ins = dataclasses.replace(ins, c=number[ins.c], a=number[ins.a], b=number[ins.b])
         out.append(ins)
     return tuple(out)
 
@@ -414,6 +427,8 @@ def unary_interval(op: SfpuOp, p: float, lo: float, hi: float):
         return min(lo, -0.28) if lo < 0 else 0.0, max(hi, 0.0)
     if op in (SfpuOp.SIN, SfpuOp.COS):
         return (-1.0, 1.0) if max(abs(lo), abs(hi)) <= 100 else None
+    if op in COMPARES:
+        return 0.0, 1.0
     raise AssertionError(op)
 
 
@@ -456,10 +471,10 @@ def straight_line_code(draw, input_ranges, unary_ops, length):
     (values used again late) or anywhere; then some of the values nothing used yet
     are folded into the result (the others are pruned later)."""
     code, intervals = [], []
-    kinds = [Input, Constant, Unary, Unary, Binary, Binary, Binary]
+    kinds = [Input, Constant, Unary, Unary, Binary, Binary, Binary, Ternary]
     for _ in range(length):
         kind = draw(st.sampled_from(kinds if code else kinds[:2]))
-        if kind in (Unary, Binary):
+        if kind in (Unary, Binary, Ternary):
             def operand():
                 where = draw(st.sampled_from(["any", "early", "last"]))
                 n = len(code)
@@ -479,6 +494,10 @@ def straight_line_code(draw, input_ranges, unary_ops, length):
             if not _ok(interval):
                 op, p, interval = SfpuOp.NEG, 0.0, unary_interval(SfpuOp.NEG, 0.0, *intervals[v])
             ins = Unary(op, v, p)
+        elif kind is Ternary:  # where(c, a, b), c often a comparison's 0 or 1
+            c, a, b = operand(), operand(), operand()
+            ins = Ternary(SfpuOp.WHERE, c, a, b)
+            interval = min(intervals[a][0], intervals[b][0]), max(intervals[a][1], intervals[b][1])
         else:
             op, a, b = draw(st.sampled_from(BINARY)), operand(), operand()
             interval = binary_interval(op, intervals[a], intervals[b])

@@ -1379,6 +1379,15 @@ def test_fault_dst_binary_operand_beyond_capacity(device):
                  ["Dst tile index beyond the Dst capacity", "`sfpu_binary", "details 8"])
 
 
+@pytest.mark.parametrize("operands", [(0, 8, 1), (0, 1, 8)], ids=["a", "b"])
+def test_fault_dst_ternary_operand_beyond_capacity(device, operands):
+    def body(k):
+        k.tile_regs_acquire()
+        k.sfpu_ternary(SfpuOp.WHERE, *operands)
+    expect_fault(device, prepare(device, make_export((kernel("where", Processor.COMPUTE, body), ()))), SC.ABORTED,
+                 ["Dst tile index beyond the Dst capacity", "`sfpu_ternary", "details 8"])
+
+
 @pytest.mark.parametrize("body, pc, instruction", [
     (lambda k: k.fill_tile(0, 1.0), 1, "`fill_tile"),
     (lambda k: k.tile_regs_commit(), 0, "`tile_regs_commit"),

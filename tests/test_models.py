@@ -154,7 +154,6 @@ CALLS = exported_calls()
 NOT_LOWERED = {
     "torch_mlp_dynamic": r"torch_mlp_dynamic\.mlir:\d+:\d+: dynamic shape tensor<\?x64xf32>: the bridge compiles "
                          r"static shapes",
-    "jax_control_flow": r"jax_control_flow\.mlir:\d+:\d+: linalg\.generic on i1: the bridge compiles f32 tensors",
 }
 
 

@@ -392,10 +392,11 @@ def test_pack_then_unpack(fmt):
 
 
 def test_every_sfpu_op_of_the_target_is_implemented():
-    """sfpu_unary / sfpu_binary return NaN for an op they do not implement; every op
-    is defined at (0.5, 2.0)."""
+    """sfpu_unary / sfpu_binary / sfpu_ternary return NaN for an op they do not
+    implement; every op is defined at (0.5, 2.0) (and 1.0)."""
     for op in SfpuOp:
-        got = numerics.sfpu_unary(op, 0.5, 2.0) if op < SfpuOp.ADD else numerics.sfpu_binary(op, 0.5, 2.0)
+        got = numerics.sfpu_unary(op, 0.5, 2.0) if op < SfpuOp.ADD else numerics.sfpu_binary(op, 0.5, 2.0) \
+            if op < SfpuOp.WHERE else numerics.sfpu_ternary(op, 1.0, 0.5, 2.0)
         assert not math.isnan(got), op.name
     assert math.isnan(numerics.sfpu_unary(SfpuOp.ADD, 0.5, 2.0)) and math.isnan(numerics.sfpu_binary(0, 0.5, 2.0))
 
@@ -652,12 +653,20 @@ SFPU_CASES = {
     SfpuOp.MUL_SCALAR: (None, (-10, 10), -1.7, True),
     SfpuOp.POWER: (None, (0.01, 10), 2.5, False),
     SfpuOp.LEAKY_RELU: (None, (-10, 10), 0.01, True),
+    SfpuOp.GTZ: (lambda x: (x > 0).astype(np.float64), (-2, 2), 0.0, True),
+    SfpuOp.GEZ: (lambda x: (x >= 0).astype(np.float64), (-2, 2), 0.0, True),
+    SfpuOp.LTZ: (lambda x: (x < 0).astype(np.float64), (-2, 2), 0.0, True),
+    SfpuOp.LEZ: (lambda x: (x <= 0).astype(np.float64), (-2, 2), 0.0, True),
+    SfpuOp.EQZ: (lambda x: (x == 0).astype(np.float64), (-2, 2), 0.0, True),
+    SfpuOp.NEZ: (lambda x: (x != 0).astype(np.float64), (-2, 2), 0.0, True),
 }
 # Edge inputs per op, with the IEEE/numpy answers (float64 references handle them).
 SFPU_EDGES = {
     SfpuOp.EXP: [100.0, -100.0, 0.0], SfpuOp.LOG: [0.0, -1.0, 1.0], SfpuOp.SQRT: [-4.0, 0.0],
     SfpuOp.RSQRT: [0.0, -1.0], SfpuOp.RECIP: [0.0, -0.0, 1e-30], SfpuOp.SIGMOID: [-100.0, 100.0],
     SfpuOp.TANH: [100.0, -100.0], SfpuOp.SQUARE: [1e20, -1e20],
+    **{op: [0.0, -0.0, math.nan, math.inf, -math.inf, 1e-30, -1e-30]
+       for op in (SfpuOp.GTZ, SfpuOp.GEZ, SfpuOp.LTZ, SfpuOp.LEZ, SfpuOp.EQZ, SfpuOp.NEZ)},
 }
 
 # bf16 output: the result is float32(op(x)) rounded once more to bf16 (nearest even in

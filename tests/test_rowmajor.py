@@ -5,7 +5,7 @@ offset, with other tensors right next to them.
 - `tilize` and `untilize` only move bytes: they are compared bit for bit with numpy
   twins (tests/reference.py's tilize and untilize of the folded matrix) over shapes
   (heights and widths that are not multiples of 32, one row, one column), element
-  sizes, offsets (16-byte aligned, face rows crossing the buffer's 4096-byte pages,
+  sizes (1, 2 and 4 bytes), offsets (16-byte aligned, face rows crossing the buffer's 4096-byte pages,
   buffers of one page, an extra offset from a push constant) and the bytes around the
   tensor, which the writer must leave alone.
 - The programs built on them (eltwise binary, copy) are checked against numpy twins of
@@ -29,7 +29,7 @@ from tt_hal.target.sizes import TILE, ceil_div
 from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
 
 F32, BF16 = DataFormat.float32, DataFormat.bfloat16
-BITS = {2: np.uint16, 4: np.uint32}  # element size -> the dtype of its bit patterns
+BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32}  # element size -> the dtype of its bit patterns
 RAW_PAGE = 4096  # a raw buffer's page size, when it is larger
 
 
@@ -109,7 +109,7 @@ def test_twins_invert_each_other():
 # ---- Data movement: tilize and untilize, bit for bit ----
 
 LAYOUTS = dict(
-    fmt=st.sampled_from([BF16, F32, DataFormat.int32, DataFormat.uint16]),
+    fmt=st.sampled_from([BF16, F32, DataFormat.int32, DataFormat.uint16, DataFormat.uint8]),  # uint8: booleans
     rows=st.one_of(st.integers(1, 80), st.sampled_from([1, 16, 32, 33, 64])),
     # Blocks hold up to 8 tiles of a tile row: 256 columns are one full block, wider rows several, the last
     # one narrower.
@@ -260,8 +260,8 @@ def test_copy_through_tiles_is_the_identity(device, executables, fmt, shape):
     assert np.array_equal(host_bytes(target), expected)
 
 
-def test_formats_without_2_or_4_byte_elements_are_unimplemented():
-    for fmt in (DataFormat.bfloat8_b, DataFormat.uint8):
+def test_formats_without_1_2_or_4_byte_elements_are_unimplemented():
+    for fmt in (DataFormat.bfloat8_b, DataFormat.bfloat4_b):
         with pytest.raises(hal.HalError) as error:
             rowmajor.tilize(fmt)
         assert error.value.code == hal.StatusCode.UNIMPLEMENTED

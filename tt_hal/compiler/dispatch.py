@@ -81,8 +81,8 @@ def _library(kernel: tuple) -> Export:
 
 
 @functools.cache
-def _rowmajor(builder) -> Export:
-    return builder(FORMAT, offsets=True)
+def _rowmajor(builder, data_format: DataFormat) -> Export:
+    return builder(data_format, offsets=True)
 
 
 def _constants(values) -> tuple[RuntimeArg, ...]:
@@ -117,12 +117,13 @@ class _ExportBuilder:
             self.tensors.append(ExportTensor(tuple(shape), data_format, values))
         return self.index[key]
 
-    def row_major(self, builder, device_shape, offset: int | PushConstant, bindings) -> None:
+    def row_major(self, builder, device_shape, data_format: DataFormat, offset: int | PushConstant,
+                  bindings) -> None:
         """A tilize or untilize stage between a binding (at byte `offset` of its range,
         a literal or the dispatch's push constant) and a tile tensor."""
         batches, rows, columns = _matrices(device_shape)
         constants = rowmajor.push_constants(rows, columns, [offset], batches)
-        self.stages.append(Stage(_rowmajor(builder).program, workgroup_count(constants[0], CORES),
+        self.stages.append(Stage(_rowmajor(builder, data_format).program, workgroup_count(constants[0], CORES),
                                  _constants(constants), bindings))
 
     def launch(self, launch: Launch, operand_binding) -> None:
@@ -143,8 +144,9 @@ def lower_export(export_op, func) -> Export:
         raise HalError(e.code, f"{e.message}\n  in dispatch @{name} at {location(export_op)}") from None
     out = _ExportBuilder()
     for key, tensor in _loads(lowering).items():
-        scratch = out.tensor(("binding", key), tensor.device_shape, FORMAT)
-        out.row_major(rowmajor.tilize, tensor.device_shape, key[1],
+        data_format = tensor.data_format or FORMAT
+        scratch = out.tensor(("binding", key), tensor.device_shape, data_format)
+        out.row_major(rowmajor.tilize, tensor.device_shape, data_format, key[1],
                       ((BindingSource.DISPATCH, key[0]), (BindingSource.TENSOR, scratch)))
 
     def operand_binding(operand):
@@ -156,13 +158,13 @@ def lower_export(export_op, func) -> Export:
             values = np.asarray(what, np.float32).reshape(operand.device_shape)
             key = ("constant", operand.device_shape, values.tobytes())
             return BindingSource.TENSOR, out.tensor(key, operand.device_shape, FORMAT, values)
-        return BindingSource.TENSOR, out.tensor((kind, what), operand.device_shape, FORMAT)
+        return BindingSource.TENSOR, out.tensor((kind, what), operand.device_shape, operand.data_format or FORMAT)
 
     for launch in lowering.launches:
         out.launch(launch, operand_binding)
-    for key, device_shape in lowering.outputs.items():
-        scratch = out.tensor(("output", key), device_shape, FORMAT)
-        out.row_major(rowmajor.untilize, device_shape, key[1],
+    for key, (device_shape, data_format) in lowering.outputs.items():
+        scratch = out.tensor(("output", key), device_shape, data_format)
+        out.row_major(rowmajor.untilize, device_shape, data_format, key[1],
                       ((BindingSource.TENSOR, scratch), (BindingSource.DISPATCH, key[0])))
     return Export(name, constant_count, binding_count, (1, 1, 1), tuple(out.stages), tuple(out.tensors))
 

@@ -34,7 +34,7 @@ from iree.compiler import ir
 
 from hal.status import HalError, StatusCode
 from tt_hal.kernels import fused, matmul, reduce, transpose
-from tt_hal.kernels.fused import Binary, Constant, FusedInput, Input, Instruction, Unary
+from tt_hal.kernels.fused import Binary, Constant, FusedInput, Input, Instruction, Ternary, Unary
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.sizes import TILE, ceil_div
@@ -56,13 +56,15 @@ class Tensor:
     """A tensor of the dispatch: logical shape, device shape, and where it lives
     (`ref`: ("binding", (binding, byte offset)) loaded, ("output", (binding, byte offset))
     stored, ("temp", k) or ("constant", values); `fill`: a splat not
-    materialised)."""
+    materialised). Its tiles are in the compute format, but for an output stored in
+    another (`data_format`: a predicate stored as i8)."""
 
-    def __init__(self, shape, device_shape=None, ref=None, fill=None):
+    def __init__(self, shape, device_shape=None, ref=None, fill=None, data_format=None):
         self.shape = tuple(shape)
         self.device_shape = tuple(device_shape) if device_shape is not None else default_device_shape(shape)
         self.ref = ref
         self.fill = fill
+        self.data_format = data_format
 
 
 @dataclasses.dataclass
@@ -131,7 +133,7 @@ def _constant(value):
     owner = value.owner
     if isinstance(owner, (ir.Operation, ir.OpView)) and owner.operation.name == "arith.constant":
         attr = owner.operation.attributes["value"]
-        if isinstance(attr, (ir.IntegerAttr, ir.FloatAttr)):
+        if isinstance(attr, (ir.IntegerAttr, ir.FloatAttr, ir.BoolAttr)):
             return attr.value
     return None
 
@@ -159,10 +161,19 @@ def dense_array(op, attr) -> np.ndarray:
     return np.array(attr, dtypes[element]).reshape(attr.type.shape)
 
 
-def _check_element_type(op, type_) -> None:
+def _check_element_type(op, type_, allowed=("f32",)) -> None:
     element = type_.element_type if isinstance(type_, ir.ShapedType) else type_
-    if str(element) != "f32":
-        raise unimplemented(op, f"{op.name} on {element}: the bridge compiles f32 tensors")
+    if str(element) not in allowed:
+        raise unimplemented(op, f"{op.name} on {element}: the bridge compiles f32 tensors (and i1 predicates "
+                                f"computed from them)")
+
+
+# Element types a dispatch may store, as the format of the binding's bytes: a predicate
+# (i1, 0 or 1, computed in float32) is stored widened, as IREE keeps i1 in memory.
+STORED_FORMATS = {"f32": DataFormat.float32, "i8": DataFormat.uint8, "i32": DataFormat.int32}
+# Casts of a predicate's tensor that keep its values (0 and 1): widening an i1, and
+# narrowing a loaded i1 argument's bytes back to i1.
+_PREDICATE_CASTS = {"arith.extui": "i1", "arith.uitofp": "i1", "arith.trunci": "i8"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -255,23 +266,22 @@ _REDUCE = {"arith.addf": ReduceKind.SUM_ROW, "arith.maximumf": ReduceKind.MAX_RO
            "arith.maxnumf": ReduceKind.MAX_ROW}
 
 
-_SPECIAL = {"math.powf", "math.fpowi", "arith.select"}  # lowered with conditions (_Code.op)
+_SPECIAL = {"math.powf", "math.fpowi", "arith.select", "arith.cmpf", "arith.cmpi", "arith.extui", "arith.extsi",
+            "arith.uitofp", "arith.sitofp", "arith.andi", "arith.ori", "arith.xori"}  # lowered in _Code.op
 # arith.cmpf's predicate numbers (mlir/Dialect/Arith/IR/ArithBase.td, CmpFPredicate).
 _PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une",
                "uno", "true")
-# The compares that order two values: True where a holds when a is the larger.
-_ORDERS = {"ogt": True, "oge": True, "ugt": True, "uge": True, "olt": False, "ole": False, "ult": False,
-           "ule": False}
-
-
-@dataclasses.dataclass(frozen=True)
-class _Synthetic:
-    """A body op the lowering derives from others (a select as a max): a name and operands."""
-
-    name: str
-    operands: tuple
-
-
+# arith.cmpi's (CmpIPredicate).
+_INTEGER_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+# A compare of a and b as the SFPU's compare of a - b with zero, as ttnn computes its
+# binary comparisons (sub, then gtz & co.). Unordered and ordered float predicates
+# differ only for NaN operands (docs/compiler.md); integer operands here are
+# predicates (0, 1, or -1 sign-extended), whose differences are exact.
+_ZERO_COMPARES = {
+    "oeq": SfpuOp.EQZ, "ueq": SfpuOp.EQZ, "eq": SfpuOp.EQZ, "one": SfpuOp.NEZ, "une": SfpuOp.NEZ, "ne": SfpuOp.NEZ,
+    "ogt": SfpuOp.GTZ, "ugt": SfpuOp.GTZ, "sgt": SfpuOp.GTZ, "oge": SfpuOp.GEZ, "uge": SfpuOp.GEZ,
+    "sge": SfpuOp.GEZ, "olt": SfpuOp.LTZ, "ult": SfpuOp.LTZ, "slt": SfpuOp.LTZ, "ole": SfpuOp.LEZ,
+    "ule": SfpuOp.LEZ, "sle": SfpuOp.LEZ}
 class _Code:
     """Builds eltwise_fused code from a generic's body: block args become inputs
     (or constants, for fills), body ops SFPU instructions."""
@@ -291,7 +301,8 @@ class _Code:
         if isinstance(v, ir.BlockArgument):
             index = self.emit(self.leaves[v.arg_number])
         elif _constant(v) is not None:
-            index = self.emit(Constant(float(_constant(v))))
+            value = _constant(v)
+            index = self.emit(Constant(float(bool(value) if _is_predicate(v) else value)))
         else:
             index = self.op(v.owner.operation)
         self.memo[v] = index
@@ -306,6 +317,22 @@ class _Code:
             return self.emit(Unary(SfpuOp.POWER, self.value(operands[0]), float(_constant(operands[1]))))
         if name == "arith.select":
             return self.select(op)
+        if name in ("arith.cmpf", "arith.cmpi"):
+            return self.compare(op)
+        if name in ("arith.extui", "arith.uitofp", "arith.extsi", "arith.sitofp"):
+            if not _is_predicate(operands[0]):
+                raise unimplemented(op, f"{name} of {operands[0].type}: the bridge computes integers only as "
+                                        f"predicates (i1)")
+            x = self.value(operands[0])  # true is 1 unsigned, -1 signed
+            return x if name in ("arith.extui", "arith.uitofp") else self.emit(Unary(SfpuOp.NEG, x))
+        if name in ("arith.andi", "arith.ori", "arith.xori"):
+            if not _is_predicate(op.results[0]):
+                raise unimplemented(op, f"{name} on {op.results[0].type}: the bridge computes integers only as "
+                                        f"predicates (i1)")
+            a, b = (self.value(v) for v in operands)
+            if name == "arith.xori":  # a != b
+                return self.emit(Unary(SfpuOp.NEZ, self.emit(Binary(SfpuOp.SUB, a, b))))
+            return self.emit(Binary(SfpuOp.MUL if name == "arith.andi" else SfpuOp.MAXIMUM, a, b))
         if name in _BINARY:
             a, b = operands
             ca, cb = _constant(a), _constant(b)
@@ -330,22 +357,44 @@ class _Code:
         raise unimplemented(op, f"{name} in the body of a linalg.generic has no Tensix lowering yet "
                                 f"(supported: {', '.join(sorted(set(_UNARY) | set(_BINARY) | _SPECIAL))})")
 
+    def compare(self, op) -> int:
+        """cmpf / cmpi a P b -> 1.0 or 0.0: the SFPU's compare of a - b with zero."""
+        names = _PREDICATES if op.name == "arith.cmpf" else _INTEGER_PREDICATES
+        predicate = names[int(ir.IntegerAttr(op.attributes["predicate"]).value)]
+        if predicate not in _ZERO_COMPARES:
+            raise unimplemented(op, f"{op.name} {predicate} has no Tensix lowering yet (supported: "
+                                    f"{', '.join(_ZERO_COMPARES)})")
+        if op.name == "arith.cmpi" and not all(_is_predicate(v) or _is_small_constant(v) for v in op.operands):
+            raise unimplemented(op, "arith.cmpi of integers other than predicates: the bridge computes integers "
+                                    "only as predicates (i1)")
+        a, b = op.operands
+        cb = _constant(b)
+        if cb is not None:
+            x = self.value(a)
+            difference = x if cb == 0 else self.emit(Unary(SfpuOp.ADD_SCALAR, x, -float(cb)))
+        else:
+            difference = self.emit(Binary(SfpuOp.SUB, self.value(a), self.value(b)))
+        return self.emit(Unary(_ZERO_COMPARES[predicate], difference))
+
     def select(self, op) -> int:
-        """select(a P b, a, b) is max(a, b) for P one of >, >=, and min(a, b) for <, <=
-        (swapped arms the other way): how torch writes relu and clamps. Only NaN
-        operands can tell them apart (docs/compiler.md). Other selects need a compare
-        the kernel library does not have yet."""
-        condition, x, y = op.operands
-        compare = None if isinstance(condition, ir.BlockArgument) else condition.owner.operation
-        if compare is not None and compare.name == "arith.cmpf":
-            predicate = _PREDICATES[int(ir.IntegerAttr(compare.attributes["predicate"]).value)]
-            a, b = compare.operands
-            if predicate in _ORDERS and {x, y} == {a, b} and a != b:
-                larger = _ORDERS[predicate] == (x == a)  # picks the larger one when the compare holds
-                name = "arith.maximumf" if larger else "arith.minimumf"
-                return self.op(_Synthetic(name, (a, b)))
-        raise unimplemented(op, "arith.select other than a max or min of the two values it compares (a select "
-                                "on any condition has no Tensix lowering yet)")
+        """select(c, x, y) -> where_tile: x where c != 0, else y, each moved whole."""
+        c, x, y = (self.value(v) for v in op.operands)
+        return self.emit(Ternary(SfpuOp.WHERE, c, x, y))
+
+
+def _is_predicate(value) -> bool:
+    """Is `value` an i1, or an integer made from one by the casts the lowering follows?"""
+    if str(value.type) == "i1":
+        return True
+    owner = value.owner
+    return isinstance(owner, (ir.Operation, ir.OpView)) and owner.operation.name in ("arith.extui", "arith.extsi") \
+        and _is_predicate(owner.operation.operands[0])
+
+
+def _is_small_constant(value) -> bool:
+    """An integer constant that float32 holds exactly (compared with a predicate)."""
+    constant = _constant(value)
+    return isinstance(constant, int) and abs(constant) <= 1 << 24
 
 
 def _iterators(generic) -> list[str]:
@@ -394,7 +443,7 @@ class DispatchLowering:
         self.temps: list[Tensor] = []
         self.values: dict = {}
         self.subspans: dict = {}  # subspan value -> (binding, byte offset)
-        self.outputs: dict[tuple, tuple] = {}  # (binding, offset) -> device shape it was written with
+        self.outputs: dict[tuple, tuple] = {}  # (binding, offset) -> (device shape, format) it was written with
         ints = Integers()
         for op in _children(self.func):
             name = op.name
@@ -416,6 +465,9 @@ class DispatchLowering:
                 self.store(op)
             elif name == "linalg.generic":
                 self.generic(op)
+            elif name in _PREDICATE_CASTS and isinstance(op.operands[0].type, ir.ShapedType) and \
+                    str(op.operands[0].type.element_type) == _PREDICATE_CASTS[name]:
+                self.values[op.results[0]] = self.values[op.operands[0]]  # 0 and 1 either way
             else:
                 raise unimplemented(op, f"{name} has no Tensix lowering yet")
         return self
@@ -441,27 +493,45 @@ class DispatchLowering:
     def load(self, op) -> None:
         binding = self.subspans[op.operands[0]]
         shape = _shape(op, op.results[0].type)
-        _check_element_type(op, op.results[0].type)
+        result = op.results[0]
         self._whole(op, shape)
-        self.values[op.results[0]] = Tensor(shape, self.bound.get(binding), ("binding", binding))
+        if str(result.type.element_type) == "i8" and all(
+                use.owner.name == "arith.trunci" and str(use.owner.results[0].type.element_type) == "i1"
+                for use in result.uses):
+            # An i1 argument, as IREE keeps it in memory (a byte of 0 or 1): its uint8
+            # tiles unpacked to the compute format.
+            raw = Tensor(shape, self.bound.get(binding), ("binding", binding), data_format=DataFormat.uint8)
+            self.values[result] = self._temp(shape, raw.device_shape)
+            self._fused(op, (Input(0),), [(raw, FusedInput(DataFormat.uint8))], self.values[result])
+            return
+        _check_element_type(op, result.type)
+        self.values[result] = Tensor(shape, self.bound.get(binding), ("binding", binding))
 
     def store(self, op) -> None:
         value, target = op.operands[0], op.operands[1]
         binding = self.subspans[target]
         tensor = self.values[value]
         self._whole(op, tensor.shape)
+        element = str(value.type.element_type)
+        if element not in STORED_FORMATS:
+            raise unimplemented(op, f"a store of {element}: the bridge stores {', '.join(STORED_FORMATS)}")
+        data_format = STORED_FORMATS[element]
         wanted = self.bound.get(binding, tensor.device_shape)
+        out = Tensor(tensor.shape, wanted, ("output", binding), data_format=data_format)
         if tensor.fill is not None:
-            out = Tensor(tensor.shape, wanted, ("output", binding))
             self._fused(op, (Constant(tensor.fill),), [], out)
-        elif tensor.ref is not None and tensor.ref[0] == "temp" and canonical(tensor.device_shape) == canonical(wanted):
+        elif tensor.ref is not None and tensor.ref[0] == "temp" and data_format is self.options.data_format and \
+                canonical(tensor.device_shape) == canonical(wanted):
             tensor.ref = ("output", binding)  # the producer writes the binding directly
             self.temps.remove(tensor)
             tensor.device_shape = wanted
+        elif data_format is not self.options.data_format:  # packed to the stored format
+            if canonical(tensor.device_shape) != canonical(wanted):
+                raise unimplemented(op, f"a {element} tensor of device shape {tensor.device_shape} stored as {wanted}")
+            self._fused(op, (Input(0),), [(tensor, FusedInput(self.options.data_format))], out)
         else:
-            out = Tensor(tensor.shape, wanted, ("output", binding))
             self._convert(op, tensor, out)
-        self.outputs[binding] = wanted
+        self.outputs[binding] = (wanted, data_format)
 
     # ---- launches ----
     def _temp(self, shape, device_shape) -> Tensor:
@@ -470,7 +540,7 @@ class DispatchLowering:
         return tensor
 
     def _fused(self, op, code: Sequence[Instruction], inputs: list[tuple[Tensor, FusedInput]], out: Tensor) -> None:
-        fmt = self.options.data_format
+        fmt = out.data_format or self.options.data_format
         ds = out.device_shape
         mask_columns, mask_rows = ds[-1] % TILE, ds[-2] % TILE
         fused_inputs = tuple(fi for _, fi in inputs)
@@ -533,8 +603,8 @@ class DispatchLowering:
         operands = operands[:n_in] + [operands[n_in + k]]
         maps, iterators = _maps(op), _iterators(op)
         maps = maps[:n_in] + [maps[n_in + k]]
-        for v in operands:
-            _check_element_type(op, v.type)
+        for v in operands:  # integer tensors of a dispatch hold predicates: loads and constants are f32
+            _check_element_type(op, v.type, ("f32", "i1", "i8", "i32"))
         ins = [self.values[v] if isinstance(v.type, ir.RankedTensorType) else None for v in operands[:n_in]]
         scalars = [v for v in operands[:n_in] if not isinstance(v.type, ir.RankedTensorType)]
         init = self.values[operands[n_in]]

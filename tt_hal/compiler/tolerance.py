@@ -72,11 +72,13 @@ def report(outputs, references) -> str:
 
 
 def check(outputs, references, data_format: str) -> None:
-    """Raises AssertionError (with `report`) unless every output's max_error is within
-    TOLERANCE[data_format]."""
+    """Raises AssertionError (with `report`) unless every float output's max_error is
+    within TOLERANCE[data_format] and every boolean or integer output is equal."""
     limit = TOLERANCE[data_format]
     pairs = _pairs(outputs, references)
-    failed = [i for i, (out, ref) in enumerate(pairs) if not max_error(out, ref) <= limit]
+    exact = [np.asarray(ref).dtype.kind in "biu" for ref in references]  # predicates and integers: every value
+    failed = [i for i, (out, ref) in enumerate(pairs)
+              if not (np.array_equal(out, ref) if exact[i] else max_error(out, ref) <= limit)]
     if failed:
         raise AssertionError(f"outputs {failed} beyond the {data_format} tolerance {limit} "
                              f"(max abs error / max |reference|):\n" + report(outputs, references))

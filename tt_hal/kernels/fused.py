@@ -87,7 +87,20 @@ class Binary:
         return (self.a, self.b)
 
 
-Instruction = Input | Constant | Unary | Binary
+@dataclasses.dataclass(frozen=True)
+class Ternary:
+    """SfpuOp `op` (WHERE) of values `c`, `a` and `b`: a where c != 0, else b."""
+    op: SfpuOp
+    c: int
+    a: int
+    b: int
+
+    @property
+    def operands(self) -> tuple[int, ...]:
+        return (self.c, self.a, self.b)
+
+
+Instruction = Input | Constant | Unary | Binary | Ternary
 
 # Operand order may be swapped (to work in place on the dying operand) only where that
 # is exact bit for bit: not for max/min, which keep the first operand on ties (+0 vs -0).
@@ -132,6 +145,9 @@ def _allocate_fused(k: KernelBuilder, code: tuple[Instruction, ...], inputs, cap
         elif isinstance(ins, Unary):
             tile = writable(ins.operand, i)
             k.sfpu_unary(ins.op, tile, ins.parameter)
+        elif isinstance(ins, Ternary):  # in place on the condition, which it reads element by element first
+            tile = writable(ins.c, i)
+            k.sfpu_ternary(ins.op, tile, where[ins.a], where[ins.b])
         else:
             op, a, b = ins.op, ins.a, ins.b
             if last_use[a] != i and last_use[b] == i and op in _COMMUTATIVE and a != b:

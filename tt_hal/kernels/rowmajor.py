@@ -4,7 +4,7 @@ IREE binds byte ranges of row-major tensors at any (typically 16- or 64-byte ali
 byte offset of its buffers, and packs other tensors right next to them. Compute needs
 tiles, so these programs convert in compute, as TT-Metal's tilize and untilize ops do:
 
-- A tensor of 2- or 4-byte elements (bfloat16, float32, int32, ...) is a batch of
+- A tensor of 1-, 2- or 4-byte elements (uint8, bfloat16, float32, int32, ...) is a batch of
   (rows, columns) matrices, one after another, and starts at byte `base` of its
   binding's buffer: the binding's byte offset (BINDING_BYTE_OFFSET) plus,
   optionally, a push constant, as IREE passes some binding offsets.
@@ -138,10 +138,10 @@ def tensor_generators(k: KernelBuilder, formats, offsets: bool, first_offset: in
 
 
 def element_size(fmt: DataFormat) -> int:
-    """Bytes per element of a format these kernels move: 2 or 4."""
-    if fmt.is_block_float or fmt.element_size not in (2, 4):
+    """Bytes per element of a format these kernels move: 1, 2 or 4."""
+    if fmt.is_block_float or fmt.element_size not in (1, 2, 4):
         raise HalError(StatusCode.UNIMPLEMENTED, f"row-major tiles of {fmt.name}: the kernels move elements of "
-                                                 f"2 or 4 bytes")
+                                                 f"1, 2 or 4 bytes")
     return fmt.element_size
 
 

@@ -92,6 +92,7 @@ class Op(enum.IntEnum):
     # Compute: layout conversion of whole blocks (they take Dst themselves, between releases).
     TILIZE_BLOCK = 75  # icb, ocb, rblock: rblock pages of 32 row-major rows -> rblock tiles
     UNTILIZE_BLOCK = 76  # icb, ocb, rblock: rblock tiles -> rblock pages of 32 row-major rows
+    SFPU_TERNARY = 77  # sfpu op, rdst_c, rdst_a, rdst_b (result in c)
 
 
 # Operand kinds: r = register, i = immediate, c = circular buffer, t = branch target,
@@ -111,7 +112,7 @@ OPERANDS: dict[Op, str] = {
     Op.COPY_TILE: "crr", Op.ADD_TILES: "ccrrre", Op.SUB_TILES: "ccrrre", Op.MUL_TILES: "ccrrre",
     Op.MATMUL_TILES: "ccrrri", Op.REDUCE_TILE: "eccrrr", Op.TRANSPOSE_WH_TILE: "crr",
     Op.SFPU_UNARY: "erf", Op.SFPU_BINARY: "err", Op.FILL_TILE: "rf", Op.PACK_TILE: "rcr",
-    Op.TILIZE_BLOCK: "ccr", Op.UNTILIZE_BLOCK: "ccr",
+    Op.TILIZE_BLOCK: "ccr", Op.UNTILIZE_BLOCK: "ccr", Op.SFPU_TERNARY: "errr",
 }
 
 
@@ -155,6 +156,14 @@ class SfpuOp(enum.IntEnum):
     MUL_SCALAR = 16  # x * parameter
     POWER = 17  # x ** parameter
     LEAKY_RELU = 18  # parameter = slope
+    # Comparisons with zero: 1.0 where x > 0 (>= 0, < 0, <= 0, == 0, != 0), else 0.0, as
+    # TT-Metal's gtz_tile and friends; a NaN compares false but for NEZ.
+    GTZ = 19
+    GEZ = 20
+    LTZ = 21
+    LEZ = 22
+    EQZ = 23
+    NEZ = 24
     # SFPU binary, on two Dst tiles.
     ADD = 32
     SUB = 33
@@ -164,6 +173,8 @@ class SfpuOp(enum.IntEnum):
     MINIMUM = 37
     MASK = 38  # a where b != 0, else 0 (mask_tile)
     MASK_NEG_INF = 39  # a where b != 0, else -inf (masking before a max)
+    # SFPU ternary, on three Dst tiles.
+    WHERE = 48  # a where c != 0, else b (where_tile)
 
 
 class MathFidelity(enum.IntEnum):
@@ -184,14 +195,16 @@ class Processor(enum.IntEnum):
 
 
 _ENUMS = {Op.ADD_TILES: Broadcast, Op.SUB_TILES: Broadcast, Op.MUL_TILES: Broadcast, Op.REDUCE_TILE: ReduceKind,
-          Op.SFPU_UNARY: SfpuOp, Op.SFPU_BINARY: SfpuOp}
+          Op.SFPU_UNARY: SfpuOp, Op.SFPU_BINARY: SfpuOp, Op.SFPU_TERNARY: SfpuOp}
 # Immediates with a fixed range: (op, operand position) -> allowed values.
 _IMMEDIATE_RANGES = {
     (Op.ADDRGEN, 0): range(ADDRGEN_SLOTS), (Op.NOC_READ_PAGE, 0): range(ADDRGEN_SLOTS),
     (Op.NOC_WRITE_PAGE, 0): range(ADDRGEN_SLOTS), (Op.NOC_READ, 0): range(ADDRGEN_SLOTS),
     (Op.NOC_WRITE, 0): range(ADDRGEN_SLOTS), (Op.WORKGROUP_ID, 1): range(3), (Op.WORKGROUP_COUNT, 1): range(3),
     (Op.ARG, 1): range(MAX_RUNTIME_ARGS), (Op.SFPU_UNARY, 0): range(SfpuOp.ADD),
-    (Op.SFPU_BINARY, 0): range(SfpuOp.ADD, SfpuOp.MASK_NEG_INF + 1), (Op.MATMUL_TILES, 5): range(2),
+    (Op.SFPU_BINARY, 0): range(SfpuOp.ADD, SfpuOp.MASK_NEG_INF + 1), (Op.SFPU_TERNARY, 0): range(SfpuOp.WHERE,
+                                                                                                 SfpuOp.WHERE + 1),
+    (Op.MATMUL_TILES, 5): range(2),
     (Op.L1_FILL, 2): range(1 << 32),
 }
 
