@@ -175,6 +175,10 @@ def dispatch(executable, export_ordinal: int, constant_bytes: bytes, binding_cou
     if not isinstance(executable, HalExecutable):
         raise HalError(StatusCode.INVALID_ARGUMENT, f"{what} needs a HalExecutable, got {type(executable).__name__}")
     export = executable.export(export_ordinal)
+    if export.dynamic:
+        raise HalError(StatusCode.UNIMPLEMENTED,
+                       f"{what} of {export.name}: the export has dynamic shapes and no program yet; a .vmfb's hal "
+                       f"module lowers it for each dispatch's push constants (tt_hal.compiler.specialize)")
     count = len(constant_bytes) // 4
     if count != export.constant_count:
         raise HalError(StatusCode.INVALID_ARGUMENT,

@@ -915,16 +915,58 @@ def test_no_tensix_lowering(name):
     assert re.search(rf"^input\.mlir:{line_of(text, needle)}:\d+: .*{op}", error.message), error.message
 
 
-def test_dynamic_shape():
+# Dynamic shapes: each dispatch is lowered for the dims of the call (tt_hal/compiler/specialize.py).
+DYNAMIC = mlir("""
+    func.func @main(%a: tensor<?x70xf32>, %w: tensor<70x40xf32>) -> (tensor<?x40xf32>, tensor<?x70xf32>) {
+      %h = stablehlo.dot_general %a, %w, contracting_dims = [1] x [0]
+          : (tensor<?x70xf32>, tensor<70x40xf32>) -> tensor<?x40xf32>
+      %t = stablehlo.tanh %h : tensor<?x40xf32>
+      %z = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %m = stablehlo.reduce(%a init: %z) applies stablehlo.maximum across dimensions = [0]
+          : (tensor<?x70xf32>, tensor<f32>) -> tensor<70xf32>
+      %c = stablehlo.get_dimension_size %a, dim = 0 : (tensor<?x70xf32>) -> tensor<i32>
+      %n = stablehlo.reshape %c : (tensor<i32>) -> tensor<1xi32>
+      %k = stablehlo.constant dense<70> : tensor<1xi32>
+      %shape = stablehlo.concatenate %n, %k, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+      %mb = stablehlo.dynamic_broadcast_in_dim %m, %shape, dims = [1]
+          : (tensor<70xf32>, tensor<2xi32>) -> tensor<?x70xf32>
+      %d = stablehlo.add %a, %mb : tensor<?x70xf32>
+      return %t, %d : tensor<?x40xf32>, tensor<?x70xf32>
+    }
+""")  # a matmul over a dynamic M, and a max over the dynamic dim (padding rows masked) broadcast back
+
+
+@pytest.mark.parametrize("rows", [[1, 33, 64, 33], [5, 100]], ids=["1-33-64-33", "5-100"])
+def test_dynamic_shapes_lower_for_each_call(rows, monkeypatch):
+    import tt_hal.compiler.specialize as specialize
+
+    module = runtime.load_vm_flatbuffer(compiler.compile_vmfb(DYNAMIC), driver="tenstorrent")
+    lowered = []
+    original = specialize.specialize
+    monkeypatch.setattr(specialize, "specialize", lambda export, constants: lowered.append(list(constants)) or
+                        original(export, constants))
+    cpu = llvm_cpu.load_module(DYNAMIC)
+    rng = np.random.default_rng(SEED)
+    w = (rng.standard_normal((70, 40)) / np.sqrt(70)).astype(np.float32)
+    for n in rows:
+        a = rng.standard_normal((n, 70)).astype(np.float32)
+        tolerance.check(llvm_cpu.host_results(module.main(a, w)), llvm_cpu.host_results(cpu.main(a, w)), "float32")
+    # Each dynamic dispatch is lowered once per distinct shape, not again for a shape seen before.
+    dispatches, remainder = divmod(len(lowered), len(set(rows)))
+    assert dispatches >= 1 and remainder == 0 and len({tuple(c) for c in lowered}) == len(lowered), lowered
+
+
+def test_dynamic_shape_unlowered_op_fails_the_compile():
+    """A dispatch with dynamic shapes is lowered once at compile time for trial dims,
+    so an op without a lowering is an error of the compile, naming its line."""
     text = mlir("""
         func.func @main(%a: tensor<?x64xf32>) -> tensor<?x64xf32> {
-          %0 = stablehlo.exponential %a : tensor<?x64xf32>
+          %0 = stablehlo.remainder %a, %a : tensor<?x64xf32>
           return %0 : tensor<?x64xf32>
         }
     """)
     error = compile_error(text, StatusCode.UNIMPLEMENTED)
-    assert "dynamic" in error.message and "static shapes" in error.message
-    assert f"input.mlir:{line_of(text, 'exponential')}:" in error.message
+    assert re.search(rf"^input\.mlir:{line_of(text, 'remainder')}:\d+: .*arith\.remf", error.message), error.message
 
 
 def test_element_type_not_f32():

@@ -717,8 +717,8 @@ def rich_export() -> Export:
 def assert_exports_equal(got: list[Export], want: list[Export]) -> None:
     assert len(got) == len(want)
     for g, w in zip(got, want):
-        assert (g.name, g.constant_count, g.binding_count, g.workgroup_size) == \
-               (w.name, w.constant_count, w.binding_count, w.workgroup_size)
+        assert (g.name, g.constant_count, g.binding_count, g.workgroup_size, g.source) == \
+               (w.name, w.constant_count, w.binding_count, w.workgroup_size, w.source)
         assert len(g.stages) == len(w.stages)
         for gs, ws in zip(g.stages, w.stages):
             assert (gs.workgroup_count, gs.constants, gs.bindings) == (ws.workgroup_count, ws.constants, ws.bindings)
@@ -777,6 +777,8 @@ def library_exports() -> list[Export]:
     pytest.param([empty_fields_export()], id="empty-stage-fields"),
     pytest.param([make_export(name="empty")], id="no-kernels"),
     pytest.param([], id="no-exports"),
+    pytest.param([Export("dynamic", 2, 3, (1, 1, 1), (), (), "func.func @f() {\n  return\n} \u00e9"), make_export()],
+                 id="dynamic"),
 ])
 def test_ttx_round_trip(exports):
     data = write_executable(exports)
@@ -875,8 +877,9 @@ def unchecked(cls, **fields):
     (lambda e: {"tensors": (unchecked(ExportTensor, shape=(4, 0), data_format=DF.float32),)}, "no empty dimension"),
     (lambda e: {"tensors": (unchecked(ExportTensor, shape=(4,), data_format=DF.float32),)}, "rank 2 or more"),
     (lambda e: {"tensors": (ExportTensor((4, 5), 77),)}, "77"),
+    (lambda e: {"source": "func.func @f()"}, "both stages and the source of a dynamic export"),
 ], ids=["no-stages", "2d-grid", "zero-grid", "binding-constant", "constant-3", "kind-99", "tensor-2",
-        "source-7", "values-19", "empty-dim", "rank-1", "format-77"])
+        "source-7", "values-19", "empty-dim", "rank-1", "format-77", "stages-and-source"])
 def test_ttx_rejects_invalid_stages_and_tensors(change, words):
     """Well-formed FlatBuffers holding a bad stage or tensor: INVALID_ARGUMENT naming
     what is wrong, as a foreign writer's file could hold."""
@@ -1034,6 +1037,17 @@ def test_executable_exports(device):
 @pytest.fixture(scope="module")
 def add_exe(device):
     return prepare(device, eltwise.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16))
+
+
+def test_dispatch_of_a_dynamic_export_is_unimplemented(device, table):
+    """A dynamic export (MLIR to be lowered per dispatch) has no program to run: the HAL
+    says who lowers it, and nothing is recorded."""
+    exe = device.create_executable_cache().prepare_executable(
+        EXECUTABLE_FORMAT, write_executable([Export("dyn", 1, 1, (1, 1, 1), (), (), "func.func @f() {\n}")]))
+    assert exe.export(0).dynamic
+    with raises_status(SC.UNIMPLEMENTED) as info:
+        record(device, exe, constants=[5], bindings=[table.get_buffer()])
+    assert "dyn" in info.value.message and "tt_hal.compiler.specialize" in info.value.message
 
 
 def test_dispatch_validation(device, table):

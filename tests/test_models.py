@@ -12,15 +12,13 @@ Every .mlir in examples/models needs a twin in TWINS.
 The models exported from PyTorch (iree-turbine) and JAX in examples/models/exports are
 checked against their framework by their own scripts (they need torch and jax, which
 the project does not install); here each runs its calls (examples/models/exports/calls.py)
-on the tenstorrent device against llvm-cpu, in order on one loaded program, or, for the
-two that use what the compiler does not lower yet, fails to compile with exactly that
-UNIMPLEMENTED error (docs/compiler.md).
+on the tenstorrent device against llvm-cpu, in order on one loaded program (the
+dynamic-shape one at several batch sizes, one of them again).
 """
 
 from __future__ import annotations
 
 import importlib.util
-import re
 from pathlib import Path
 
 import numpy as np
@@ -150,14 +148,9 @@ def exported_calls() -> dict:
 
 
 CALLS = exported_calls()
-# The exports that do not compile yet, and the UNIMPLEMENTED message each must give.
-NOT_LOWERED = {
-    "torch_mlp_dynamic": r"torch_mlp_dynamic\.mlir:\d+:\d+: dynamic shape tensor<\?x64xf32>: the bridge compiles "
-                         r"static shapes",
-}
 
 
-@pytest.mark.parametrize("name", [n for n in CALLS if n not in NOT_LOWERED])
+@pytest.mark.parametrize("name", list(CALLS))
 def test_exported_model_matches_llvm_cpu(name):
     """Every call's every output (a stateful model's too: its globals carry over)."""
     path = EXPORTS / f"{name}.mlir"
@@ -167,14 +160,6 @@ def test_exported_model_matches_llvm_cpu(name):
     for function, args in CALLS[name]:
         tt_hal.compiler.tolerance.check(host_results(module[function](*args)), host_results(cpu[function](*args)),
                                         "float32")
-
-
-@pytest.mark.parametrize("name", list(NOT_LOWERED))
-def test_exported_model_not_lowered_yet(name):
-    with pytest.raises(HalError) as info:
-        compiler.compile_vmfb(EXPORTS / f"{name}.mlir")
-    assert info.value.code == StatusCode.UNIMPLEMENTED
-    assert re.search(NOT_LOWERED[name], info.value.message.splitlines()[0]), info.value.message
 
 
 def test_exports_have_their_calls():

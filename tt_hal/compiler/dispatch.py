@@ -136,12 +136,17 @@ def lower_export(export_op, func) -> Export:
     """The staged export of a hal.executable.export whose function is `func`."""
     name = ir.StringAttr(export_op.attributes["sym_name"]).value
     constant_count, binding_count = pipeline_layout(export_op)
+    return lower_function(name, constant_count, binding_count, func, location(export_op))
+
+
+def lower_function(name: str, constant_count: int, binding_count: int, func, where: str) -> Export:
+    """The staged export `name` of dispatch function `func` (at `where`, for errors)."""
     try:
         lowering = DispatchLowering(func, OPTIONS)
         accesses = lowering.tensors()  # (binding, byte offset) -> shape
         lowering.run(_folded(accesses))
     except HalError as e:
-        raise HalError(e.code, f"{e.message}\n  in dispatch @{name} at {location(export_op)}") from None
+        raise HalError(e.code, f"{e.message}\n  in dispatch @{name} at {where}") from None
     out = _ExportBuilder()
     for key, tensor in _loads(lowering).items():
         data_format = tensor.data_format or FORMAT

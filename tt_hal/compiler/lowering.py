@@ -456,7 +456,7 @@ class DispatchLowering:
                 self.values[op.results[0]] = Tensor(_shape(op, op.results[0].type))
             elif name == "hal.interface.binding.subspan":
                 view = op.opview
-                if view.dynamic_dims:
+                if not all(d in ints and isinstance(ints[d], int) for d in view.dynamic_dims):  # specialized: constants
                     raise unimplemented(op, "a binding with dynamic dims: the bridge compiles static shapes")
                 self.subspans[op.results[0]] = (view.binding.value, ints[view.byte_offset])
             elif name == "iree_tensor_ext.dispatch.tensor.load":

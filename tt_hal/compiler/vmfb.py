@@ -3,8 +3,10 @@ phase by phase (docs/dev/iree-compiler-bridge.md, section 8):
 
 1. to `executable-sources`: each dispatch is a `hal.executable` of linalg on tensors;
    each export is lowered to a staged Tensix export of one `.ttx`
-   (tt_hal/compiler/dispatch.py); every executable binary carries it (IREE links the
-   dispatches into one executable, and its host code looks them up by name);
+   (tt_hal/compiler/dispatch.py), or kept as MLIR to be lowered for each dispatch's
+   shapes when they are dynamic (tt_hal/compiler/specialize.py); every executable
+   binary carries it (IREE links the dispatches into one executable, and its host code
+   looks them up by name);
 2. on to `hal` with IREE's llvm-cpu target: IREE's host code (its scheduling, buffers,
    fences, control flow and globals) is final here; every `hal.executable.binary`
    then takes format `tenstorrent-ttx-fb` and the `.ttx`, and the device queries ask
@@ -23,7 +25,7 @@ import numpy as np
 from iree.compiler import ir
 
 from hal.device import DEVICE_ID
-from tt_hal.compiler import dispatch, frontend, vm_rewrite
+from tt_hal.compiler import dispatch, frontend, specialize, vm_rewrite
 from tt_hal.target.program import Export
 from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
 
@@ -55,8 +57,13 @@ def lower_dispatches(sources: str) -> list[Export]:
             ops = list(frontend.operations(variant))
             functions = {_symbol(op): op for op in ops if op.name == "func.func"}
             for op in ops:
-                if op.name == "hal.executable.export":
-                    exports.append(dispatch.lower_export(op, functions[_symbol(op)]))
+                if op.name != "hal.executable.export":
+                    continue
+                func = functions[_symbol(op)]
+                if specialize.is_dynamic(func):  # lowered for each dispatch's shapes
+                    exports.append(specialize.dynamic_export(_symbol(op), *dispatch.pipeline_layout(op), func))
+                else:
+                    exports.append(dispatch.lower_export(op, func))
     return exports
 
 

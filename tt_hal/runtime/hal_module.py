@@ -30,7 +30,9 @@ allocator) keep one handle each.
 
 from __future__ import annotations
 
+import collections
 import ctypes
+import importlib
 import itertools
 import threading
 
@@ -45,12 +47,17 @@ from hal.log import get_logger
 from hal.semaphore import HalFence
 from hal.status import HalError, StatusCode
 from hal.types import CommandBufferMode, CommandCategory, HalElementType, MemoryType, NumericalType
+from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
 
 log = get_logger(__name__)
 
 MODULE_NAME = "hal"
 DENSE_ROW_MAJOR = 1  # iree_hal_encoding_type_t of dense row-major bytes
 INFINITE_TIMEOUT_MS = (1 << 32) - 1  # fence.await's "wait forever" (UINT32_MAX)
+# The compiler's lowering of a dynamic export for a dispatch's push constants, looked up
+# by name as hal looks up its backends: the runtime sits below the compiler.
+SPECIALIZER = "tt_hal.compiler.specialize"
+MAX_SPECIALIZATIONS = 16  # programs of recent (export, push constants) kept prepared per module
 
 # Each export's arguments and results in VM calling-convention letters: I = i64
 # (every integer, widened), r = ref (a handle list, a !vm.buffer, or a variadic segment
@@ -242,6 +249,7 @@ class HalVmModule:
     def __init__(self, device: HalDevice):
         self.device = device
         self.handles = Handles()
+        self._specializations: collections.OrderedDict = collections.OrderedDict()
 
     # Helpers.
     def _device(self, ref) -> HalDevice:
@@ -498,11 +506,29 @@ class HalVmModule:
     def _dispatch(self, command_buffer, executable, ordinal, workgroup_count, constants, bindings) -> None:
         executable = self.handles.get(executable, HalExecutable, "command_buffer.dispatch executable")
         words = np.array([int(v) & 0xFFFFFFFF for v in _items(constants)], np.uint32).tobytes()
+        if 0 <= ordinal < executable.export_count and executable.export(ordinal).dynamic:
+            executable, ordinal = self._specialized(executable, ordinal, words), 0
         values = _items(bindings)  # (reserved, slot, buffer or null, offset, length) per binding
         resolved = [(self._operand(values[k + 2], values[k + 1], f"dispatch binding {k // 5}"), values[k + 3],
                      values[k + 4]) for k in range(0, len(values), 5)]
         self._command_buffer(command_buffer, "command_buffer.dispatch").dispatch(
             executable, ordinal, workgroup_count, words, resolved)
+
+    def _specialized(self, executable: HalExecutable, ordinal: int, words: bytes) -> HalExecutable:
+        """The program of a dynamic export for these push constants, prepared once and
+        kept while it is among the MAX_SPECIALIZATIONS most recently dispatched."""
+        key = (executable, ordinal, words)
+        if key in self._specializations:
+            self._specializations.move_to_end(key)
+            return self._specializations[key]
+        specialize = importlib.import_module(SPECIALIZER).specialize
+        export = specialize(executable.export(ordinal), np.frombuffer(words, np.uint32).tolist())
+        prepared = self.device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT,
+                                                                            write_executable([export]))
+        self._specializations[key] = prepared
+        if len(self._specializations) > MAX_SPECIALIZATIONS:
+            self._specializations.popitem(last=False)
+        return prepared
 
     # Executables.
     def executable_create(self, device, affinity, executable_format, data, constants):

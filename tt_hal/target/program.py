@@ -190,6 +190,13 @@ class Export:
     workgroup_size: tuple[int, int, int]
     stages: tuple[Stage, ...]
     tensors: tuple[ExportTensor, ...] = ()
+    # An export with dynamic shapes has no stages but the MLIR of its dispatch, lowered
+    # for each dispatch's push constants (tt_hal/compiler/specialize.py).
+    source: str = ""
+
+    @property
+    def dynamic(self) -> bool:
+        return bool(self.source) and not self.stages
 
     @property
     def program(self) -> Program:
@@ -229,11 +236,15 @@ class Export:
         return frozenset(aligned)
 
     def __post_init__(self):
-        """INVALID_ARGUMENT for an export without stages, and for a runtime arg, stage
-        constant or stage binding naming a binding, push constant, tensor or workgroup
-        dimension the export or stage does not have."""
-        if not self.stages:
+        """INVALID_ARGUMENT for an export without stages (unless it is dynamic: its
+        source and nothing else), and for a runtime arg, stage constant or stage binding
+        naming a binding, push constant, tensor or workgroup dimension the export or
+        stage does not have."""
+        if not self.stages and not self.source:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"export {self.name} runs no program")
+        if self.source and (self.stages or self.tensors):
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"export {self.name} has both stages and the source of a "
+                                                        f"dynamic export")
         for s, stage in enumerate(self.stages):
             what = f"export {self.stage_name(s)}"
             if stage.workgroup_count is not None and (

@@ -115,6 +115,7 @@ def _write_export(builder, export: Export) -> int:
     workgroup = builder.CreateNumpyVector(np.array(export.workgroup_size, np.uint32))
     stage_vector = _vector(builder, fb.ExportStartStagesVector, stages, builder.PrependUOffsetTRelative)
     tensor_vector = _vector(builder, fb.ExportStartTensorsVector, tensors, builder.PrependUOffsetTRelative)
+    source = builder.CreateString(export.source) if export.source else None
     fb.ExportStart(builder)
     fb.ExportAddName(builder, name)
     fb.ExportAddConstantCount(builder, export.constant_count)
@@ -122,6 +123,8 @@ def _write_export(builder, export: Export) -> int:
     fb.ExportAddWorkgroupSize(builder, workgroup)
     fb.ExportAddStages(builder, stage_vector)
     fb.ExportAddTensors(builder, tensor_vector)
+    if source is not None:
+        fb.ExportAddSource(builder, source)
     return fb.ExportEnd(builder)
 
 
@@ -200,7 +203,7 @@ def _read_export(e) -> Export:
     workgroup = _uints(e.WorkgroupSizeAsNumpy(), e.WorkgroupSizeLength(), "workgroup size", 3)
     return Export(name, e.ConstantCount(), e.BindingCount(), workgroup,
                   tuple(_read_stage(e.Stages(i)) for i in range(e.StagesLength())),
-                  tuple(_read_tensor(e.Tensors(i)) for i in range(e.TensorsLength())))
+                  tuple(_read_tensor(e.Tensors(i)) for i in range(e.TensorsLength())), (e.Source() or b"").decode())
 
 
 def read_executable(data) -> list[Export]:

@@ -762,8 +762,15 @@ class Export(object):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
         return o == 0
 
+    # Export
+    def Source(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(20))
+        if o != 0:
+            return self._tab.String(o + self._tab.Pos)
+        return None
+
 def ExportStart(builder):
-    builder.StartObject(8)
+    builder.StartObject(9)
 
 def ExportAddName(builder, name):
     builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(name), 0)
@@ -791,6 +798,9 @@ def ExportAddTensors(builder, tensors):
 
 def ExportStartTensorsVector(builder, numElems):
     return builder.StartVector(4, numElems, 4)
+
+def ExportAddSource(builder, source):
+    builder.PrependUOffsetTRelativeSlot(8, flatbuffers.number_types.UOffsetTFlags.py_type(source), 0)
 
 def ExportEnd(builder):
     return builder.EndObject()

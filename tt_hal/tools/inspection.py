@@ -231,7 +231,8 @@ def _describe_export(ordinal: int, export: Export, spec: ArchSpec) -> dict:
                for t in export.tensors]
     return {"ordinal": ordinal, "name": export.name, "constant_count": export.constant_count,
             "binding_count": export.binding_count, "workgroup_size": list(export.workgroup_size),
-            "tensors": tensors, "stages": [_describe_stage(stage, spec) for stage in export.stages]}
+            "tensors": tensors, "stages": [_describe_stage(stage, spec) for stage in export.stages],
+            "dynamic_source_bytes": len(export.source.encode()) if export.dynamic else None}
 
 
 def _describe_stage(stage: Stage, spec: ArchSpec) -> dict:
@@ -300,6 +301,9 @@ def _export_lines(export: dict, kernels: bool, disassemble: bool) -> list[str]:
     lines = [(f"export {export['ordinal']}: {export['name']} ({_count(export['constant_count'], 'constant')}, "
               f"{_count(export['binding_count'], 'binding')}, workgroup size {x}x{y}x{z}, "
               f"{_count(len(export['stages']), 'stage')})")]
+    if export["dynamic_source_bytes"] is not None:
+        lines.append(f"  dynamic shapes: lowered for each dispatch's push constants from its MLIR "
+                     f"({_bytes(export['dynamic_source_bytes'])})")
     for t, tensor in enumerate(export["tensors"]):
         lines.append(f"  tensor {t}: {tensor['data_format']}{tensor['shape']} "
                      f"({'values written at load' if tensor['values'] else 'scratch'})")

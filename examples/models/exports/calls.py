@@ -18,7 +18,7 @@ CALLS = {
     "torch_attention": [("main", [normal((1, 16, 64), 0)])],
     "jax_mlp": [("main", [normal((8, 64), 0)])],
     "jax_attention": [("main", [normal((1, 16, 64), 0)])],
-    "torch_mlp_dynamic": [("main", [normal((b, 64), i)]) for i, b in enumerate((8, 5, 33))],
+    "torch_mlp_dynamic": [("main", [normal((b, 64), i)]) for i, b in enumerate((8, 5, 33, 8))],
     "torch_stateful": [("step", [normal((8, 64), i)]) for i in range(3)] + [("read", [])],
     "jax_control_flow": [("main", [normal((8, 64), i, s)]) for i, s in enumerate((0.5, -0.5))],
 }
