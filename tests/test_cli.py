@@ -27,6 +27,7 @@ from tt_hal import runtime
 from tt_hal.compiler import tolerance
 
 ROOT = Path(__file__).resolve().parents[1]
+EXPORTS = ROOT / "examples" / "models" / "exports"
 TIMEOUT = 600  # seconds per command; the machine is shared
 
 MATMUL_BIAS = """\
@@ -138,6 +139,14 @@ def test_run_mlir_random_check(work):
     assert error <= F32_TOLERANCE
     assert out.rstrip().endswith("check: passed")
     assert result.stderr == ""
+
+
+def test_run_torch_export_random_check():
+    """An iree-turbine export (its wrappers declare no signature; compile_vmfb declares
+    one from the torch types): `run --random --check` makes its inputs and passes."""
+    result = tt_hal("run", EXPORTS / "torch_mlp.mlir", "--random", "--check")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("output 0: float32[8, 64]\n") and result.stdout.rstrip().endswith("check: passed")
 
 
 def test_run_vmfb_with_inputs_matches_numpy(work, tmp_path):

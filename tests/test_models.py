@@ -162,6 +162,33 @@ def test_exported_model_matches_llvm_cpu(name):
                                         "float32")
 
 
+@pytest.mark.parametrize("name", list(CALLS))
+def test_exported_model_declares_its_signature(name):
+    """Each function's argument types (None for a dynamic dim) fit its calls' arrays:
+    iree-turbine's wrappers declare none, so compile_vmfb declares them from the
+    source's torch types, and `tt-hal run model --random` knows what to make."""
+    module = runtime.load_vm_flatbuffer(compiler.compile_vmfb(EXPORTS / f"{name}.mlir"), driver="tenstorrent")
+    for function, args in CALLS[name]:
+        for stem in (function, f"{function}$async") if f"{function}$async" in module.function_names else (function,):
+            types = module[stem].inputs
+            assert len(types) == len(args), (stem, types)
+            for t, a in zip(types, args):
+                assert t.dtype == a.dtype and len(t.shape) == a.ndim and \
+                    all(d is None or d == n for d, n in zip(t.shape, a.shape)), (stem, str(t), a.shape)
+            assert module[stem].results and None not in module[stem].results, stem
+
+
+def test_declared_types_of_torch_values():
+    from tt_hal.compiler.frontend import declared_type
+
+    assert declared_type("!torch.vtensor<[?,64],f32>") == "tensor<?x64xf32>"
+    assert declared_type("!torch.vtensor<[2,-1,3],si64>") == "tensor<2x?x3xi64>"
+    assert declared_type("!torch.vtensor<[],f32>") == "tensor<f32>"
+    assert declared_type("!torch.vtensor<[4],i1>") == "tensor<4xi1>"
+    assert declared_type("!torch.int") == "i64" and declared_type("tensor<3xf32>") == "tensor<3xf32>"
+    assert declared_type("!torch.vtensor<[4],complex<f32>>") is None and declared_type("!torch.list<int>") is None
+
+
 def test_exports_have_their_calls():
     assert {p.stem for p in EXPORTS.glob("*.mlir")} == set(CALLS)
 

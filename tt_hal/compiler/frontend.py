@@ -172,6 +172,62 @@ def inline_resources(module: ir.Module, blobs: dict[str, bytes]) -> None:
         op.attributes["value"] = ir.DenseElementsAttr.get(values, type=attr.type)
 
 
+# torch-mlir's value types -> builtin ones, for a declaration (torch.int is an i64 scalar).
+_TORCH_DTYPES = {"f32": "f32", "f64": "f64", "f16": "f16", "bf16": "bf16", "si64": "i64", "si32": "i32",
+                 "si16": "i16", "si8": "i8", "ui8": "i8", "i1": "i1"}
+_TORCH_SCALARS = {"!torch.int": "i64", "!torch.float": "f64", "!torch.bool": "i1"}
+_VTENSOR = re.compile(r"!torch\.vtensor<\[([^\]]*)\],(\w+)>")
+
+
+def declared_type(type_text: str) -> str | None:
+    """A source function's argument or result type as a declaration writes it:
+    builtin types as they are, torch-mlir's value tensors and scalars as the builtin
+    types they become (`!torch.vtensor<[?,64],f32>` -> `tensor<?x64xf32>`); None for
+    another type."""
+    if type_text.startswith(("tensor<", "i", "f", "bf16")):
+        return type_text
+    if type_text in _TORCH_SCALARS:
+        return _TORCH_SCALARS[type_text]
+    match = _VTENSOR.fullmatch(type_text)
+    if match is None or match.group(2) not in _TORCH_DTYPES:
+        return None
+    dims = [d.strip() for d in match.group(1).split(",") if d.strip()]
+    shape = "x".join("?" if d in ("?", "-1") else d for d in dims)
+    return f"tensor<{shape + 'x' if shape else ''}{_TORCH_DTYPES[match.group(2)]}>"
+
+
+def declare_signatures(sources: str, text: str) -> str:
+    """`sources` (a program at executable-sources) with an `iree.abi.declaration` for
+    each public function that has none, from the types of the source function of its
+    name in `text` (`name$async` too): IREE declares the functions whose ABI it wraps
+    (StableHLO, linalg, TOSA), iree-turbine's wrappers declare none, and a tool that
+    knows a program only as a .vmfb reads the declaration (tt_hal.runtime.signature)."""
+    with ir.Context():
+        source_types = {}
+        for op in operations(ir.Module.parse(text).operation):
+            if op.name == "func.func":
+                function_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+                source_types[ir.StringAttr(op.attributes["sym_name"]).value] = (
+                    [declared_type(str(t)) for t in function_type.inputs],
+                    [declared_type(str(t)) for t in function_type.results])
+        module = ir.Module.parse(sources)
+        for op in operations(module.operation):
+            visibility = ir.StringAttr(op.attributes["sym_visibility"]).value \
+                if op.name == "util.func" and "sym_visibility" in op.attributes else "public"
+            if op.name != "util.func" or visibility != "public" or "iree.reflection" in op.attributes:
+                continue
+            name = ir.StringAttr(op.attributes["sym_name"]).value
+            types = source_types.get(name.removesuffix("$async"))
+            if types is None or None in types[0] + types[1]:
+                continue
+            arguments = ", ".join(f"%input{i}: {t}" for i, t in enumerate(types[0]))
+            results = ", ".join(f"%output{i}: {t}" for i, t in enumerate(types[1]))
+            declaration = f"{'async' if name.endswith('$async') else 'sync'} func @{name}({arguments}) -> ({results})"
+            op.attributes["iree.reflection"] = ir.DictAttr.get(
+                {"iree.abi.declaration": ir.StringAttr.get(declaration)})
+        return module.operation.get_asm(enable_debug_info=True)
+
+
 def operations(op):
     """Every operation nested in `op`, depth first."""
     for region in op.regions:

@@ -37,7 +37,7 @@ def compile_vmfb(source: str | os.PathLike) -> bytes:
     INVALID_ARGUMENT with the compiler's diagnostics for MLIR IREE rejects,
     UNIMPLEMENTED naming the op and its location for what has no Tensix lowering."""
     text, name = frontend.read_source(source)
-    sources = frontend.compile_to_sources(text, name)
+    sources = frontend.declare_signatures(frontend.compile_to_sources(text, name), text)
     ttx = write_executable(lower_dispatches(sources))
     hal_ir = retarget(frontend.compile_phase(sources, "executable-sources", "hal"), ttx)
     vm_ir = vm_rewrite.rewrite(frontend.compile_phase(hal_ir, "hal", "vm"))
