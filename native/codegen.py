@@ -70,6 +70,19 @@ _SFPU_UNARY = {
     SfpuOp.LEAKY_RELU: ("eltwise_unary/relu.h", "leaky_relu_tile_init()", "leaky_relu_tile({dst}, {param})"),
     **{op: ("eltwise_unary/comp.h", f"{op.name.lower()}_tile_init()", f"{op.name.lower()}_tile({{dst}})")
        for op in (SfpuOp.GTZ, SfpuOp.GEZ, SfpuOp.LTZ, SfpuOp.LEZ, SfpuOp.EQZ, SfpuOp.NEZ)},
+    **{op: ("eltwise_unary/rounding.h", "rounding_op_tile_init()", f"{op.name.lower()}_tile({{dst}})")
+       for op in (SfpuOp.FLOOR, SfpuOp.CEIL, SfpuOp.TRUNC)},
+    SfpuOp.ROUND_EVEN: ("eltwise_unary/rounding.h", "rounding_op_tile_init()", "round_tile({dst}, 0)"),
+    SfpuOp.EXPM1: ("compute_kernel_api.h", "expm1_tile_init()", "expm1_tile({dst})"),
+    SfpuOp.LOG1P: ("eltwise_unary/log1p.h", "log1p_tile_init()", "log1p_tile({dst})"),
+    SfpuOp.ERF: ("eltwise_unary/erf_erfc.h", "erf_tile_init<false>()", "erf_tile<false>({dst})"),
+    SfpuOp.ERFC: ("eltwise_unary/erf_erfc.h", "erfc_tile_init()", "erfc_tile({dst})"),
+    **{op: ("eltwise_unary/trigonometry.h", f"{op.name.lower()}_tile_init()", f"{op.name.lower()}_tile({{dst}})")
+       for op in (SfpuOp.TAN, SfpuOp.ATAN, SfpuOp.ASIN, SfpuOp.ACOS, SfpuOp.SINH, SfpuOp.COSH, SfpuOp.ASINH,
+                  SfpuOp.ACOSH, SfpuOp.ATANH)},
+    SfpuOp.EXP2: ("compute_kernel_api.h", "exp2_tile_init()", "exp2_tile({dst})"),
+    SfpuOp.SIGN: ("compute_kernel_api.h", "sign_tile_init()", "sign_tile({dst})"),
+    SfpuOp.CBRT: ("eltwise_unary/cbrt.h", "cbrt_tile_init()", "cbrt_tile({dst})"),
 }
 # SFPU binary op on two Dst tiles, result in the first -> (header, init, call with {a}, {b}).
 _SFPU_BINARY = {
@@ -79,6 +92,12 @@ _SFPU_BINARY = {
     SfpuOp.DIV: ("eltwise_binary_sfpu.h", "div_binary_tile_init()", "div_binary_tile({a}, {b}, {a})"),
     SfpuOp.MAXIMUM: ("binary_max_min.h", "binary_max_tile_init()", "binary_max_tile({a}, {b}, {a})"),
     SfpuOp.MINIMUM: ("binary_max_min.h", "binary_min_tile_init()", "binary_min_tile({a}, {b}, {a})"),
+    **{op: ("eltwise_binary_sfpu.h", f"{op.name.lower()}_binary_tile_init()",
+            f"{op.name.lower()}_binary_tile({{a}}, {{b}}, {{a}})")
+       for op in (SfpuOp.EQ, SfpuOp.NE, SfpuOp.LT, SfpuOp.GT, SfpuOp.LE, SfpuOp.GE)},
+    SfpuOp.FMOD: ("binary_fmod.h", "fmod_binary_tile_init()", "fmod_binary_tile({a}, {b}, {a})"),
+    SfpuOp.ATAN2: ("atan2.h", "atan2_binary_tile_init()", "atan2_binary_tile({a}, {b}, {a})"),
+    SfpuOp.POW: ("eltwise_binary_sfpu.h", "power_binary_tile_init()", "power_binary_tile({a}, {b}, {a})"),
 }
 # Headers every compute kernel includes: startup, CBs, Dst, reconfig, pack.
 _COMPUTE_HEADERS = ("common.h", "compute_kernel_hw_startup.h", "cb_api.h", "reg_api.h", "reconfig_data_format.h",

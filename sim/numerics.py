@@ -254,6 +254,16 @@ def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest):
 # ---- SFPU ----
 
 @numba.njit(cache=True, nogil=True)
+def _power(x, p):
+    """x ** p with IEEE pow's special cases (a negative base to a non-integer power is NaN)."""
+    if x < 0 and p != np.trunc(p):
+        return math.nan
+    if x == 0:
+        return 0.0 if p > 0 else (1.0 if p == 0 else math.inf)
+    return x ** p
+
+
+@numba.njit(cache=True, nogil=True)
 def sfpu_unary(op, x, parameter):
     """One SFPU op in float64 (stored as float32 afterwards): the reference results,
     not the hardware's polynomial approximations."""
@@ -292,11 +302,7 @@ def sfpu_unary(op, x, parameter):
     if op == SfpuOp.MUL_SCALAR:
         return x * parameter
     if op == SfpuOp.POWER:
-        if x < 0 and parameter != int(parameter):
-            return math.nan
-        if x == 0:
-            return 0.0 if parameter > 0 else (1.0 if parameter == 0 else math.inf)
-        return x ** parameter
+        return _power(x, parameter)
     if op == SfpuOp.LEAKY_RELU:
         return x if x >= 0 else x * parameter
     if op == SfpuOp.GTZ:
@@ -311,6 +317,46 @@ def sfpu_unary(op, x, parameter):
         return 1.0 if x == 0 else 0.0
     if op == SfpuOp.NEZ:
         return 1.0 if x != 0 else 0.0
+    if op == SfpuOp.FLOOR:
+        return np.floor(x)
+    if op == SfpuOp.CEIL:
+        return np.ceil(x)
+    if op == SfpuOp.TRUNC:
+        return np.trunc(x)
+    if op == SfpuOp.ROUND_EVEN:
+        return np.rint(x)
+    if op == SfpuOp.EXPM1:
+        return np.expm1(x)
+    if op == SfpuOp.LOG1P:
+        return np.log1p(x) if x >= -1 else math.nan
+    if op == SfpuOp.ERF:
+        return math.erf(x)
+    if op == SfpuOp.ERFC:
+        return math.erfc(x)
+    if op == SfpuOp.TAN:
+        return np.tan(x)
+    if op == SfpuOp.ATAN:
+        return np.arctan(x)
+    if op == SfpuOp.ASIN:
+        return np.arcsin(x) if -1 <= x <= 1 else math.nan
+    if op == SfpuOp.ACOS:
+        return np.arccos(x) if -1 <= x <= 1 else math.nan
+    if op == SfpuOp.SINH:
+        return np.sinh(x)
+    if op == SfpuOp.COSH:
+        return np.cosh(x)
+    if op == SfpuOp.ASINH:
+        return np.arcsinh(x)
+    if op == SfpuOp.ACOSH:
+        return np.arccosh(x) if x >= 1 else math.nan
+    if op == SfpuOp.ATANH:
+        return np.arctanh(x) if -1 < x < 1 else (math.copysign(math.inf, x) if abs(x) == 1 else math.nan)
+    if op == SfpuOp.EXP2:
+        return np.exp2(x)
+    if op == SfpuOp.SIGN:
+        return x if x == 0 or x != x else math.copysign(1.0, x)
+    if op == SfpuOp.CBRT:
+        return np.cbrt(x)
     return math.nan  # an SfpuOp not implemented here (validated code never has one)
 
 
@@ -332,6 +378,24 @@ def sfpu_binary(op, a, b):
         if b != 0:
             return a
         return 0.0 if op == SfpuOp.MASK else -math.inf
+    if op == SfpuOp.EQ:
+        return 1.0 if a == b else 0.0
+    if op == SfpuOp.NE:
+        return 1.0 if a != b else 0.0
+    if op == SfpuOp.LT:
+        return 1.0 if a < b else 0.0
+    if op == SfpuOp.GT:
+        return 1.0 if a > b else 0.0
+    if op == SfpuOp.LE:
+        return 1.0 if a <= b else 0.0
+    if op == SfpuOp.GE:
+        return 1.0 if a >= b else 0.0
+    if op == SfpuOp.FMOD:
+        return np.fmod(a, b) if b != 0 and not math.isinf(a) else math.nan
+    if op == SfpuOp.ATAN2:
+        return math.atan2(a, b)
+    if op == SfpuOp.POW:
+        return _power(a, b)
     return math.nan  # an SfpuOp not implemented here (validated code never has one)
 
 

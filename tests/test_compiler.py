@@ -336,7 +336,50 @@ CASES["select_relu"] = Case(elementwise_program(SHAPE, f"""
     %c = stablehlo.compare GT, %a, %z : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
     %r = stablehlo.select %c, %a, %z : tensor<{SHAPE}xi1>, tensor<{SHAPE}xf32>
 """))
-# Predicates: compares (a - b against zero on the SFPU), their logic, and i1 results stored as i8.
+# More SFPU ops: rounding, special functions, remainders, powers of tensors.
+for _op, _inputs in (("floor", (4.0,)), ("ceil", (4.0,)), ("round_nearest_even", (4.0,)),
+                     ("round_nearest_afz", (4.0,)), ("exponential_minus_one", ()), ("log_plus_one", (POSITIVE,)),
+                     ("tan", ((-1.4, 1.4),)), ("cbrt", (8.0,)), ("sign", ())):
+    CASES[f"eltwise_{_op}"] = Case(elementwise_program(SHAPE, f"%r = stablehlo.{_op} %a : tensor<{SHAPE}xf32>"),
+                                   inputs=_inputs)
+for _op, _inputs in (("atan2", ()), ("remainder", (4.0, (0.5, 2.0))), ("power", (POSITIVE, (-2.0, 2.0)))):
+    CASES[f"eltwise_{_op}"] = Case(
+        elementwise_program(SHAPE, f"%r = stablehlo.{_op} %a, %b : tensor<{SHAPE}xf32>", ("%a", "%b")), inputs=_inputs)
+CASES["eltwise_is_finite"] = Case(mlir(f"""
+    func.func @main(%a: tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1> {{
+      %l = stablehlo.log %a : tensor<{SHAPE}xf32>
+      %r = stablehlo.is_finite %l : (tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
+      return %r : tensor<{SHAPE}xi1>
+    }}
+"""))  # log of a negative input is NaN, of zero -inf
+# A body too big for one fused kernel: more tensors than address generators, more
+# live values than Dst tiles (split into kernels through scratch tensors).
+_ARGS = [f"%x{i}" for i in range(10)]
+CASES["eltwise_ten_inputs_split"] = Case(elementwise_program(SHAPE, "\n".join(
+    [f"%p0 = stablehlo.multiply %x0, %x1 : tensor<{SHAPE}xf32>"]
+    + [f"%p{i} = stablehlo.{('add', 'multiply', 'subtract')[i % 3]} %p{i - 1}, %x{i + 1} : tensor<{SHAPE}xf32>"
+       for i in range(1, 9)]
+    + [f"%q = stablehlo.tanh %p8 : tensor<{SHAPE}xf32>", f"%r = stablehlo.add %q, %x0 : tensor<{SHAPE}xf32>"]),
+    tuple(_ARGS)))
+# Every arith.cmpf predicate, on operands with NaNs (logs of negative numbers): IEEE's answers.
+for _predicate in ("oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno"):
+    CASES[f"cmpf_{_predicate}"] = Case(mlir(f"""
+        #map = affine_map<(d0, d1) -> (d0, d1)>
+        func.func @main(%a: tensor<{SHAPE}xf32>, %b: tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1> {{
+          %e = tensor.empty() : tensor<{SHAPE}xi1>
+          %r = linalg.generic {{indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]}}
+              ins(%a, %b : tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) outs(%e : tensor<{SHAPE}xi1>) {{
+          ^bb0(%x: f32, %y: f32, %o: i1):
+            %lx = math.log %x : f32
+            %ly = math.log %y : f32
+            %c = arith.cmpf {_predicate}, %lx, %ly : f32
+            linalg.yield %c : i1
+          }} -> tensor<{SHAPE}xi1>
+          return %r : tensor<{SHAPE}xi1>
+        }}
+    """), inputs=((-0.5, 2.0), (-0.5, 2.0)))
+
+# Predicates: compares (exact, on the SFPU), their logic, and i1 results stored as i8.
 for _predicate in ("GT", "GE", "LT", "LE", "EQ", "NE"):  # EQ/NE against max(a, b): equal about half the time
     CASES[f"compare_{_predicate.lower()}"] = Case(mlir(f"""
         func.func @main(%a: tensor<{SHAPE}xf32>, %b: tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1> {{
@@ -884,19 +927,13 @@ def test_iree_rejects_custom_call():
 
 
 UNLOWERED = {
-    "remainder": (mlir("""
-        func.func @main(%a: tensor<40x50xf32>, %b: tensor<40x50xf32>) -> tensor<40x50xf32> {
-          %0 = stablehlo.add %a, %b : tensor<40x50xf32>
-          %1 = stablehlo.remainder %0, %b : tensor<40x50xf32>
-          return %1 : tensor<40x50xf32>
-        }
-    """), "stablehlo.remainder", r"arith\.remf"),
-    "log_plus_one": (mlir("""
+    "iota": (mlir("""
         func.func @main(%a: tensor<40x50xf32>) -> tensor<40x50xf32> {
-          %1 = stablehlo.log_plus_one %a : tensor<40x50xf32>
+          %i = stablehlo.iota dim = 1 : tensor<40x50xf32>
+          %1 = stablehlo.add %a, %i : tensor<40x50xf32>
           return %1 : tensor<40x50xf32>
         }
-    """), "log_plus_one", r"math\.log1p"),
+    """), "stablehlo.iota", r"linalg\.index|arith\.(index_cast|sitofp|uitofp)"),
     # IREE expands the FFT into DFT arithmetic; what the bridge names is that expansion's op.
     "fft": (mlir("""
         func.func @main(%a: tensor<4x16xf32>) -> tensor<4x9xf32> {
@@ -961,12 +998,12 @@ def test_dynamic_shape_unlowered_op_fails_the_compile():
     so an op without a lowering is an error of the compile, naming its line."""
     text = mlir("""
         func.func @main(%a: tensor<?x64xf32>) -> tensor<?x64xf32> {
-          %0 = stablehlo.remainder %a, %a : tensor<?x64xf32>
+          %0 = stablehlo.reverse %a, dims = [1] : tensor<?x64xf32>
           return %0 : tensor<?x64xf32>
         }
     """)
     error = compile_error(text, StatusCode.UNIMPLEMENTED)
-    assert re.search(rf"^input\.mlir:{line_of(text, 'remainder')}:\d+: .*arith\.remf", error.message), error.message
+    assert re.search(rf"^input\.mlir:{line_of(text, 'reverse')}:\d+: ", error.message), error.message
 
 
 def test_element_type_not_f32():
@@ -991,7 +1028,7 @@ def test_compile_arguments(tmp_path):
 
 def test_errors_from_a_path_name_the_file(tmp_path):
     for text, needle, code in ((SYNTAX_ERROR, "%0 %a", StatusCode.INVALID_ARGUMENT),
-                               (UNLOWERED["remainder"][0], "stablehlo.remainder", StatusCode.UNIMPLEMENTED)):
+                               (UNLOWERED["iota"][0], "stablehlo.iota", StatusCode.UNIMPLEMENTED)):
         path = tmp_path / "model.mlir"
         path.write_text(text)
         with pytest.raises(HalError) as info:

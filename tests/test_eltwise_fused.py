@@ -158,12 +158,17 @@ def assert_bits_equal(got, expected, what=""):
 
 EXACT_UNARY = [SfpuOp.NEG, SfpuOp.ABS, SfpuOp.RELU, SfpuOp.SQUARE, SfpuOp.ADD_SCALAR, SfpuOp.MUL_SCALAR,
                SfpuOp.LEAKY_RELU, SfpuOp.RECIP, SfpuOp.SQRT, SfpuOp.RSQRT, SfpuOp.GTZ, SfpuOp.GEZ, SfpuOp.LTZ,
-               SfpuOp.LEZ, SfpuOp.EQZ, SfpuOp.NEZ]
+               SfpuOp.LEZ, SfpuOp.EQZ, SfpuOp.NEZ, SfpuOp.FLOOR, SfpuOp.CEIL, SfpuOp.TRUNC, SfpuOp.ROUND_EVEN,
+               SfpuOp.SIGN]
 COMPARES = {SfpuOp.GTZ: np.greater, SfpuOp.GEZ: np.greater_equal, SfpuOp.LTZ: np.less, SfpuOp.LEZ: np.less_equal,
             SfpuOp.EQZ: np.equal, SfpuOp.NEZ: np.not_equal}
+BINARY_COMPARES = {SfpuOp.EQ: np.equal, SfpuOp.NE: np.not_equal, SfpuOp.LT: np.less, SfpuOp.GT: np.greater,
+                   SfpuOp.LE: np.less_equal, SfpuOp.GE: np.greater_equal}
+ROUNDING = {SfpuOp.FLOOR: np.floor, SfpuOp.CEIL: np.ceil, SfpuOp.TRUNC: np.trunc, SfpuOp.ROUND_EVEN: np.rint}
 TRANSCENDENTAL = [SfpuOp.EXP, SfpuOp.LOG, SfpuOp.SIGMOID, SfpuOp.TANH, SfpuOp.SILU, SfpuOp.GELU, SfpuOp.SIN,
                   SfpuOp.COS, SfpuOp.POWER]
-BINARY = [SfpuOp.ADD, SfpuOp.SUB, SfpuOp.MUL, SfpuOp.DIV, SfpuOp.MAXIMUM, SfpuOp.MINIMUM]
+BINARY = [SfpuOp.ADD, SfpuOp.SUB, SfpuOp.MUL, SfpuOp.DIV, SfpuOp.MAXIMUM, SfpuOp.MINIMUM, *BINARY_COMPARES,
+          SfpuOp.FMOD]
 
 
 def exact_unary(op: SfpuOp, x32: np.ndarray, parameter: float) -> np.ndarray:
@@ -192,6 +197,10 @@ def exact_unary(op: SfpuOp, x32: np.ndarray, parameter: float) -> np.ndarray:
             return to_f32(1.0 / to_f32(np.sqrt(x)).astype(np.float64))
         if op in COMPARES:
             return to_f32(COMPARES[op](x, 0.0).astype(np.float64))
+        if op in ROUNDING:
+            return to_f32(ROUNDING[op](x))
+        if op == SfpuOp.SIGN:  # -0 stays -0
+            return to_f32(np.where(x == 0, x, np.sign(x)))
     raise AssertionError(f"{op!r} is not an exact op")
 
 
@@ -221,6 +230,10 @@ def binary(op: SfpuOp, a32: np.ndarray, b32: np.ndarray) -> np.ndarray:
             return to_f32(np.where(b > a, b, a))
         if op == SfpuOp.MINIMUM:
             return to_f32(np.where(b < a, b, a))
+        if op in BINARY_COMPARES:
+            return to_f32(BINARY_COMPARES[op](a, b).astype(np.float64))
+        if op == SfpuOp.FMOD:  # exact in any precision
+            return to_f32(np.fmod(a, b))
     raise AssertionError(op)
 
 
@@ -429,6 +442,10 @@ def unary_interval(op: SfpuOp, p: float, lo: float, hi: float):
         return (-1.0, 1.0) if max(abs(lo), abs(hi)) <= 100 else None
     if op in COMPARES:
         return 0.0, 1.0
+    if op in ROUNDING:
+        return math.floor(lo), math.ceil(hi)
+    if op == SfpuOp.SIGN:
+        return -1.0, 1.0
     raise AssertionError(op)
 
 
@@ -448,6 +465,10 @@ def binary_interval(op: SfpuOp, a, b):
         return min(quotients), max(quotients)
     if op == SfpuOp.MAXIMUM:
         return max(alo, blo), max(ahi, bhi)
+    if op in BINARY_COMPARES:
+        return 0.0, 1.0
+    if op == SfpuOp.FMOD:  # |fmod(a, b)| <= |a|; b must stay away from 0
+        return (-max(abs(alo), abs(ahi)), max(abs(alo), abs(ahi))) if blo >= AWAY or bhi <= -AWAY else None
     return min(alo, blo), min(ahi, bhi)
 
 
@@ -880,3 +901,21 @@ def test_transcendental_ops_against_float64(device, op):
             assert error.max() <= 1.0, f"{op.name}: {error.max():.3f} bf16 ulps"
             rounded_once = rne16(to_f32(exact))
             assert np.mean(got == rounded_once) > 0.99
+
+
+@pytest.mark.parametrize("op, a_range, b_range, reference", [
+    (SfpuOp.ATAN2, (-3, 3), (-3, 3), np.arctan2),
+    (SfpuOp.POW, (0.1, 10), (-3, 3), np.power),
+], ids=["atan2", "pow"])
+def test_binary_transcendental_ops_against_float64(device, op, a_range, b_range, reference):
+    """atan2(a, b) and a ** b of two float32 tensors with fp32 Dst: within F32_ULPS
+    float32 ulps of numpy's float64 result."""
+    rng = np.random.default_rng(int(op))
+    a = rng.uniform(*a_range, (64, 64)).astype(np.float32)
+    b = rng.uniform(*b_range, (64, 64)).astype(np.float32)
+    inputs = [FusedInput(DataFormat.float32)] * 2
+    out, (xa, xb) = run_fused(device, inputs, [a, b], [Input(0), Input(1), Binary(op, 0, 1)], (64, 64), F32,
+                              fp32=True)
+    exact = reference(xa.astype(np.float64), xb.astype(np.float64))
+    error = np.abs(out.to_host(np.float32).astype(np.float64) - exact) / ulp(exact, 23)
+    assert error.max() <= F32_ULPS, f"{op.name}: {error.max():.2f} float32 ulps"

@@ -27,6 +27,7 @@ import zlib
 import numba
 import numpy as np
 import pytest
+import scipy.special
 
 import hal
 from tests import reference as ref
@@ -393,10 +394,11 @@ def test_pack_then_unpack(fmt):
 
 def test_every_sfpu_op_of_the_target_is_implemented():
     """sfpu_unary / sfpu_binary / sfpu_ternary return NaN for an op they do not
-    implement; every op is defined at (0.5, 2.0) (and 1.0)."""
+    implement; every op is defined at (0.5, 2.0) (and 1.0), acosh at 1.5."""
     for op in SfpuOp:
-        got = numerics.sfpu_unary(op, 0.5, 2.0) if op < SfpuOp.ADD else numerics.sfpu_binary(op, 0.5, 2.0) \
-            if op < SfpuOp.WHERE else numerics.sfpu_ternary(op, 1.0, 0.5, 2.0)
+        x = 1.5 if op == SfpuOp.ACOSH else 0.5
+        got = numerics.sfpu_unary(op, x, 2.0) if op < SfpuOp.ADD else numerics.sfpu_binary(op, x, 2.0) \
+            if op < SfpuOp.WHERE else numerics.sfpu_ternary(op, 1.0, x, 2.0)
         assert not math.isnan(got), op.name
     assert math.isnan(numerics.sfpu_unary(SfpuOp.ADD, 0.5, 2.0)) and math.isnan(numerics.sfpu_binary(0, 0.5, 2.0))
 
@@ -659,6 +661,26 @@ SFPU_CASES = {
     SfpuOp.LEZ: (lambda x: (x <= 0).astype(np.float64), (-2, 2), 0.0, True),
     SfpuOp.EQZ: (lambda x: (x == 0).astype(np.float64), (-2, 2), 0.0, True),
     SfpuOp.NEZ: (lambda x: (x != 0).astype(np.float64), (-2, 2), 0.0, True),
+    SfpuOp.FLOOR: (np.floor, (-10, 10), 0.0, True),
+    SfpuOp.CEIL: (np.ceil, (-10, 10), 0.0, True),
+    SfpuOp.TRUNC: (np.trunc, (-10, 10), 0.0, True),
+    SfpuOp.ROUND_EVEN: (np.rint, (-10, 10), 0.0, True),
+    SfpuOp.EXPM1: (np.expm1, (-5, 5), 0.0, False),
+    SfpuOp.LOG1P: (np.log1p, (-0.9, 100), 0.0, False),
+    SfpuOp.ERF: (scipy.special.erf, (-4, 4), 0.0, False),
+    SfpuOp.ERFC: (scipy.special.erfc, (-4, 9), 0.0, False),
+    SfpuOp.TAN: (np.tan, (-1.5, 1.5), 0.0, False),
+    SfpuOp.ATAN: (np.arctan, (-10, 10), 0.0, False),
+    SfpuOp.ASIN: (np.arcsin, (-1, 1), 0.0, False),
+    SfpuOp.ACOS: (np.arccos, (-1, 1), 0.0, False),
+    SfpuOp.SINH: (np.sinh, (-10, 10), 0.0, False),
+    SfpuOp.COSH: (np.cosh, (-10, 10), 0.0, False),
+    SfpuOp.ASINH: (np.arcsinh, (-100, 100), 0.0, False),
+    SfpuOp.ACOSH: (np.arccosh, (1, 100), 0.0, False),
+    SfpuOp.ATANH: (np.arctanh, (-0.99, 0.99), 0.0, False),
+    SfpuOp.EXP2: (np.exp2, (-20, 20), 0.0, False),
+    SfpuOp.SIGN: (lambda x: np.where(x == 0, x, np.sign(x)), (-2, 2), 0.0, True),  # -0 stays -0
+    SfpuOp.CBRT: (np.cbrt, (-100, 100), 0.0, False),
 }
 # Edge inputs per op, with the IEEE/numpy answers (float64 references handle them).
 SFPU_EDGES = {
@@ -666,7 +688,11 @@ SFPU_EDGES = {
     SfpuOp.RSQRT: [0.0, -1.0], SfpuOp.RECIP: [0.0, -0.0, 1e-30], SfpuOp.SIGMOID: [-100.0, 100.0],
     SfpuOp.TANH: [100.0, -100.0], SfpuOp.SQUARE: [1e20, -1e20],
     **{op: [0.0, -0.0, math.nan, math.inf, -math.inf, 1e-30, -1e-30]
-       for op in (SfpuOp.GTZ, SfpuOp.GEZ, SfpuOp.LTZ, SfpuOp.LEZ, SfpuOp.EQZ, SfpuOp.NEZ)},
+       for op in (SfpuOp.GTZ, SfpuOp.GEZ, SfpuOp.LTZ, SfpuOp.LEZ, SfpuOp.EQZ, SfpuOp.NEZ, SfpuOp.SIGN)},
+    **{op: [0.5, 1.5, 2.5, -0.5, -2.5, -0.0, 7.0, math.inf, -math.inf]  # ties, integers, infinities
+       for op in (SfpuOp.FLOOR, SfpuOp.CEIL, SfpuOp.TRUNC, SfpuOp.ROUND_EVEN)},
+    SfpuOp.LOG1P: [-1.0, -2.0, 0.0], SfpuOp.ASIN: [1.5, -1.0], SfpuOp.ACOSH: [0.5, 1.0], SfpuOp.ATANH: [1.0, -1.0, 2.0],
+    SfpuOp.SINH: [100.0], SfpuOp.EXP2: [200.0, -200.0],
 }
 
 # bf16 output: the result is float32(op(x)) rounded once more to bf16 (nearest even in

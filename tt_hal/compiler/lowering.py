@@ -258,30 +258,38 @@ class Integers:
 # SFPU ops of math/arith body ops.
 _UNARY = {"math.exp": SfpuOp.EXP, "math.log": SfpuOp.LOG, "math.sqrt": SfpuOp.SQRT, "math.rsqrt": SfpuOp.RSQRT,
           "math.tanh": SfpuOp.TANH, "math.absf": SfpuOp.ABS, "arith.negf": SfpuOp.NEG, "math.sin": SfpuOp.SIN,
-          "math.cos": SfpuOp.COS}
+          "math.cos": SfpuOp.COS, "math.floor": SfpuOp.FLOOR, "math.ceil": SfpuOp.CEIL, "math.trunc": SfpuOp.TRUNC,
+          "math.roundeven": SfpuOp.ROUND_EVEN, "math.expm1": SfpuOp.EXPM1, "math.log1p": SfpuOp.LOG1P,
+          "math.erf": SfpuOp.ERF, "math.erfc": SfpuOp.ERFC, "math.tan": SfpuOp.TAN, "math.atan": SfpuOp.ATAN,
+          "math.asin": SfpuOp.ASIN, "math.acos": SfpuOp.ACOS, "math.sinh": SfpuOp.SINH, "math.cosh": SfpuOp.COSH,
+          "math.asinh": SfpuOp.ASINH, "math.acosh": SfpuOp.ACOSH, "math.atanh": SfpuOp.ATANH,
+          "math.exp2": SfpuOp.EXP2, "math.cbrt": SfpuOp.CBRT}
 _BINARY = {"arith.addf": SfpuOp.ADD, "arith.subf": SfpuOp.SUB, "arith.mulf": SfpuOp.MUL, "arith.divf": SfpuOp.DIV,
            "arith.maximumf": SfpuOp.MAXIMUM, "arith.maxnumf": SfpuOp.MAXIMUM, "arith.minimumf": SfpuOp.MINIMUM,
-           "arith.minnumf": SfpuOp.MINIMUM}
+           "arith.minnumf": SfpuOp.MINIMUM, "arith.remf": SfpuOp.FMOD, "math.atan2": SfpuOp.ATAN2,
+           "math.powf": SfpuOp.POW}
+# Logarithms in other bases: log(x) times a constant.
+_LOG_SCALE = {"math.log2": 1 / math.log(2), "math.log10": 1 / math.log(10)}
 _REDUCE = {"arith.addf": ReduceKind.SUM_ROW, "arith.maximumf": ReduceKind.MAX_ROW,
            "arith.maxnumf": ReduceKind.MAX_ROW}
 
 
-_SPECIAL = {"math.powf", "math.fpowi", "arith.select", "arith.cmpf", "arith.cmpi", "arith.extui", "arith.extsi",
-            "arith.uitofp", "arith.sitofp", "arith.andi", "arith.ori", "arith.xori"}  # lowered in _Code.op
+_SPECIAL = {"math.fpowi", "arith.select", "arith.cmpf", "arith.cmpi", "arith.extui", "arith.extsi", "arith.uitofp",
+            "arith.sitofp", "arith.andi", "arith.ori", "arith.xori", "math.round", "math.isnan", "math.isinf",
+            "math.isfinite", "math.copysign", *_LOG_SCALE}  # lowered in _Code.op
 # arith.cmpf's predicate numbers (mlir/Dialect/Arith/IR/ArithBase.td, CmpFPredicate).
 _PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une",
                "uno", "true")
-# arith.cmpi's (CmpIPredicate).
+# arith.cmpi's (CmpIPredicate). The integers a dispatch computes are predicates (0 or 1),
+# so signed and unsigned compares agree.
 _INTEGER_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
-# A compare of a and b as the SFPU's compare of a - b with zero, as ttnn computes its
-# binary comparisons (sub, then gtz & co.). Unordered and ordered float predicates
-# differ only for NaN operands (docs/compiler.md); integer operands here are
-# predicates (0, 1, or -1 sign-extended), whose differences are exact.
-_ZERO_COMPARES = {
-    "oeq": SfpuOp.EQZ, "ueq": SfpuOp.EQZ, "eq": SfpuOp.EQZ, "one": SfpuOp.NEZ, "une": SfpuOp.NEZ, "ne": SfpuOp.NEZ,
-    "ogt": SfpuOp.GTZ, "ugt": SfpuOp.GTZ, "sgt": SfpuOp.GTZ, "oge": SfpuOp.GEZ, "uge": SfpuOp.GEZ,
-    "sge": SfpuOp.GEZ, "olt": SfpuOp.LTZ, "ult": SfpuOp.LTZ, "slt": SfpuOp.LTZ, "ole": SfpuOp.LEZ,
-    "ule": SfpuOp.LEZ, "sle": SfpuOp.LEZ}
+# The SFPU's compares (false for a NaN but NE), by the relation a predicate tests, and
+# the same against zero for a compare with the constant 0.
+_RELATIONS = {"eq": SfpuOp.EQ, "ne": SfpuOp.NE, "gt": SfpuOp.GT, "ge": SfpuOp.GE, "lt": SfpuOp.LT, "le": SfpuOp.LE}
+_ZERO_RELATIONS = {SfpuOp.EQ: SfpuOp.EQZ, SfpuOp.NE: SfpuOp.NEZ, SfpuOp.GT: SfpuOp.GTZ, SfpuOp.GE: SfpuOp.GEZ,
+                   SfpuOp.LT: SfpuOp.LTZ, SfpuOp.LE: SfpuOp.LEZ}
+
+
 class _Code:
     """Builds eltwise_fused code from a generic's body: block args become inputs
     (or constants, for fills), body ops SFPU instructions."""
@@ -317,6 +325,9 @@ class _Code:
             return self.emit(Unary(SfpuOp.POWER, self.value(operands[0]), float(_constant(operands[1]))))
         if name == "arith.select":
             return self.select(op)
+        special = self.special(op)
+        if special is not None:
+            return special
         if name in ("arith.cmpf", "arith.cmpi"):
             return self.compare(op)
         if name in ("arith.extui", "arith.uitofp", "arith.extsi", "arith.sitofp"):
@@ -358,23 +369,68 @@ class _Code:
                                 f"(supported: {', '.join(sorted(set(_UNARY) | set(_BINARY) | _SPECIAL))})")
 
     def compare(self, op) -> int:
-        """cmpf / cmpi a P b -> 1.0 or 0.0: the SFPU's compare of a - b with zero."""
+        """cmpf / cmpi a P b -> 1.0 or 0.0, as IEEE defines P for NaN operands too: an
+        ordered predicate is the SFPU's compare; an unordered one also holds where
+        either operand is NaN (x != x), `one` only where neither is."""
         names = _PREDICATES if op.name == "arith.cmpf" else _INTEGER_PREDICATES
         predicate = names[int(ir.IntegerAttr(op.attributes["predicate"]).value)]
-        if predicate not in _ZERO_COMPARES:
-            raise unimplemented(op, f"{op.name} {predicate} has no Tensix lowering yet (supported: "
-                                    f"{', '.join(_ZERO_COMPARES)})")
         if op.name == "arith.cmpi" and not all(_is_predicate(v) or _is_small_constant(v) for v in op.operands):
             raise unimplemented(op, "arith.cmpi of integers other than predicates: the bridge computes integers "
                                     "only as predicates (i1)")
+        if predicate in ("false", "true"):
+            return self.emit(Constant(float(predicate == "true")))
         a, b = op.operands
-        cb = _constant(b)
-        if cb is not None:
-            x = self.value(a)
-            difference = x if cb == 0 else self.emit(Unary(SfpuOp.ADD_SCALAR, x, -float(cb)))
+        nan_free = op.name == "arith.cmpi"
+        unordered = self.unordered(a, b) if not nan_free and predicate in ("ord", "uno", "one", "ueq", "ugt", "uge",
+                                                                             "ult", "ule") else None
+        if predicate in ("ord", "uno"):
+            return unordered if predicate == "uno" else self.emit(Unary(SfpuOp.EQZ, unordered))
+        relation = _RELATIONS[predicate.lstrip("ousi") if predicate not in ("une", "one") else "ne"]
+        if _constant(b) == 0:  # against zero: one instruction (a constant zero's sign does not matter)
+            holds = self.emit(Unary(_ZERO_RELATIONS[relation], self.value(a)))
         else:
-            difference = self.emit(Binary(SfpuOp.SUB, self.value(a), self.value(b)))
-        return self.emit(Unary(_ZERO_COMPARES[predicate], difference))
+            holds = self.emit(Binary(relation, self.value(a), self.value(b)))
+        if predicate == "one":  # NE holds for NaN; one does not
+            return self.emit(Binary(SfpuOp.MUL, holds, self.emit(Unary(SfpuOp.EQZ, unordered))))
+        if unordered is not None:
+            return self.emit(Binary(SfpuOp.MAXIMUM, holds, unordered))
+        return holds
+
+    def unordered(self, a, b) -> int:
+        """1.0 where a or b is NaN (a constant b is not)."""
+        nan_a = self.emit(Binary(SfpuOp.NE, self.value(a), self.value(a)))
+        if _constant(b) is not None:
+            return nan_a if not math.isnan(_constant(b)) else self.emit(Constant(1.0))
+        return self.emit(Binary(SfpuOp.MAXIMUM, nan_a, self.emit(Binary(SfpuOp.NE, self.value(b), self.value(b)))))
+
+    def special(self, op) -> int | None:
+        """math.round (ties away from zero), math.log2/log10, math.copysign,
+        math.isnan/isinf/isfinite: composed of SFPU ops (None if `op` is none of them)."""
+        name, operands = op.name, list(op.operands)
+        if name in _LOG_SCALE:
+            return self.emit(Unary(SfpuOp.MUL_SCALAR, self.emit(Unary(SfpuOp.LOG, self.value(operands[0]))),
+                                   _LOG_SCALE[name]))
+        if name == "math.round":  # trunc(x) + sign(x) where |x - trunc(x)| >= 0.5: every step exact
+            x = self.value(operands[0])
+            whole = self.emit(Unary(SfpuOp.TRUNC, x))
+            fraction = self.emit(Unary(SfpuOp.ABS, self.emit(Binary(SfpuOp.SUB, x, whole))))
+            away = self.emit(Binary(SfpuOp.GE, fraction, self.emit(Constant(0.5))))
+            step = self.emit(Binary(SfpuOp.MUL, away, self.emit(Unary(SfpuOp.SIGN, x))))
+            return self.emit(Binary(SfpuOp.ADD, whole, step))
+        if name == "math.copysign":  # |a|, negated where b < 0 or b is -0 (1 / -0 = -inf); a NaN b counts as +
+            magnitude = self.emit(Unary(SfpuOp.ABS, self.value(operands[0])))
+            b = self.value(operands[1])
+            negative = self.emit(Binary(SfpuOp.MAXIMUM, self.emit(Unary(SfpuOp.LTZ, b)),
+                                        self.emit(Unary(SfpuOp.LTZ, self.emit(Unary(SfpuOp.RECIP, b))))))
+            return self.emit(Ternary(SfpuOp.WHERE, negative, self.emit(Unary(SfpuOp.NEG, magnitude)), magnitude))
+        if name == "math.isnan":
+            x = self.value(operands[0])
+            return self.emit(Binary(SfpuOp.NE, x, x))
+        if name in ("math.isinf", "math.isfinite"):
+            magnitude = self.emit(Unary(SfpuOp.ABS, self.value(operands[0])))
+            relation = SfpuOp.EQ if name == "math.isinf" else SfpuOp.LT
+            return self.emit(Binary(relation, magnitude, self.emit(Constant(math.inf))))
+        return None
 
     def select(self, op) -> int:
         """select(c, x, y) -> where_tile: x where c != 0, else y, each moved whole."""
@@ -540,6 +596,8 @@ class DispatchLowering:
         return tensor
 
     def _fused(self, op, code: Sequence[Instruction], inputs: list[tuple[Tensor, FusedInput]], out: Tensor) -> None:
+        if len(code) > 1 and not fused.fits(tuple(code), tuple(fi for _, fi in inputs), self.options.fp32_dest_acc_en):
+            return self._split(op, code, inputs, out)
         fmt = out.data_format or self.options.data_format
         ds = out.device_shape
         mask_columns, mask_rows = ds[-1] % TILE, ds[-2] % TILE
@@ -554,6 +612,28 @@ class DispatchLowering:
         n = tile_count(ds)
         self.launches.append(Launch(kernel, [n, tiles(ds[-2]), tiles(ds[-1])],
                                     [t for t, _ in inputs] + masks + [out], n))
+
+    def _split(self, op, code: Sequence[Instruction], inputs: list[tuple[Tensor, FusedInput]], out: Tensor) -> None:
+        """Code too big for one fused kernel (its Dst tiles or its inputs): each operand of
+        its last instruction is computed into a scratch tensor of the output's shape first
+        (split again as needed), then the last instruction reads those."""
+        last = code[-1]
+        new_code, new_inputs, number = [], [], {}
+        for v in dict.fromkeys(last.operands):
+            sub_code, sub_inputs = _cone(code, v, inputs)
+            number[v] = len(new_code)
+            if len(sub_code) == 1 and isinstance(sub_code[0], Constant):
+                new_code.append(sub_code[0])
+                continue
+            if len(sub_code) == 1:  # an input, read as it was
+                source = sub_inputs[0]
+            else:
+                temp = self._temp(out.shape, out.device_shape)
+                self._fused(op, sub_code, sub_inputs, temp)
+                source = (temp, FusedInput(self.options.data_format))
+            new_code.append(Input(len(new_inputs)))
+            new_inputs.append(source)
+        self._fused(op, [*new_code, _renumbered(last, number)], new_inputs, out)
 
     def _transpose(self, op, tensor: Tensor, out: Tensor) -> None:
         fmt = self.options.data_format
@@ -846,6 +926,39 @@ class DispatchLowering:
             return False
         tensor, dims = ins[element.arg_number], maps[element.arg_number]
         return tensor.fill is None and dims == list(range(len(space))) and [axis[d] for d in dims] == dims
+
+
+def _renumbered(instruction: Instruction, number: dict[int, int]) -> Instruction:
+    """`instruction` reading value number[v] where it read v."""
+    if isinstance(instruction, Unary):
+        return dataclasses.replace(instruction, operand=number[instruction.operand])
+    if isinstance(instruction, Binary):
+        return dataclasses.replace(instruction, a=number[instruction.a], b=number[instruction.b])
+    if isinstance(instruction, Ternary):
+        return dataclasses.replace(instruction, c=number[instruction.c], a=number[instruction.a],
+                                   b=number[instruction.b])
+    return instruction
+
+
+def _cone(code: Sequence[Instruction], value: int, inputs: list) -> tuple[list[Instruction], list]:
+    """The code computing `value` alone, renumbered, and the inputs it reads."""
+    needed, stack = set(), [value]
+    while stack:
+        v = stack.pop()
+        if v not in needed:
+            needed.add(v)
+            stack.extend(code[v].operands)
+    number, sub_code, sub_inputs, input_number = {}, [], [], {}
+    for v in sorted(needed):
+        instruction = code[v]
+        if isinstance(instruction, Input):
+            if instruction.index not in input_number:
+                input_number[instruction.index] = len(sub_inputs)
+                sub_inputs.append(inputs[instruction.index])
+            instruction = Input(input_number[instruction.index])
+        number[v] = len(sub_code)
+        sub_code.append(_renumbered(instruction, number))
+    return sub_code, sub_inputs
 
 
 class _Yield:

@@ -163,6 +163,21 @@ def _allocate_fused(k: KernelBuilder, code: tuple[Instruction, ...], inputs, cap
     return where[len(code) - 1]
 
 
+def fits(code: tuple[Instruction, ...], inputs: tuple[FusedInput, ...], fp32_dest_acc_en: bool) -> bool:
+    """Does `code` fit in Dst (eltwise_fused would build it), and its inputs in the address
+    generators (with two left for padding masks)?"""
+    if len(inputs) > MAX_FUSED_INPUTS - 2:
+        return False
+    try:
+        capacity = KernelConfig(fp32_dest_acc_en=fp32_dest_acc_en).dst_capacity()
+        _allocate_fused(KernelBuilder("fits"), code, inputs, capacity)
+    except HalError as error:
+        if error.code != StatusCode.UNIMPLEMENTED:
+            raise
+        return False
+    return True
+
+
 def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruction, ...], out: DataFormat,
                   mask_columns: bool = False, mask_rows: bool = False, fp32_dest_acc_en: bool = False) -> Export:
     """out = code(inputs) tile by tile. Bindings (inputs..., [column mask], [row mask],

@@ -137,6 +137,9 @@ class ReduceKind(enum.IntEnum):
 
 
 class SfpuOp(enum.IntEnum):
+    """SFPU ops: unary below ADD (on one Dst tile, with a float parameter), binary from
+    ADD (two tiles, result in the first), ternary from WHERE (three, result in the first)."""
+
     EXP = 0
     LOG = 1
     SQRT = 2
@@ -164,17 +167,48 @@ class SfpuOp(enum.IntEnum):
     LEZ = 22
     EQZ = 23
     NEZ = 24
+    FLOOR = 25
+    CEIL = 26
+    TRUNC = 27
+    ROUND_EVEN = 28  # to the nearest integer, ties to even (round_tile with 0 decimals)
+    EXPM1 = 29
+    LOG1P = 30
+    ERF = 31
+    ERFC = 32
+    TAN = 33
+    ATAN = 34
+    ASIN = 35
+    ACOS = 36
+    SINH = 37
+    COSH = 38
+    ASINH = 39
+    ACOSH = 40
+    ATANH = 41
+    EXP2 = 42
+    SIGN = 43  # -1, 0 or 1 (NaN stays NaN)
+    CBRT = 44
     # SFPU binary, on two Dst tiles.
-    ADD = 32
-    SUB = 33
-    MUL = 34
-    DIV = 35
-    MAXIMUM = 36
-    MINIMUM = 37
-    MASK = 38  # a where b != 0, else 0 (mask_tile)
-    MASK_NEG_INF = 39  # a where b != 0, else -inf (masking before a max)
+    ADD = 64
+    SUB = 65
+    MUL = 66
+    DIV = 67
+    MAXIMUM = 68
+    MINIMUM = 69
+    MASK = 70  # a where b != 0, else 0 (mask_tile)
+    MASK_NEG_INF = 71  # a where b != 0, else -inf (masking before a max)
+    # Comparisons: 1.0 where a == b (!=, <, >, <=, >=), else 0.0 (eq_binary_tile & co.);
+    # a NaN compares false but for NE.
+    EQ = 72
+    NE = 73
+    LT = 74
+    GT = 75
+    LE = 76
+    GE = 77
+    FMOD = 78  # a - b * trunc(a / b): the remainder with a's sign (fmod_binary_tile, arith.remf)
+    ATAN2 = 79  # atan2(a, b)
+    POW = 80  # a ** b
     # SFPU ternary, on three Dst tiles.
-    WHERE = 48  # a where c != 0, else b (where_tile)
+    WHERE = 96  # a where c != 0, else b (where_tile)
 
 
 class MathFidelity(enum.IntEnum):
@@ -202,8 +236,7 @@ _IMMEDIATE_RANGES = {
     (Op.NOC_WRITE_PAGE, 0): range(ADDRGEN_SLOTS), (Op.NOC_READ, 0): range(ADDRGEN_SLOTS),
     (Op.NOC_WRITE, 0): range(ADDRGEN_SLOTS), (Op.WORKGROUP_ID, 1): range(3), (Op.WORKGROUP_COUNT, 1): range(3),
     (Op.ARG, 1): range(MAX_RUNTIME_ARGS), (Op.SFPU_UNARY, 0): range(SfpuOp.ADD),
-    (Op.SFPU_BINARY, 0): range(SfpuOp.ADD, SfpuOp.MASK_NEG_INF + 1), (Op.SFPU_TERNARY, 0): range(SfpuOp.WHERE,
-                                                                                                 SfpuOp.WHERE + 1),
+    (Op.SFPU_BINARY, 0): range(SfpuOp.ADD, SfpuOp.WHERE), (Op.SFPU_TERNARY, 0): range(SfpuOp.WHERE, SfpuOp.WHERE + 1),
     (Op.MATMUL_TILES, 5): range(2),
     (Op.L1_FILL, 2): range(1 << 32),
 }

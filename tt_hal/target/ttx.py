@@ -32,7 +32,7 @@ from tt_hal.target.program import (
 
 EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"  # the format name executable caches accept (IREE's hal.executable.format)
 FILE_IDENTIFIER = b"TTX0"
-VERSION = 2  # 1: one program per export; 2: stages and tensors
+VERSION = 3  # 1: one program per export; 2: stages and tensors; 3: SFPU ops renumbered (binary from 64)
 
 
 def _vector(builder, start, values, prepend) -> int:
@@ -196,10 +196,8 @@ def _read_tensor(t) -> ExportTensor:
 
 def _read_export(e) -> Export:
     name = (e.Name() or b"").decode()
-    if e.StagesIsNone():  # version 1 left the version field at its default, so its files read as version 2
-        raise HalError(StatusCode.INVALID_ARGUMENT, f"export {name} has no stages: a .ttx of version 1 (one program "
-                                                    f"per export) or a damaged one; this reader knows version "
-                                                    f"{VERSION}")
+    if e.StagesIsNone():  # written by every version since 2 (empty for a dynamic export)
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"export {name} has no stages vector: a damaged .ttx")
     workgroup = _uints(e.WorkgroupSizeAsNumpy(), e.WorkgroupSizeLength(), "workgroup size", 3)
     return Export(name, e.ConstantCount(), e.BindingCount(), workgroup,
                   tuple(_read_stage(e.Stages(i)) for i in range(e.StagesLength())),

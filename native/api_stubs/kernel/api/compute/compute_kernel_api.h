@@ -58,4 +58,17 @@ void unary_max_tile(uint32_t idst, uint32_t param0);
 // compute_kernel_api.h: ALWI void unary_min_tile_init() / unary_min_tile(uint32_t idst, uint32_t param0)  (param0 = float32 bits)
 void unary_min_tile_init();
 void unary_min_tile(uint32_t idst, uint32_t param0);
+// compute_kernel_api.h: template <bool approx = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE> ALWI void expm1_tile_init() / expm1_tile(uint32_t idst)
+template <bool approx = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+void expm1_tile_init();
+template <bool approx = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+void expm1_tile(uint32_t idst);
+// compute_kernel_api.h: template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> ALWI void exp2_tile_init() / exp2_tile(uint32_t idst)
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+void exp2_tile_init();
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+void exp2_tile(uint32_t idst);
+// compute_kernel_api.h: ALWI void sign_tile_init() / ALWI void sign_tile(uint32_t idst)
+void sign_tile_init();
+void sign_tile(uint32_t idst);
 }  // namespace ckernel

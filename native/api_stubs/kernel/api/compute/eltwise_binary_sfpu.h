@@ -26,4 +26,22 @@ void sub_binary_tile_init();
 void mul_binary_tile_init();
 void div_binary_tile_init();
 void power_binary_tile_init();
+// eltwise_binary_sfpu.h: ALWI void eq_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) / eq_binary_tile_init()   (1.0 where a eq b, else 0.0)
+void eq_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst);
+void eq_binary_tile_init();
+// eltwise_binary_sfpu.h: ALWI void ne_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) / ne_binary_tile_init()   (1.0 where a ne b, else 0.0)
+void ne_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst);
+void ne_binary_tile_init();
+// eltwise_binary_sfpu.h: ALWI void lt_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) / lt_binary_tile_init()   (1.0 where a lt b, else 0.0)
+void lt_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst);
+void lt_binary_tile_init();
+// eltwise_binary_sfpu.h: ALWI void gt_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) / gt_binary_tile_init()   (1.0 where a gt b, else 0.0)
+void gt_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst);
+void gt_binary_tile_init();
+// eltwise_binary_sfpu.h: ALWI void le_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) / le_binary_tile_init()   (1.0 where a le b, else 0.0)
+void le_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst);
+void le_binary_tile_init();
+// eltwise_binary_sfpu.h: ALWI void ge_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) / ge_binary_tile_init()   (1.0 where a ge b, else 0.0)
+void ge_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst);
+void ge_binary_tile_init();
 }  // namespace ckernel
