@@ -77,6 +77,7 @@ TWINS = {
     "control_flow": control_flow,
     "mlp": mlp,
     "mlp_stablehlo": mlp,
+    "mlp_tosa": mlp,
     "softmax": softmax,
     "layernorm": layernorm,
     "attention": attention,
