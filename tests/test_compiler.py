@@ -336,6 +336,52 @@ CASES["select_relu"] = Case(elementwise_program(SHAPE, f"""
     %c = stablehlo.compare GT, %a, %z : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
     %r = stablehlo.select %c, %a, %z : tensor<{SHAPE}xi1>, tensor<{SHAPE}xf32>
 """))
+# Slices of bindings inside dispatches: windows of the row-major tensors (their rows and
+# matrices further apart), loaded and stored, as concatenations, slices, pads and head
+# splits make them.
+CASES["concatenate_last_dim"] = Case(mlir("""
+    func.func @main(%a: tensor<40x50xf32>, %b: tensor<40x30xf32>) -> tensor<40x80xf32> {
+      %e = stablehlo.exponential %a : tensor<40x50xf32>
+      %t = stablehlo.tanh %b : tensor<40x30xf32>
+      %c = stablehlo.concatenate %e, %t, dim = 1 : (tensor<40x50xf32>, tensor<40x30xf32>) -> tensor<40x80xf32>
+      return %c : tensor<40x80xf32>
+    }
+"""))
+CASES["slice_last_dim"] = Case(mlir("""
+    func.func @main(%a: tensor<40x100xf32>) -> tensor<40x30xf32> {
+      %s = stablehlo.slice %a [0:40, 20:50] : (tensor<40x100xf32>) -> tensor<40x30xf32>
+      %e = stablehlo.exponential %s : tensor<40x30xf32>
+      return %e : tensor<40x30xf32>
+    }
+"""))
+CASES["slice_middle_dim_3d"] = Case(mlir("""
+    func.func @main(%a: tensor<4x40x100xf32>) -> tensor<4x10x100xf32> {
+      %s = stablehlo.slice %a [0:4, 5:15, 0:100] : (tensor<4x40x100xf32>) -> tensor<4x10x100xf32>
+      %e = stablehlo.exponential %s : tensor<4x10x100xf32>
+      return %e : tensor<4x10x100xf32>
+    }
+"""))
+CASES["split_in_halves"] = Case(mlir("""
+    func.func @main(%a: tensor<16x128xf32>, %w: tensor<128x64xf32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) {
+      %q = stablehlo.slice %a [0:16, 0:64] : (tensor<16x128xf32>) -> tensor<16x64xf32>
+      %k = stablehlo.slice %a [0:16, 64:128] : (tensor<16x128xf32>) -> tensor<16x64xf32>
+      %x = stablehlo.dot_general %a, %w, contracting_dims = [1] x [0]
+          : (tensor<16x128xf32>, tensor<128x64xf32>) -> tensor<16x64xf32>
+      %s = stablehlo.add %q, %x : tensor<16x64xf32>
+      %m = stablehlo.multiply %k, %x : tensor<16x64xf32>
+      return %s, %m : tensor<16x64xf32>, tensor<16x64xf32>
+    }
+"""))
+CASES["pad_both_dims"] = Case(mlir("""
+    func.func @main(%a: tensor<20x30xf32>) -> tensor<24x40xf32> {
+      %z = stablehlo.constant dense<0.0> : tensor<f32>
+      %e = stablehlo.exponential %a : tensor<20x30xf32>
+      %p = stablehlo.pad %e, %z, low = [1, 3], high = [3, 7], interior = [0, 0]
+          : (tensor<20x30xf32>, tensor<f32>) -> tensor<24x40xf32>
+      return %p : tensor<24x40xf32>
+    }
+"""))
+
 # More SFPU ops: rounding, special functions, remainders, powers of tensors.
 for _op, _inputs in (("floor", (4.0,)), ("ceil", (4.0,)), ("round_nearest_even", (4.0,)),
                      ("round_nearest_afz", (4.0,)), ("exponential_minus_one", ()), ("log_plus_one", (POSITIVE,)),

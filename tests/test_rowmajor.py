@@ -73,10 +73,14 @@ def tiles(rows: int, columns: int, batches: int = 1) -> int:
     return batches * ceil_div(rows, TILE) * ceil_div(columns, TILE)
 
 
-def dispatch(device, executable, rows, columns, bindings, offsets=(), workgroups=1, batches=1) -> None:
+def dispatch(device, executable, rows, columns, bindings, offsets=(), workgroups=1, batches=1, window=(0, 0)) -> None:
+    """`window`: (extra rows, extra columns) of the larger tensor the row-major binding is
+    a window of (its rows further apart, its matrices too)."""
     cb = hal.HalCommandBuffer(device)
+    row_stride = columns + window[1]
+    constants = rowmajor.push_constants(rows, columns, offsets, batches, row_stride, (rows + window[0]) * row_stride)
     cb.dispatch(executable, 0, workgroup_count(tiles(rows, columns, batches), workgroups),
-                np.array(rowmajor.push_constants(rows, columns, offsets, batches), np.uint32).tobytes(), bindings)
+                np.array(constants, np.uint32).tobytes(), bindings)
     cb.end()
     done = device.create_semaphore(0)
     device.queue_execute(cb, [], [(done, 1)])
@@ -119,6 +123,8 @@ LAYOUTS = dict(
     from_constant=st.booleans(),  # part of the offset is a push constant
     workgroups=st.integers(1, 4),
     batches=st.sampled_from([1, 1, 2, 3]),  # matrices one after another, each padded to tiles on its own
+    # A window of a larger tensor (extra rows per matrix, extra columns per row), or the whole one.
+    window=st.sampled_from([(0, 0)] * 3 + [(0, 5), (3, 0), (2, 40)]),
 )
 
 
@@ -133,17 +139,18 @@ def placed(nbytes, offset, tail, from_constant, seed):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(**LAYOUTS)
 def test_tilize_matches_its_twin(device, executables, fmt, rows, columns, offset, tail, from_constant,
-                                 workgroups, batches):
+                                 workgroups, batches, window):
     size = fmt.element_size
-    nbytes = batches * rows * columns * size
+    full = (batches, rows + window[0], columns + window[1])  # the tensor the window is of
+    nbytes = int(np.prod(full)) * size
     data, binding_offset, constant = placed(nbytes, offset, tail, from_constant, rows * columns)
-    tensor = data[offset:offset + nbytes].view(BITS[size]).reshape(batches, rows, columns)
+    tensor = data[offset:offset + nbytes].view(BITS[size]).reshape(full)[:, :rows, :columns]
     source = raw_buffer(device, data)
     pages = tile_buffer(device, fmt, rows, columns,
                         np.full(tiles(rows, columns, batches) * fmt.tile_size, 0xA5, np.uint8), batches)
     dispatch(device, executables(rowmajor.tilize, fmt, from_constant), rows, columns,
              [(source, binding_offset, constant + nbytes), pages], [constant] if from_constant else (), workgroups,
-             batches)
+             batches, window)
     assert np.array_equal(host_bytes(pages), tilize_twin(tensor))
     assert np.array_equal(host_bytes(source), data)
 
@@ -151,19 +158,20 @@ def test_tilize_matches_its_twin(device, executables, fmt, rows, columns, offset
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(**LAYOUTS)
 def test_untilize_matches_its_twin_and_spares_the_neighbours(device, executables, fmt, rows, columns, offset, tail,
-                                                             from_constant, workgroups, batches):
+                                                             from_constant, workgroups, batches, window):
     size = fmt.element_size
-    nbytes = batches * rows * columns * size
+    full = (batches, rows + window[0], columns + window[1])  # the tensor the window is of
+    nbytes = int(np.prod(full)) * size
     data, binding_offset, constant = placed(nbytes, offset, tail, from_constant, rows + columns)
     page_bytes = np.random.default_rng(offset).integers(0, 256, tiles(rows, columns, batches) * fmt.tile_size,
                                                         np.uint8)
     pages, target = tile_buffer(device, fmt, rows, columns, page_bytes, batches), raw_buffer(device, data)
     dispatch(device, executables(rowmajor.untilize, fmt, from_constant), rows, columns,
              [pages, (target, binding_offset, constant + nbytes)], [constant] if from_constant else (), workgroups,
-             batches)
+             batches, window)
     expected = data.copy()
-    expected[offset:offset + nbytes] = untilize_twin(page_bytes, rows, columns, size, batches).reshape(-1).view(
-        np.uint8)
+    expected[offset:offset + nbytes].view(BITS[size]).reshape(full)[:, :rows, :columns] = untilize_twin(
+        page_bytes, rows, columns, size, batches)
     assert np.array_equal(host_bytes(target), expected)
 
 

@@ -38,6 +38,7 @@ from tt_hal.compiler.lowering import (
     Options,
     PushConstant,
     Tensor,
+    Window,
     build_kernel,
     location,
 )
@@ -118,11 +119,18 @@ class _ExportBuilder:
         return self.index[key]
 
     def row_major(self, builder, device_shape, data_format: DataFormat, offset: int | PushConstant,
-                  bindings) -> None:
+                  bindings, window: Window | None = None) -> None:
         """A tilize or untilize stage between a binding (at byte `offset` of its range,
-        a literal or the dispatch's push constant) and a tile tensor."""
+        a literal or the dispatch's push constant; the slice `window` of it) and a tile
+        tensor."""
         batches, rows, columns = _matrices(device_shape)
-        constants = rowmajor.push_constants(rows, columns, [offset], batches)
+        if window is None:
+            constants = rowmajor.push_constants(rows, columns, [offset], batches)
+        elif isinstance(offset, PushConstant):
+            raise HalError(StatusCode.UNIMPLEMENTED, "a slice of a binding whose offset is a push constant")
+        else:
+            constants = rowmajor.push_constants(rows, columns, [offset + window.start * data_format.element_size],
+                                                batches, window.row_stride, window.batch_stride)
         self.stages.append(Stage(_rowmajor(builder, data_format).program, workgroup_count(constants[0], CORES),
                                  _constants(constants), bindings))
 
@@ -152,7 +160,7 @@ def lower_function(name: str, constant_count: int, binding_count: int, func, whe
         data_format = tensor.data_format or FORMAT
         scratch = out.tensor(("binding", key), tensor.device_shape, data_format)
         out.row_major(rowmajor.tilize, tensor.device_shape, data_format, key[1],
-                      ((BindingSource.DISPATCH, key[0]), (BindingSource.TENSOR, scratch)))
+                      ((BindingSource.DISPATCH, key[0]), (BindingSource.TENSOR, scratch)), tensor.window)
 
     def operand_binding(operand):
         if isinstance(operand, tuple):  # ("mask", valid, axis)
@@ -167,10 +175,10 @@ def lower_function(name: str, constant_count: int, binding_count: int, func, whe
 
     for launch in lowering.launches:
         out.launch(launch, operand_binding)
-    for key, (device_shape, data_format) in lowering.outputs.items():
+    for key, (device_shape, data_format, window) in lowering.outputs.items():
         scratch = out.tensor(("output", key), device_shape, data_format)
         out.row_major(rowmajor.untilize, device_shape, data_format, key[1],
-                      ((BindingSource.TENSOR, scratch), (BindingSource.DISPATCH, key[0])))
+                      ((BindingSource.TENSOR, scratch), (BindingSource.DISPATCH, key[0])), window)
     return Export(name, constant_count, binding_count, (1, 1, 1), tuple(out.stages), tuple(out.tensors))
 
 

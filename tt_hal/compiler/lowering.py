@@ -52,19 +52,32 @@ class Options:
         return self.data_format is DataFormat.float32
 
 
+@dataclasses.dataclass(frozen=True)
+class Window:
+    """Where a loaded or stored tensor lies in its binding's row-major tensor, in
+    elements: its first element, and the distance between its rows and between its
+    matrices (of its device shape)."""
+
+    start: int
+    row_stride: int
+    batch_stride: int
+
+
 class Tensor:
     """A tensor of the dispatch: logical shape, device shape, and where it lives
-    (`ref`: ("binding", (binding, byte offset)) loaded, ("output", (binding, byte offset))
-    stored, ("temp", k) or ("constant", values); `fill`: a splat not
-    materialised). Its tiles are in the compute format, but for an output stored in
-    another (`data_format`: a predicate stored as i8)."""
+    (`ref`: ("binding", access) loaded, ("output", access) stored, ("temp", k) or
+    ("constant", values), an access being (binding, byte offset, slice or None);
+    `fill`: a splat not materialised). Its tiles are in the compute format, but for an
+    output stored in another (`data_format`: a predicate stored as i8). `window`: a
+    slice's place in its binding (None: the whole binding)."""
 
-    def __init__(self, shape, device_shape=None, ref=None, fill=None, data_format=None):
+    def __init__(self, shape, device_shape=None, ref=None, fill=None, data_format=None, window=None):
         self.shape = tuple(shape)
         self.device_shape = tuple(device_shape) if device_shape is not None else default_device_shape(shape)
         self.ref = ref
         self.fill = fill
         self.data_format = data_format
+        self.window = window
 
 
 @dataclasses.dataclass
@@ -453,6 +466,71 @@ def _is_small_constant(value) -> bool:
     return isinstance(constant, int) and abs(constant) <= 1 << 24
 
 
+_DYNAMIC = -(1 << 63)  # MLIR's kDynamic in static offsets and sizes
+
+
+def _binding_shape(subspan, ints) -> tuple:
+    """The shape of the tensor a hal.interface.binding.subspan binds (None for a dynamic
+    dim not known at compile time)."""
+    match = re.search(r"tensor<([^<>]*)>", str(subspan.results[0].type))
+    dims = match.group(1).split("x")[:-1] if match else []
+    dynamic = iter(subspan.opview.dynamic_dims)
+    shape = []
+    for d in dims:
+        if d != "?":
+            shape.append(int(d))
+            continue
+        value = next(dynamic)
+        shape.append(ints[value] if value in ints and isinstance(ints[value], int) else None)
+    return tuple(shape)
+
+
+def _access(op, subspan) -> tuple:
+    """(binding, byte offset, slice) of a dispatch.tensor.load or store through `subspan`
+    ((binding, byte offset, its tensor's shape)): slice is None when the op reads or
+    writes the whole binding, else (offsets, sizes)."""
+    binding, offset, full = subspan
+    offsets = tuple(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
+    sizes = tuple(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
+    strides = tuple(ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
+    if _DYNAMIC in offsets or _DYNAMIC in sizes or any(s != 1 for s in strides):
+        raise unimplemented(op, f"{op.name} of a slice with offsets {offsets}, sizes {sizes}, strides {strides}: "
+                                f"the bridge reads and writes static slices of unit stride")
+    if not any(offsets) and sizes == full:
+        return binding, offset, None
+    if None in full:
+        raise unimplemented(op, f"{op.name} of a slice of a tensor of dynamic shape {full}")
+    return binding, offset, (offsets, sizes)
+
+
+def _window(op, full, offsets, sizes, device_shape) -> Window:
+    """Where a slice (offsets, sizes) of a row-major tensor of shape `full`, seen with
+    `device_shape`, lies: its rows must be contiguous runs, and its matrices evenly
+    spaced."""
+    strides = [math.prod(full[i + 1:]) for i in range(len(full))]
+    start = sum(o * s for o, s in zip(offsets, strides))
+    dims = [(n, s) for n, s in zip(sizes, strides) if n != 1]  # (size, element stride), outermost first
+    while len(dims) > 1 and dims[-2][1] == dims[-1][0] * dims[-1][1]:  # merge contiguous dims
+        dims[-2:] = [(dims[-2][0] * dims[-1][0], dims[-1][1])]
+    *batch, rows, columns = device_shape
+    if len(dims) <= 1 and (not dims or dims[0][1] == 1):  # one contiguous range: any device shape
+        return Window(start, columns, rows * columns)
+    dims = [(n, s) for n, s in zip(sizes, strides) if n != 1]
+    device = [n for n in device_shape if n != 1]
+    if [n for n, _ in dims] != device or (columns > 1 and dims[-1][1] != 1):
+        raise unimplemented(op, f"{op.name} of a slice (offsets {list(offsets)}, sizes {list(sizes)} of "
+                                f"{list(full)}) whose rows are not contiguous in memory")
+    if columns > 1:
+        dims.pop()
+    row_stride = dims.pop()[1] if rows > 1 else columns
+    while len(dims) > 1 and dims[-2][1] == dims[-1][0] * dims[-1][1]:
+        dims[-2:] = [(dims[-2][0] * dims[-1][0], dims[-1][1])]
+    if len(dims) > 1:
+        raise unimplemented(op, f"{op.name} of a slice (offsets {list(offsets)}, sizes {list(sizes)} of "
+                                f"{list(full)}) whose matrices are not evenly spaced in memory")
+    return Window(start, row_stride, dims[0][1] if dims else rows * row_stride)
+
+
 def _iterators(generic) -> list[str]:
     return [re.search(r"<(\w+)>", str(a)).group(1) for a in generic.attributes["iterator_types"]]
 
@@ -472,25 +550,27 @@ def _maps(generic) -> list[list[int]]:
 
 class DispatchLowering:
     """Lowers one dispatch function, for any push constants, given the device shapes
-    its tensors are to have (`bound`: (binding, byte offset) -> device shape, absent if
-    unassigned)."""
+    its tensors are to have (`bound`: access (binding, byte offset, slice) -> device
+    shape, absent if unassigned)."""
 
     def __init__(self, func, options: Options):
         self.func = func
         self.options = options
 
     def tensors(self) -> dict[tuple, tuple]:
-        """(binding, byte offset) -> tensor shape, of every tensor the dispatch loads or stores."""
+        """(binding, byte offset, slice) -> tensor shape, of every tensor the dispatch
+        loads or stores (slice: None for the whole binding)."""
         ints, subspans, found = Integers(), {}, {}
         for op in _children(self.func):
             if ints.handle(op):
                 continue
             if op.name == "hal.interface.binding.subspan":
-                subspans[op.results[0]] = (op.opview.binding.value, ints[op.opview.byte_offset])
+                subspans[op.results[0]] = (op.opview.binding.value, ints[op.opview.byte_offset],
+                                           _binding_shape(op, ints))
             elif op.name == "iree_tensor_ext.dispatch.tensor.load":
-                found[subspans[op.operands[0]]] = _shape(op, op.results[0].type)
+                found[_access(op, subspans[op.operands[0]])] = _shape(op, op.results[0].type)
             elif op.name == "iree_tensor_ext.dispatch.tensor.store":
-                found[subspans[op.operands[1]]] = _shape(op, op.operands[0].type)
+                found[_access(op, subspans[op.operands[1]])] = _shape(op, op.operands[0].type)
         return found
 
     def run(self, bound: dict[tuple, tuple]):
@@ -498,8 +578,8 @@ class DispatchLowering:
         self.launches: list[Launch] = []
         self.temps: list[Tensor] = []
         self.values: dict = {}
-        self.subspans: dict = {}  # subspan value -> (binding, byte offset)
-        self.outputs: dict[tuple, tuple] = {}  # (binding, offset) -> (device shape, format) it was written with
+        self.subspans: dict = {}  # subspan value -> (binding, byte offset, the binding's tensor shape)
+        self.outputs: dict[tuple, tuple] = {}  # access -> (device shape, format, window) it was written with
         ints = Integers()
         for op in _children(self.func):
             name = op.name
@@ -514,7 +594,7 @@ class DispatchLowering:
                 view = op.opview
                 if not all(d in ints and isinstance(ints[d], int) for d in view.dynamic_dims):  # specialized: constants
                     raise unimplemented(op, "a binding with dynamic dims: the bridge compiles static shapes")
-                self.subspans[op.results[0]] = (view.binding.value, ints[view.byte_offset])
+                self.subspans[op.results[0]] = (view.binding.value, ints[view.byte_offset], _binding_shape(op, ints))
             elif name == "iree_tensor_ext.dispatch.tensor.load":
                 self.load(op)
             elif name == "iree_tensor_ext.dispatch.tensor.store":
@@ -538,41 +618,39 @@ class DispatchLowering:
             return Tensor(shape, fill=float(data.flat[0]))
         return Tensor(shape, ref=("constant", data))
 
-    def _whole(self, op, shape) -> None:
-        offsets = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
-        sizes = list(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
-        strides = list(ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
-        if any(offsets) or any(s != 1 for s in strides) or [s for s in sizes if s != 1] != [s for s in shape if s != 1]:
-            raise unimplemented(op, f"{op.name} of a slice (offsets {offsets}, sizes {sizes}, strides {strides}): "
-                                    f"the bridge reads and writes whole bindings")
+    def _placed(self, op, subspan, shape):
+        """(access, device shape, window) of a load or store of `shape` through `subspan`."""
+        access = _access(op, self.subspans[subspan])
+        device_shape = self.bound.get(access) or default_device_shape(shape)
+        window = None if access[2] is None else _window(op, self.subspans[subspan][2], *access[2], device_shape)
+        return access, device_shape, window
 
     def load(self, op) -> None:
-        binding = self.subspans[op.operands[0]]
         shape = _shape(op, op.results[0].type)
         result = op.results[0]
-        self._whole(op, shape)
+        access, device_shape, window = self._placed(op, op.operands[0], shape)
         if str(result.type.element_type) == "i8" and all(
                 use.owner.name == "arith.trunci" and str(use.owner.results[0].type.element_type) == "i1"
                 for use in result.uses):
             # An i1 argument, as IREE keeps it in memory (a byte of 0 or 1): its uint8
             # tiles unpacked to the compute format.
-            raw = Tensor(shape, self.bound.get(binding), ("binding", binding), data_format=DataFormat.uint8)
+            raw = Tensor(shape, device_shape, ("binding", access), data_format=DataFormat.uint8, window=window)
             self.values[result] = self._temp(shape, raw.device_shape)
             self._fused(op, (Input(0),), [(raw, FusedInput(DataFormat.uint8))], self.values[result])
             return
         _check_element_type(op, result.type)
-        self.values[result] = Tensor(shape, self.bound.get(binding), ("binding", binding))
+        self.values[result] = Tensor(shape, device_shape, ("binding", access), window=window)
 
     def store(self, op) -> None:
-        value, target = op.operands[0], op.operands[1]
-        binding = self.subspans[target]
+        value = op.operands[0]
         tensor = self.values[value]
-        self._whole(op, tensor.shape)
+        binding, wanted, window = self._placed(op, op.operands[1], tensor.shape)
+        if self.bound.get(binding) is None:
+            wanted = tensor.device_shape if window is None else wanted
         element = str(value.type.element_type)
         if element not in STORED_FORMATS:
             raise unimplemented(op, f"a store of {element}: the bridge stores {', '.join(STORED_FORMATS)}")
         data_format = STORED_FORMATS[element]
-        wanted = self.bound.get(binding, tensor.device_shape)
         out = Tensor(tensor.shape, wanted, ("output", binding), data_format=data_format)
         if tensor.fill is not None:
             self._fused(op, (Constant(tensor.fill),), [], out)
@@ -587,7 +665,7 @@ class DispatchLowering:
             self._fused(op, (Input(0),), [(tensor, FusedInput(self.options.data_format))], out)
         else:
             self._convert(op, tensor, out)
-        self.outputs[binding] = (wanted, data_format)
+        self.outputs[binding] = (wanted, data_format, window)
 
     # ---- launches ----
     def _temp(self, shape, device_shape) -> Tensor:

@@ -5,9 +5,12 @@ byte offset of its buffers, and packs other tensors right next to them. Compute 
 tiles, so these programs convert in compute, as TT-Metal's tilize and untilize ops do:
 
 - A tensor of 1-, 2- or 4-byte elements (uint8, bfloat16, float32, int32, ...) is a batch of
-  (rows, columns) matrices, one after another, and starts at byte `base` of its
-  binding's buffer: the binding's byte offset (BINDING_BYTE_OFFSET) plus,
-  optionally, a push constant, as IREE passes some binding offsets.
+  (rows, columns) matrices and starts at byte `base` of its binding's buffer: the
+  binding's byte offset (BINDING_BYTE_OFFSET) plus, optionally, a push constant, as
+  IREE passes some binding offsets. Its rows are `row stride` elements apart and its
+  matrices `batch stride`: one after another for a whole tensor, further apart for a
+  window of a larger one (a slice IREE loads, or the part of an output a dispatch
+  stores, as in a concatenation).
 - Tile t is the 32 x 32 block at row 32 (r // Wt), column 32 (r % Wt) of matrix
   t // (Ht Wt), r = t % (Ht Wt), Ht = ceil(rows / 32), Wt = ceil(columns / 32): the
   TILE layout of the batch (docs/layouts.md), each matrix padded on its own.
@@ -24,7 +27,7 @@ tiles, so these programs convert in compute, as TT-Metal's tilize and untilize o
   read per page of the buffer they touch (a transfer stays within a page:
   BINDING_PAGE_SIZE; IREE's raw buffers have 4096-byte pages, or one page when
   smaller). The writer writes those bytes back and nothing else: no byte outside the
-  rows x columns x element-size bytes from `base`.
+  window's rows x columns elements.
 - Compute: TILIZE_BLOCK (tilize_block) turns the block's pages into w tiles,
   UNTILIZE_BLOCK (pack_untilize_block) the other way; tile pages go to and come from
   their binding through the library's page readers and writers.
@@ -34,8 +37,8 @@ tiles, so these programs convert in compute, as TT-Metal's tilize and untilize o
   own stages).
 
 The programs take push constants: the number of blocks (which workgroups split as
-every library program splits its tiles), rows and columns, and with `offsets` one
-more byte offset per row-major binding, in binding order. Their circular buffers have
+every library program splits its tiles), rows and columns, the row and batch strides,
+and with `offsets` one more byte offset per row-major binding, in binding order. Their circular buffers have
 the tensor's data format (float32 tiles meet the unpacker's tf32 numerics in compute;
 tilize and untilize move every bit).
 
@@ -59,18 +62,25 @@ from tt_hal.target.program import ArgKind, CircularBufferConfig, Export, Program
 from tt_hal.target.sizes import TILE, ceil_div
 
 BLOCK_TILES = 8  # tiles per block: what pack_untilize_block holds in a full-sync float32 Dst
-OFFSET_CONSTANTS = 3  # push constants before the optional byte offsets: blocks, rows, columns
+# Push constants before the optional byte offsets: blocks, rows, columns, and the
+# elements from one row to the next and from one matrix to the next in the binding.
+OFFSET_CONSTANTS = 5
 BLOCK_CONFIG = dict(fp32_dest_acc_en=True, dst_full_sync_en=True)  # Dst of 8 float32 tiles: every bit of a block
 CB_TILES_A, CB_TILES_B, CB_TILES_OUT = 24, 25, 26  # tiles between tilize and untilize in compute
 _ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM, ArgKind.BINDING_PAGE_SIZE, ArgKind.BINDING_BYTE_OFFSET)
 
 
-def push_constants(rows: int, columns: int, offsets=(), batches: int = 1) -> list[int]:
+def push_constants(rows: int, columns: int, offsets=(), batches: int = 1, row_stride: int | None = None,
+                   batch_stride: int | None = None) -> list[int]:
     """The push constants of this module's programs for `batches` (rows, columns)
     matrices, with the extra byte offsets of the row-major bindings when the program
-    takes them. The first, the blocks, is what workgroups split."""
+    takes them. The first, the blocks, is what workgroups split. A window of a larger
+    row-major tensor has its rows `row_stride` elements apart (default: `columns`) and
+    its matrices `batch_stride` (default: rows * row_stride)."""
     blocks = batches * ceil_div(rows, TILE) * ceil_div(ceil_div(columns, TILE), BLOCK_TILES)
-    return [blocks, rows, columns, *offsets]
+    row_stride = columns if row_stride is None else row_stride
+    batch_stride = rows * row_stride if batch_stride is None else batch_stride
+    return [blocks, rows, columns, row_stride, batch_stride, *offsets]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,20 +98,23 @@ class RowMajorTensor:
 @dataclasses.dataclass(frozen=True)
 class Matrix:
     """Registers holding a matrix's rows and columns, its tile rows (Ht), tiles per row
-    (Wt) and blocks per tile row (nb)."""
+    (Wt) and blocks per tile row (nb), and the elements from one row and one matrix to
+    the next in the row-major binding."""
 
     rows: Reg
     columns: Reg
     tile_rows: Reg
     tiles_per_row: Reg
     blocks_per_row: Reg
+    row_stride: Reg
+    batch_stride: Reg
 
 
 @dataclasses.dataclass(frozen=True)
 class BlockWindow:
     """Registers of one block: its tiles (w), and its part inside the matrix: the
-    row-major index of its first element, how many of its 32 rows and w * 32 columns
-    hold data."""
+    index of its first element in the row-major binding, how many of its 32 rows and
+    w * 32 columns hold data."""
 
     tiles: Reg
     first: Reg
@@ -146,10 +159,13 @@ def element_size(fmt: DataFormat) -> int:
 
 
 def matrix(k: KernelBuilder) -> Matrix:
-    """The matrix of push constants 1 (rows) and 2 (columns)."""
+    """The matrix of push constants 1 (rows), 2 (columns), 3 (row stride) and 4 (batch stride)."""
     rows, columns, ht, wt, nb = k.reg("rows"), k.reg("columns"), k.reg("Ht"), k.reg("Wt"), k.reg("nb")
+    row_stride, batch_stride = k.reg("row_stride"), k.reg("batch_stride")
     k.emit(Op.CONSTANT, rows, 1)
     k.emit(Op.CONSTANT, columns, 2)
+    k.emit(Op.CONSTANT, row_stride, 3)
+    k.emit(Op.CONSTANT, batch_stride, 4)
     tile, block = k.const(TILE), k.const(BLOCK_TILES)
     k.emit(Op.ADDI, ht, rows, TILE - 1)
     k.emit(Op.DIV, ht, ht, tile)
@@ -158,7 +174,7 @@ def matrix(k: KernelBuilder) -> Matrix:
     k.emit(Op.ADDI, nb, wt, BLOCK_TILES - 1)
     k.emit(Op.DIV, nb, nb, block)
     k.release(tile, block)
-    return Matrix(rows, columns, ht, wt, nb)
+    return Matrix(rows, columns, ht, wt, nb, row_stride, batch_stride)
 
 
 def block_tiles(k: KernelBuilder, m: Matrix, block: Reg, first_tile: bool = True):
@@ -189,12 +205,13 @@ def block_window(k: KernelBuilder, m: Matrix, block: Reg) -> BlockWindow:
     k.emit(Op.MOD, width, first_tile, m.tiles_per_row)
     k.emit(Op.MULI, width, width, TILE)  # first column
     k.emit(Op.DIV, first, height, m.tile_rows)  # the block's matrix
-    k.emit(Op.MUL, first, first, m.rows)
+    k.emit(Op.MUL, first, first, m.batch_stride)
     k.emit(Op.MOD, height, height, m.tile_rows)
     k.emit(Op.MULI, height, height, TILE)  # first row in the matrix
-    k.emit(Op.ADD, first, first, height)
-    k.emit(Op.MUL, first, first, m.columns)
+    k.emit(Op.MUL, limit, height, m.row_stride)  # (limit: a scratch here)
+    k.emit(Op.ADD, first, first, limit)
     k.emit(Op.ADD, first, first, width)
+    k.emit(Op.LI, limit, TILE)
     k.emit(Op.SUB, height, m.rows, height)
     k.emit(Op.MIN, height, height, limit)
     k.emit(Op.SUB, width, m.columns, width)
@@ -245,7 +262,7 @@ def _rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, window: B
         k.reg(name) for name in ("src", "dst", "length", "skip_src", "skip_dst", "zero"))
     k.emit(Op.LI, zero, 0)
     k.emit(Op.MULI, length, window.width, size)
-    k.emit(Op.MULI, skip_source, m.columns, size)  # bytes from one matrix row to the next ...
+    k.emit(Op.MULI, skip_source, m.row_stride, size)  # bytes from one row to the next ...
     k.emit(Op.SUB, skip_source, skip_source, length)  # ... after a row's data
     k.emit(Op.MULI, skip_target, window.tiles, TILE * size)  # and from one block row to the next
     k.emit(Op.SUB, skip_target, skip_target, length)
