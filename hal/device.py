@@ -57,10 +57,21 @@ class HalDevice:
             self._trace_from_environment(os.environ[TRACE_ENVIRONMENT])
 
     def __repr__(self) -> str:
-        return f"<HalDevice {self.uri} ({self.backend.mode}, {self.backend.arch.name})>"
+        """str() with the backend and its command queues, e.g. <HalDevice tenstorrent://0?arch=wormhole_b0
+        (simulated wormhole_b0, 8x8 grid of 64 worker cores; mock backend, 2 command queues)>."""
+        arch, cqs = self.backend.arch, self.backend.num_hw_cqs
+        kind = "simulated" if self.backend.mode == "mock" else self.backend.mode
+        return (f"<HalDevice {self.uri} ({kind} {arch.name}, {arch.grid_x}x{arch.grid_y} grid of {arch.worker_cores} "
+                f"worker cores; {self.backend.mode} backend, {cqs} command queue{'s' * (cqs != 1)})>")
 
     def __str__(self) -> str:
-        return DEVICE_ID
+        """The device as a message names it: its URI (driver and ordinal), simulated or
+        hardware, the arch and the worker grid, e.g. `tenstorrent://0?arch=wormhole_b0
+        (simulated wormhole_b0, 8x8 grid of 64 worker cores)`. iree.runtime's str() of a
+        device is its driver's name alone: that is `device.driver.name` here."""
+        arch = self.backend.arch
+        kind = "simulated" if self.backend.mode == "mock" else self.backend.mode
+        return f"{self.uri} ({kind} {arch.name}, {arch.grid_x}x{arch.grid_y} grid of {arch.worker_cores} worker cores)"
 
     @property
     def allocator(self) -> HalAllocator:

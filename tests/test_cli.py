@@ -61,7 +61,8 @@ F32_TOLERANCE = tolerance.TOLERANCE["float32"]
 
 
 def tt_hal(*args, cwd=None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # TT_HAL_QUIET: no first-run notice on stderr when numba's caches are cold, which the tests' stderr would show
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TT_HAL_QUIET="1")
     return subprocess.run([sys.executable, "-m", "tt_hal.tools.cli", *map(str, args)], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=TIMEOUT)
 
@@ -410,3 +411,180 @@ def test_a_wrong_dtype_input_gets_a_hint_to_cast(work, tmp_path):
     result = tt_hal("run", work / "matmul.vmfb", "--input", tmp_path / "a64.npy", "--input", work / "b.npy",
                     "--input", work / "bias.npy")
     assert result.returncode == 2 and "x.astype(np.float32)" in result.stderr
+
+
+# ---- codegen (issue 20, finding 6) -------------------------------------------------------------
+
+TT_HAL_COMMAND = Path(sys.executable).parent / "tt-hal"  # the console script `pip install` wrote
+
+
+def installed_tt_hal(*args) -> subprocess.CompletedProcess:
+    """The installed `tt-hal` command (as a user runs it), or the module if this
+    interpreter has no console script."""
+    command = [str(TT_HAL_COMMAND)] if TT_HAL_COMMAND.exists() else [sys.executable, "-m", "tt_hal.tools.cli"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TT_HAL_QUIET="1")
+    return subprocess.run([*command, *map(str, args)], env=env, capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def relu_and_dynamic_ttx(broken: bool = False) -> tuple[bytes, object]:
+    """A .ttx of two exports: `relu` (one stage: reader, compute, writer, as in the user
+    guide) and `scaled` with dynamic shapes (MLIR, no stages); with `broken`, the
+    writer also runs an SFPU op, which has no TT-Metal translation outside compute."""
+    from tt_hal.target.isa import Op, Processor, SfpuOp
+    from tt_hal.target.kernel_builder import KernelBuilder
+    from tt_hal.target.layout import DataFormat
+    from tt_hal.target.program import ArgKind, CircularBufferConfig, Program, RuntimeArg, Stage
+    from tt_hal.target.ttx import Export, write_executable
+
+    bf16 = DataFormat.bfloat16
+
+    def mover(name, binding, cb, read):
+        k = KernelBuilder(name)
+        n, one, ptr = k.reg("n"), k.const(1, "one"), k.reg("ptr")
+        k.emit(Op.CONSTANT, n, 0)
+        k.addrgen(0, k.arg(0, "address"), k.const(bf16.tile_size), k.arg(1, "is_dram"))
+        with k.loop(n) as tile:
+            if read:
+                k.cb_reserve_back(cb, one)
+                k.emit(Op.GET_WRITE_PTR, ptr, cb)
+                k.noc_read_page(0, tile, ptr)
+                k.noc_read_barrier()
+                k.cb_push_back(cb, one)
+            else:
+                k.cb_wait_front(cb, one)
+                k.emit(Op.GET_READ_PTR, ptr, cb)
+                k.noc_write_page(0, tile, ptr)
+                k.noc_write_barrier()
+                k.cb_pop_front(cb, one)
+        if broken and not read:
+            k.sfpu_unary(SfpuOp.RELU, one, 0.0)
+        args = (RuntimeArg(ArgKind.BINDING_ADDRESS, binding), RuntimeArg(ArgKind.BINDING_IS_DRAM, binding))
+        return k.build(Processor.RISCV_1 if read else Processor.RISCV_0), args
+
+    c = KernelBuilder("relu")
+    n, one, zero = c.reg("n"), c.const(1, "one"), c.const(0, "zero")
+    c.emit(Op.CONSTANT, n, 0)
+    with c.loop(n):
+        c.cb_wait_front(0, one)
+        c.tile_regs_acquire()
+        c.copy_tile(0, zero, zero)
+        c.sfpu_unary(SfpuOp.RELU, zero, 0.0)
+        c.tile_regs_commit()
+        c.cb_reserve_back(16, one)
+        c.tile_regs_wait()
+        c.pack_tile(zero, 16, zero)
+        c.tile_regs_release()
+        c.cb_push_back(16, one)
+        c.cb_pop_front(0, one)
+    reader, reader_args = mover("reader", 0, 0, read=True)
+    writer, writer_args = mover("writer", 1, 16, read=False)
+    cbs = (CircularBufferConfig(0, bf16, bf16.tile_size, 2), CircularBufferConfig(16, bf16, bf16.tile_size, 2))
+    program = Program(cbs, (reader, c.build(Processor.COMPUTE), writer), (reader_args, (), writer_args))
+    dynamic = Export("scaled", 2, 2, (1, 1, 1), (), source="func.func @scaled() { return }")
+    return write_executable([Export("relu", 1, 2, (1, 1, 1), (Stage(program),)), dynamic]), program
+
+
+def test_codegen_of_a_ttx_writes_each_kernel_and_an_index(tmp_path):
+    """One file per kernel at <export>/stage<k>_<role>.cpp, exactly what native/codegen.py
+    generates; the index names each file's processor and kernel, and lists the
+    dynamic-shape export as such (no kernels yet), not as a failure."""
+    from tt_hal.native.codegen import program_sources
+    from tt_hal.target.isa import Processor
+    data, program = relu_and_dynamic_ttx()
+    (tmp_path / "kernels.ttx").write_bytes(data)
+    out = tmp_path / "out" / "kernels"  # parents are made
+    result = installed_tt_hal("codegen", tmp_path / "kernels.ttx", "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert result.stdout.strip() == (f"wrote 3 TT-Metal C++ kernels of 2 exports (1 with dynamic shapes: no kernels "
+                                     f"until a dispatch fixes the shapes) to {out}; what each file is: "
+                                     f"{out / 'index.txt'}")
+    expected = program_sources(program)
+    for role, processor in (("reader", Processor.RISCV_1), ("compute", Processor.COMPUTE),
+                            ("writer", Processor.RISCV_0)):
+        assert (out / "relu" / f"stage1_{role}.cpp").read_text() == expected[processor]
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == [
+        "index.txt", "relu/stage1_compute.cpp", "relu/stage1_reader.cpp", "relu/stage1_writer.cpp"]
+    index = (out / "index.txt").read_text()
+    assert "relu/stage1_reader.cpp  RISCV_1 (NCRISC) kernel 'reader'" in index
+    assert "relu/stage1_compute.cpp  COMPUTE (TRISCs) kernel 'relu'" in index
+    assert "relu/stage1_writer.cpp  RISCV_0 (BRISC) kernel 'writer'" in index
+    assert "export 1 scaled: 2 bindings, 2 push constants" in index
+    assert "dynamic shapes: no kernels yet" in index
+
+
+def test_codegen_of_an_mlir_and_its_vmfb_write_the_same_kernels(work, tmp_path):
+    """A .mlir is compiled first; a .vmfb gives the .ttx it carries: the same files.
+    The matmul dispatch's six stages (tilize a, b and bias, matmul, bias add, untilize)
+    each have a reader, a compute and a writer kernel."""
+    from_mlir = installed_tt_hal("codegen", work / "matmul.mlir", "-o", tmp_path / "a")
+    assert from_mlir.returncode == 0, from_mlir.stderr
+    from_vmfb = installed_tt_hal("codegen", work / "matmul.vmfb", "-o", tmp_path / "b")
+    assert from_vmfb.returncode == 0, from_vmfb.stderr
+    assert "wrote 18 TT-Metal C++ kernels of 1 export to" in from_vmfb.stdout
+    export = "main_dispatch_0_matmul_64x64x64_f32"
+    files = sorted(p.relative_to(tmp_path / "b").as_posix() for p in (tmp_path / "b").rglob("*.cpp"))
+    assert files == sorted(f"{export}/stage{k}_{role}.cpp" for k in range(1, 7)
+                           for role in ("reader", "compute", "writer"))
+    for name in files:
+        assert (tmp_path / "a" / name).read_text() == (tmp_path / "b" / name).read_text()
+    assert "matmul_tiles" in (tmp_path / "b" / export / "stage4_compute.cpp").read_text()
+    assert "void kernel_main()" in (tmp_path / "b" / export / "stage1_reader.cpp").read_text()
+    index = (tmp_path / "b" / "index.txt").read_text()
+    assert f"TT-Metal C++ kernels of {work / 'matmul.vmfb'}: 18 kernels of 1 export" in index
+    assert f"export 0 {export}: " in index and ", 6 stages" in index
+
+
+def test_codegen_lists_dynamic_shape_exports_without_failing(tmp_path):
+    """A model with dynamic shapes: every export is lowered per call, so there is no
+    C++ yet; exit 0 and the index says why."""
+    result = installed_tt_hal("codegen", EXPORTS / "torch_mlp_dynamic.mlir", "-o", tmp_path / "k")
+    assert result.returncode == 0, result.stderr
+    assert "0 TT-Metal C++ kernels of 2 exports (2 with dynamic shapes" in result.stdout
+    index = (tmp_path / "k" / "index.txt").read_text()
+    assert index.count("dynamic shapes: no kernels yet") == 2
+    assert list((tmp_path / "k").iterdir()) == [tmp_path / "k" / "index.txt"]
+
+
+def test_codegen_of_a_kernel_without_translation_writes_the_rest_and_exits_3(tmp_path):
+    data, _ = relu_and_dynamic_ttx(broken=True)
+    (tmp_path / "broken.ttx").write_bytes(data)
+    result = installed_tt_hal("codegen", tmp_path / "broken.ttx", "-o", tmp_path / "k")
+    assert result.returncode == 3, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "1 stage of" in result.stderr and "SFPU_UNARY outside a compute kernel" in result.stderr
+    assert "NOT GENERATED: UNIMPLEMENTED" in (tmp_path / "k" / "index.txt").read_text()
+
+
+@pytest.mark.parametrize("make_args, code, words", [
+    (lambda w, t: ["codegen", t / "missing.ttx", "-o", t / "k"], 2, ["cannot read", "missing.ttx"]),
+    (lambda w, t: ["codegen", t / "missing.mlir", "-o", t / "k"], 2, ["cannot read", "missing.mlir"]),
+    (lambda w, t: ["codegen", t / "junk.ttx", "-o", t / "k"], 2, ["junk.ttx", "neither"]),
+    (lambda w, t: ["codegen", t / "other.vmfb", "-o", t / "k"], 2, ["other.vmfb", "no .ttx executable"]),
+    (lambda w, t: ["codegen", t / "damaged.ttx", "-o", t / "k"], 2, ["damaged.ttx", "malformed .ttx"]),
+    (lambda w, t: ["codegen", w / "matmul.vmfb", "-o", t / "file.txt"], 2, ["cannot write kernels to", "file.txt"]),
+    (lambda w, t: ["codegen", w / "matmul.vmfb", "-o", t / "file.txt" / "k"], 2, ["cannot write kernels to"]),
+    (lambda w, t: ["codegen", w / "malformed.mlir", "-o", t / "k"], 3, ["cannot compile", "malformed.mlir"]),
+], ids=["missing-ttx", "missing-mlir", "junk", "vmfb-without-ttx", "damaged-ttx", "output-is-a-file",
+        "output-under-a-file", "mlir-does-not-compile"])
+def test_codegen_errors_keep_the_documented_exit_codes(work, tmp_path, make_args, code, words):
+    (tmp_path / "file.txt").write_text("a file where a directory should be")
+    (tmp_path / "junk.ttx").write_bytes(b"\x00" * 64)
+    (tmp_path / "other.vmfb").write_bytes(b"PK\x03\x04" + b"\x00" * 60)  # a zip, but no .ttx inside
+    ttx, _ = relu_and_dynamic_ttx()
+    (tmp_path / "damaged.ttx").write_bytes(ttx[:-40])
+    result = installed_tt_hal(*make_args(work, tmp_path))
+    assert result.returncode == code, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    if code == 2:
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    for word in words:
+        assert word in result.stderr
+    assert not (tmp_path / "k").exists()  # nothing is made before the input is read (and compiled)
+
+
+def test_codegen_is_in_the_usage_text():
+    result = installed_tt_hal("--help")
+    assert result.returncode == 0 and "codegen" in result.stdout
+    usage = installed_tt_hal("codegen", "--help").stdout
+    assert "TT-Metal C++" in usage and "-o OUTPUT" in usage

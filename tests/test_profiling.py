@@ -264,3 +264,111 @@ def test_chip_picture_shows_l1_use_and_shards(tmp_path):
     pictures.save_chip_png(device, path, device.peak_memory_map(), "at peak", device.profiling_trace())
     del sharded, dram, total
     device.close()
+
+
+# ---- what the pictures say (issue 20, finding 5) ----------------------------------------------
+
+def _core_patch(figure, x, y):
+    (patch,) = [p for p in figure.axes[0].patches if p.get_gid() == f"core {x},{y}"]
+    return patch
+
+
+def _luminance(colour) -> float:
+    r, g, b = colour[:3]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_chip_shade_is_the_share_of_l1_not_relative_to_the_busiest_core(tmp_path):
+    """A core 3% full is light even when it is the fullest core (it was drawn darkest),
+    a full one is dark, an empty one white; the title and the colour bar name the
+    quantity: the share of the core's allocatable L1 in buffer pages."""
+    device = hal.create_device("tenstorrent://mock?arch=wormhole_b0&grid_x=2&grid_y=2")
+    arch = device.arch
+    page = 2048
+    pages = round(0.03 * arch.l1_bank_size / page)  # 3% of core (0,0)'s L1
+    shard = hal.ShardSpec(hal.CoreRangeSet([hal.CoreRange((0, 0), (0, 0))]), (32 * pages, 32))
+    small = device.to_device(np.ones((32 * pages, 32), np.float32), dtype="bfloat16", layout="tile",
+                             memory_config=hal.MemoryConfig("height_sharded", "l1", shard))
+    figure, usage = pictures.chip_figure(device)
+    assert usage["l1"][0] == pages * page and usage["l1_share"][0] == pytest.approx(0.03, abs=0.002)
+    assert _luminance(_core_patch(figure, 0, 0).get_facecolor()) > 0.85  # light: 3% full
+    assert _core_patch(figure, 1, 0).get_facecolor() == pictures.EMPTY_CORE
+    assert _luminance(pictures.l1_colour(arch.l1_bank_size, arch.l1_bank_size)) < 0.3  # full: dark
+    assert _luminance(pictures.l1_colour(arch.l1_bank_size // 2, arch.l1_bank_size)) < \
+        _luminance(pictures.l1_colour(pages * page, arch.l1_bank_size))  # darker = fuller, on one scale
+    title = figure.axes[0].get_title()
+    assert "darker = fuller" not in title and "share of the core's" in title and "allocatable L1" in title
+    bar = [a for a in figure.axes if "% of the core's" in a.get_ylabel()]
+    assert len(bar) == 1 and bar[0].get_ylim() == (0.0, 100.0)  # the colour bar: 0..100% of L1, absolute
+    assert "(3%)" in " ".join(t.get_text() for t in figure.axes[0].texts)
+    del small
+    device.close()
+
+
+def test_chip_picture_names_buffers_as_the_user_knows_them(tmp_path):
+    """Shards are labelled with the names given (names=), else with the first dispatch
+    binding of them in the trace (export:bN), else with the HAL id bufN, which the
+    legend says is one."""
+    device = hal.create_device("tenstorrent")
+    x = device.to_device(np.ones((64, 64), np.float32), dtype="bfloat16", layout="tile")
+    unnamed = device.to_device(np.ones((64, 64), np.float32), dtype="bfloat16", layout="tile")
+    device.begin_profiling()
+    y = ops.add(x, x)
+    device.end_profiling()
+    memory_map, trace = device.peak_memory_map(), device.profiling_trace()
+    hal_ids = {b["name"] for b in memory_map}
+    y_id, x_id = y.get_buffer().allocation.label, x.get_buffer().allocation.label
+    names = pictures.buffer_names(memory_map, trace)
+    assert names[x_id] == "eltwise_add:b0" and names[y_id] == "eltwise_add:b2"
+    assert names[unnamed.get_buffer().allocation.label] == unnamed.get_buffer().allocation.label  # no name known
+    named = pictures.buffer_names(memory_map, trace, names={"x": x, "sum": y})
+    assert named[x_id] == "x" and named[y_id] == "sum"
+    figure, usage = pictures.chip_figure(device, memory_map, "at peak", trace, names={"x": x, "sum": y})
+    cells = " ".join(t.get_text() for t in figure.axes[0].texts)
+    assert "x[0]" in cells and "sum[0]" in cells and not any(f"{i}[" in cells for i in hal_ids - {
+        unnamed.get_buffer().allocation.label})
+    (legend,) = [t for a in figure.axes for t in a.texts if t.get_gid() == "legend"]
+    text = legend.get_text()
+    assert f"x (HAL id {x_id})" in text and "bound as eltwise_add:b0, eltwise_add:b1" in text
+    assert f"{unnamed.get_buffer().allocation.label} (HAL allocation id, no name known)" in text
+    assert "export:bN (binding N of the first dispatch that used it)" in text
+    pictures.save_chip_png(device, tmp_path / "chip.png", memory_map, "at peak", trace, names={"x": x})
+    assert (tmp_path / "chip.png").read_bytes()[:4] == b"\x89PNG"
+    del x, y, unnamed
+    device.close()
+
+
+def test_submission_graph_labels_sit_mid_edge_and_a_legend_explains_the_picture(tmp_path):
+    device = hal.create_device("tenstorrent")
+    buffer = device.allocator.allocate_buffer(hal.MemoryType.DEVICE_LOCAL, hal.BufferUsage.DEFAULT, 4096)
+    host, chain = device.create_semaphore(0), device.create_semaphore(0)
+    device.queue_fill(buffer, np.uint32(1), [(host, 1)], [(chain, 1)])
+    device.queue_copy(buffer, buffer, [(chain, 1)], [(chain, 2)], 0, 2048, 2048)
+    device.queue_copy(buffer, buffer, [(chain, 1), (host, 2)], [(chain, 3)], 0, 2048, 2048)
+    graph = device.submission_graph()
+    figure = pictures.submission_graph_figure(graph)
+    axes = figure.axes[0]
+    arrows = {a.get_gid(): a for a in axes.texts if str(a.get_gid()).startswith("edge ") and "label" not in a.get_gid()}
+    labels = {t.get_gid(): t for t in axes.texts if str(t.get_gid()).startswith("edge label ")}
+    assert len(arrows) == len(labels) == len(graph.edges) == 4
+    for index, edge in enumerate(graph.edges):
+        arrow, label = arrows[f"edge {index}"], labels[f"edge label {index}"]
+        (hx, hy), (sx, sy) = arrow.xy, arrow.xyann  # arrowhead, tail
+        lx, ly = label.get_position()
+        assert label.get_text() == f"{edge.semaphore}>={edge.value}"
+        assert (lx, ly) == pytest.approx(((hx + sx) / 2, (hy + sy) / 2))  # at the middle of its arrow
+        assert ((lx - hx) ** 2 + (ly - hy) ** 2) ** 0.5 > 0.25  # well clear of the arrowhead
+    legend = [g for g in figure.legends if g.get_gid() == "legend"]
+    assert len(legend) == 1
+    entries = [t.get_text() for t in legend[0].get_texts()]
+    for state in ("done", "failed", "issued", "waiting"):
+        assert f"submission {state}" in entries
+    assert any(e.startswith("host:") for e in entries) and "wait not reached yet" in entries
+    assert any(e.startswith("wait sem>=value, reached") for e in entries)
+    assert any(e.startswith("wait failed") for e in entries)
+    assert "box: #id queue operation" in legend[0].get_title().get_text()
+    pictures.save_submission_graph_png(graph, tmp_path / "graph.png")
+    assert (tmp_path / "graph.png").read_bytes()[:4] == b"\x89PNG"
+    host.signal(2)
+    assert chain.wait(3, timeout=TIMEOUT_NS)
+    device.close()

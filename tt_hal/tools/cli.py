@@ -5,12 +5,13 @@
     tt-hal compile model.mlir -o model.vmfb
     tt-hal run model.mlir|model.vmfb [--function f] [--input a.npy ...] [--random] [--check]
     tt-hal trace model.mlir|model.vmfb|script.py -o trace.json [--graph g.png] [--chip chip.png]
+    tt-hal codegen model.mlir|model.vmfb|kernels.ttx -o dir/   the TT-Metal C++ kernels, one file each, and an index
     tt-hal bench [--quick] [--only suite,...]       the bench/ suite, a table of ratios
 
 Exit codes: 0 success; 1 `--check` found outputs beyond the tolerance (or a benchmark
 suite failed); 2 bad usage or an unreadable file; 3 the program did not compile
-(diagnostics or UNIMPLEMENTED on stderr); 4 the run failed on the device (or a traced
-script failed).
+(diagnostics or UNIMPLEMENTED on stderr; for `codegen`, a kernel with no TT-Metal C++);
+4 the run failed on the device (or a traced script failed).
 """
 
 from __future__ import annotations
@@ -53,6 +54,18 @@ def _writable_directory(path: str, what: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise _Failure(EXIT_USAGE, f"tt-hal: cannot write {what} {path}: no directory {directory!r}")
+
+
+def _creatable_directory(path: str, what: str) -> None:
+    """EXIT_USAGE unless `path` is a directory, or one os.makedirs can make (its nearest
+    existing ancestor is a writable directory): checked before the work, not after."""
+    existing = os.path.abspath(path)
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise _Failure(EXIT_USAGE, f"tt-hal: cannot write {what} {path}: {existing} is a file, not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise _Failure(EXIT_USAGE, f"tt-hal: cannot write {what} {path}: {existing} is not writable")
 
 
 def _write(path: str, data: bytes) -> None:
@@ -296,6 +309,118 @@ def _trace_summary(trace: dict, path: str) -> str:
     return "\n".join(lines)
 
 
+ROLES = {"RISCV_1": "reader", "COMPUTE": "compute", "RISCV_0": "writer"}  # TT-Metal's conventions, by processor
+CORES = {"RISCV_1": "NCRISC", "COMPUTE": "TRISCs", "RISCV_0": "BRISC"}
+INDEX = "index.txt"
+
+
+def _executable(path: str) -> bytes:
+    """The .ttx of a .mlir (compiled), a .vmfb (the one it carries) or a .ttx."""
+    from tt_hal.target.ttx import FILE_IDENTIFIER
+    from tt_hal.tools.inspection import embedded_executable
+    data = _compile(path) if path.endswith(".mlir") else _read(path)
+    if data[8:12] == FILE_IDENTIFIER:
+        return data
+    if data.startswith(b"PK\x03\x04"):  # a .vmfb: a zip archive around IREE's bytecode module
+        executable = embedded_executable(data)
+        if executable is None:
+            raise _Failure(EXIT_USAGE, f"tt-hal: {path} holds no .ttx executable: it was not compiled for the "
+                                       f"tenstorrent device (tt-hal compile)")
+        return executable
+    raise _Failure(EXIT_USAGE, f"tt-hal: {path} is neither a .mlir, a .vmfb program nor a .ttx executable")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
+def _file_name(name: str) -> str:
+    """An export's name as a directory name: what a file system takes."""
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name).lstrip(".")
+    return safe or "export"
+
+
+def cmd_codegen(args) -> int:
+    """Writes the TT-Metal C++ source of every kernel of every stage of every export
+    (native/codegen.py) as <dir>/<export>/stage<k>_<reader|compute|writer>.cpp, and
+    <dir>/index.txt saying what each file is; exports with dynamic shapes have no
+    kernels until a dispatch's push constants fix the shapes: the index says so."""
+    from hal.status import HalError
+    from tt_hal.native.codegen import TT_METAL_VERSION, WORKGROUP_ARGS, program_sources
+    from tt_hal.target.program import ArgKind, BindingSource
+    from tt_hal.target.ttx import read_executable
+    output = args.output or os.path.splitext(args.file)[0] + "-kernels"
+    _creatable_directory(output, "kernels to")  # before the work, not after it
+    data = _executable(args.file)
+    try:
+        exports = read_executable(data)
+    except HalError as e:
+        raise _Failure(EXIT_USAGE, f"tt-hal: {args.file}: {e.message}") from None
+    sources, failures, index = {}, [], []
+    directories: set[str] = set()
+    for ordinal, export in enumerate(exports):
+        directory = _file_name(export.name)
+        if directory in directories:
+            directory = f"{directory}.{ordinal}"
+        directories.add(directory)
+        head = (f"export {ordinal} {export.name}: {export.binding_count} bindings, {export.constant_count} push "
+                f"constants, workgroup size {'x'.join(map(str, export.workgroup_size))}")
+        if export.dynamic:
+            index += [head, "  dynamic shapes: no kernels yet; lowered for each dispatch's push constants at run time "
+                            "(tt_hal/compiler/specialize.py), so there is no C++ to write", ""]
+            continue
+        index.append(f"{head}, {len(export.stages)} stage{'s' * (len(export.stages) != 1)}")
+        for k, stage in enumerate(export.stages, 1):
+            grid = "the dispatch's" if stage.workgroup_count is None else "x".join(map(str, stage.workgroup_count))
+            cbs = ", ".join(f"c_{cb.index} {cb.num_pages}x{cb.page_size} B {cb.data_format.name}"
+                            for cb in stage.program.circular_buffers) or "none"
+            constants = "the dispatch's" if stage.constants is None else "[" + ", ".join(
+                f"dispatch's {c.value}" if c.kind == ArgKind.CONSTANT else str(c.value) for c in stage.constants) + "]"
+            bindings = "the dispatch's" if stage.bindings is None else "[" + ", ".join(
+                f"{'binding' if source == BindingSource.DISPATCH else 'export tensor'} {i}"
+                for source, i in stage.bindings) + "]"
+            index.append(f"  stage {k}: workgroups {grid}; push constants {constants}; bindings {bindings}; "
+                         f"circular buffers: {cbs}")
+            try:
+                generated = program_sources(stage.program)
+            except HalError as e:
+                failures.append(f"{export.name} stage {k}: {e.code.name}: {e.message}")
+                index.append(f"    NOT GENERATED: {e.code.name}: {e.message}")
+                continue
+            for kernel, template in zip(stage.program.kernels, stage.program.runtime_args):
+                processor = kernel.processor.name
+                name = f"{directory}/stage{k}_{ROLES[processor]}.cpp"
+                sources[name] = generated[kernel.processor]
+                index.append(f"    {name}  {processor} ({CORES[processor]}) kernel {kernel.name!r}, "
+                             f"{len(kernel.code)} instructions, {len(template)} runtime args of its own")
+        index.append("")
+    dynamic = sum(e.dynamic for e in exports)
+    of = f" of {_plural(len(exports), 'export')}" + (
+        f" ({dynamic} with dynamic shapes: no kernels until a dispatch fixes the shapes)" if dynamic else "")
+    try:
+        os.makedirs(output, exist_ok=True)
+        for name, source in sources.items():
+            os.makedirs(os.path.join(output, os.path.dirname(name)), exist_ok=True)
+            with open(os.path.join(output, name), "w") as f:
+                f.write(source)
+        with open(os.path.join(output, INDEX), "w") as f:
+            f.write(f"TT-Metal C++ kernels of {args.file}: {_plural(len(sources), 'kernel')}{of}; generated by "
+                    f"tt-hal {_version()} (native/codegen.py) for tt-metal {TT_METAL_VERSION}.\n"
+                    "Files are <export>/stage<k>_<reader|compute|writer>.cpp: the reader runs on RISCV_1 (NCRISC), "
+                    "compute on the TRISCs, the writer on RISCV_0 (BRISC).\n"
+                    "Each defines kernel_main(); its runtime args are its own (counted below), then the workgroup "
+                    f"id and count (x, y, z: {WORKGROUP_ARGS} args), then the stage's push constants.\n\n"
+                    + "\n".join(index))
+    except OSError as e:
+        raise _Failure(EXIT_USAGE, f"tt-hal: cannot write kernels to {output}: {e.strerror}") from None
+    print(f"wrote {_plural(len(sources), 'TT-Metal C++ kernel')}{of} to {output}; what each file is: "
+          f"{os.path.join(output, INDEX)}")
+    if failures:
+        raise _Failure(EXIT_COMPILE, f"tt-hal: {_plural(len(failures), 'stage')} of {args.file} have no TT-Metal C++ "
+                                     f"(see {os.path.join(output, INDEX)}); first: {failures[0]}")
+    return EXIT_OK
+
+
 def bench_directory() -> Path:
     """bench/ of the source tree tt-hal runs from (benchmarks are not installed)."""
     return Path(__file__).resolve().parents[2] / "bench"
@@ -374,6 +499,15 @@ def parser() -> argparse.ArgumentParser:
                         "simulator's kernels (default: 1; 0 traces the first call)")
     run_options(p)
     p.set_defaults(run=cmd_trace)
+
+    about = ("write the TT-Metal C++ kernels of a program (native/codegen.py), as the hardware backend hands them "
+             "to TT-Metal: one file per kernel, <dir>/<export>/stage<k>_<reader|compute|writer>.cpp, and "
+             "<dir>/index.txt saying what each is")
+    p = commands.add_parser("codegen", help="write the TT-Metal C++ kernels of a program: a file per kernel, and an "
+                                            "index", description=about[0].upper() + about[1:] + ".")
+    p.add_argument("file", help="a .mlir (compiled first), .vmfb or .ttx")
+    p.add_argument("-o", "--output", help="the directory (created; default: beside the file, <name>-kernels)")
+    p.set_defaults(run=cmd_codegen)
 
     p = commands.add_parser("bench", add_help=False, help="run the bench/ suite side by side and print a table of "
                                                           "ratios (options: see tt-hal bench --help)")
