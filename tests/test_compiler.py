@@ -89,7 +89,7 @@ def dot_program(a: str, b: str, out: str, **kw) -> str:
 
 
 def reduce_program(shape: str, dims: str, out: str, kind: str = "add", prologue: str = "", operand: str = "%x") -> str:
-    init = "0.000000e+00" if kind == "add" else "0xFF800000"
+    init = {"add": "0.000000e+00", "maximum": "0xFF800000", "minimum": "0x7F800000"}[kind]
     return mlir(f"""
         func.func @main(%x: tensor<{shape}xf32>) -> tensor<{out}xf32> {{
           %init = stablehlo.constant dense<{init}> : tensor<f32>
@@ -336,6 +336,10 @@ CASES["select_relu"] = Case(elementwise_program(SHAPE, f"""
     %c = stablehlo.compare GT, %a, %z : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
     %r = stablehlo.select %c, %a, %z : tensor<{SHAPE}xi1>, tensor<{SHAPE}xf32>
 """))
+# Min reductions: -max(-x), over the last dim and dim 0, from a fill of +inf and from an input.
+CASES["reduce_min_last_dim"] = Case(reduce_program("40x70", "[1]", "40", kind="minimum"))
+CASES["reduce_min_dim0"] = Case(reduce_program("40x70", "[0]", "70", kind="minimum"))
+
 # Slices of bindings inside dispatches: windows of the row-major tensors (their rows and
 # matrices further apart), loaded and stored, as concatenations, slices, pads and head
 # splits make them.

@@ -284,7 +284,9 @@ _BINARY = {"arith.addf": SfpuOp.ADD, "arith.subf": SfpuOp.SUB, "arith.mulf": Sfp
 # Logarithms in other bases: log(x) times a constant.
 _LOG_SCALE = {"math.log2": 1 / math.log(2), "math.log10": 1 / math.log(10)}
 _REDUCE = {"arith.addf": ReduceKind.SUM_ROW, "arith.maximumf": ReduceKind.MAX_ROW,
-           "arith.maxnumf": ReduceKind.MAX_ROW}
+           "arith.maxnumf": ReduceKind.MAX_ROW, "arith.minimumf": ReduceKind.MAX_ROW,
+           "arith.minnumf": ReduceKind.MAX_ROW}
+_MIN_REDUCTIONS = ("arith.minimumf", "arith.minnumf")  # min(x) = -max(-x): the kernel library reduces by max
 
 
 _SPECIAL = {"math.fpowi", "arith.select", "arith.cmpf", "arith.cmpi", "arith.extui", "arith.extsi", "arith.uitofp",
@@ -965,8 +967,8 @@ class DispatchLowering:
         combine = result.owner.operation if not isinstance(result, ir.BlockArgument) else None
         if combine is None or combine.name not in _REDUCE:
             raise unimplemented(op, f"a reduction combining with "
-                                    f"{combine.name if combine is not None else 'nothing'}; supported: addf, "
-                                    f"maximumf, maxnumf")
+                                    f"{combine.name if combine is not None else 'nothing'}; supported: "
+                                    f"{', '.join(_REDUCE)}")
         a, b = combine.operands
         is_out = [isinstance(v, ir.BlockArgument) and v.arg_number == n_in for v in (a, b)]
         if is_out.count(True) != 1:
@@ -980,6 +982,9 @@ class DispatchLowering:
         full = self._elementwise(op, ins, maps, space, axis, body[:-1] + [_Yield(element)], n_in,
                                  self._temp(space, space)) if not self._is_plain(ins, maps, element, space, axis) \
             else self._as(op, ins[element.arg_number], space)
+        negate = combine.name in _MIN_REDUCTIONS
+        if negate:
+            full = self._negated(op, full)
         kind = ReduceKind(int(_REDUCE[combine.name]) + (reduced_axis == -2))
         out_shape = list(space)
         out_shape[reduced_axis] = 1
@@ -994,9 +999,18 @@ class DispatchLowering:
         masks = ([("mask", valid, reduced_axis)] if valid else []) + ([("mask", columns, -1)] if columns else [])
         kernel = ("reduce", kind, fmt, fmt, bool(valid), bool(columns), self.options.fp32_dest_acc_en)
         self.launches.append(Launch(kernel, constants, [full] + masks + [partial], constants[0]))
+        if negate:
+            return self._combine(op, init, self._negated(op, partial), SfpuOp.MINIMUM, (math.inf, math.nan),
+                                 tuple(out_shape))
         is_max = kind >= ReduceKind.MAX_ROW
         return self._combine(op, init, partial, SfpuOp.MAXIMUM if is_max else SfpuOp.ADD,
                              (-math.inf, math.nan) if is_max else (0.0,), tuple(out_shape))
+
+    def _negated(self, op, tensor: Tensor) -> Tensor:
+        """-tensor, a scratch tensor of its shape."""
+        out = self._temp(tensor.shape, tensor.device_shape)
+        self._fused(op, (Input(0), Unary(SfpuOp.NEG, 0)), [(tensor, FusedInput(self.options.data_format))], out)
+        return out
 
     def _is_plain(self, ins, maps, element, space, axis) -> bool:
         """Is the reduced element an input read whole (no broadcast, no permutation)?"""
