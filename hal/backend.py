@@ -19,9 +19,12 @@ Shape of the protocol (tt-metalium names in brackets):
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import importlib
 import os
+import signal
+import threading
 from typing import Callable, NamedTuple, Protocol
 
 import numpy as np
@@ -34,6 +37,29 @@ from tt_hal.target.program import Program
 
 COMPUTE_QUEUE = 0
 TRANSFER_QUEUE = 1
+
+
+@contextlib.contextmanager
+def interrupts_deferred():
+    """Ctrl-C (SIGINT) that lands inside the block is held until the block ends, then
+    delivered as it would have been: a queue's busy flag, a scheduler's lists and the
+    locks around them are never left half-changed by a KeyboardInterrupt, which would
+    wedge the device for good. Only the main thread receives SIGINT; elsewhere (and
+    where Python signal handling is unavailable) this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if received:
+            if callable(previous):
+                previous(signal.SIGINT, received[0])  # Python's default raises KeyboardInterrupt here
+            elif previous == signal.SIG_DFL:
+                os.kill(os.getpid(), signal.SIGINT)
 
 
 class BackendEvent(Protocol):

@@ -16,7 +16,7 @@ import numpy as np
 
 from hal import profiling, validation
 from hal.allocator import HalAllocator
-from hal.backend import COMPUTE_QUEUE, TRANSFER_QUEUE, Capability
+from hal.backend import COMPUTE_QUEUE, TRANSFER_QUEUE, Capability, interrupts_deferred
 from hal.buffer import HalBuffer, HalBufferView
 from hal.command_buffer import CopyCommand, FillCommand, HalCommandBuffer, HalEvent, UpdateCommand
 from hal.executable import EXECUTABLE_FORMAT, HalExecutableCache
@@ -177,8 +177,9 @@ class HalDevice:
                 allocations=frozenset(), deallocates=None) -> None:
         waits = as_timepoints(wait_semaphores)
         signals = as_timepoints(signal_semaphores)
-        self._scheduler.submit(Submission(label, cq, waits, signals, list(commands), list(resources), on_done,
-                                          frozenset(allocations), deallocates))
+        with interrupts_deferred():  # the scheduler's state changes whole, or not at all
+            self._scheduler.submit(Submission(label, cq, waits, signals, list(commands), list(resources), on_done,
+                                              frozenset(allocations), deallocates))
 
     def queue_alloca(self, allocation_size: int, wait_semaphores, signal_semaphores,
                      memory_type: int = MemoryType.DEVICE_LOCAL, allowed_usage: int = BufferUsage.DEFAULT) -> HalBuffer:

@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from hal.backend import BackendDevice, Capability, LaunchProgram
+from hal.backend import BackendDevice, Capability, LaunchProgram, interrupts_deferred
 from hal.log import get_logger
 from hal.status import HalError, StatusCode, as_error
 from tt_hal.sim.dispatch import (
@@ -100,15 +100,16 @@ class CommandQueue:
         in order all the same, without two thread switches per small command. `trace`
         (name, args) names the command in profiling traces."""
         command = (function, args, trace)
-        with self._ready:
-            if self._closed:
-                raise HalError(StatusCode.FAILED_PRECONDITION, f"command queue {self.index} is closed")
-            if not (inline and not self._busy and not self._commands):
-                self._commands.append(command)
-                self._ready.notify_all()
-                return
-            self._busy = True
-        self._run_one(command)
+        with interrupts_deferred():  # the busy flag set here is cleared only by _run_one
+            with self._ready:
+                if self._closed:
+                    raise HalError(StatusCode.FAILED_PRECONDITION, f"command queue {self.index} is closed")
+                if not (inline and not self._busy and not self._commands):
+                    self._commands.append(command)
+                    self._ready.notify_all()
+                    return
+                self._busy = True
+            self._run_one(command)
 
     def finish(self) -> None:
         with self._ready:
