@@ -33,8 +33,9 @@ Outcomes: pass; wrong (runs, results differ); unimplemented (HalError UNIMPLEMEN
 lowering, at compile time or, for a dispatch of dynamic shapes lowered per call, at the call);
 rejected (another HalError from compile_vmfb, e.g. INVALID_ARGUMENT, except INTERNAL: the bridge
 failing is a crash); crash (any other exception, or the worker process died); timeout; skipped (the
-reference, or the rewrite, failed). Unimplemented tests are counted by blocker: the error's first
-clause without its source location and sizes ("arith.remf in the body of a linalg.generic has no
+reference, or the rewrite, failed). Unimplemented tests are counted by blocker (the first one the
+lowering meets: a test may have more): the error's first clause without its source location and
+sizes ("arith.remf in the body of a linalg.generic has no
 Tensix lowering yet", "iree_tensor_ext.dispatch.tensor.load on i32").
 
 The report: a markdown table per suite, the top blockers, every wrong result, crash and timeout;
@@ -114,11 +115,14 @@ class IreeTests:
     def read(self, name: str) -> str:
         return (self.path / name).read_text() if self.is_checkout else self._git("show", f"HEAD:{name}")
 
-    def commit(self) -> str | None:
-        try:
-            return self._git("log", "-1", "--format=%H (%cs)", "HEAD").strip()
-        except (subprocess.CalledProcessError, FileNotFoundError):
-            return None  # a checkout without git history
+
+def git_commit(path: Path) -> str | None:
+    """The commit at HEAD of the repository at `path` and its date, or None (no git history)."""
+    try:
+        return subprocess.run(["git", "-C", str(path), "log", "-1", "--format=%H (%cs)", "HEAD"], check=True,
+                              capture_output=True, text=True).stdout.strip()
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return None
 
 
 # ---- The rewrite: check ops -> results ----
@@ -292,8 +296,10 @@ def real_parts(arrays: list[np.ndarray]) -> list[np.ndarray]:
     return parts
 
 
-def run_test(test: Test) -> dict:
-    """The outcome of one rewritten test: reference, our compile, our run, the comparison."""
+def run_test(test: Test, on_phase=lambda phase: None) -> dict:
+    """The outcome of one rewritten test: reference, our compile, our run, the comparison.
+    `on_phase(name)` is told each phase as it starts: a timeout then says where the test was."""
+    on_phase("reference")
     try:
         cpu = reference.load_module(test.reference_program)
         expected = reference.host_results(cpu[test.name]())
@@ -304,6 +310,7 @@ def run_test(test: Test) -> dict:
     if failed:
         return outcome(test, "skipped", "reference", f"llvm-cpu's results fail the file's {failed[0].op} "
                                                      f"(results {failed[0].results})")
+    on_phase("compile")
     try:
         vmfb = compiler.compile_vmfb(test.program)
     except HalError as error:
@@ -313,9 +320,11 @@ def run_test(test: Test) -> dict:
     except Exception as error:
         return outcome(test, "crash", "compile", f"{type(error).__name__}: {headline(error)}", traceback.format_exc())
     phase = "load"
+    on_phase(phase)
     try:
         module = runtime.load_vm_flatbuffer(vmfb, driver="tenstorrent")
         phase = "run"
+        on_phase(phase)
         outputs = reference.host_results(module[test.name]())
     except HalError as error:
         # A dispatch of dynamic shapes is lowered at the call: its missing lowering is UNIMPLEMENTED then.
@@ -323,6 +332,7 @@ def run_test(test: Test) -> dict:
         return outcome(test, kind, phase, f"{error.code.name}: {headline(error.message)}", traceback.format_exc())
     except Exception as error:
         return outcome(test, "crash", phase, f"{type(error).__name__}: {headline(error)}", traceback.format_exc())
+    on_phase("compare")
     try:
         tolerance.check(real_parts(outputs), real_parts(expected), DATA_FORMAT)
     except AssertionError as error:
@@ -343,11 +353,12 @@ def warm_up() -> str:
 
 
 def serve(connection) -> None:
-    """A worker process: warms up, then runs the tests it receives until it receives None."""
+    """A worker process: warms up, then runs the tests it receives until it receives None. For each
+    it sends the name of each phase as it starts (str), then the outcome (dict)."""
     os.dup2(2, 1)  # anything the compiler or simulator prints goes to stderr: stdout is the report
     connection.send(warm_up())
     while (test := connection.recv()) is not None:
-        connection.send(run_test(test))
+        connection.send(run_test(test, on_phase=connection.send))
 
 
 class Worker:
@@ -386,22 +397,27 @@ class Worker:
 
     def run(self, test: Test, timeout: float) -> dict:
         self.connection.send(test)
-        if not self.connection.poll(timeout):
-            self.kill()
-            self.start()
-            return outcome(test, "timeout", "", f"no result in {timeout:g} s")
+        deadline = time.monotonic() + timeout
+        phase = "reference"
         try:
-            result = self.connection.recv()
+            while self.connection.poll(max(0.0, deadline - time.monotonic())):
+                message = self.connection.recv()
+                if isinstance(message, str):
+                    phase = message
+                    continue
+                if message["outcome"] == "crash":
+                    self.stop()
+                    self.start()
+                return message
         except EOFError:
             self.process.join()
             code = self.process.exitcode
             self.connection.close()
             self.start()
-            return outcome(test, "crash", "", f"the worker process died (exit code {code})")
-        if result["outcome"] == "crash":
-            self.stop()
-            self.start()
-        return result
+            return outcome(test, "crash", phase, f"the worker process died (exit code {code})")
+        self.kill()
+        self.start()
+        return outcome(test, "timeout", phase, f"no result in {timeout:g} s")
 
 
 def run_all(tests: list[Test], jobs: int, timeout: float) -> list[dict]:
@@ -414,16 +430,17 @@ def run_all(tests: list[Test], jobs: int, timeout: float) -> list[dict]:
                                       test.error)
         else:
             pending.put(index)
-    done = collections.Counter()
+    finished = 0
     lock = threading.Lock()
     # spawn, not fork: the parent has IREE's compiler loaded, whose threads a fork would not copy.
     context = multiprocessing.get_context("spawn")
 
     def report_progress(index: int) -> None:
+        nonlocal finished
         result = outcomes[index]
         with lock:
-            done["tests"] += 1
-            print(f"[{done['tests']}/{pending_count}] {result['suite']}/{result['file']} @{result['test']}: "
+            finished += 1
+            print(f"[{finished}/{pending_count}] {result['suite']}/{result['file']} @{result['test']}: "
                   f"{result['outcome']} ({result['seconds']:.1f} s) {result['message'][:160]}", file=sys.stderr,
                   flush=True)
 
@@ -443,7 +460,7 @@ def run_all(tests: list[Test], jobs: int, timeout: float) -> list[dict]:
             worker.stop()
 
     pending_count = pending.qsize()
-    threads = [threading.Thread(target=drive) for _ in range(max(1, min(jobs, pending_count)))]
+    threads = [threading.Thread(target=drive) for _ in range(min(jobs, pending_count))]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -461,11 +478,13 @@ def blocker(message: str) -> str:
     status code, source location and sizes. "UNIMPLEMENTED: remainder.mlir:5:13: arith.remf in the body
     of a linalg.generic has no Tensix lowering yet (supported: ...)" -> "arith.remf in the body of a
     linalg.generic has no Tensix lowering yet"."""
-    text = message.removeprefix("UNIMPLEMENTED: ")
+    text = re.sub(r"^(?:UNIMPLEMENTED: )+", "", message)
     text = re.sub(r"^(?:[\w./<>-]+:\d+:\d+: )+", "", text)  # source locations
-    text = re.split(r": | \(", text, maxsplit=1)[0]  # the first clause: what, not why
-    text = re.sub(r"tensor<[\d?x]+x", "tensor<...x", text)  # shapes, keeping the element type
+    # Maps and shapes first: they hold " (", where the first clause would otherwise end.
+    text = re.sub(r"affine_map<\(.*?\) -> \(.*?\)>", "affine_map<...>", text)
     text = re.sub(r"\(\d+(?:, \d+)*,?\)", "(...)", text)  # device shapes
+    text = re.sub(r"tensor<[\d?x]+x", "tensor<...x", text)  # shapes, keeping the element type
+    text = re.split(r": | \((?!\.\.\.\))", text, maxsplit=1)[0]  # the first clause: what, not why
     return re.sub(r"\b\d+\b", "N", text)  # dims and counts
 
 
@@ -481,8 +500,8 @@ def summarize(outcomes: list[dict], suites: list[str]) -> dict:
 
 def markdown(outcomes: list[dict], summary: dict, facts: dict) -> str:
     lines = [f"IREE e2e op tests ({facts['iree']}, commit {facts['iree_commit']}) on tt-hal's simulated "
-             f"tenstorrent device vs IREE llvm-cpu (iree-base-compiler {facts['iree_compiler']}); "
-             f"tolerance {DATA_FORMAT}; wall time {facts['wall_seconds']:.0f} s", "",
+             f"tenstorrent device (tt-hal commit {facts['tt_hal_commit']}) vs IREE llvm-cpu (iree-base-compiler "
+             f"{facts['iree_compiler']}); tolerance {DATA_FORMAT}; wall time {facts['wall_seconds']:.0f} s", "",
              "| suite | tests | pass | wrong | unimplemented | rejected | crash | timeout | skipped (reference) "
              "| pass / tests with a reference |", "|---|" + "---:|" * 9]
     rows = list(summary["counts"].items())
@@ -531,15 +550,16 @@ def main() -> int:
     print(f"{len(tests)} tests in {len({(t.suite, t.file) for t in tests})} files, {args.jobs} jobs",
           file=sys.stderr)
     outcomes = run_all(tests, args.jobs, args.timeout)
-    facts = {"iree": str(args.iree), "iree_commit": source.commit(),
+    # The commits say what the figures are of; tt-hal's working tree may hold changes beyond its commit.
+    facts = {"tt_hal_commit": git_commit(ROOT), "iree": str(args.iree), "iree_commit": git_commit(args.iree),
              "iree_compiler": importlib.metadata.version("iree-base-compiler"),
              "command": " ".join(sys.argv), "jobs": args.jobs, "timeout_seconds": args.timeout,
              "tolerance": {DATA_FORMAT: tolerance.TOLERANCE[DATA_FORMAT]},
              "wall_seconds": time.perf_counter() - started}
     summary = summarize(outcomes, suites)
-    print(markdown(outcomes, summary, facts))
-    if args.json:
+    if args.json:  # first: the run's data outlives a failed print (a closed pipe)
         args.json.write_text(json.dumps({**facts, **summary, "tests": outcomes}, indent=2))
+    print(markdown(outcomes, summary, facts))
     return 0
 
 

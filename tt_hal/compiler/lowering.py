@@ -228,7 +228,13 @@ class Integers:
             return self.env[value]
         constant = _constant(value)
         if not isinstance(constant, int):
-            raise HalError(StatusCode.INTERNAL, f"{value.get_name()} is not a compile-time integer")
+            owner = value.owner
+            what = owner.operation if isinstance(owner, (ir.Operation, ir.OpView)) else None
+            where = f"{location(what)}: " if what is not None else ""
+            raise HalError(StatusCode.UNIMPLEMENTED,
+                           f"{where}{value.get_name()} ({what.name if what is not None else 'a block argument'}) is "
+                           f"an integer known only at run time; the Tensix lowering needs the integers of addresses "
+                           f"and sizes when it lowers")
         return constant
 
     def handle(self, op) -> bool:

@@ -40,7 +40,13 @@ def dynamic_export(name: str, constant_count: int, binding_count: int, func) -> 
     export = Export(name, constant_count, binding_count, (1, 1, 1), (), (),
                     func.get_asm(enable_debug_info=True))
     high = _high_words(func)
-    specialize(export, [0 if ordinal in high else TRIAL_DIM for ordinal in range(constant_count)])
+    try:
+        specialize(export, [0 if ordinal in high else TRIAL_DIM for ordinal in range(constant_count)])
+    except HalError as error:
+        if error.code == StatusCode.UNIMPLEMENTED:
+            raise
+        # Dims that only make sense together (a packed dim half another) cannot all be the trial
+        # value: IREE's verifier refuses the folded IR. The dispatch's own push constants will agree.
     return export
 
 
@@ -62,7 +68,12 @@ def specialize(export: Export, constants: Sequence[int]) -> Export:
                                                    attributes={"value": ir.IntegerAttr.get(type_, value)})
                 op.results[0].replace_all_uses_with(constant.results[0])
                 op.erase()
-        PassManager.parse(CANONICALIZE).run(module.operation)
+        try:
+            PassManager.parse(CANONICALIZE).run(module.operation)
+        except ir.MLIRError as error:
+            raise HalError(StatusCode.INVALID_ARGUMENT,
+                           f"{export.name}: its push constants {list(constants)} do not make a valid program: "
+                           f"{str(error).splitlines()[0]}") from None
         name = f"{export.name}<{','.join(str(int(c)) for c in constants)}>"
         return dispatch.lower_function(name, export.constant_count, export.binding_count, func, location(func))
 
