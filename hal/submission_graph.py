@@ -91,8 +91,21 @@ class SubmissionGraph:
                 lines.append(f'  {source} [label="host signal or initial value", shape=ellipse, style=dashed];')
             style = "solid" if edge.reached else "dashed"
             lines.append(f'  {source} -> s{edge.consumer} [label="{edge.semaphore}>={edge.value}", style={style}];')
+        lines += self._dot_legend()
         lines.append("}")
         return "\n".join(lines) + "\n"
+
+    @staticmethod
+    def _dot_legend() -> list[str]:
+        """A legend cluster: what each box colour and arrow style means."""
+        lines = ["  subgraph cluster_legend {", '    label="legend"; fontname="Helvetica"; style=dashed;']
+        for state, color in STATE_COLORS.items():
+            lines.append(f'    legend_{state.value} [label="submission {state.value}", fillcolor="{color}"];')
+        lines += ['    legend_a [label="", shape=point]; legend_b [label="", shape=point];',
+                  '    legend_c [label="", shape=point]; legend_d [label="", shape=point];',
+                  '    legend_a -> legend_b [label="semaphore>=value, reached", style=solid];',
+                  '    legend_c -> legend_d [label="not reached yet", style=dashed];', "  }"]
+        return lines
 
 
 def _edges(nodes: list[SubmissionNode]) -> list[Edge]:

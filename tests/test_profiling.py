@@ -221,6 +221,8 @@ def test_submission_graph_shows_waiting_issued_and_done(tmp_path):
     dot = graph.to_dot()
     assert dot.startswith('digraph "tt0 submissions" {') and dot.rstrip().endswith("}")
     assert f's2 -> s3 [label="{chain.label}>=2", style=dashed];' in dot
+    assert "subgraph cluster_legend" in dot and all(f'label="submission {state}"' in dot
+                                                    for state in ("done", "failed", "issued", "waiting"))
     png = tmp_path / "graph.png"
     pictures.save_submission_graph_png(graph, png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
