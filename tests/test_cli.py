@@ -44,8 +44,8 @@ SIGNATURE = "float32[64, 64], float32[64, 64], float32[64]"
 UNSUPPORTED = """\
 func.func @main(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %0 = stablehlo.add %a, %b : tensor<64x64xf32>
-  %1 = stablehlo.iota dim = 1 : tensor<64x64xf32>
-  %2 = stablehlo.multiply %0, %1 : tensor<64x64xf32>
+  %1 = stablehlo.convert %0 : (tensor<64x64xf32>) -> tensor<64x64xi32>
+  %2 = stablehlo.convert %1 : (tensor<64x64xi32>) -> tensor<64x64xf32>
   return %2 : tensor<64x64xf32>
 }
 """
@@ -222,13 +222,13 @@ def test_input_of_wrong_dtype_is_a_usage_error(work, tmp_path):
 
 @pytest.mark.parametrize("command", ["compile", "run"])
 def test_unsupported_op(work, tmp_path, command):
-    """Exit 3: UNIMPLEMENTED with the op and its line (3) on stderr; nothing written."""
+    """Exit 3: UNIMPLEMENTED with the op and its line (4) on stderr; nothing written."""
     args = ["-o", tmp_path / "x.vmfb"] if command == "compile" else ["--random"]
     result = tt_hal(command, work / "unsupported.mlir", *args)
     assert result.returncode == 3
     assert result.stdout == ""
     assert result.stderr.startswith(f"tt-hal: cannot compile {work / 'unsupported.mlir'}:\nUNIMPLEMENTED; ")
-    assert re.search(r"\.mlir:3:\d+: arith\.sitofp of i32: the bridge computes integers only as predicates",
+    assert re.search(r"\.mlir:4:\d+: arith\.sitofp of i32: the bridge computes integers only as predicates",
                      result.stderr)
     assert not (tmp_path / "x.vmfb").exists()
 

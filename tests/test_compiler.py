@@ -340,6 +340,19 @@ CASES["select_relu"] = Case(elementwise_program(SHAPE, f"""
 CASES["reduce_min_last_dim"] = Case(reduce_program("40x70", "[1]", "40", kind="minimum"))
 CASES["reduce_min_dim0"] = Case(reduce_program("40x70", "[0]", "70", kind="minimum"))
 
+# Loop indices (linalg.index, as iota makes them), with index arithmetic in float32.
+CASES["iota_add"] = Case(elementwise_program(SHAPE, f"""
+    %i = stablehlo.iota dim = 1 : tensor<{SHAPE}xf32>
+    %r = stablehlo.add %a, %i : tensor<{SHAPE}xf32>"""))
+CASES["iota_product_i32"] = Case(mlir(f"""
+    func.func @main(%a: tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi32> {{
+      %i = stablehlo.iota dim = 0 : tensor<{SHAPE}xi32>
+      %j = stablehlo.iota dim = 1 : tensor<{SHAPE}xi32>
+      %m = stablehlo.multiply %i, %j : tensor<{SHAPE}xi32>
+      return %m : tensor<{SHAPE}xi32>
+    }}
+"""))
+
 # Slices of bindings inside dispatches: windows of the row-major tensors (their rows and
 # matrices further apart), loaded and stored, as concatenations, slices, pads and head
 # splits make them.
@@ -977,13 +990,12 @@ def test_iree_rejects_custom_call():
 
 
 UNLOWERED = {
-    "iota": (mlir("""
-        func.func @main(%a: tensor<40x50xf32>) -> tensor<40x50xf32> {
-          %i = stablehlo.iota dim = 1 : tensor<40x50xf32>
-          %1 = stablehlo.add %a, %i : tensor<40x50xf32>
-          return %1 : tensor<40x50xf32>
+    "integer_add": (mlir("""
+        func.func @main(%a: tensor<40x50xi32>) -> tensor<40x50xi32> {
+          %1 = stablehlo.add %a, %a : tensor<40x50xi32>
+          return %1 : tensor<40x50xi32>
         }
-    """), "stablehlo.iota", r"linalg\.index|arith\.(index_cast|sitofp|uitofp)"),
+    """), "stablehlo.add", r"on i32"),
     # IREE expands the FFT into DFT arithmetic; what the bridge names is that expansion's op.
     "fft": (mlir("""
         func.func @main(%a: tensor<4x16xf32>) -> tensor<4x9xf32> {
@@ -1078,7 +1090,7 @@ def test_compile_arguments(tmp_path):
 
 def test_errors_from_a_path_name_the_file(tmp_path):
     for text, needle, code in ((SYNTAX_ERROR, "%0 %a", StatusCode.INVALID_ARGUMENT),
-                               (UNLOWERED["iota"][0], "stablehlo.iota", StatusCode.UNIMPLEMENTED)):
+                               (UNLOWERED["integer_add"][0], "stablehlo.add", StatusCode.UNIMPLEMENTED)):
         path = tmp_path / "model.mlir"
         path.write_text(text)
         with pytest.raises(HalError) as info:

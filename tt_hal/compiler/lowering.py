@@ -315,8 +315,9 @@ class _Code:
     """Builds eltwise_fused code from a generic's body: block args become inputs
     (or constants, for fills), body ops SFPU instructions."""
 
-    def __init__(self, leaves):
+    def __init__(self, leaves, index_input=None):
         self.leaves = leaves  # block arg number -> Input or Constant
+        self.index_input = index_input  # loop dim -> the Input of a tensor of its index values
         self.code: list[Instruction] = []
         self.memo: dict = {}
 
@@ -351,6 +352,22 @@ class _Code:
             return special
         if name in ("arith.cmpf", "arith.cmpi"):
             return self.compare(op)
+        if name == "linalg.index":  # a tensor of the loop indices along the dim, made when the program loads
+            if self.index_input is None:
+                raise unimplemented(op, "linalg.index outside an elementwise body")
+            return self.emit(self.index_input(ir.IntegerAttr(op.attributes["dim"]).value))
+        if _is_index(op.results[0]) and name in _INDEX_ARITHMETIC:  # small integers: exact in float32
+            if name in _INDEX_CASTS:
+                return self.value(operands[0])
+            if name in _INDEX_DIVISIONS:  # of indices (>= 0) by a positive constant: trunc(x / c) is exact
+                x, c = self.value(operands[0]), _constant(operands[1])
+                quotient = self.emit(Unary(SfpuOp.TRUNC, self.emit(Binary(SfpuOp.DIV, x, self.emit(Constant(c))))))
+                if name in ("arith.divsi", "arith.divui"):
+                    return quotient
+                return self.emit(Binary(SfpuOp.SUB, x, self.emit(Unary(SfpuOp.MUL_SCALAR, quotient, float(c)))))
+            return self.emit(Binary(_INDEX_ARITHMETIC[name], *(self.value(v) for v in operands)))
+        if name in ("arith.extui", "arith.uitofp", "arith.extsi", "arith.sitofp") and _is_index(operands[0]):
+            return self.value(operands[0])
         if name in ("arith.extui", "arith.uitofp", "arith.extsi", "arith.sitofp"):
             if not _is_predicate(operands[0]):
                 raise unimplemented(op, f"{name} of {operands[0].type}: the bridge computes integers only as "
@@ -466,6 +483,29 @@ def _is_predicate(value) -> bool:
     owner = value.owner
     return isinstance(owner, (ir.Operation, ir.OpView)) and owner.operation.name in ("arith.extui", "arith.extsi") \
         and _is_predicate(owner.operation.operands[0])
+
+
+# Integer ops on loop indices (linalg.index), computed in float32: exact while the values
+# stay below 2^24, as indices of a tensor the simulator can hold do.
+_INDEX_CASTS = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci")
+_INDEX_DIVISIONS = ("arith.divsi", "arith.divui", "arith.remsi", "arith.remui")
+_INDEX_ARITHMETIC = {**dict.fromkeys(_INDEX_CASTS + _INDEX_DIVISIONS), "arith.addi": SfpuOp.ADD,
+                     "arith.subi": SfpuOp.SUB, "arith.muli": SfpuOp.MUL}
+
+
+def _is_index(value) -> bool:
+    """Is `value` a loop index (linalg.index), or made from indices and small constants by
+    the casts and arithmetic the lowering follows?"""
+    owner = value.owner
+    if not isinstance(owner, (ir.Operation, ir.OpView)):
+        return False
+    op = owner.operation
+    if op.name == "linalg.index":
+        return True
+    if op.name in _INDEX_DIVISIONS and not (_is_index(op.operands[0]) and (_constant(op.operands[1]) or 0) > 0):
+        return False
+    return op.name in _INDEX_ARITHMETIC and all(_is_index(v) or _is_small_constant(v) for v in op.operands) and \
+        any(_is_index(v) for v in op.operands)
 
 
 def _is_small_constant(value) -> bool:
@@ -836,6 +876,9 @@ class DispatchLowering:
         for tensor, dims in zip(ins + [init], maps):
             if tensor is not None and dims == [0] and canonical(tensor.device_shape) == (extents[0], 1) != (1, 1):
                 return (extents[0], 1), [0]
+        folded = [shape for shape in self.bound.values() if math.prod(shape) == extents[0] and min(shape) > 1]
+        if folded:  # a generic reading no folded tensor (an iota): the tiles of the ones it is stored as
+            return folded[0], FLAT
         return (1, extents[0]), [1]
 
     def _view(self, op, tensor: Tensor, dims, space, axis) -> tuple[Tensor, FusedInput]:
@@ -880,7 +923,20 @@ class DispatchLowering:
             else:
                 leaves[i] = Input(len(inputs))
                 inputs.append(self._view(op, tensor, dims, space, axis))
-        code = _Code(leaves)
+        index_inputs = {}
+
+        def index_input(dim: int) -> Input:
+            """Input of a constant tensor holding loop dim `dim`'s index at each element."""
+            if dim not in index_inputs:
+                if axis is FLAT:
+                    values = np.arange(math.prod(space), dtype=np.float32).reshape(space)
+                else:
+                    values = np.indices(space, dtype=np.float32)[axis[dim]]
+                index_inputs[dim] = Input(len(inputs))
+                inputs.append((Tensor(space, space, ("constant", values)), FusedInput(self.options.data_format)))
+            return index_inputs[dim]
+
+        code = _Code(leaves, index_input)
         code.value(result)
         return code.code
 
