@@ -93,29 +93,26 @@ def notice_first_compile(directories: list[pathlib.Path]) -> bool:
         return False
     sources = {os.path.abspath(d) for d in directories}
 
-    def listen() -> None:
-        from numba.core import event
+    from numba.core import event  # only on a cold cache, where a minute of compiling follows
 
-        class FirstCompile(event.Listener):
-            noticed = False
+    class FirstCompile(event.Listener):
+        noticed = False
 
-            def on_start(self, ev) -> None:
-                function = getattr(ev.data.get("dispatcher"), "py_func", None)
-                if self.noticed or function is None:
-                    return
-                if os.path.dirname(os.path.abspath(function.__code__.co_filename)) in sources:
-                    self.noticed = True
-                    # A line of its own, not a log record: IREE's compiler configures the root
-                    # logger on import, which would prefix it with WARNING:tt_hal:.
-                    sys.stderr.write(COMPILE_NOTICE + "\n")
-                    sys.stderr.flush()
+        def on_start(self, ev) -> None:
+            function = getattr(ev.data.get("dispatcher"), "py_func", None)
+            if self.noticed or function is None:
+                return
+            if os.path.dirname(os.path.abspath(function.__code__.co_filename)) in sources:
+                self.noticed = True
+                # A line of its own, not a log record: IREE's compiler configures the root
+                # logger on import, which would prefix it with WARNING:tt_hal:.
+                sys.stderr.write(COMPILE_NOTICE + "\n")
+                sys.stderr.flush()
 
-            def on_end(self, ev) -> None:
-                pass
+        def on_end(self, ev) -> None:
+            pass
 
-        event.register("numba:compile", FirstCompile())
-
-    listen()  # imports numba: only on a cold cache, where a minute of compiling follows
+    event.register("numba:compile", FirstCompile())
     return True
 
 

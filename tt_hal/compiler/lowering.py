@@ -366,9 +366,9 @@ class _Code:
                     return quotient
                 return self.emit(Binary(SfpuOp.SUB, x, self.emit(Unary(SfpuOp.MUL_SCALAR, quotient, float(c)))))
             return self.emit(Binary(_INDEX_ARITHMETIC[name], *(self.value(v) for v in operands)))
-        if name in ("arith.extui", "arith.uitofp", "arith.extsi", "arith.sitofp") and _is_index(operands[0]):
-            return self.value(operands[0])
         if name in ("arith.extui", "arith.uitofp", "arith.extsi", "arith.sitofp"):
+            if _is_index(operands[0]):
+                return self.value(operands[0])
             if not _is_predicate(operands[0]):
                 raise unimplemented(op, f"{name} of {operands[0].type}: the bridge computes integers only as "
                                         f"predicates (i1)")
@@ -558,12 +558,10 @@ def _window(op, full, offsets, sizes, device_shape) -> Window:
     strides = [math.prod(full[i + 1:]) for i in range(len(full))]
     start = sum(o * s for o, s in zip(offsets, strides))
     dims = [(n, s) for n, s in zip(sizes, strides) if n != 1]  # (size, element stride), outermost first
-    while len(dims) > 1 and dims[-2][1] == dims[-1][0] * dims[-1][1]:  # merge contiguous dims
-        dims[-2:] = [(dims[-2][0] * dims[-1][0], dims[-1][1])]
     *batch, rows, columns = device_shape
-    if len(dims) <= 1 and (not dims or dims[0][1] == 1):  # one contiguous range: any device shape
+    merged = _merged(dims)
+    if len(merged) <= 1 and (not merged or merged[0][1] == 1):  # one contiguous range: any device shape
         return Window(start, columns, rows * columns)
-    dims = [(n, s) for n, s in zip(sizes, strides) if n != 1]
     device = [n for n in device_shape if n != 1]
     if [n for n, _ in dims] != device or (columns > 1 and dims[-1][1] != 1):
         raise unimplemented(op, f"{op.name} of a slice (offsets {list(offsets)}, sizes {list(sizes)} of "
@@ -571,12 +569,21 @@ def _window(op, full, offsets, sizes, device_shape) -> Window:
     if columns > 1:
         dims.pop()
     row_stride = dims.pop()[1] if rows > 1 else columns
-    while len(dims) > 1 and dims[-2][1] == dims[-1][0] * dims[-1][1]:
-        dims[-2:] = [(dims[-2][0] * dims[-1][0], dims[-1][1])]
+    dims = _merged(dims)
     if len(dims) > 1:
         raise unimplemented(op, f"{op.name} of a slice (offsets {list(offsets)}, sizes {list(sizes)} of "
                                 f"{list(full)}) whose matrices are not evenly spaced in memory")
     return Window(start, row_stride, dims[0][1] if dims else rows * row_stride)
+
+
+def _merged(dims: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """(size, element stride) dims, outermost first, with each run of contiguous ones as one."""
+    dims = list(dims)
+    for k in range(len(dims) - 1, 0, -1):
+        (outer, outer_stride), (inner, inner_stride) = dims[k - 1], dims[k]
+        if outer_stride == inner * inner_stride:
+            dims[k - 1:k + 1] = [(outer * inner, inner_stride)]
+    return dims
 
 
 def _iterators(generic) -> list[str]:
@@ -692,19 +699,19 @@ class DispatchLowering:
     def store(self, op) -> None:
         value = op.operands[0]
         tensor = self.values[value]
-        binding, wanted, window = self._placed(op, op.operands[1], tensor.shape)
-        if self.bound.get(binding) is None:
-            wanted = tensor.device_shape if window is None else wanted
+        access, wanted, window = self._placed(op, op.operands[1], tensor.shape)
+        if window is None and access not in self.bound:  # a whole binding takes the tensor's own device shape
+            wanted = tensor.device_shape
         element = str(value.type.element_type)
         if element not in STORED_FORMATS:
             raise unimplemented(op, f"a store of {element}: the bridge stores {', '.join(STORED_FORMATS)}")
         data_format = STORED_FORMATS[element]
-        out = Tensor(tensor.shape, wanted, ("output", binding), data_format=data_format)
+        out = Tensor(tensor.shape, wanted, ("output", access), data_format=data_format)
         if tensor.fill is not None:
             self._fused(op, (Constant(tensor.fill),), [], out)
         elif tensor.ref is not None and tensor.ref[0] == "temp" and data_format is self.options.data_format and \
                 canonical(tensor.device_shape) == canonical(wanted):
-            tensor.ref = ("output", binding)  # the producer writes the binding directly
+            tensor.ref = ("output", access)  # the producer writes the binding directly
             self.temps.remove(tensor)
             tensor.device_shape = wanted
         elif data_format is not self.options.data_format:  # packed to the stored format
@@ -713,7 +720,7 @@ class DispatchLowering:
             self._fused(op, (Input(0),), [(tensor, FusedInput(self.options.data_format))], out)
         else:
             self._convert(op, tensor, out)
-        self.outputs[binding] = (wanted, data_format, window)
+        self.outputs[access] = (wanted, data_format, window)
 
     # ---- launches ----
     def _temp(self, shape, device_shape) -> Tensor:
