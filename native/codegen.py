@@ -83,6 +83,14 @@ _SFPU_UNARY = {
     SfpuOp.EXP2: ("compute_kernel_api.h", "exp2_tile_init()", "exp2_tile({dst})"),
     SfpuOp.SIGN: ("compute_kernel_api.h", "sign_tile_init()", "sign_tile({dst})"),
     SfpuOp.CBRT: ("eltwise_unary/cbrt.h", "cbrt_tile_init()", "cbrt_tile({dst})"),
+    SfpuOp.NEG_INT: ("eltwise_unary/negative.h", "negative_tile_init()", "negative_tile_int32({dst})"),
+    SfpuOp.ABS_INT: ("compute_kernel_api.h", "abs_tile_init()", "abs_tile_int32({dst})"),
+    SfpuOp.NOT: ("eltwise_unary/bitwise_not.h", "bitwise_not_tile_init()", "bitwise_not_tile({dst})"),
+    **{op: ("eltwise_unary/typecast.h", f"typecast_tile_init<{formats}>()", f"typecast_tile<{formats}>({{dst}})")
+       for op, formats in (
+           (op, f"(uint32_t)DataFormat::{source}, (uint32_t)DataFormat::{target}") for op, source, target in (
+               (SfpuOp.I32_TO_F32, "Int32", "Float32"), (SfpuOp.U32_TO_F32, "UInt32", "Float32"),
+               (SfpuOp.F32_TO_I32, "Float32", "Int32"), (SfpuOp.F32_TO_U32, "Float32", "UInt32")))},
 }
 # SFPU binary op on two Dst tiles, result in the first -> (header, init, call with {a}, {b}).
 _SFPU_BINARY = {
@@ -98,6 +106,30 @@ _SFPU_BINARY = {
     SfpuOp.FMOD: ("binary_fmod.h", "fmod_binary_tile_init()", "fmod_binary_tile({a}, {b}, {a})"),
     SfpuOp.ATAN2: ("atan2.h", "atan2_binary_tile_init()", "atan2_binary_tile({a}, {b}, {a})"),
     SfpuOp.POW: ("eltwise_binary_sfpu.h", "power_binary_tile_init()", "power_binary_tile({a}, {b}, {a})"),
+    SfpuOp.ADD_INT: ("add_int_sfpu.h", "add_int_tile_init()", "add_int_tile<DataFormat::Int32>({a}, {b}, {a})"),
+    SfpuOp.SUB_INT: ("sub_int_sfpu.h", "sub_int_tile_init()", "sub_int_tile<DataFormat::Int32>({a}, {b}, {a})"),
+    SfpuOp.MUL_INT: ("mul_int_sfpu.h", "mul_int_tile_init<DataFormat::Int32>()",
+                     "mul_int_tile<DataFormat::Int32>({a}, {b}, {a})"),
+    SfpuOp.DIV_INT: ("div_int32_floor.h", "div_int32_trunc_tile_init()", "div_int32_trunc_tile({a}, {b}, {a})"),
+    SfpuOp.FLOORDIV_INT: ("div_int32_floor.h", "div_int32_floor_tile_init()", "div_int32_floor_tile({a}, {b}, {a})"),
+    SfpuOp.REM_INT: ("binary_fmod.h", "fmod_int32_tile_init()", "fmod_int32_tile({a}, {b}, {a})"),
+    SfpuOp.REM_UINT: ("binary_remainder.h", "remainder_uint32_tile_init()", "remainder_uint32_tile({a}, {b}, {a})"),
+    **{op: ("binary_max_min.h", f"binary_{name}_tile_init()", f"binary_{name}_tile({{a}}, {{b}}, {{a}})")
+       for op, name in ((SfpuOp.MAX_INT, "max_int32"), (SfpuOp.MIN_INT, "min_int32"), (SfpuOp.MAX_UINT, "max_uint32"),
+                        (SfpuOp.MIN_UINT, "min_uint32"))},
+    **{op: ("binary_bitwise_sfpu.h", "binary_bitwise_tile_init()",
+            f"bitwise_{op.name.lower()}_binary_tile<DataFormat::Int32>({{a}}, {{b}}, {{a}})")
+       for op in (SfpuOp.AND, SfpuOp.OR, SfpuOp.XOR)},
+    **{op: ("binary_shift.h", "binary_shift_tile_init()", f"binary_{name}_tile<DataFormat::Int32>({{a}}, {{b}}, {{a}})")
+       for op, name in ((SfpuOp.SHL, "left_shift"), (SfpuOp.SHR, "right_shift"),
+                        (SfpuOp.SHRU, "logical_right_shift"))},
+    **{op: ("binary_comp.h", f"{name}_int_tile_init<DataFormat::{fmt}>()",
+            f"{name}_int_tile<DataFormat::{fmt}>({{a}}, {{b}}, {{a}})")
+       for op, name, fmt in ((SfpuOp.EQ_INT, "eq", "Int32"), (SfpuOp.NE_INT, "ne", "Int32"),
+                             (SfpuOp.LT_INT, "lt", "Int32"), (SfpuOp.GT_INT, "gt", "Int32"),
+                             (SfpuOp.LE_INT, "le", "Int32"), (SfpuOp.GE_INT, "ge", "Int32"),
+                             (SfpuOp.LT_UINT, "lt", "UInt32"), (SfpuOp.GT_UINT, "gt", "UInt32"),
+                             (SfpuOp.LE_UINT, "le", "UInt32"), (SfpuOp.GE_UINT, "ge", "UInt32"))},
 }
 # Headers every compute kernel includes: startup, CBs, Dst, reconfig, pack.
 _COMPUTE_HEADERS = ("common.h", "compute_kernel_hw_startup.h", "cb_api.h", "reg_api.h", "reconfig_data_format.h",
@@ -271,11 +303,17 @@ class _Emitter:
             return [f"{init};", f"{call.format(dst=dst, param=f'{v[2]:#x}u')};"]
         if op == Op.SFPU_BINARY:
             return self.sfpu_binary(SfpuOp(v[0]), v[1], v[2])
-        if op == Op.SFPU_TERNARY:  # WHERE, the only one; Dst's format picks the template
+        if op == Op.SFPU_TERNARY:  # WHERE (a float condition in Dst's format) or WHERE_INT
             self.header("eltwise_unary/where.h")
-            fmt = "Float32" if self.kernel.config.fp32_dest_acc_en else "Float16_b"
+            fmt = "Int32" if v[0] == SfpuOp.WHERE_INT else "Float32" if self.kernel.config.fp32_dest_acc_en \
+                else "Float16_b"
             c, a, b = (u32(x) for x in v[1:4])
             return ["where_tile_init();", f"where_tile<DataFormat::{fmt}>({c}, {a}, {b}, {c});"]
+        if op == Op.UNARY_BCAST:
+            self.header("bcast.h")
+            template = f"<BroadcastType::{_BROADCAST[Broadcast(v[3])]}>" if v[3] else "<BroadcastType::NONE>"
+            return [f"reconfig_data_format_srca({v[0]});", f"unary_bcast_init{template}({v[0]});",
+                    f"unary_bcast{template}({v[0]}, {u32(v[1])}, {u32(v[2])});"]
         if op == Op.FILL_TILE:
             self.header("eltwise_unary/fill.h")
             return ["fill_tile_init();", f"fill_tile_bitcast({u32(v[0])}, {v[1]:#x}u);"]

@@ -23,16 +23,21 @@ from tt_hal.sim.numerics import (
     FACE_INDEX,
     bits_to_f32,
     dst_store,
+    f32_to_bits,
     fidelity_product,
+    is_bits_binary,
+    is_bits_unary,
     matmul_tile_exact,
     pack_tile,
     products_exact,
     sfpu_binary,
+    sfpu_binary_bits,
     sfpu_ternary,
     sfpu_unary,
+    sfpu_unary_bits,
     unpack_tile,
 )
-from tt_hal.target.isa import Broadcast, Op, ReduceKind
+from tt_hal.target.isa import Broadcast, Op, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import KernelConfig
 from tt_hal.target.sizes import FACE, TILE, TILE_ELEMENTS
@@ -80,7 +85,7 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
     if not acquired:
         return Fault.DST_NOT_ACQUIRED
     # (Dst tile, circular buffers read or written; -1 for none)
-    if op == Op.COPY_TILE or op == Op.TRANSPOSE_WH_TILE:
+    if op == Op.COPY_TILE or op == Op.TRANSPOSE_WH_TILE or op == Op.UNARY_BCAST:
         target, cb0, cb1 = r[cc], a, -1
     elif op == Op.ADD_TILES or op == Op.SUB_TILES or op == Op.MUL_TILES or op == Op.MATMUL_TILES:
         target, cb0, cb1 = r[e], a, b
@@ -109,10 +114,16 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
     out = dst[c, target]
     if op != Op.PACK_TILE:
         dirty[c] = max(dirty[c], target + 1)
-    if op == Op.COPY_TILE:  # data copies unpack to an fp32 Dst directly
+    if op == Op.COPY_TILE or op == Op.UNARY_BCAST:  # data copies unpack to a 32-bit Dst directly, bits whole
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a, fp32_dest)
-        for k in range(TILE_ELEMENTS):
-            out[k] = dst_store(src_a[k], fp32_dest)
+        bits, source = out.view(np.uint32), src_a.view(np.uint32)
+        for i in range(TILE):
+            for j in range(TILE):
+                k = FACE_INDEX[i, j]
+                # unary_bcast repeats B's first row, first column or element (0, 0)
+                at = k if op == Op.COPY_TILE or d == Broadcast.NONE else (FACE_INDEX[0, j] if d == Broadcast.ROW else (
+                    FACE_INDEX[i, 0] if d == Broadcast.COL else 0))
+                bits[k] = source[at] if fp32_dest else f32_to_bits(dst_store(src_a[at], fp32_dest))
     elif op == Op.ADD_TILES or op == Op.SUB_TILES or op == Op.MUL_TILES:
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_a)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_b)
@@ -175,10 +186,19 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
                     out[at] = 0.0
     elif op == Op.TRANSPOSE_WH_TILE:
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a, fp32_dest)
+        bits, source = out.view(np.uint32), src_a.view(np.uint32)
         for i in range(TILE):
             for j in range(TILE):
-                out[FACE_INDEX[i, j]] = dst_store(src_a[FACE_INDEX[j, i]], fp32_dest)
+                at = FACE_INDEX[j, i]
+                bits[FACE_INDEX[i, j]] = source[at] if fp32_dest else f32_to_bits(dst_store(src_a[at], fp32_dest))
     elif op == Op.SFPU_UNARY:
+        if is_bits_unary(a):
+            if not fp32_dest:
+                return Fault.INTEGER_NEEDS_32BIT_DST
+            bits = out.view(np.uint32)
+            for k in range(TILE_ELEMENTS):
+                bits[k] = sfpu_unary_bits(a, np.int64(bits[k]))
+            return Fault.OK
         parameter = bits_to_f32(cc)
         for k in range(TILE_ELEMENTS):
             out[k] = dst_store(np.float32(sfpu_unary(a, out[k], parameter)), fp32_dest)
@@ -187,20 +207,30 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         if not 0 <= other < dst_capacity:
             fault[4] = other
             return Fault.DST_INDEX
+        if is_bits_binary(a):
+            if not fp32_dest and a != SfpuOp.MASK:
+                return Fault.INTEGER_NEEDS_32BIT_DST
+            bits, other_bits = out.view(np.uint32), dst[c, other].view(np.uint32)
+            for k in range(TILE_ELEMENTS):
+                bits[k] = sfpu_binary_bits(a, np.int64(bits[k]), np.int64(other_bits[k]))
+            return Fault.OK
         for k in range(TILE_ELEMENTS):
             out[k] = dst_store(np.float32(sfpu_binary(a, out[k], dst[c, other, k])), fp32_dest)
-    elif op == Op.SFPU_TERNARY:  # WHERE: Dst[c] = Dst[a] where Dst[c] != 0 else Dst[b], values moved whole
+    elif op == Op.SFPU_TERNARY:  # Dst[c] = Dst[a] where Dst[c] != 0 else Dst[b], moved whole
         first, second = r[cc], r[d]
         for other in (first, second):
             if not 0 <= other < dst_capacity:
                 fault[4] = other
                 return Fault.DST_INDEX
+        bits, first_bits, second_bits = out.view(np.uint32), dst[c, first].view(np.uint32), \
+            dst[c, second].view(np.uint32)
         for k in range(TILE_ELEMENTS):
-            out[k] = sfpu_ternary(a, out[k], dst[c, first, k], dst[c, second, k])
-    elif op == Op.FILL_TILE:
+            bits[k] = sfpu_ternary(a, np.int64(bits[k]), np.int64(first_bits[k]), np.int64(second_bits[k]))
+    elif op == Op.FILL_TILE:  # the bits as they are (an integer's, in a 32-bit Dst)
         value = dst_store(bits_to_f32(b), fp32_dest)
+        bits = out.view(np.uint32)
         for k in range(TILE_ELEMENTS):
-            out[k] = value
+            bits[k] = b if fp32_dest else f32_to_bits(value)
     else:  # Op.PACK_TILE into tile r[cc] past the write pointer
         at = cb_page_address(cb_config[b, 3], cb_config[b, 1], cb_config[b, 2], cb_pushed[c, b], r[cc])
         pack_tile(out, l1_row, at, cb_config[b, 0])

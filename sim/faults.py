@@ -31,6 +31,7 @@ class Fault(enum.IntEnum):
     CB_BLOCK_WRAPS = 18  # a block of pages past the end of its circular buffer
     BLOCK_FORMAT = 19  # tilize_block / untilize_block of formats the simulator does not convert
     CB_PAGE_TOO_SMALL = 20  # a tile op on a circular buffer whose pages cannot hold a tile of its format
+    INTEGER_NEEDS_32BIT_DST = 21  # an integer SFPU op in a kernel whose Dst holds bf16
 
 
 # Every fault but OK. A deadlock's report lists each blocked kernel after the message.
@@ -58,6 +59,8 @@ FAULTS: dict[Fault, tuple[StatusCode, str]] = {
                                                 "it would reach beyond it (size the buffer in whole blocks)")),
     Fault.CB_PAGE_TOO_SMALL: (StatusCode.ABORTED, ("a tile op on a circular buffer whose pages are smaller than a "
                                                    "tile of its data format: it would write past the page")),
+    Fault.INTEGER_NEEDS_32BIT_DST: (StatusCode.ABORTED, ("an integer SFPU op (int32 in Dst) in a kernel without "
+                                                         "fp32_dest_acc_en: its Dst holds 16-bit values")),
     Fault.BLOCK_FORMAT: (StatusCode.UNIMPLEMENTED, ("tilize_block / untilize_block between circular buffers of "
                                                     "different formats, of elements other than 2 or 4 bytes, or "
                                                     "with pages that are not one tile")),

@@ -5,10 +5,11 @@
   hidden+4 MSBs | 3 LSBs, operand B as hidden+6 MSBs | 1 LSB of the bf16 mantissa),
   adds in float32, and Dst stores float32 (fp32_dest_acc_en) or rounds to bf16
   (nearest even);
-- SFPU: float32 on the Dst tile, then stored like any Dst result;
+- SFPU: float32 on the Dst tile, then stored like any Dst result; the integer ops
+  work on int32 bit patterns in a 32-bit Dst;
 - pack: Dst to the circular buffer's format with the packer's rounding, ties away
   from zero for bf16 and Bfp8_b (which goes through bf16 first); Bfp4_b truncates
-  the Bfp8_b code.
+  the Bfp8_b code; integer formats take the low bits of Dst's 32.
 
 A tile's values are 1024 float32 in stored (face) order; FACE_INDEX maps (row,
 column) to that order.
@@ -78,9 +79,10 @@ def f32_to_bits(typingctx, value):
 
 @numba.njit(cache=True, nogil=True)
 def unpack_tile(row, at, fmt, out, to_dest=False):
-    """Tile bytes at row[at:] in format `fmt` -> 1024 float32 values (face order) as the
-    unpacker hands them to the Src registers (float32 -> tf32), or `to_dest` straight to
-    an fp32 Dst (tt-metal's UnpackToDestFp32: float32 kept whole)."""
+    """Tile bytes at row[at:] in format `fmt` -> 1024 values (face order) as the unpacker
+    hands them to the Src registers: float32 (-> tf32) and integers as float32 values. Or
+    `to_dest`, straight to a 32-bit Dst (tt-metal's UnpackToDestFp32): float32 kept whole
+    and integers as int32 bit patterns (unsigned formats zero-extended)."""
     bits = out.view(np.uint32)
     if fmt == DataFormat.float32 or fmt == DataFormat.int32 or fmt == DataFormat.uint32:
         words = row[at:at + 4 * TILE_ELEMENTS].view(np.uint32)
@@ -88,6 +90,8 @@ def unpack_tile(row, at, fmt, out, to_dest=False):
             mask = 0xFFFFFFFF if to_dest else 0xFFFFE000
             for k in range(TILE_ELEMENTS):
                 bits[k] = words[k] & mask
+        elif to_dest:
+            bits[:] = words
         else:
             for k in range(TILE_ELEMENTS):
                 out[k] = np.float32(np.int32(words[k])) if fmt == DataFormat.int32 else np.float32(words[k])
@@ -95,12 +99,16 @@ def unpack_tile(row, at, fmt, out, to_dest=False):
         halves = row[at:at + 2 * TILE_ELEMENTS].view(np.uint16)
         for k in range(TILE_ELEMENTS):
             bits[k] = np.uint32(halves[k]) << 16
-    elif fmt == DataFormat.uint16:
+    elif fmt == DataFormat.uint16 or fmt == DataFormat.uint8:
+        size = 2 if fmt == DataFormat.uint16 else 1
         for k in range(TILE_ELEMENTS):
-            out[k] = np.float32(np.int64(row[at + 2 * k]) | (np.int64(row[at + 2 * k + 1]) << 8))
-    elif fmt == DataFormat.uint8:
-        for k in range(TILE_ELEMENTS):
-            out[k] = np.float32(row[at + k])
+            value = np.int64(row[at + size * k])
+            if size == 2:
+                value |= np.int64(row[at + 2 * k + 1]) << 8
+            if to_dest:
+                bits[k] = value
+            else:
+                out[k] = np.float32(value)
     else:
         magnitude_bits = BFP8_MAGNITUDE_BITS if fmt == DataFormat.bfloat8_b else BFP4_MAGNITUDE_BITS
         per_byte = 8 // (magnitude_bits + 1)
@@ -113,30 +121,26 @@ def unpack_tile(row, at, fmt, out, to_dest=False):
 
 @numba.njit(cache=True, nogil=True)
 def pack_tile(values, row, at, fmt):
-    """1024 float32 Dst values (face order) -> tile bytes in format `fmt` at row[at:],
-    rounded as the packer does."""
+    """1024 Dst values (face order) -> tile bytes in format `fmt` at row[at:], rounded as
+    the packer does; integer formats take the low bits of Dst's 32 (the program casts
+    floats to integers first: typecast_tile)."""
     if fmt == DataFormat.float32 or fmt == DataFormat.int32 or fmt == DataFormat.uint32:
         words = row[at:at + 4 * TILE_ELEMENTS].view(np.uint32)
-        if fmt == DataFormat.float32:
-            words[:] = values.view(np.uint32)
-        elif fmt == DataFormat.int32:
-            for k in range(TILE_ELEMENTS):
-                words[k] = np.uint32(np.int64(np.int32(values[k])) & 0xFFFFFFFF)
-        else:
-            for k in range(TILE_ELEMENTS):
-                words[k] = np.uint32(max(values[k], 0.0))
-    elif fmt == DataFormat.bfloat16 or fmt == DataFormat.uint16:
+        words[:] = values.view(np.uint32)
+    elif fmt == DataFormat.bfloat16:
         halves = row[at:at + 2 * TILE_ELEMENTS].view(np.uint16)
-        if fmt == DataFormat.bfloat16:
-            bits = values.view(np.uint32)
-            for k in range(TILE_ELEMENTS):
-                halves[k] = bf16_from_f32_bits(np.int64(bits[k]), ROUND_NEAREST_AWAY)
-        else:
-            for k in range(TILE_ELEMENTS):
-                halves[k] = np.int64(min(max(values[k], 0.0), 65535.0))
-    elif fmt == DataFormat.uint8:
+        bits = values.view(np.uint32)
         for k in range(TILE_ELEMENTS):
-            row[at + k] = np.int64(min(max(values[k], 0.0), 255.0))
+            halves[k] = bf16_from_f32_bits(np.int64(bits[k]), ROUND_NEAREST_AWAY)
+    elif fmt == DataFormat.uint16:
+        halves = row[at:at + 2 * TILE_ELEMENTS].view(np.uint16)
+        bits = values.view(np.uint32)
+        for k in range(TILE_ELEMENTS):
+            halves[k] = bits[k] & 0xFFFF
+    elif fmt == DataFormat.uint8:
+        bits = values.view(np.uint32)
+        for k in range(TILE_ELEMENTS):
+            row[at + k] = bits[k] & 0xFF
     else:
         run = np.empty(FACE, np.int64)
         for r in range(EXPONENT_BYTES):
@@ -374,10 +378,8 @@ def sfpu_binary(op, a, b):
         return max(a, b)
     if op == SfpuOp.MINIMUM:
         return min(a, b)
-    if op == SfpuOp.MASK or op == SfpuOp.MASK_NEG_INF:
-        if b != 0:
-            return a
-        return 0.0 if op == SfpuOp.MASK else -math.inf
+    if op == SfpuOp.MASK_NEG_INF:
+        return a if b != 0 else -math.inf
     if op == SfpuOp.EQ:
         return 1.0 if a == b else 0.0
     if op == SfpuOp.NE:
@@ -401,7 +403,128 @@ def sfpu_binary(op, a, b):
 
 @numba.njit(cache=True, nogil=True)
 def sfpu_ternary(op, c, a, b):
-    """WHERE (the only one): a where c != 0, else b; values are moved, not computed."""
+    """WHERE and WHERE_INT on Dst's bit patterns (as int64): a where c != 0 (c read as a
+    float32, or an int32), else b; values are moved whole, never computed."""
     if op == SfpuOp.WHERE:
+        return a if bits_to_f32(c) != 0 else b
+    if op == SfpuOp.WHERE_INT:
         return a if c != 0 else b
-    return math.nan  # an SfpuOp not implemented here (validated code never has one)
+    return -1  # an SfpuOp not implemented here (validated code never has one)
+
+
+# ---- Integer ops: on Dst's 32-bit patterns (int64 in [0, 2^32)), int32 two's complement ----
+
+WORD = 0xFFFFFFFF
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _signed(x):
+    return x - (1 << 32) if x >= 1 << 31 else x
+
+
+@numba.njit(cache=True, nogil=True)
+def _to_integer(bits, low, high):
+    """A float32 (as bits) toward zero, saturated to [low, high]; NaN gives 0."""
+    x = bits_to_f32(bits)
+    if x != x:
+        return 0
+    if x <= low:
+        return low
+    if x >= high:
+        return high
+    return np.int64(np.trunc(np.float64(x)))
+
+
+@numba.njit(cache=True, nogil=True)
+def is_bits_unary(op):
+    """Does the unary SFPU op read or write integers (so works on the bits)?"""
+    return SfpuOp.NEG_INT <= op <= SfpuOp.F32_TO_U32
+
+
+@numba.njit(cache=True, nogil=True)
+def is_bits_binary(op):
+    """Does the binary SFPU op read integers (so works on the bits)? MASK is one: it
+    moves a's value whole, whatever it holds."""
+    return op == SfpuOp.MASK or SfpuOp.ADD_INT <= op <= SfpuOp.GE_UINT
+
+
+@numba.njit(cache=True, nogil=True)
+def sfpu_unary_bits(op, x):
+    """An integer or conversion SFPU op on x's 32 bits -> the result's 32 bits."""
+    s = _signed(x)
+    if op == SfpuOp.NEG_INT:
+        return -s & WORD
+    if op == SfpuOp.ABS_INT:
+        return abs(s) & WORD
+    if op == SfpuOp.NOT:
+        return ~x & WORD
+    if op == SfpuOp.I32_TO_F32:
+        return f32_to_bits(np.float32(s))
+    if op == SfpuOp.U32_TO_F32:
+        return f32_to_bits(np.float32(x))
+    if op == SfpuOp.F32_TO_I32:
+        return _to_integer(x, -(1 << 31), (1 << 31) - 1) & WORD
+    if op == SfpuOp.F32_TO_U32:
+        return _to_integer(x, 0, WORD)
+    return -1  # an SfpuOp not implemented here (validated code never has one)
+
+
+@numba.njit(cache=True, nogil=True)
+def _quotient(a, b):
+    """a / b toward zero (b != 0), in int64 (so -2^31 / -1 does not overflow)."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+@numba.njit(cache=True, nogil=True)
+def sfpu_binary_bits(op, x, y):
+    """An integer binary SFPU op (or MASK) on the 32 bits of a and b -> the result's."""
+    a, b = _signed(x), _signed(y)
+    if op == SfpuOp.MASK:
+        return x if bits_to_f32(y) != 0 else 0
+    if op == SfpuOp.ADD_INT:
+        return (x + y) & WORD
+    if op == SfpuOp.SUB_INT:
+        return (x - y) & WORD
+    if op == SfpuOp.MUL_INT:
+        return (a * b) & WORD
+    if op == SfpuOp.DIV_INT or op == SfpuOp.FLOORDIV_INT:
+        if b == 0:
+            return WORD
+        q = _quotient(a, b)
+        if op == SfpuOp.FLOORDIV_INT and q * b != a and (a < 0) != (b < 0):
+            q -= 1
+        return q & WORD
+    if op == SfpuOp.REM_INT:
+        return x if b == 0 else (a - b * _quotient(a, b)) & WORD
+    if op == SfpuOp.REM_UINT:
+        return x if y == 0 else x % y
+    if op == SfpuOp.MAX_INT:
+        return x if a >= b else y
+    if op == SfpuOp.MIN_INT:
+        return x if a <= b else y
+    if op == SfpuOp.MAX_UINT:
+        return max(x, y)
+    if op == SfpuOp.MIN_UINT:
+        return min(x, y)
+    if op == SfpuOp.AND:
+        return x & y
+    if op == SfpuOp.OR:
+        return x | y
+    if op == SfpuOp.XOR:
+        return x ^ y
+    if op == SfpuOp.SHL:
+        return (x << b) & WORD if 0 <= b < 32 else 0
+    if op == SfpuOp.SHR:
+        return (a >> b) & WORD if 0 <= b < 32 else (WORD if a < 0 else 0)
+    if op == SfpuOp.SHRU:
+        return x >> b if 0 <= b < 32 else 0
+    if op == SfpuOp.EQ_INT:
+        return np.int64(x == y)
+    if op == SfpuOp.NE_INT:
+        return np.int64(x != y)
+    if SfpuOp.LT_INT <= op <= SfpuOp.GE_UINT:  # LT, GT, LE, GE: signed, then unsigned
+        p, q = (x, y) if op >= SfpuOp.LT_UINT else (a, b)
+        relation = (op - SfpuOp.LT_INT) % 4
+        return np.int64(p < q if relation == 0 else (p > q if relation == 1 else (p <= q if relation == 2 else p >= q)))
+    return -1  # an SfpuOp not implemented here (validated code never has one)

@@ -341,6 +341,99 @@ CASES["reduce_min_last_dim"] = Case(reduce_program("40x70", "[1]", "40", kind="m
 CASES["reduce_min_dim0"] = Case(reduce_program("40x70", "[0]", "70", kind="minimum"))
 
 # Loop indices (linalg.index, as iota makes them), with index arithmetic in float32.
+# Integers: int32 in Dst (narrow types sign-extended), wrapping as llvm-cpu does.
+INT32 = (-2 ** 31, 2 ** 31)  # inputs drawn from the whole range
+
+
+def integer_program(body: str, args: str, result: str = "i32", shape: str = SHAPE) -> str:
+    """@main(args) -> tensor<shape x result> with `body` ending in %r."""
+    body = textwrap.indent(textwrap.dedent(body).strip(), " " * 10).lstrip()
+    return mlir(f"""
+        func.func @main({args}) -> tensor<{shape}x{result}> {{
+          {body}
+          return %r : tensor<{shape}x{result}>
+        }}
+    """)
+
+
+_I32 = f"tensor<{SHAPE}xi32>"
+for _op in ("add", "subtract", "multiply", "maximum", "minimum", "and", "or", "xor"):
+    CASES[f"int32_{_op}"] = Case(integer_program(f"%r = stablehlo.{_op} %a, %b : {_I32}",
+                                                 f"%a: {_I32}, %b: {_I32}"), inputs=(INT32, INT32))
+for _op in ("divide", "remainder"):  # non-zero divisors of both signs, and -2^31 among the dividends
+    CASES[f"int32_{_op}"] = Case(integer_program(f"""
+        %one = stablehlo.constant dense<1> : {_I32}
+        %d = stablehlo.or %b, %one : {_I32}
+        %r = stablehlo.{_op} %a, %d : {_I32}""", f"%a: {_I32}, %b: {_I32}"), inputs=(INT32, (-300, 300)))
+for _op in ("shift_left", "shift_right_arithmetic", "shift_right_logical"):  # shifts past the width too
+    CASES[f"int32_{_op}"] = Case(integer_program(f"%r = stablehlo.{_op} %a, %b : {_I32}",
+                                                 f"%a: {_I32}, %b: {_I32}"), inputs=(INT32, (-2, 40)))
+CASES["int32_unary"] = Case(integer_program(f"""
+    %n = stablehlo.negate %a : {_I32}
+    %b = stablehlo.abs %a : {_I32}
+    %m = stablehlo.not %b : {_I32}
+    %s = stablehlo.sign %a : {_I32}
+    %t = stablehlo.add %n, %m : {_I32}
+    %r = stablehlo.multiply %t, %s : {_I32}""", f"%a: {_I32}"), inputs=(INT32,))
+CASES["int32_compare_select_clamp"] = Case(integer_program(f"""
+    %c = stablehlo.compare LT, %a, %b : ({_I32}, {_I32}) -> tensor<{SHAPE}xi1>
+    %s = stablehlo.select %c, %a, %b : tensor<{SHAPE}xi1>, {_I32}
+    %lo = stablehlo.constant dense<-1000> : {_I32}
+    %hi = stablehlo.constant dense<1000000> : {_I32}
+    %r = stablehlo.clamp %lo, %s, %hi : {_I32}""", f"%a: {_I32}, %b: {_I32}"), inputs=(INT32, INT32))
+_U32 = f"tensor<{SHAPE}xui32>"
+CASES["uint32_compare_divide_max"] = Case(integer_program(f"""
+    %c = stablehlo.compare LT, %a, %b : ({_U32}, {_U32}) -> tensor<{SHAPE}xi1>
+    %m = stablehlo.maximum %a, %b : {_U32}
+    %one = stablehlo.constant dense<1> : {_U32}
+    %d = stablehlo.or %b, %one : {_U32}
+    %q = stablehlo.remainder %a, %d : {_U32}
+    %s = stablehlo.shift_right_logical %m, %one : {_U32}
+    %t = stablehlo.add %s, %q : {_U32}
+    %r = stablehlo.select %c, %t, %m : tensor<{SHAPE}xi1>, {_U32}""", f"%a: {_U32}, %b: {_U32}", "ui32"),
+    inputs=((0, 2 ** 32), (0, 2 ** 32)))
+CASES["int32_float_conversions"] = Case(mlir(f"""
+    func.func @main(%a: tensor<{SHAPE}xf32>, %b: {_I32}, %u: {_U32}) -> ({_I32}, tensor<{SHAPE}xf32>) {{
+      %i = stablehlo.convert %a : (tensor<{SHAPE}xf32>) -> {_I32}
+      %f = stablehlo.convert %b : ({_I32}) -> tensor<{SHAPE}xf32>
+      %g = stablehlo.convert %u : ({_U32}) -> tensor<{SHAPE}xf32>
+      %h = stablehlo.add %f, %g : tensor<{SHAPE}xf32>
+      return %i, %h : {_I32}, tensor<{SHAPE}xf32>
+    }}
+"""), inputs=((-2e9, 2e9), INT32, (0, 2 ** 32)))  # in range: past it, MLIR's fptosi is poison
+_I8, _I16 = f"tensor<{SHAPE}xi8>", f"tensor<{SHAPE}xi16>"
+CASES["int8_int16_wrap_and_widen"] = Case(mlir(f"""
+    func.func @main(%a: {_I8}, %b: {_I8}, %c: {_I16}) -> ({_I8}, {_I16}, {_I32}) {{
+      %s = stablehlo.multiply %a, %b : {_I8}
+      %t = stablehlo.add %s, %a : {_I8}
+      %w = stablehlo.convert %t : ({_I8}) -> {_I16}
+      %x = stablehlo.multiply %w, %c : {_I16}
+      %y = stablehlo.convert %x : ({_I16}) -> {_I32}
+      return %t, %x, %y : {_I8}, {_I16}, {_I32}
+    }}
+"""), inputs=((-128, 128), (-128, 128), (-2 ** 15, 2 ** 15)))
+CASES["int32_broadcast_row_and_scalar"] = Case(mlir("""
+    func.func @main(%a: tensor<40x50xi32>, %b: tensor<50xi32>, %c: tensor<i32>) -> tensor<40x50xi32> {
+      %rb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<50xi32>) -> tensor<40x50xi32>
+      %cb = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<40x50xi32>
+      %s = stablehlo.add %a, %rb : tensor<40x50xi32>
+      %r = stablehlo.multiply %s, %cb : tensor<40x50xi32>
+      return %r : tensor<40x50xi32>
+    }
+"""), inputs=(INT32, INT32, INT32))
+CASES["int32_transpose"] = Case(mlir("""
+    func.func @main(%a: tensor<40x50xi32>, %b: tensor<50x40xi32>) -> tensor<50x40xi32> {
+      %t = stablehlo.transpose %a, dims = [1, 0] : (tensor<40x50xi32>) -> tensor<50x40xi32>
+      %r = stablehlo.xor %t, %b : tensor<50x40xi32>
+      return %r : tensor<50x40xi32>
+    }
+"""), inputs=(INT32, INT32))
+CASES["bitcast_f32_to_i32"] = Case(mlir(f"""
+    func.func @main(%a: tensor<{SHAPE}xf32>) -> {_I32} {{
+      %r = stablehlo.bitcast_convert %a : (tensor<{SHAPE}xf32>) -> {_I32}
+      return %r : {_I32}
+    }}
+"""))
 CASES["iota_add"] = Case(elementwise_program(SHAPE, f"""
     %i = stablehlo.iota dim = 1 : tensor<{SHAPE}xf32>
     %r = stablehlo.add %a, %i : tensor<{SHAPE}xf32>"""))
@@ -790,6 +883,8 @@ def inputs(name: str) -> tuple[np.ndarray, ...]:
         value = rng.uniform(*spec, t.shape) if isinstance(spec, tuple) else rng.standard_normal(t.shape) * spec
         if t.dtype == np.bool_:
             value = rng.integers(0, 2, t.shape)
+        elif np.issubdtype(t.dtype, np.integer) and isinstance(spec, tuple):
+            value = rng.integers(*spec, t.shape, dtype=np.int64)
         arrays.append(np.asarray(value, t.dtype))
     return tuple(arrays)
 
@@ -990,12 +1085,20 @@ def test_iree_rejects_custom_call():
 
 
 UNLOWERED = {
-    "integer_add": (mlir("""
+    "popcnt": (mlir("""
         func.func @main(%a: tensor<40x50xi32>) -> tensor<40x50xi32> {
-          %1 = stablehlo.add %a, %a : tensor<40x50xi32>
+          %1 = stablehlo.popcnt %a : tensor<40x50xi32>
           return %1 : tensor<40x50xi32>
         }
-    """), "stablehlo.add", r"on i32"),
+    """), "stablehlo.popcnt", r"math.ctpop"),
+    "integer_reduce": (mlir("""
+        func.func @main(%a: tensor<40x50xi32>) -> tensor<40xi32> {
+          %z = stablehlo.constant dense<0> : tensor<i32>
+          %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1]
+              : (tensor<40x50xi32>, tensor<i32>) -> tensor<40xi32>
+          return %r : tensor<40xi32>
+        }
+    """), "stablehlo.reduce", r"integer reduction"),
     # IREE expands the FFT into DFT arithmetic; what the bridge names is that expansion's op.
     "fft": (mlir("""
         func.func @main(%a: tensor<4x16xf32>) -> tensor<4x9xf32> {
@@ -1068,15 +1171,15 @@ def test_dynamic_shape_unlowered_op_fails_the_compile():
     assert re.search(rf"^input\.mlir:{line_of(text, 'reverse')}:\d+: ", error.message), error.message
 
 
-def test_element_type_not_f32():
+def test_element_type_i64():
     text = mlir("""
-        func.func @main(%a: tensor<4x64xi32>) -> tensor<4x64xi32> {
-          %0 = stablehlo.add %a, %a : tensor<4x64xi32>
-          return %0 : tensor<4x64xi32>
+        func.func @main(%a: tensor<4x64xi64>) -> tensor<4x64xi64> {
+          %0 = stablehlo.add %a, %a : tensor<4x64xi64>
+          return %0 : tensor<4x64xi64>
         }
     """)
     error = compile_error(text, StatusCode.UNIMPLEMENTED)
-    assert "f32" in error.message
+    assert "on i64: the bridge computes f32 and integers of up to 32 bits" in error.message
 
 
 def test_compile_arguments(tmp_path):
@@ -1090,7 +1193,7 @@ def test_compile_arguments(tmp_path):
 
 def test_errors_from_a_path_name_the_file(tmp_path):
     for text, needle, code in ((SYNTAX_ERROR, "%0 %a", StatusCode.INVALID_ARGUMENT),
-                               (UNLOWERED["integer_add"][0], "stablehlo.add", StatusCode.UNIMPLEMENTED)):
+                               (UNLOWERED["popcnt"][0], "stablehlo.popcnt", StatusCode.UNIMPLEMENTED)):
         path = tmp_path / "model.mlir"
         path.write_text(text)
         with pytest.raises(HalError) as info:

@@ -645,7 +645,7 @@ def _set(code, pc, column, value):
     (_set(valid_code(), 4, 3, -1), "branch target -1 outside the code"),
     (_set(valid_code(), 10, 6, 4), "bad Broadcast 4"),
     (_set(valid_code(), 12, 1, 3), "bad ReduceKind 3"),
-    (_set(valid_code(), 11, 1, 99), "bad SfpuOp 99"),
+    (_set(valid_code(), 11, 1, 60), "bad SfpuOp 60"),
     (valid_code()[:-1], "end with HALT"),
     (_set(valid_code(), 15, 0, int(Op.JMP)), "end with HALT"),
     (valid_code()[:, :6], "non-empty"),

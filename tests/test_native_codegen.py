@@ -21,9 +21,10 @@ import numpy as np
 import pytest
 
 from hal.status import HalError, StatusCode
-from tt_hal.kernels import eltwise, matmul, normalization, reduce, rowmajor, transpose
+from tt_hal.kernels import eltwise, fused, matmul, normalization, reduce, rowmajor, transpose
+from tt_hal.kernels.fused import Binary, Input, Ternary
 from tt_hal.native import codegen
-from tt_hal.target.isa import OPERANDS, Broadcast, Op, Processor, ReduceKind, SfpuOp
+from tt_hal.target.isa import INTEGER_OPERANDS, OPERANDS, Broadcast, Op, Processor, ReduceKind, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import ArgKind, CircularBufferConfig, Program, RuntimeArg
@@ -50,6 +51,12 @@ def _library_exports():
             yield f"eltwise_{op}_{broadcast.name.lower()}", eltwise.eltwise_binary(op, BF16, BF16, BF16, broadcast)
     for op in (op for op in SfpuOp if op < SfpuOp.ADD):
         yield f"unary_{op.name.lower()}", eltwise.eltwise_unary(op, BF16, BF16, 0.5)
+    for op in (op for op in SfpuOp if SfpuOp.ADD <= op):  # binary and ternary, integer ones on int32 tiles
+        fmt = DataFormat.int32 if op in INTEGER_OPERANDS else DataFormat.float32
+        code = (Input(0), Input(1), Binary(op, 0, 1)) if op < SfpuOp.WHERE else \
+            (Input(0), Input(1), Input(1), Ternary(op, 0, 1, 2))
+        inputs = (fused.FusedInput(fmt), fused.FusedInput(fmt, Broadcast.ROW))  # an integer row: unary_bcast
+        yield f"fused_{op.name.lower()}", fused.eltwise_fused("fused", inputs, code, fmt, fp32_dest_acc_en=True)
     yield "matmul", matmul.matmul(BF16, DataFormat.bfloat8_b, DataFormat.float32)
     for kind in ReduceKind:
         yield f"reduce_{kind.name.lower()}", reduce.reduce(kind, BF16, BF16)

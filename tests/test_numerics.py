@@ -9,7 +9,9 @@ numerics', 'Data formats'), not from the numba code:
 - unpack_tile: float32 -> tf32 (13 low bits dropped), bf16 / block floats exact;
 - dst_store: bf16 round to nearest even, or float32 untouched;
 - pack_tile: bf16 ties away from zero (denormals and -0 flush to +0), Bfp8_b through
-  bf16 first then ties away, Bfp4_b the Bfp8_b code truncated, integers clamped.
+  bf16 first then ties away, Bfp4_b the Bfp8_b code truncated, integer formats the
+  low bits of Dst's 32 (int32 bit patterns, as typecast_tile leaves them);
+- integer SFPU ops: int32 two's complement on those bit patterns (numpy int64 here).
 
 Part 2 runs tt_hal.kernels.eltwise's kernels through real HAL dispatches (.ttx written
 by tt_hal.target.ttx.write_executable, prepared by the executable cache, push constant 0 = tiles
@@ -125,14 +127,9 @@ def twin_pack(values, fmt: DataFormat) -> np.ndarray:
         return values.copy().view(np.uint8).reshape(-1)
     if fmt is BF16:
         return ref.bf16_bits(values, "nearest_away").view(np.uint8).reshape(-1)
-    if fmt is DataFormat.int32:
-        return np.trunc(values).astype(np.int32).view(np.uint8).reshape(-1)
-    if fmt is DataFormat.uint32:
-        return np.trunc(np.maximum(values, 0)).astype(np.uint32).view(np.uint8).reshape(-1)
-    if fmt is DataFormat.uint16:
-        return np.trunc(np.clip(values, 0, 65535)).astype(np.uint16).view(np.uint8).reshape(-1)
-    if fmt is DataFormat.uint8:
-        return np.trunc(np.clip(values, 0, 255)).astype(np.uint8).reshape(-1)
+    if fmt.is_integer:  # the low bytes of each 32-bit pattern (little-endian)
+        size = fmt.tile_size // 1024
+        return bits_of(values).view(np.uint8).reshape(-1, 4)[:, :size].reshape(-1).copy()
     via_bf16 = as_f32(ref.bf16_to_f32_bits(ref.bf16_bits(values, "nearest_away")))  # Bfp8_b goes through bf16
     exponents, codes = ref.bfp_pack_rows(via_bf16.reshape(-1, 16), 7, "nearest_away")
     exponents, codes = exponents.reshape(n, 64), codes.reshape(n, 1024)
@@ -344,18 +341,29 @@ def test_pack_tile_rounding_facts():
 @pytest.mark.parametrize("fmt", [DataFormat.uint8, DataFormat.uint16, DataFormat.uint32, DataFormat.int32],
                          ids=lambda f: f.name)
 def test_pack_tile_integer_formats(fmt):
+    """Integer formats keep the low bits of Dst's 32-bit patterns, whatever they are."""
     rng = np.random.default_rng(30 + int(fmt))
-    if fmt is DataFormat.int32:
-        values = rng.uniform(-2.0 ** 30, 2.0 ** 30, 1024)
-    elif fmt is DataFormat.uint32:
-        values = rng.uniform(-100, 2.0 ** 31, 1024)
-    else:
-        values = rng.uniform(-300, 2.0 ** (8 * fmt.tile_size // 1024) + 300, 1024)  # clamps at both ends
-    values = values.astype(np.float32)
-    values[:6] = [0.0, 0.5, 0.99, 1.5, -0.5, 7.75]
-    np.testing.assert_array_equal(_pack(values, fmt), twin_pack(values, fmt))
-    if fmt is not DataFormat.int32:
-        assert _pack(np.full(1024, -5.0, np.float32), fmt).max() == 0  # negative clamps to 0
+    patterns = rng.integers(0, 1 << 32, 1024, dtype=np.uint64).astype(np.uint32)
+    patterns[:4] = [0x7F800001, 0xFFFFFFFF, 0x80000000, 0x12345678]  # a signalling NaN's bits survive
+    np.testing.assert_array_equal(_pack(as_f32(patterns), fmt), twin_pack(as_f32(patterns), fmt))
+    size = fmt.tile_size // 1024
+    assert int.from_bytes(bytes(_pack(as_f32(patterns), fmt)[3 * size:4 * size]), "little") == \
+        0x12345678 & ((1 << 8 * size) - 1)
+
+
+@pytest.mark.parametrize("fmt", [DataFormat.uint8, DataFormat.uint16, DataFormat.uint32, DataFormat.int32],
+                         ids=lambda f: f.name)
+def test_unpack_integer_formats_to_dest(fmt):
+    """Unpacked to a 32-bit Dst, integers keep their bits (narrow ones zero-extended);
+    to the Src registers they become float32 values."""
+    rng = np.random.default_rng(35 + int(fmt))
+    data = rng.integers(0, 256, fmt.tile_size).astype(np.uint8)
+    row = np.concatenate([np.zeros(32, np.uint8), data, np.zeros(32, np.uint8)])
+    out = np.full(1024, np.nan, np.float32)
+    numerics.unpack_tile(row, 32, int(fmt), out, True)
+    dtype = {DataFormat.int32: np.uint32, DataFormat.uint32: np.uint32, DataFormat.uint16: np.uint16,
+             DataFormat.uint8: np.uint8}[fmt]
+    np.testing.assert_array_equal(bits_of(out), data.view(dtype).astype(np.uint32))
 
 
 @pytest.mark.parametrize("fmt", [F32, BF16, BFP8, BFP4, DataFormat.int32, DataFormat.uint32, DataFormat.uint16,
@@ -393,14 +401,123 @@ def test_pack_then_unpack(fmt):
 
 
 def test_every_sfpu_op_of_the_target_is_implemented():
-    """sfpu_unary / sfpu_binary / sfpu_ternary return NaN for an op they do not
-    implement; every op is defined at (0.5, 2.0) (and 1.0), acosh at 1.5."""
+    """sfpu_unary / sfpu_binary return NaN, and the bit-pattern ops -1, for an op they do
+    not implement; every op is defined at (0.5, 2.0) (and 1.0), acosh at 1.5, and the
+    integer ones at (5, 3)."""
     for op in SfpuOp:
-        x = 1.5 if op == SfpuOp.ACOSH else 0.5
-        got = numerics.sfpu_unary(op, x, 2.0) if op < SfpuOp.ADD else numerics.sfpu_binary(op, x, 2.0) \
-            if op < SfpuOp.WHERE else numerics.sfpu_ternary(op, 1.0, x, 2.0)
-        assert not math.isnan(got), op.name
+        if numerics.is_bits_unary(op):
+            assert numerics.sfpu_unary_bits(op, 5) != -1, op.name
+        elif numerics.is_bits_binary(op):
+            assert numerics.sfpu_binary_bits(op, 5, 3) != -1, op.name
+        elif op >= SfpuOp.WHERE:
+            assert numerics.sfpu_ternary(op, 1, 5, 3) == 5, op.name
+        else:
+            x = 1.5 if op == SfpuOp.ACOSH else 0.5
+            got = numerics.sfpu_unary(op, x, 2.0) if op < SfpuOp.ADD else numerics.sfpu_binary(op, x, 2.0)
+            assert not math.isnan(got), op.name
     assert math.isnan(numerics.sfpu_unary(SfpuOp.ADD, 0.5, 2.0)) and math.isnan(numerics.sfpu_binary(0, 0.5, 2.0))
+    assert numerics.sfpu_unary_bits(SfpuOp.EXP, 5) == -1 and numerics.sfpu_binary_bits(SfpuOp.ADD, 5, 3) == -1
+
+
+# ---- integer ops: numpy twins in int64 over int32 values ----
+
+def _wrap(x) -> np.ndarray:
+    """int64 values -> their int32 two's complement (wrapping)."""
+    return (np.asarray(x, np.int64) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+
+
+def _trunc_div(a, b):
+    q = np.abs(a) // np.where(b == 0, 1, np.abs(b))
+    return np.where((a < 0) == (b < 0), q, -q)
+
+
+def twin_integer_binary(op: SfpuOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """int32 results of an integer binary op on int32 arrays, from its definition in
+    tt_hal.target.isa (a division by zero: quotient -1, remainder a)."""
+    a, b = a.astype(np.int64), b.astype(np.int64)
+    ua, ub = a & 0xFFFFFFFF, b & 0xFFFFFFFF
+    zero = b == 0
+    shift = np.clip(b, 0, 31)
+    in_range = (b >= 0) & (b < 32)
+    quotient = _trunc_div(a, b)
+    floor = np.where((quotient * b != a) & ((a < 0) != (b < 0)), quotient - 1, quotient)
+    result = {
+        SfpuOp.ADD_INT: a + b, SfpuOp.SUB_INT: a - b, SfpuOp.MUL_INT: a * b,
+        SfpuOp.DIV_INT: np.where(zero, -1, quotient), SfpuOp.FLOORDIV_INT: np.where(zero, -1, floor),
+        SfpuOp.REM_INT: np.where(zero, a, a - b * quotient), SfpuOp.REM_UINT: np.where(ub == 0, ua, ua % np.where(
+            ub == 0, 1, ub)),
+        SfpuOp.MAX_INT: np.maximum(a, b), SfpuOp.MIN_INT: np.minimum(a, b),
+        SfpuOp.MAX_UINT: np.maximum(ua, ub), SfpuOp.MIN_UINT: np.minimum(ua, ub),
+        SfpuOp.AND: a & b, SfpuOp.OR: a | b, SfpuOp.XOR: a ^ b,
+        SfpuOp.SHL: np.where(in_range, ua << shift, 0), SfpuOp.SHR: np.where(in_range, a >> shift, a >> 31),
+        SfpuOp.SHRU: np.where(in_range, ua >> shift, 0),
+        SfpuOp.EQ_INT: a == b, SfpuOp.NE_INT: a != b, SfpuOp.LT_INT: a < b, SfpuOp.GT_INT: a > b,
+        SfpuOp.LE_INT: a <= b, SfpuOp.GE_INT: a >= b, SfpuOp.LT_UINT: ua < ub, SfpuOp.GT_UINT: ua > ub,
+        SfpuOp.LE_UINT: ua <= ub, SfpuOp.GE_UINT: ua >= ub,
+    }[op]
+    return _wrap(result)
+
+
+def twin_integer_unary(op: SfpuOp, bits: np.ndarray) -> np.ndarray:
+    """The 32-bit results (uint32) of an integer or conversion unary op."""
+    a = bits.astype(np.uint32).view(np.int32).astype(np.int64)
+    x = as_f32(bits)
+    with np.errstate(invalid="ignore"):
+        result = {
+            SfpuOp.NEG_INT: lambda: _wrap(-a), SfpuOp.ABS_INT: lambda: _wrap(np.abs(a)),
+            SfpuOp.NOT: lambda: _wrap(~a),
+            SfpuOp.I32_TO_F32: lambda: a.astype(np.float32), SfpuOp.U32_TO_F32: lambda: bits.astype(np.float32),
+            SfpuOp.F32_TO_I32: lambda: np.where(np.isnan(x), 0, np.clip(np.trunc(x.astype(np.float64)), -2.0 ** 31,
+                                                                         2.0 ** 31 - 1)).astype(np.int32),
+            SfpuOp.F32_TO_U32: lambda: np.where(np.isnan(x), 0, np.clip(np.trunc(x.astype(np.float64)), 0,
+                                                                         2.0 ** 32 - 1)).astype(np.uint32),
+        }[op]()
+    return np.ascontiguousarray(result).view(np.uint32)
+
+
+INTEGER_EDGES = np.array([0, 1, -1, 2, -2, 3, 31, 32, 33, -31, -32, 7, -7, 2 ** 31 - 1, -2 ** 31, 2 ** 30, 65535,
+                          -65536, 255, 256], np.int64)
+
+
+def _integer_operands(rng, n=4096):
+    """int32 pairs: every pair of edge values, then random words and small values."""
+    a, b = np.meshgrid(INTEGER_EDGES, INTEGER_EDGES)
+    wide = rng.integers(-2 ** 31, 2 ** 31, (2, n))
+    small = rng.integers(-40, 40, (2, n))
+    return (np.concatenate([a.ravel(), wide[0], small[0]]).astype(np.int32),
+            np.concatenate([b.ravel(), wide[1], small[1]]).astype(np.int32))
+
+
+@pytest.mark.parametrize("op", [op for op in SfpuOp if SfpuOp.ADD_INT <= op <= SfpuOp.GE_UINT], ids=lambda o: o.name)
+def test_integer_binary_ops(op):
+    a, b = _integer_operands(np.random.default_rng(seed("int", int(op))))
+    ua, ub = a.view(np.uint32), b.view(np.uint32)
+    got = np.array([numerics.sfpu_binary_bits(op, int(x), int(y)) for x, y in zip(ua, ub)], np.int64)
+    np.testing.assert_array_equal(_wrap(got), twin_integer_binary(op, a, b))
+
+
+@pytest.mark.parametrize("op", [op for op in SfpuOp if SfpuOp.NEG_INT <= op <= SfpuOp.F32_TO_U32],
+                         ids=lambda o: o.name)
+def test_integer_unary_ops(op):
+    rng = np.random.default_rng(seed("int", int(op)))
+    words = np.concatenate([INTEGER_EDGES.astype(np.int32).view(np.uint32), rng.integers(0, 2 ** 32, 4096).astype(
+        np.uint32)])
+    if op in (SfpuOp.F32_TO_I32, SfpuOp.F32_TO_U32):  # float operands: edges, halves, NaN, infinities
+        values = np.array([0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.0 ** 31, -2.0 ** 31, 2.0 ** 32, 3e9, -3e9,
+                           np.inf, -np.inf, np.nan, 1e-30], np.float32)
+        words = np.concatenate([bits_of(values), bits_of(rng.normal(0, 1e6, 4096).astype(np.float32)), words])
+    got = np.array([numerics.sfpu_unary_bits(op, int(w)) for w in words], np.int64).astype(np.uint32)
+    np.testing.assert_array_equal(got, twin_integer_unary(op, words))
+
+
+def test_where_moves_bits_whole():
+    """WHERE and WHERE_INT move any 32-bit pattern (a signalling NaN's too); WHERE reads
+    its condition as a float (-0 is false), WHERE_INT as an int32."""
+    snan, minus_zero = 0x7F800001, 0x80000000
+    assert numerics.sfpu_ternary(SfpuOp.WHERE, bits_of(np.float32(1.0)).item(), snan, 7) == snan
+    assert numerics.sfpu_ternary(SfpuOp.WHERE, minus_zero, snan, 7) == 7
+    assert numerics.sfpu_ternary(SfpuOp.WHERE_INT, minus_zero, snan, 7) == snan
+    assert numerics.sfpu_ternary(SfpuOp.WHERE_INT, 0, snan, 7) == 7
 
 
 # ================================================================================================

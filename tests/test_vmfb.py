@@ -97,11 +97,11 @@ def test_modules_that_are_not_ours_or_not_modules_are_refused(concat):
 
 def test_dispatches_without_a_lowering_fail_at_compile_time():
     text = "func.func @main(%a: tensor<4xi32>) -> tensor<4xi32> {\n" \
-           "  %0 = stablehlo.add %a, %a : tensor<4xi32>\n  return %0 : tensor<4xi32>\n}"
+           "  %0 = stablehlo.popcnt %a : tensor<4xi32>\n  return %0 : tensor<4xi32>\n}"
     with pytest.raises(HalError) as error:
         compile_vmfb(text)
     assert error.value.code == StatusCode.UNIMPLEMENTED and "input.mlir:2:" in error.value.message
-    assert "on i32" in error.value.message
+    assert "math.ctpop" in error.value.message
 
 
 def test_handles_the_vm_drops_are_released_and_device_memory_returns(concat):

@@ -24,7 +24,7 @@ from tt_hal.kernels import eltwise, normalization, reduce
 from tt_hal.kernels import matmul as matmul_kernel
 from tt_hal.kernels import transpose as transpose_kernel
 from tt_hal.kernels.common import MASK_FORMAT, mask_values, workgroup_count
-from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
+from tt_hal.target.isa import INTEGER_OPERANDS, INTEGER_RESULTS, Broadcast, MathFidelity, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat, Layout
 from tt_hal.target.placement import DRAM_MEMORY_CONFIG, MemoryConfig
 from tt_hal.target.sizes import TILE, ceil_div
@@ -149,6 +149,9 @@ def unary(name: str, a, parameter: float = 0.0, *, dtype=None, memory_config=Non
         raise HalError(StatusCode.INVALID_ARGUMENT, f"unknown unary op {name!r}") from None
     if op >= SfpuOp.ADD:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"{name} is a binary SFPU op")
+    if op in INTEGER_OPERANDS or op in INTEGER_RESULTS:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"{name} is an integer SFPU op: eager unary ops run float ops "
+                                                    f"(integer ones run in compiled dispatches)")
     out_format = DataFormat.parse(dtype) if dtype is not None else a.spec.dtype
     executable = _executable(device, ("unary", op, float(parameter), a.spec.dtype, out_format),
                              lambda: eltwise.eltwise_unary(op, a.spec.dtype, out_format, parameter))

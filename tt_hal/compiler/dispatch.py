@@ -168,9 +168,10 @@ def lower_function(name: str, constant_count: int, binding_count: int, func, whe
             return BindingSource.TENSOR, out.tensor(operand, (TILE, TILE), MASK_FORMAT, mask_values(valid, axis))
         kind, what = operand.ref
         if kind == "constant":
-            values = np.asarray(what, np.float32).reshape(operand.device_shape)
-            key = ("constant", operand.device_shape, values.tobytes())
-            return BindingSource.TENSOR, out.tensor(key, operand.device_shape, FORMAT, values)
+            data_format = operand.data_format or FORMAT
+            values = np.asarray(what, np.int32 if data_format.is_integer else np.float32).reshape(operand.device_shape)
+            key = ("constant", operand.device_shape, data_format, values.tobytes())
+            return BindingSource.TENSOR, out.tensor(key, operand.device_shape, data_format, values)
         return BindingSource.TENSOR, out.tensor((kind, what), operand.device_shape, operand.data_format or FORMAT)
 
     for launch in lowering.launches:

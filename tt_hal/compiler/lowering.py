@@ -12,10 +12,11 @@ library (tt_hal/kernels/):
 - any other parallel generic                         -> eltwise_fused (the body as SFPU code)
 - fill (a generic yielding a scalar)                 -> kept as a constant until used
 
-Values between ops live in temporaries: scratch tile tensors of the export
-(tt_hal/compiler/dispatch.py). Every tensor is a tile tensor of its *device shape*:
-its logical shape with unit dims where a reduction left them, so a row max of
-(64, 512) is a (64, 1) column that broadcasts along rows. Padding stays zero (the
+Bodies compute float32 and integers of up to 32 bits (int32 tiles, int32 in a 32-bit
+Dst; docs/compiler.md says how narrow types and casts go). Values between ops live in
+temporaries: scratch tile tensors of the export (tt_hal/compiler/dispatch.py). Every
+tensor is a tile tensor of its *device shape*: its logical shape with unit dims where a
+reduction left them, so a row max of (64, 512) is a (64, 1) column that broadcasts along rows. Padding stays zero (the
 tilize stage zeroes a partial tile's padding, fused kernels re-zero the padding they
 write), so a matmul over a padded K stays exact.
 Anything else is UNIMPLEMENTED, naming the op and its source location.
@@ -67,9 +68,10 @@ class Tensor:
     """A tensor of the dispatch: logical shape, device shape, and where it lives
     (`ref`: ("binding", access) loaded, ("output", access) stored, ("temp", k) or
     ("constant", values), an access being (binding, byte offset, slice or None);
-    `fill`: a splat not materialised). Its tiles are in the compute format, but for an
-    output stored in another (`data_format`: a predicate stored as i8). `window`: a
-    slice's place in its binding (None: the whole binding)."""
+    `fill`: a splat not materialised, a float or an int). Its tiles are in the compute
+    format, or in `data_format`: int32 for integers, a binding's memory format for a
+    load or store (UInt8 for an i8). `window`: a slice's place in its binding (None: the
+    whole binding)."""
 
     def __init__(self, shape, device_shape=None, ref=None, fill=None, data_format=None, window=None):
         self.shape = tuple(shape)
@@ -174,19 +176,41 @@ def dense_array(op, attr) -> np.ndarray:
     return np.array(attr, dtypes[element]).reshape(attr.type.shape)
 
 
-def _check_element_type(op, type_, allowed=("f32",)) -> None:
-    element = type_.element_type if isinstance(type_, ir.ShapedType) else type_
-    if str(element) not in allowed:
-        raise unimplemented(op, f"{op.name} on {element}: the bridge compiles f32 tensors (and i1 predicates "
-                                f"computed from them)")
+# Element types a dispatch computes: float32, and integers of up to 32 bits (index as
+# i32) held in int32 tiles (narrow ones sign-extended, i1 as 0 or 1).
+INTEGER_FORMAT = DataFormat.int32
+# The formats of the tiles a dispatch loads and stores each element type in: as IREE
+# keeps it in memory (i1 as a byte).
+MEMORY_FORMATS = {"f32": DataFormat.float32, "i1": DataFormat.uint8, "i8": DataFormat.uint8,
+                  "i16": DataFormat.uint16, "i32": DataFormat.int32}
 
 
-# Element types a dispatch may store, as the format of the binding's bytes: a predicate
-# (i1, 0 or 1, computed in float32) is stored widened, as IREE keeps i1 in memory.
-STORED_FORMATS = {"f32": DataFormat.float32, "i8": DataFormat.uint8, "i32": DataFormat.int32}
-# Casts of a predicate's tensor that keep its values (0 and 1): widening an i1, and
-# narrowing a loaded i1 argument's bytes back to i1.
-_PREDICATE_CASTS = {"arith.extui": "i1", "arith.uitofp": "i1", "arith.trunci": "i8"}
+def _element(type_):
+    """The element type of a shaped type, else the type."""
+    return type_.element_type if isinstance(type_, ir.ShapedType) else type_
+
+
+def integer_width(type_) -> int | None:
+    """The bit width of an integer element type (index: 32), None for a float."""
+    element = _element(type_)
+    if isinstance(element, ir.IndexType):
+        return 32
+    return ir.IntegerType(element).width if isinstance(element, ir.IntegerType) else None
+
+
+def _check_element_type(op, type_) -> None:
+    element = _element(type_)
+    if str(element) != "f32" and not (integer_width(element) or 64) <= 32:
+        raise unimplemented(op, f"{op.name} on {element}: the bridge computes f32 and integers of up to 32 bits")
+
+
+def _canonical_integer(value: int, width: int) -> int:
+    """An integer of `width` bits as the lowering holds it in int32: i1 as 0 or 1, wider
+    ones sign-extended."""
+    if width == 1:
+        return value & 1
+    value &= (1 << width) - 1
+    return value - (1 << width) if value >> (width - 1) else value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -295,15 +319,31 @@ _REDUCE = {"arith.addf": ReduceKind.SUM_ROW, "arith.maximumf": ReduceKind.MAX_RO
 _MIN_REDUCTIONS = ("arith.minimumf", "arith.minnumf")  # min(x) = -max(-x): the kernel library reduces by max
 
 
-_SPECIAL = {"math.fpowi", "arith.select", "arith.cmpf", "arith.cmpi", "arith.extui", "arith.extsi", "arith.uitofp",
-            "arith.sitofp", "arith.andi", "arith.ori", "arith.xori", "math.round", "math.isnan", "math.isinf",
-            "math.isfinite", "math.copysign", *_LOG_SCALE}  # lowered in _Code.op
+# Integer body ops (int32 in Dst; a narrow type's result made canonical again after).
+_INTEGER_BINARY = {"arith.addi": SfpuOp.ADD_INT, "arith.subi": SfpuOp.SUB_INT, "arith.muli": SfpuOp.MUL_INT,
+                   "arith.divsi": SfpuOp.DIV_INT, "arith.floordivsi": SfpuOp.FLOORDIV_INT,
+                   "arith.remsi": SfpuOp.REM_INT, "arith.maxsi": SfpuOp.MAX_INT, "arith.minsi": SfpuOp.MIN_INT,
+                   "arith.andi": SfpuOp.AND, "arith.ori": SfpuOp.OR, "arith.xori": SfpuOp.XOR,
+                   "arith.shli": SfpuOp.SHL, "arith.shrsi": SfpuOp.SHR}
+# Unsigned ones: (the op on i32, the op on a narrower type's zero-extended operands).
+_UNSIGNED_BINARY = {"arith.divui": (None, SfpuOp.DIV_INT), "arith.remui": (SfpuOp.REM_UINT, SfpuOp.REM_INT),
+                    "arith.maxui": (SfpuOp.MAX_UINT, SfpuOp.MAX_INT), "arith.minui": (SfpuOp.MIN_UINT, SfpuOp.MIN_INT),
+                    "arith.shrui": (SfpuOp.SHRU, SfpuOp.SHRU)}
+_CASTS = ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui", "arith.sitofp",
+          "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.bitcast")
+_SPECIAL = {"math.fpowi", "arith.select", "arith.cmpf", "arith.cmpi", "math.round", "math.isnan", "math.isinf",
+            "math.isfinite", "math.copysign", "math.absi", "linalg.index", *_LOG_SCALE, *_CASTS,
+            *_UNSIGNED_BINARY}  # lowered in _Code.op
 # arith.cmpf's predicate numbers (mlir/Dialect/Arith/IR/ArithBase.td, CmpFPredicate).
 _PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une",
                "uno", "true")
-# arith.cmpi's (CmpIPredicate). The integers a dispatch computes are predicates (0 or 1),
-# so signed and unsigned compares agree.
+# arith.cmpi's (CmpIPredicate), and the SFPU's integer compare of each: (signed or on
+# i32, on a narrower type's zero-extended operands).
 _INTEGER_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+_INTEGER_RELATIONS = {"eq": (SfpuOp.EQ_INT,) * 2, "ne": (SfpuOp.NE_INT,) * 2, "slt": (SfpuOp.LT_INT,) * 2,
+                      "sle": (SfpuOp.LE_INT,) * 2, "sgt": (SfpuOp.GT_INT,) * 2, "sge": (SfpuOp.GE_INT,) * 2,
+                      "ult": (SfpuOp.LT_UINT, SfpuOp.LT_INT), "ule": (SfpuOp.LE_UINT, SfpuOp.LE_INT),
+                      "ugt": (SfpuOp.GT_UINT, SfpuOp.GT_INT), "uge": (SfpuOp.GE_UINT, SfpuOp.GE_INT)}
 # The SFPU's compares (false for a NaN but NE), by the relation a predicate tests, and
 # the same against zero for a compare with the constant 0.
 _RELATIONS = {"eq": SfpuOp.EQ, "ne": SfpuOp.NE, "gt": SfpuOp.GT, "ge": SfpuOp.GE, "lt": SfpuOp.LT, "le": SfpuOp.LE}
@@ -313,31 +353,117 @@ _ZERO_RELATIONS = {SfpuOp.EQ: SfpuOp.EQZ, SfpuOp.NE: SfpuOp.NEZ, SfpuOp.GT: Sfpu
 
 class _Code:
     """Builds eltwise_fused code from a generic's body: block args become inputs
-    (or constants, for fills), body ops SFPU instructions."""
+    (or constants, for fills), body ops SFPU instructions. Values are float32 or
+    int32 (integers of up to 32 bits: narrow ones sign-extended, i1 as 0 or 1); a
+    float compare's predicate stays a float 0 or 1 until an integer op needs it."""
 
-    def __init__(self, leaves, index_input=None):
-        self.leaves = leaves  # block arg number -> Input or Constant
+    def __init__(self, leaves, inputs, index_input=None):
+        self.leaves = leaves  # MLIR value -> Input or Constant
+        self.inputs = inputs  # (Tensor, FusedInput) of each Input, as the caller builds them
         self.index_input = index_input  # loop dim -> the Input of a tensor of its index values
         self.code: list[Instruction] = []
+        self.integer: list[bool] = []  # value -> is it an int32
         self.memo: dict = {}
 
     def emit(self, instruction: Instruction) -> int:
         self.code.append(instruction)
+        self.integer.append(fused.is_integer(instruction, self.integer, [fi for _, fi in self.inputs]))
         return len(self.code) - 1
 
     def value(self, v) -> int:
         if v in self.memo:
             return self.memo[v]
-        if isinstance(v, ir.BlockArgument):
-            index = self.emit(self.leaves[v.arg_number])
+        if v in self.leaves:
+            index = self.emit(self.leaves[v])
         elif _constant(v) is not None:
+            width = integer_width(v.type)
             value = _constant(v)
-            index = self.emit(Constant(float(bool(value) if _is_predicate(v) else value)))
+            index = self.emit(Constant(_canonical_integer(int(value), width), True) if width else
+                              Constant(float(value)))
         else:
             index = self.op(v.owner.operation)
         self.memo[v] = index
         return index
 
+    def result(self, v) -> int:
+        """The code's last value: `v` in its type's kind (a float predicate as an int32)."""
+        index = self.value(v)
+        if integer_width(v.type) and not self.integer[index]:
+            index = self.emit(Unary(SfpuOp.F32_TO_I32, index))
+        return index
+
+    # ---- integers ----
+    def integer_value(self, v) -> int:
+        """v as an int32 (a float predicate converted)."""
+        index = self.value(v)
+        return index if self.integer[index] else self.emit(Unary(SfpuOp.F32_TO_I32, index))
+
+    def narrowed(self, index: int, width: int) -> int:
+        """An int32 made the canonical value of an i`width`: the low bits sign-extended (i1: 0 or 1)."""
+        if width >= 32:
+            return index
+        if width == 1:
+            return self.emit(Binary(SfpuOp.AND, index, self.emit(Constant(1, True))))
+        shift = self.emit(Constant(32 - width, True))
+        return self.emit(Binary(SfpuOp.SHR, self.emit(Binary(SfpuOp.SHL, index, shift)), shift))
+
+    def zero_extended(self, index: int, width: int) -> int:
+        """The unsigned value of a canonical i`width` (< 32) as an int32."""
+        if width in (1, 32):
+            return index
+        return self.emit(Binary(SfpuOp.AND, index, self.emit(Constant((1 << width) - 1, True))))
+
+    def integer_op(self, op) -> int:
+        """addi .. shrui, cmpi: on int32, an unsigned op on zero-extended operands below i32."""
+        name, operands = op.name, list(op.operands)
+        width = integer_width(operands[0].type)
+        a, b = (self.integer_value(v) for v in operands)
+        if name == "arith.cmpi":
+            predicate = _INTEGER_PREDICATES[int(ir.IntegerAttr(op.attributes["predicate"]).value)]
+            wide, narrow = _INTEGER_RELATIONS[predicate]
+        elif name in _UNSIGNED_BINARY:
+            wide, narrow = _UNSIGNED_BINARY[name]
+        else:
+            result = self.emit(Binary(_INTEGER_BINARY[name], a, b))
+            return self.narrowed(result, width) if name in ("arith.addi", "arith.subi", "arith.muli", "arith.shli",
+                                                            "arith.divsi", "arith.floordivsi") else result
+        if width == 32 or wide == narrow:
+            if wide is None:
+                raise unimplemented(op, f"{name} on i32: the SFPU divides int32 signed only")
+            return self.emit(Binary(wide, a, b))
+        result = self.emit(Binary(narrow, self.zero_extended(a, width), self.zero_extended(b, width)))
+        return result if name == "arith.cmpi" else self.narrowed(result, width)
+
+    def cast(self, op) -> int:
+        """Casts between integer widths, index and float32."""
+        name, source = op.name, op.operands[0]
+        width, out_width = integer_width(source.type), integer_width(op.results[0].type)
+        if name == "arith.bitcast":
+            if width or not out_width:
+                raise unimplemented(op, f"arith.bitcast of {source.type} to {op.results[0].type}: the lowering "
+                                        f"reinterprets f32 as i32 only")
+            return self.emit(Binary(SfpuOp.OR, self.value(source), self.emit(Constant(0, True))))  # bits unchanged
+        if name in ("arith.fptosi", "arith.fptoui"):
+            to = SfpuOp.F32_TO_I32 if name == "arith.fptosi" else SfpuOp.F32_TO_U32
+            return self.narrowed(self.emit(Unary(to, self.value(source))), out_width)
+        if name == "arith.uitofp" and width == 1 and not self.integer[self.value(source)]:
+            return self.value(source)  # a float predicate already
+        x = self.integer_value(source)
+        if name == "arith.sitofp":
+            return self.emit(Unary(SfpuOp.I32_TO_F32, self.emit(Unary(SfpuOp.NEG_INT, x)) if width == 1 else x))
+        if name == "arith.uitofp":
+            if width == 32:
+                return self.emit(Unary(SfpuOp.U32_TO_F32, x))
+            return self.emit(Unary(SfpuOp.I32_TO_F32, self.zero_extended(x, width)))
+        if out_width < width:  # trunci, or an index cast to a narrower type
+            return self.narrowed(x, out_width)
+        if name == "arith.extsi" and width == 1:  # true is -1
+            return self.emit(Unary(SfpuOp.NEG_INT, x))
+        if name in ("arith.extui", "arith.index_castui"):
+            return self.zero_extended(x, width)
+        return x  # extsi, index_cast: canonical values are sign-extended already
+
+    # ---- body ops ----
     def op(self, op) -> int:
         name = op.name
         operands = list(op.operands)
@@ -350,38 +476,24 @@ class _Code:
         special = self.special(op)
         if special is not None:
             return special
-        if name in ("arith.cmpf", "arith.cmpi"):
+        if name == "arith.cmpf":
             return self.compare(op)
+        if name in _CASTS:
+            return self.cast(op)
+        if name == "math.absi":
+            return self.emit(Unary(SfpuOp.ABS_INT, self.integer_value(operands[0])))
         if name == "linalg.index":  # a tensor of the loop indices along the dim, made when the program loads
             if self.index_input is None:
                 raise unimplemented(op, "linalg.index outside an elementwise body")
             return self.emit(self.index_input(ir.IntegerAttr(op.attributes["dim"]).value))
-        if _is_index(op.results[0]) and name in _INDEX_ARITHMETIC:  # small integers: exact in float32
-            if name in _INDEX_CASTS:
-                return self.value(operands[0])
-            if name in _INDEX_DIVISIONS:  # of indices (>= 0) by a positive constant: trunc(x / c) is exact
-                x, c = self.value(operands[0]), _constant(operands[1])
-                quotient = self.emit(Unary(SfpuOp.TRUNC, self.emit(Binary(SfpuOp.DIV, x, self.emit(Constant(c))))))
-                if name in ("arith.divsi", "arith.divui"):
-                    return quotient
-                return self.emit(Binary(SfpuOp.SUB, x, self.emit(Unary(SfpuOp.MUL_SCALAR, quotient, float(c)))))
-            return self.emit(Binary(_INDEX_ARITHMETIC[name], *(self.value(v) for v in operands)))
-        if name in ("arith.extui", "arith.uitofp", "arith.extsi", "arith.sitofp"):
-            if _is_index(operands[0]):
-                return self.value(operands[0])
-            if not _is_predicate(operands[0]):
-                raise unimplemented(op, f"{name} of {operands[0].type}: the bridge computes integers only as "
-                                        f"predicates (i1)")
-            x = self.value(operands[0])  # true is 1 unsigned, -1 signed
-            return x if name in ("arith.extui", "arith.uitofp") else self.emit(Unary(SfpuOp.NEG, x))
-        if name in ("arith.andi", "arith.ori", "arith.xori"):
-            if not _is_predicate(op.results[0]):
-                raise unimplemented(op, f"{name} on {op.results[0].type}: the bridge computes integers only as "
-                                        f"predicates (i1)")
+        if name in ("arith.andi", "arith.ori", "arith.xori") and integer_width(op.results[0].type) == 1 and \
+                not any(self.integer[self.value(v)] for v in operands):  # float predicates: stay floats
             a, b = (self.value(v) for v in operands)
             if name == "arith.xori":  # a != b
-                return self.emit(Unary(SfpuOp.NEZ, self.emit(Binary(SfpuOp.SUB, a, b))))
+                return self.emit(Binary(SfpuOp.NE, a, b))
             return self.emit(Binary(SfpuOp.MUL if name == "arith.andi" else SfpuOp.MAXIMUM, a, b))
+        if name in _INTEGER_BINARY or name in _UNSIGNED_BINARY or name == "arith.cmpi":
+            return self.integer_op(op)
         if name in _BINARY:
             a, b = operands
             ca, cb = _constant(a), _constant(b)
@@ -403,27 +515,23 @@ class _Code:
             if ca == 1.0 and name == "arith.divf":
                 return self.emit(Unary(SfpuOp.RECIP, self.value(b)))
             return self.emit(Binary(_BINARY[name], self.value(a), self.value(b)))
+        supported = sorted(set(_UNARY) | set(_BINARY) | set(_INTEGER_BINARY) | _SPECIAL)
         raise unimplemented(op, f"{name} in the body of a linalg.generic has no Tensix lowering yet "
-                                f"(supported: {', '.join(sorted(set(_UNARY) | set(_BINARY) | _SPECIAL))})")
+                                f"(supported: {', '.join(supported)})")
 
     def compare(self, op) -> int:
-        """cmpf / cmpi a P b -> 1.0 or 0.0, as IEEE defines P for NaN operands too: an
-        ordered predicate is the SFPU's compare; an unordered one also holds where
-        either operand is NaN (x != x), `one` only where neither is."""
-        names = _PREDICATES if op.name == "arith.cmpf" else _INTEGER_PREDICATES
-        predicate = names[int(ir.IntegerAttr(op.attributes["predicate"]).value)]
-        if op.name == "arith.cmpi" and not all(_is_predicate(v) or _is_small_constant(v) for v in op.operands):
-            raise unimplemented(op, "arith.cmpi of integers other than predicates: the bridge computes integers "
-                                    "only as predicates (i1)")
+        """cmpf a P b -> 1.0 or 0.0, as IEEE defines P for NaN operands too: an ordered
+        predicate is the SFPU's compare; an unordered one also holds where either
+        operand is NaN (x != x), `one` only where neither is."""
+        predicate = _PREDICATES[int(ir.IntegerAttr(op.attributes["predicate"]).value)]
         if predicate in ("false", "true"):
             return self.emit(Constant(float(predicate == "true")))
         a, b = op.operands
-        nan_free = op.name == "arith.cmpi"
-        unordered = self.unordered(a, b) if not nan_free and predicate in ("ord", "uno", "one", "ueq", "ugt", "uge",
-                                                                             "ult", "ule") else None
+        unordered = self.unordered(a, b) if predicate in ("ord", "uno", "one", "ueq", "ugt", "uge", "ult", "ule") \
+            else None
         if predicate in ("ord", "uno"):
             return unordered if predicate == "uno" else self.emit(Unary(SfpuOp.EQZ, unordered))
-        relation = _RELATIONS[predicate.lstrip("ousi") if predicate not in ("une", "one") else "ne"]
+        relation = _RELATIONS[predicate.lstrip("ou") if predicate not in ("une", "one") else "ne"]
         if _constant(b) == 0:  # against zero: one instruction (a constant zero's sign does not matter)
             holds = self.emit(Unary(_ZERO_RELATIONS[relation], self.value(a)))
         else:
@@ -471,47 +579,15 @@ class _Code:
         return None
 
     def select(self, op) -> int:
-        """select(c, x, y) -> where_tile: x where c != 0, else y, each moved whole."""
-        c, x, y = (self.value(v) for v in op.operands)
-        return self.emit(Ternary(SfpuOp.WHERE, c, x, y))
-
-
-def _is_predicate(value) -> bool:
-    """Is `value` an i1, or an integer made from one by the casts the lowering follows?"""
-    if str(value.type) == "i1":
-        return True
-    owner = value.owner
-    return isinstance(owner, (ir.Operation, ir.OpView)) and owner.operation.name in ("arith.extui", "arith.extsi") \
-        and _is_predicate(owner.operation.operands[0])
-
-
-# Integer ops on loop indices (linalg.index), computed in float32: exact while the values
-# stay below 2^24, as indices of a tensor the simulator can hold do.
-_INDEX_CASTS = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci")
-_INDEX_DIVISIONS = ("arith.divsi", "arith.divui", "arith.remsi", "arith.remui")
-_INDEX_ARITHMETIC = {**dict.fromkeys(_INDEX_CASTS + _INDEX_DIVISIONS), "arith.addi": SfpuOp.ADD,
-                     "arith.subi": SfpuOp.SUB, "arith.muli": SfpuOp.MUL}
-
-
-def _is_index(value) -> bool:
-    """Is `value` a loop index (linalg.index), or made from indices and small constants by
-    the casts and arithmetic the lowering follows?"""
-    owner = value.owner
-    if not isinstance(owner, (ir.Operation, ir.OpView)):
-        return False
-    op = owner.operation
-    if op.name == "linalg.index":
-        return True
-    if op.name in _INDEX_DIVISIONS and not (_is_index(op.operands[0]) and (_constant(op.operands[1]) or 0) > 0):
-        return False
-    return op.name in _INDEX_ARITHMETIC and all(_is_index(v) or _is_small_constant(v) for v in op.operands) and \
-        any(_is_index(v) for v in op.operands)
-
-
-def _is_small_constant(value) -> bool:
-    """An integer constant that float32 holds exactly (compared with a predicate)."""
-    constant = _constant(value)
-    return isinstance(constant, int) and abs(constant) <= 1 << 24
+        """select(c, x, y) -> where_tile: x where c != 0 (a float or an int32 condition),
+        else y, each moved whole (as int32 if integers)."""
+        condition, a, b = op.operands
+        c = self.value(condition)
+        if integer_width(op.results[0].type):
+            x, y = self.integer_value(a), self.integer_value(b)
+        else:
+            x, y = self.value(a), self.value(b)
+        return self.emit(Ternary(SfpuOp.WHERE_INT if self.integer[c] else SfpuOp.WHERE, c, x, y))
 
 
 _DYNAMIC = -(1 << 63)  # MLIR's kDynamic in static offsets and sizes
@@ -656,9 +732,8 @@ class DispatchLowering:
                 self.store(op)
             elif name == "linalg.generic":
                 self.generic(op)
-            elif name in _PREDICATE_CASTS and isinstance(op.operands[0].type, ir.ShapedType) and \
-                    str(op.operands[0].type.element_type) == _PREDICATE_CASTS[name]:
-                self.values[op.results[0]] = self.values[op.operands[0]]  # 0 and 1 either way
+            elif name in _CASTS and isinstance(op.operands[0].type, ir.RankedTensorType):
+                self.tensor_cast(op)
             else:
                 raise unimplemented(op, f"{name} has no Tensix lowering yet")
         return self
@@ -669,9 +744,40 @@ class DispatchLowering:
         _check_element_type(op, op.results[0].type)
         shape = _shape(op, op.results[0].type)
         data = dense_array(op, op.attributes["value"]).reshape(shape)
+        width = integer_width(op.results[0].type)
+        fmt = INTEGER_FORMAT if width else None
         if data.size and (data == data.flat[0]).all():
-            return Tensor(shape, fill=float(data.flat[0]))
-        return Tensor(shape, ref=("constant", data))
+            return Tensor(shape, fill=self._scalar(data.flat[0], width), data_format=fmt)
+        if width:
+            data = np.vectorize(lambda x: _canonical_integer(int(x), width), otypes=[np.int32])(data)
+        return Tensor(shape, ref=("constant", data), data_format=fmt)
+
+    @staticmethod
+    def _scalar(value, width: int | None):
+        """A fill's value: a float, or an integer's canonical int32."""
+        return _canonical_integer(int(value), width) if width else float(value)
+
+    def tensor_cast(self, op) -> None:
+        """A cast of a whole tensor outside a generic (an i1 argument's bytes to i1, an i1
+        to the i8 it is stored as, ...): elementwise code over it."""
+        source, result = op.operands[0], op.results[0]
+        tensor = self.values[source]
+        if tensor.data_format is DataFormat.uint8 and op.name == "arith.trunci" and \
+                integer_width(result.type) == 1 and tensor.ref is not None and tensor.ref[0] == "binding":
+            self.values[result] = tensor  # an i1 argument: bytes of 0 or 1 already
+            return
+        if tensor.fill is not None:
+            raise unimplemented(op, f"{op.name} of a splat tensor")
+        inputs = [(tensor, FusedInput(self._format(tensor)))]
+        code = _Code({source: Input(0)}, inputs)
+        code.result(result)
+        out = self._temp(tensor.shape, tensor.device_shape, INTEGER_FORMAT if integer_width(result.type) else None)
+        self._fused(op, code.code, inputs, out)
+        self.values[result] = out
+
+    def _format(self, tensor: Tensor) -> DataFormat:
+        """The format of a tensor's tiles."""
+        return tensor.data_format or self.options.data_format
 
     def _placed(self, op, subspan, shape):
         """(access, device shape, window) of a load or store of `shape` through `subspan`."""
@@ -681,20 +787,24 @@ class DispatchLowering:
         return access, device_shape, window
 
     def load(self, op) -> None:
+        """A tensor loaded from a binding: tilized in its memory format. A narrow integer
+        is sign-extended into int32 tiles (but an i1 argument's bytes, which are 0 or 1)."""
         shape = _shape(op, op.results[0].type)
         result = op.results[0]
         access, device_shape, window = self._placed(op, op.operands[0], shape)
-        if str(result.type.element_type) == "i8" and all(
-                use.owner.name == "arith.trunci" and str(use.owner.results[0].type.element_type) == "i1"
-                for use in result.uses):
-            # An i1 argument, as IREE keeps it in memory (a byte of 0 or 1): its uint8
-            # tiles unpacked to the compute format.
-            raw = Tensor(shape, device_shape, ("binding", access), data_format=DataFormat.uint8, window=window)
-            self.values[result] = self._temp(shape, raw.device_shape)
-            self._fused(op, (Input(0),), [(raw, FusedInput(DataFormat.uint8))], self.values[result])
-            return
         _check_element_type(op, result.type)
-        self.values[result] = Tensor(shape, device_shape, ("binding", access), window=window)
+        element = str(result.type.element_type)
+        width = integer_width(result.type)
+        if element not in MEMORY_FORMATS:
+            raise unimplemented(op, f"a load of {element}: the bridge loads {', '.join(MEMORY_FORMATS)}")
+        raw = Tensor(shape, device_shape, ("binding", access), data_format=MEMORY_FORMATS[element], window=window)
+        if width in (8, 16) and not all(use.owner.name == "arith.trunci" and
+                                        integer_width(use.owner.results[0].type) == 1 for use in result.uses):
+            out = self._temp(shape, device_shape, INTEGER_FORMAT)
+            extended = [Input(0), Constant(32 - width, True), Binary(SfpuOp.SHL, 0, 1), Binary(SfpuOp.SHR, 2, 1)]
+            self._fused(op, extended, [(raw, FusedInput(raw.data_format))], out)
+            raw = out
+        self.values[result] = raw
 
     def store(self, op) -> None:
         value = op.operands[0]
@@ -703,40 +813,43 @@ class DispatchLowering:
         if window is None and access not in self.bound:  # a whole binding takes the tensor's own device shape
             wanted = tensor.device_shape
         element = str(value.type.element_type)
-        if element not in STORED_FORMATS:
-            raise unimplemented(op, f"a store of {element}: the bridge stores {', '.join(STORED_FORMATS)}")
-        data_format = STORED_FORMATS[element]
+        if element not in MEMORY_FORMATS:
+            raise unimplemented(op, f"a store of {element}: the bridge stores {', '.join(MEMORY_FORMATS)}")
+        data_format = MEMORY_FORMATS[element]
         out = Tensor(tensor.shape, wanted, ("output", access), data_format=data_format)
         if tensor.fill is not None:
-            self._fused(op, (Constant(tensor.fill),), [], out)
-        elif tensor.ref is not None and tensor.ref[0] == "temp" and data_format is self.options.data_format and \
+            self._fused(op, (Constant(tensor.fill, isinstance(tensor.fill, int)),), [], out)
+        elif tensor.ref is not None and tensor.ref[0] == "temp" and data_format is self._format(tensor) and \
                 canonical(tensor.device_shape) == canonical(wanted):
             tensor.ref = ("output", access)  # the producer writes the binding directly
             self.temps.remove(tensor)
             tensor.device_shape = wanted
-        elif data_format is not self.options.data_format:  # packed to the stored format
+        elif data_format is not self._format(tensor):  # packed to the stored format (an integer's low bytes)
             if canonical(tensor.device_shape) != canonical(wanted):
                 raise unimplemented(op, f"a {element} tensor of device shape {tensor.device_shape} stored as {wanted}")
-            self._fused(op, (Input(0),), [(tensor, FusedInput(self.options.data_format))], out)
+            self._fused(op, (Input(0),), [(tensor, FusedInput(self._format(tensor)))], out)
         else:
             self._convert(op, tensor, out)
         self.outputs[access] = (wanted, data_format, window)
 
     # ---- launches ----
-    def _temp(self, shape, device_shape) -> Tensor:
-        tensor = Tensor(shape, device_shape, ("temp", len(self.temps)))
+    def _temp(self, shape, device_shape, data_format: DataFormat | None = None) -> Tensor:
+        """A scratch tensor, in the compute format or `data_format` (int32 for integers)."""
+        tensor = Tensor(shape, device_shape, ("temp", len(self.temps)), data_format=data_format)
         self.temps.append(tensor)
         return tensor
 
     def _fused(self, op, code: Sequence[Instruction], inputs: list[tuple[Tensor, FusedInput]], out: Tensor) -> None:
-        if len(code) > 1 and not fused.fits(tuple(code), tuple(fi for _, fi in inputs), self.options.fp32_dest_acc_en):
+        fused_inputs = tuple(fi for _, fi in inputs)
+        # Integers need a 32-bit Dst, whatever the compute format.
+        fp32_dest = self.options.fp32_dest_acc_en or any(fused.integer_values(code, fused_inputs))
+        if len(code) > 1 and not fused.fits(tuple(code), fused_inputs, fp32_dest):
             return self._split(op, code, inputs, out)
-        fmt = out.data_format or self.options.data_format
+        fmt = self._format(out)
         ds = out.device_shape
         mask_columns, mask_rows = ds[-1] % TILE, ds[-2] % TILE
-        fused_inputs = tuple(fi for _, fi in inputs)
         kernel = ("eltwise_fused", "eltwise_fused", fused_inputs, tuple(code), fmt, bool(mask_columns),
-                  bool(mask_rows), self.options.fp32_dest_acc_en)
+                  bool(mask_rows), fp32_dest)
         masks = (([("mask", mask_columns, -1)] if mask_columns else [])
                  + ([("mask", mask_rows, -2)] if mask_rows else []))
         if len(inputs) + len(masks) > fused.MAX_FUSED_INPUTS:
@@ -761,25 +874,28 @@ class DispatchLowering:
             if len(sub_code) == 1:  # an input, read as it was
                 source = sub_inputs[0]
             else:
-                temp = self._temp(out.shape, out.device_shape)
+                integer = fused.integer_values(sub_code, [fi for _, fi in sub_inputs])[-1]
+                temp = self._temp(out.shape, out.device_shape, INTEGER_FORMAT if integer else None)
                 self._fused(op, sub_code, sub_inputs, temp)
-                source = (temp, FusedInput(self.options.data_format))
+                source = (temp, FusedInput(self._format(temp)))
             new_code.append(Input(len(new_inputs)))
             new_inputs.append(source)
         self._fused(op, [*new_code, _renumbered(last, number)], new_inputs, out)
 
     def _transpose(self, op, tensor: Tensor, out: Tensor) -> None:
-        fmt = self.options.data_format
+        fmt = self._format(tensor)
+        if self._format(out) is not fmt:
+            raise unimplemented(op, f"a transpose from {fmt.name} to {self._format(out).name} tiles")
         ds = out.device_shape
         n = tile_count(ds)
-        self.launches.append(Launch(("transpose", fmt, fmt, self.options.fp32_dest_acc_en),
+        self.launches.append(Launch(("transpose", fmt, fmt, self.options.fp32_dest_acc_en or fmt.is_integer),
                                     [n, tiles(ds[-2]), tiles(ds[-1])], [tensor, out], n))
 
     def _convert(self, op, tensor: Tensor, out: Tensor) -> None:
         """out = tensor, where their device shapes may differ by a swap of the last two dims."""
         src, dst = canonical(tensor.device_shape), canonical(out.device_shape)
         if src == dst:
-            self._fused(op, (Input(0),), [(tensor, FusedInput(self.options.data_format))], out)
+            self._fused(op, (Input(0),), [(tensor, FusedInput(self._format(tensor)))], out)
         elif src[:-2] == dst[:-2] and (src[-1], src[-2]) == dst[-2:]:
             self._transpose(op, tensor, out)
         else:
@@ -789,7 +905,7 @@ class DispatchLowering:
         """`tensor` with the wanted device shape (a transposed copy if need be)."""
         if canonical(tensor.device_shape) == canonical(device_shape):
             return tensor
-        out = self._temp(tensor.shape, device_shape)
+        out = self._temp(tensor.shape, device_shape, tensor.data_format)
         self._convert(op, tensor, out)
         return out
 
@@ -816,8 +932,10 @@ class DispatchLowering:
         operands = operands[:n_in] + [operands[n_in + k]]
         maps, iterators = _maps(op), _iterators(op)
         maps = maps[:n_in] + [maps[n_in + k]]
-        for v in operands:  # integer tensors of a dispatch hold predicates: loads and constants are f32
-            _check_element_type(op, v.type, ("f32", "i1", "i8", "i32"))
+        for v in operands:
+            _check_element_type(op, v.type)
+        width = integer_width(op.results[k].type)
+        result_format = INTEGER_FORMAT if width else None
         ins = [self.values[v] if isinstance(v.type, ir.RankedTensorType) else None for v in operands[:n_in]]
         scalars = [v for v in operands[:n_in] if not isinstance(v.type, ir.RankedTensorType)]
         init = self.values[operands[n_in]]
@@ -837,10 +955,12 @@ class DispatchLowering:
                     value = _constant(source)
                     if value is None:
                         raise unimplemented(op, "a fill with a value computed at run time")
-                    self.values[op.results[k]] = Tensor(init.shape, fill=float(value))
+                    self.values[op.results[k]] = Tensor(init.shape, fill=self._scalar(value, width),
+                                                        data_format=result_format)
                     return
             elif _constant(result) is not None:
-                self.values[op.results[k]] = Tensor(init.shape, fill=float(_constant(result)))
+                self.values[op.results[k]] = Tensor(init.shape, fill=self._scalar(_constant(result), width),
+                                                    data_format=result_format)
                 return
         if scalars:
             raise unimplemented(op, "a linalg.generic with scalar operands")
@@ -856,6 +976,9 @@ class DispatchLowering:
             raise unimplemented(op, f"a linalg.generic whose result map {maps[-1]} permutes the loops")
         if len(reductions) > 1:
             raise unimplemented(op, f"a reduction over {len(reductions)} dims; the Tensix lowering reduces one")
+        if reductions and any(integer_width(v.type) for v in operands):
+            raise unimplemented(op, "an integer reduction or contraction: the Tensix lowering reduces floats "
+                                    "(reduce_tile, matmul_tiles)")
         if reductions and self._contraction(op, ins, init, maps, iterators, extents, body, n_in):
             return
         space, axis = self._space(ins, init, maps, extents)
@@ -863,7 +986,7 @@ class DispatchLowering:
             raise unimplemented(op, "a reduction of a flattened tensor")
         if not reductions:
             self.values[op.results[k]] = self._elementwise(op, ins, maps, space, axis, body, n_in,
-                                                           self._temp(init.shape, space))
+                                                           self._temp(init.shape, space, result_format))
         else:
             self.values[op.results[k]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
 
@@ -892,11 +1015,11 @@ class DispatchLowering:
         """The operand seen through its map, as a broadcast input of the loop space."""
         if axis is FLAT:
             if not dims:
-                return tensor, FusedInput(self.options.data_format, Broadcast.SCALAR, len(space) > 2)
+                return tensor, FusedInput(self._format(tensor), Broadcast.SCALAR, len(space) > 2)
             if canonical(tensor.device_shape) != canonical(space):
                 raise unimplemented(op, f"flattened operands of different tile shapes ({tensor.device_shape}, "
                                         f"{space})")
-            return tensor, FusedInput(self.options.data_format)
+            return tensor, FusedInput(self._format(tensor))
         axes = [axis[d] for d in dims]
         expected = [1] * len(space)
         for a in axes:
@@ -909,7 +1032,7 @@ class DispatchLowering:
             swapped[-2:] = swapped[-1], swapped[-2]
             if len(logical) >= 2:
                 logical[-2:] = logical[-1], logical[-2]
-            source = self._temp(logical, tuple(swapped))
+            source = self._temp(logical, tuple(swapped), tensor.data_format)
             self._transpose(op, tensor, source)
             tensor = source
         tensor = self._as(op, tensor, tuple(expected))
@@ -919,16 +1042,17 @@ class DispatchLowering:
         rows, columns = expected[-2] == 1 != space[-2], expected[-1] == 1 != space[-1]
         broadcast = Broadcast.SCALAR if rows and columns else Broadcast.ROW if rows else \
             Broadcast.COL if columns else Broadcast.NONE
-        return tensor, FusedInput(self.options.data_format, broadcast, outer == 1 != outer_space)
+        return tensor, FusedInput(self._format(tensor), broadcast, outer == 1 != outer_space)
 
     def _code(self, op, ins, maps, space, axis, n_in, result, inputs):
         """eltwise_fused code for `result` over the generic's inputs; fills become constants."""
         leaves = {}
+        arguments = op.regions[0].blocks[0].arguments
         for i, (tensor, dims) in enumerate(zip(ins, maps[:n_in])):
             if tensor.fill is not None:
-                leaves[i] = Constant(tensor.fill)
+                leaves[arguments[i]] = Constant(tensor.fill, isinstance(tensor.fill, int))
             else:
-                leaves[i] = Input(len(inputs))
+                leaves[arguments[i]] = Input(len(inputs))
                 inputs.append(self._view(op, tensor, dims, space, axis))
         index_inputs = {}
 
@@ -936,15 +1060,16 @@ class DispatchLowering:
             """Input of a constant tensor holding loop dim `dim`'s index at each element."""
             if dim not in index_inputs:
                 if axis is FLAT:
-                    values = np.arange(math.prod(space), dtype=np.float32).reshape(space)
+                    values = np.arange(math.prod(space), dtype=np.int32).reshape(space)
                 else:
-                    values = np.indices(space, dtype=np.float32)[axis[dim]]
+                    values = np.indices(space, dtype=np.int32)[axis[dim]]
                 index_inputs[dim] = Input(len(inputs))
-                inputs.append((Tensor(space, space, ("constant", values)), FusedInput(self.options.data_format)))
+                inputs.append((Tensor(space, space, ("constant", values), data_format=INTEGER_FORMAT),
+                               FusedInput(INTEGER_FORMAT)))
             return index_inputs[dim]
 
-        code = _Code(leaves, index_input)
-        code.value(result)
+        code = _Code(leaves, inputs, index_input)
+        code.result(result)
         return code.code
 
     def _elementwise(self, op, ins, maps, space, axis, body, n_in, out: Tensor) -> Tensor:

@@ -3,13 +3,15 @@
 What a compiler makes of a linalg.generic body: each output tile is computed in Dst
 from the input tiles by a short program of SFPU ops. An input is a full tensor of
 the output's shape, or a row (1, W), a column (H, 1) or a scalar repeated in the
-tile (loaded as 0 + b with add_tiles_bcast against a zero tile), and its outer
-(batch) dimensions are the output's or all 1.
+tile (loaded as 0 + b with add_tiles_bcast against a zero tile, or for integers
+unpacked whole with unary_bcast), and its outer (batch) dimensions are the output's
+or all 1. Values are float32, or int32 (integer_values), which need a 32-bit Dst.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 from hal.status import HalError, StatusCode
 from tt_hal.kernels.common import (
@@ -26,7 +28,7 @@ from tt_hal.kernels.common import (
     tile_range,
     writer_unary,
 )
-from tt_hal.target.isa import ADDRGEN_SLOTS, Broadcast, Op, Processor, SfpuOp
+from tt_hal.target.isa import ADDRGEN_SLOTS, INTEGER_RESULTS, Bits, Broadcast, Op, Processor, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import Export, KernelConfig, Program, Stage
@@ -58,8 +60,9 @@ class Input:
 
 @dataclasses.dataclass(frozen=True)
 class Constant:
-    """A tile of `value` (fill_tile)."""
-    value: float
+    """A tile of `value` (fill_tile): a float32, or an int32 if `integer`."""
+    value: float | int
+    integer: bool = False
     operands = ()
 
 
@@ -102,6 +105,28 @@ class Ternary:
 
 Instruction = Input | Constant | Unary | Binary | Ternary
 
+
+def is_integer(instruction: Instruction, integer: Sequence[bool], inputs: Sequence[FusedInput]) -> bool:
+    """Is `instruction`'s value an int32 in Dst (else a float32), given which values before
+    it are (`integer`)? Inputs of integer formats, integer constants and the results of
+    integer ops are; a WHERE or MASK moves values of its operand's kind."""
+    if isinstance(instruction, Input):
+        return inputs[instruction.index].data_format.is_integer
+    if isinstance(instruction, Constant):
+        return instruction.integer
+    if isinstance(instruction, Ternary) or (isinstance(instruction, Binary) and instruction.op == SfpuOp.MASK):
+        return integer[instruction.a]
+    return instruction.op in INTEGER_RESULTS
+
+
+def integer_values(code: Sequence[Instruction], inputs: Sequence[FusedInput]) -> list[bool]:
+    """Which values of `code` are int32 in Dst (is_integer of each)."""
+    integer: list[bool] = []
+    for instruction in code:
+        integer.append(is_integer(instruction, integer, inputs))
+    return integer
+
+
 # Operand order may be swapped (to work in place on the dying operand) only where that
 # is exact bit for bit: not for max/min, which keep the first operand on ties (+0 vs -0).
 _COMMUTATIVE = {SfpuOp.ADD, SfpuOp.MUL}
@@ -116,6 +141,7 @@ def _allocate_fused(k: KernelBuilder, code: tuple[Instruction, ...], inputs, cap
     last_use[len(code) - 1] = len(code)
     free = list(range(capacity))
     where = {}
+    integer = integer_values(code, inputs)
 
     def take(what):
         if not free:
@@ -128,8 +154,9 @@ def _allocate_fused(k: KernelBuilder, code: tuple[Instruction, ...], inputs, cap
         if last_use[v] == i:
             return where[v]
         tile = take(code[i])
-        k.fill_tile(tile, -0.0)  # Dst has no move: -0 + v is v exactly, -0 included
-        k.sfpu_binary(SfpuOp.ADD, tile, where[v])
+        # Dst has no move: -0 + v is v exactly, -0 included; 0 + v for an integer
+        k.fill_tile(tile, Bits(0) if integer[v] else -0.0)
+        k.sfpu_binary(SfpuOp.ADD_INT if integer[v] else SfpuOp.ADD, tile, where[v])
         return tile
 
     for i, ins in enumerate(code):
@@ -137,11 +164,13 @@ def _allocate_fused(k: KernelBuilder, code: tuple[Instruction, ...], inputs, cap
             tile, source = take(ins), inputs[ins.index]
             if source.broadcast is Broadcast.NONE:
                 k.copy_tile(ins.index, 0, tile)
+            elif source.data_format.is_integer:  # unpacked to Dst whole: the FPU would round it
+                k.unary_bcast(ins.index, 0, tile, int(source.broadcast))
             else:
                 k.add_tiles(CB_ZERO, ins.index, 0, 0, tile, int(source.broadcast))
         elif isinstance(ins, Constant):
             tile = take(ins)
-            k.fill_tile(tile, ins.value)
+            k.fill_tile(tile, Bits(ins.value) if ins.integer else ins.value)
         elif isinstance(ins, Unary):
             tile = writable(ins.operand, i)
             k.sfpu_unary(ins.op, tile, ins.parameter)
@@ -185,6 +214,9 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
     `mask_columns` / `mask_rows` zero the padding of out's last tile column / row
     (mask tiles as in `reduce`), so that padding stays zero for a later matmul."""
     masks = [cb for cb, wanted in ((CB_FUSED_COLUMN_MASK, mask_columns), (CB_FUSED_ROW_MASK, mask_rows)) if wanted]
+    if not fp32_dest_acc_en and any(integer_values(code, inputs)):
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"{name}: integer values (int32 in Dst) need a 32-bit Dst: "
+                                                    f"build it with fp32_dest_acc_en")
     if not 1 <= len(inputs) <= MAX_FUSED_INPUTS - len(masks):
         raise HalError(StatusCode.UNIMPLEMENTED, f"a fused elementwise kernel reads 1 to {MAX_FUSED_INPUTS} tensors "
                                                  f"(one address generator each), here {len(inputs)} inputs and "
@@ -227,7 +259,7 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
     c = KernelBuilder(name)
     capacity = KernelConfig(fp32_dest_acc_en=fp32_dest_acc_en).dst_capacity()
     first, end = tile_range(c)
-    broadcasts = any(i.broadcast is not Broadcast.NONE for i in inputs)
+    broadcasts = any(i.broadcast is not Broadcast.NONE and not i.data_format.is_integer for i in inputs)
     if broadcasts:
         stage(c, CB_ZERO, lambda: c.fill_tile(0, 0.0))
         c.cb_wait_front(CB_ZERO, 1)

@@ -20,6 +20,7 @@ DTYPES = {
     "bf16": np.dtype(ml_dtypes.bfloat16),
     "i64": np.dtype(np.int64), "i32": np.dtype(np.int32), "i16": np.dtype(np.int16),
     "i8": np.dtype(np.int8), "i1": np.dtype(np.bool_),
+    "ui64": np.dtype(np.uint64), "ui32": np.dtype(np.uint32), "ui16": np.dtype(np.uint16), "ui8": np.dtype(np.uint8),
 }
 _VALUE = re.compile(r"%[\w$.-]+\s*:\s*(tensor<[^>]*>|[\w!.]+)")
 

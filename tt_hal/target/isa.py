@@ -93,6 +93,7 @@ class Op(enum.IntEnum):
     TILIZE_BLOCK = 75  # icb, ocb, rblock: rblock pages of 32 row-major rows -> rblock tiles
     UNTILIZE_BLOCK = 76  # icb, ocb, rblock: rblock tiles -> rblock pages of 32 row-major rows
     SFPU_TERNARY = 77  # sfpu op, rdst_c, rdst_a, rdst_b (result in c)
+    UNARY_BCAST = 78  # cb, ri, rdst, broadcast: copy_tile repeating a row, column or element (unary_bcast)
 
 
 # Operand kinds: r = register, i = immediate, c = circular buffer, t = branch target,
@@ -112,7 +113,7 @@ OPERANDS: dict[Op, str] = {
     Op.COPY_TILE: "crr", Op.ADD_TILES: "ccrrre", Op.SUB_TILES: "ccrrre", Op.MUL_TILES: "ccrrre",
     Op.MATMUL_TILES: "ccrrri", Op.REDUCE_TILE: "eccrrr", Op.TRANSPOSE_WH_TILE: "crr",
     Op.SFPU_UNARY: "erf", Op.SFPU_BINARY: "err", Op.FILL_TILE: "rf", Op.PACK_TILE: "rcr",
-    Op.TILIZE_BLOCK: "ccr", Op.UNTILIZE_BLOCK: "ccr", Op.SFPU_TERNARY: "errr",
+    Op.TILIZE_BLOCK: "ccr", Op.UNTILIZE_BLOCK: "ccr", Op.SFPU_TERNARY: "errr", Op.UNARY_BCAST: "crre",
 }
 
 
@@ -138,7 +139,10 @@ class ReduceKind(enum.IntEnum):
 
 class SfpuOp(enum.IntEnum):
     """SFPU ops: unary below ADD (on one Dst tile, with a float parameter), binary from
-    ADD (two tiles, result in the first), ternary from WHERE (three, result in the first)."""
+    ADD (two tiles, result in the first), ternary from WHERE (three, result in the first).
+    The float ops read and write float32 values; the integer ops (INTEGER_OPS) read and
+    write Dst's 32 bits as two's-complement int32, which needs a 32-bit Dst
+    (fp32_dest_acc_en), as TT-Metal's int32 ops do."""
 
     EXP = 0
     LOG = 1
@@ -187,6 +191,14 @@ class SfpuOp(enum.IntEnum):
     EXP2 = 42
     SIGN = 43  # -1, 0 or 1 (NaN stays NaN)
     CBRT = 44
+    # Integers (int32 in Dst), and conversions between them and float32.
+    NEG_INT = 45  # negative_tile_int32 (wraps at -2^31)
+    ABS_INT = 46  # abs_tile_int32 (wraps at -2^31)
+    NOT = 47  # bitwise_not_tile
+    I32_TO_F32 = 48  # typecast_tile<Int32, Float32>: to the nearest float32, ties to even
+    U32_TO_F32 = 49  # typecast_tile<UInt32, Float32>: the bits read as unsigned
+    F32_TO_I32 = 50  # typecast_tile<Float32, Int32>: toward zero, saturating; NaN -> 0
+    F32_TO_U32 = 51  # typecast_tile<Float32, UInt32>: toward zero, saturating at 0 and 2^32 - 1; NaN -> 0
     # SFPU binary, on two Dst tiles.
     ADD = 64
     SUB = 65
@@ -207,8 +219,48 @@ class SfpuOp(enum.IntEnum):
     FMOD = 78  # a - b * trunc(a / b): the remainder with a's sign (fmod_binary_tile, arith.remf)
     ATAN2 = 79  # atan2(a, b)
     POW = 80  # a ** b
-    # SFPU ternary, on three Dst tiles.
-    WHERE = 96  # a where c != 0, else b (where_tile)
+    # Integer binary ops (int32 in Dst): wrapping arithmetic; a division by zero gives
+    # quotient -1 and remainder a (RISC-V's convention: the Tensix's is not documented).
+    ADD_INT = 81  # add_int_tile<Int32>
+    SUB_INT = 82  # sub_int_tile<Int32>
+    MUL_INT = 83  # mul_int_tile<Int32>: the low 32 bits
+    DIV_INT = 84  # div_int32_trunc_tile: toward zero (-2^31 / -1 wraps)
+    FLOORDIV_INT = 85  # div_int32_floor_tile: toward -inf
+    REM_INT = 86  # fmod_int32_tile: the remainder with a's sign
+    REM_UINT = 87  # remainder_uint32_tile: a and b unsigned
+    MAX_INT = 88  # binary_max_int32_tile
+    MIN_INT = 89  # binary_min_int32_tile
+    MAX_UINT = 90  # binary_max_uint32_tile
+    MIN_UINT = 91  # binary_min_uint32_tile
+    AND = 92  # bitwise_and_binary_tile
+    OR = 93  # bitwise_or_binary_tile
+    XOR = 94  # bitwise_xor_binary_tile
+    # Shifts by b (a shift by b outside [0, 32) gives 0, or the sign for SHR).
+    SHL = 95  # binary_left_shift_tile
+    SHR = 96  # binary_right_shift_tile: arithmetic
+    SHRU = 97  # binary_logical_right_shift_tile
+    # Integer compares: 1 where a == b (...), else 0, as int32 (eq_int_tile<Int32> & co.;
+    # the unsigned ones lt_int_tile<UInt32> & co.).
+    EQ_INT = 98
+    NE_INT = 99
+    LT_INT = 100
+    GT_INT = 101
+    LE_INT = 102
+    GE_INT = 103
+    LT_UINT = 104
+    GT_UINT = 105
+    LE_UINT = 106
+    GE_UINT = 107
+    # SFPU ternary, on three Dst tiles; the values are moved whole, bit for bit.
+    WHERE = 128  # a where c != 0 (c a float), else b (where_tile<Float32>)
+    WHERE_INT = 129  # a where c != 0 (c an int32), else b (where_tile<Int32>)
+
+
+# Integer ops by the kinds of value they read and write in Dst.
+INTEGER_OPERANDS = frozenset({SfpuOp.NEG_INT, SfpuOp.ABS_INT, SfpuOp.NOT, SfpuOp.I32_TO_F32, SfpuOp.U32_TO_F32,
+                              *(op for op in SfpuOp if SfpuOp.ADD_INT <= op <= SfpuOp.GE_UINT), SfpuOp.WHERE_INT})
+INTEGER_RESULTS = frozenset((INTEGER_OPERANDS - {SfpuOp.I32_TO_F32, SfpuOp.U32_TO_F32, SfpuOp.WHERE_INT})
+                            | {SfpuOp.F32_TO_I32, SfpuOp.F32_TO_U32})
 
 
 class MathFidelity(enum.IntEnum):
@@ -228,7 +280,8 @@ class Processor(enum.IntEnum):
     COMPUTE = 2
 
 
-_ENUMS = {Op.ADD_TILES: Broadcast, Op.SUB_TILES: Broadcast, Op.MUL_TILES: Broadcast, Op.REDUCE_TILE: ReduceKind,
+_ENUMS = {Op.ADD_TILES: Broadcast, Op.SUB_TILES: Broadcast, Op.MUL_TILES: Broadcast, Op.UNARY_BCAST: Broadcast,
+          Op.REDUCE_TILE: ReduceKind,
           Op.SFPU_UNARY: SfpuOp, Op.SFPU_BINARY: SfpuOp, Op.SFPU_TERNARY: SfpuOp}
 # Immediates with a fixed range: (op, operand position) -> allowed values.
 _IMMEDIATE_RANGES = {
@@ -236,10 +289,16 @@ _IMMEDIATE_RANGES = {
     (Op.NOC_WRITE_PAGE, 0): range(ADDRGEN_SLOTS), (Op.NOC_READ, 0): range(ADDRGEN_SLOTS),
     (Op.NOC_WRITE, 0): range(ADDRGEN_SLOTS), (Op.WORKGROUP_ID, 1): range(3), (Op.WORKGROUP_COUNT, 1): range(3),
     (Op.ARG, 1): range(MAX_RUNTIME_ARGS), (Op.SFPU_UNARY, 0): range(SfpuOp.ADD),
-    (Op.SFPU_BINARY, 0): range(SfpuOp.ADD, SfpuOp.WHERE), (Op.SFPU_TERNARY, 0): range(SfpuOp.WHERE, SfpuOp.WHERE + 1),
+    (Op.SFPU_BINARY, 0): range(SfpuOp.ADD, SfpuOp.WHERE),
+    (Op.SFPU_TERNARY, 0): range(SfpuOp.WHERE, SfpuOp.WHERE_INT + 1),
     (Op.MATMUL_TILES, 5): range(2),
     (Op.L1_FILL, 2): range(1 << 32),
 }
+
+
+class Bits(int):
+    """A 32-bit pattern given where a float32 operand is expected: an integer's, for a
+    fill of int32 values in Dst."""
 
 
 def float_bits(value: float) -> int:

@@ -10,7 +10,7 @@ import dataclasses
 import numpy as np
 
 from hal.status import HalError, StatusCode
-from tt_hal.target.isa import NUM_REGISTERS, OPERANDS, WIDTH, Op, Processor, float_bits
+from tt_hal.target.isa import NUM_REGISTERS, OPERANDS, WIDTH, Bits, Op, Processor, float_bits
 from tt_hal.target.program import Kernel, KernelConfig
 
 
@@ -80,7 +80,7 @@ class KernelBuilder:
             elif kind == "t":
                 row.append(operand)  # a Label, resolved in build()
             elif kind == "f":
-                row.append(float_bits(float(operand)))
+                row.append(int(operand) & 0xFFFFFFFF if isinstance(operand, Bits) else float_bits(float(operand)))
             else:
                 row.append(int(operand))
         self._rows.append(row + [0] * (WIDTH - len(row)))

@@ -32,7 +32,8 @@ from tt_hal.target.program import (
 
 EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"  # the format name executable caches accept (IREE's hal.executable.format)
 FILE_IDENTIFIER = b"TTX0"
-VERSION = 3  # 1: one program per export; 2: stages and tensors; 3: SFPU ops renumbered (binary from 64)
+VERSION = 4  # 1: one program per export; 2: stages and tensors; 3: SFPU ops renumbered (binary from 64);
+# 4: integer SFPU ops, ternary ops from 128, UNARY_BCAST
 
 
 def _vector(builder, start, values, prepend) -> int:
@@ -96,10 +97,18 @@ def _write_stage(builder, stage: Stage) -> int:
     return fb.StageEnd(builder)
 
 
+def _value_words(tensor: ExportTensor) -> np.ndarray:
+    """A tensor's values as the .ttx keeps them: float32, or an integer format's values
+    as the float32 of the same 32 bits (two's complement)."""
+    if tensor.data_format.is_integer:
+        words = (np.asarray(tensor.values).astype(np.int64) & 0xFFFFFFFF).astype(np.uint32)
+        return words.reshape(-1).view(np.float32)
+    return np.ascontiguousarray(tensor.values, np.float32).reshape(-1)
+
+
 def _write_tensor(builder, tensor: ExportTensor) -> int:
     shape = builder.CreateNumpyVector(np.array(tensor.shape, np.uint32))
-    values = None if tensor.values is None else \
-        builder.CreateNumpyVector(np.ascontiguousarray(tensor.values, np.float32).reshape(-1))
+    values = None if tensor.values is None else builder.CreateNumpyVector(_value_words(tensor))
     fb.TensorStart(builder)
     fb.TensorAddShape(builder, shape)
     fb.TensorAddDataFormat(builder, int(tensor.data_format))
@@ -191,7 +200,10 @@ def _read_tensor(t) -> ExportTensor:
         if values.size != math.prod(shape):
             raise HalError(StatusCode.INVALID_ARGUMENT, f"a tensor of shape {shape} with {values.size} values")
         values = values.reshape(shape)
-    return ExportTensor(shape, DataFormat(t.DataFormat()), values)
+    data_format = DataFormat(t.DataFormat())
+    if values is not None and data_format.is_integer:
+        values = values.view(np.int32).astype(data_format.host_dtype)
+    return ExportTensor(shape, data_format, values)
 
 
 def _read_export(e) -> Export:

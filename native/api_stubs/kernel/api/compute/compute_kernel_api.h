@@ -71,4 +71,6 @@ void exp2_tile(uint32_t idst);
 // compute_kernel_api.h: ALWI void sign_tile_init() / ALWI void sign_tile(uint32_t idst)
 void sign_tile_init();
 void sign_tile(uint32_t idst);
+// compute_kernel_api.h: ALWI void abs_tile_int32(uint32_t idst)
+void abs_tile_int32(uint32_t idst);
 }  // namespace ckernel

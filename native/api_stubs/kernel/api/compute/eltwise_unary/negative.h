@@ -7,4 +7,6 @@ namespace ckernel {
 void negative_tile_init();
 // negative.h: ALWI void negative_tile(uint32_t idst)
 void negative_tile(uint32_t idst);
+// negative.h: ALWI void negative_tile_int32(uint32_t idst)
+void negative_tile_int32(uint32_t idst);
 }  // namespace ckernel
