@@ -314,9 +314,10 @@ class _Emitter:
             template = f"<BroadcastType::{_BROADCAST[Broadcast(v[3])]}>" if v[3] else "<BroadcastType::NONE>"
             return [f"reconfig_data_format_srca({v[0]});", f"unary_bcast_init{template}({v[0]});",
                     f"unary_bcast{template}({v[0]}, {u32(v[1])}, {u32(v[2])});"]
-        if op == Op.FILL_TILE:
+        if op in (Op.FILL_TILE, Op.FILL_TILE_BITS):
             self.header("eltwise_unary/fill.h")
-            return ["fill_tile_init();", f"fill_tile_bitcast({u32(v[0])}, {v[1]:#x}u);"]
+            value = f"{v[1]:#x}u" if op == Op.FILL_TILE else u32(v[1])
+            return ["fill_tile_init();", f"fill_tile_bitcast({u32(v[0])}, {value});"]
         if op == Op.PACK_TILE:
             return [f"pack_reconfig_data_format({v[1]});", f"pack_tile<true>({u32(v[0])}, {v[1]}, {u32(v[2])});"]
         if op == Op.TILIZE_BLOCK:

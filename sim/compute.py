@@ -93,7 +93,7 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         target, cb0, cb1 = r[f], b, cc
     elif op == Op.SFPU_UNARY or op == Op.SFPU_BINARY or op == Op.SFPU_TERNARY:
         target, cb0, cb1 = r[b], -1, -1
-    elif op == Op.FILL_TILE:
+    elif op == Op.FILL_TILE or op == Op.FILL_TILE_BITS:
         target, cb0, cb1 = r[a], -1, -1
     elif op == Op.PACK_TILE:
         target, cb0, cb1 = r[a], b, -1
@@ -226,11 +226,12 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
             dst[c, second].view(np.uint32)
         for k in range(TILE_ELEMENTS):
             bits[k] = sfpu_ternary(a, np.int64(bits[k]), np.int64(first_bits[k]), np.int64(second_bits[k]))
-    elif op == Op.FILL_TILE:  # the bits as they are (an integer's, in a 32-bit Dst)
-        value = dst_store(bits_to_f32(b), fp32_dest)
+    elif op == Op.FILL_TILE or op == Op.FILL_TILE_BITS:  # the bits as they are (an integer's, in a 32-bit Dst)
+        pattern = (b if op == Op.FILL_TILE else r[b]) & 0xFFFFFFFF
+        value = dst_store(bits_to_f32(pattern), fp32_dest)
         bits = out.view(np.uint32)
         for k in range(TILE_ELEMENTS):
-            bits[k] = b if fp32_dest else f32_to_bits(value)
+            bits[k] = pattern if fp32_dest else f32_to_bits(value)
     else:  # Op.PACK_TILE into tile r[cc] past the write pointer
         at = cb_page_address(cb_config[b, 3], cb_config[b, 1], cb_config[b, 2], cb_pushed[c, b], r[cc])
         pack_tile(out, l1_row, at, cb_config[b, 0])

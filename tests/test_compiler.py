@@ -336,6 +336,14 @@ CASES["select_relu"] = Case(elementwise_program(SHAPE, f"""
     %c = stablehlo.compare GT, %a, %z : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
     %r = stablehlo.select %c, %a, %z : tensor<{SHAPE}xi1>, tensor<{SHAPE}xf32>
 """))
+# A reduction from an init value the program passes (a 0-d tensor read in the dispatch).
+CASES["reduce_sum_runtime_init"] = Case(mlir("""
+    func.func @main(%a: tensor<40x50xf32>, %init: tensor<f32>) -> tensor<40xf32> {
+      %r = stablehlo.reduce(%a init: %init) applies stablehlo.add across dimensions = [1]
+          : (tensor<40x50xf32>, tensor<f32>) -> tensor<40xf32>
+      return %r : tensor<40xf32>
+    }
+"""))
 # Min reductions: -max(-x), over the last dim and dim 0, from a fill of +inf and from an input.
 CASES["reduce_min_last_dim"] = Case(reduce_program("40x70", "[1]", "40", kind="minimum"))
 CASES["reduce_min_dim0"] = Case(reduce_program("40x70", "[0]", "70", kind="minimum"))
@@ -434,6 +442,39 @@ CASES["bitcast_f32_to_i32"] = Case(mlir(f"""
       return %r : {_I32}
     }}
 """))
+# Integer sums, exact and wrapping (bytewise through the FPU), over the last dim and dim 0,
+# from a fill and from a runtime init.
+CASES["int32_sum_last_dim"] = Case(mlir("""
+    func.func @main(%a: tensor<40x70xi32>) -> tensor<40xi32> {
+      %z = stablehlo.constant dense<0> : tensor<i32>
+      %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1]
+          : (tensor<40x70xi32>, tensor<i32>) -> tensor<40xi32>
+      return %r : tensor<40xi32>
+    }
+"""), inputs=(INT32,))
+CASES["int32_sum_dim0_runtime_init"] = Case(mlir("""
+    func.func @main(%a: tensor<40x70xi32>, %init: tensor<i32>) -> tensor<70xi32> {
+      %r = stablehlo.reduce(%a init: %init) applies stablehlo.add across dimensions = [0]
+          : (tensor<40x70xi32>, tensor<i32>) -> tensor<70xi32>
+      return %r : tensor<70xi32>
+    }
+"""), inputs=(INT32, INT32))
+CASES["int8_sum_widened"] = Case(mlir("""
+    func.func @main(%a: tensor<3x40x50xi8>) -> tensor<3x40xi32> {
+      %w = stablehlo.convert %a : (tensor<3x40x50xi8>) -> tensor<3x40x50xi32>
+      %z = stablehlo.constant dense<0> : tensor<i32>
+      %r = stablehlo.reduce(%w init: %z) applies stablehlo.add across dimensions = [2]
+          : (tensor<3x40x50xi32>, tensor<i32>) -> tensor<3x40xi32>
+      return %r : tensor<3x40xi32>
+    }
+"""), inputs=((-128, 128),))
+CASES["fill_runtime_int32_scalar"] = Case(mlir("""
+    func.func @main(%a: tensor<2x40x50xi32>, %s: tensor<i32>) -> tensor<2x40x50xi32> {
+      %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<i32>) -> tensor<2x40x50xi32>
+      %r = stablehlo.subtract %b, %a : tensor<2x40x50xi32>
+      return %r : tensor<2x40x50xi32>
+    }
+"""), inputs=(INT32, INT32))
 CASES["iota_add"] = Case(elementwise_program(SHAPE, f"""
     %i = stablehlo.iota dim = 1 : tensor<{SHAPE}xf32>
     %r = stablehlo.add %a, %i : tensor<{SHAPE}xf32>"""))
@@ -1091,14 +1132,14 @@ UNLOWERED = {
           return %1 : tensor<40x50xi32>
         }
     """), "stablehlo.popcnt", r"math.ctpop"),
-    "integer_reduce": (mlir("""
+    "integer_max_reduce": (mlir("""
         func.func @main(%a: tensor<40x50xi32>) -> tensor<40xi32> {
-          %z = stablehlo.constant dense<0> : tensor<i32>
-          %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1]
+          %z = stablehlo.constant dense<-2147483648> : tensor<i32>
+          %r = stablehlo.reduce(%a init: %z) applies stablehlo.maximum across dimensions = [1]
               : (tensor<40x50xi32>, tensor<i32>) -> tensor<40xi32>
           return %r : tensor<40xi32>
         }
-    """), "stablehlo.reduce", r"integer reduction"),
+    """), "stablehlo.reduce", r"a reduction combining with arith.maxsi"),
     # IREE expands the FFT into DFT arithmetic; what the bridge names is that expansion's op.
     "fft": (mlir("""
         func.func @main(%a: tensor<4x16xf32>) -> tensor<4x9xf32> {

@@ -81,6 +81,7 @@ from tt_hal.kernels.fused import (
     Constant,
     FusedInput,
     Input,
+    Scalar,
     Ternary,
     Unary,
 )
@@ -89,8 +90,8 @@ from tt_hal.target.isa import Broadcast, SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import KernelConfig
 
-BF16, F32 = "bfloat16", "float32"
-FORMATS = {BF16: DataFormat.bfloat16, F32: DataFormat.float32}
+BF16, F32, I32 = "bfloat16", "float32", "int32"
+FORMATS = {BF16: DataFormat.bfloat16, F32: DataFormat.float32, I32: DataFormat.int32}
 EXAMPLES = int(os.environ.get("ELTWISE_FUSED_EXAMPLES", "150"))
 F32_ULPS = 2  # transcendental ops with fp32 Dst: float32 ulps from float64 (measured max: 1.81, TANH)
 
@@ -282,7 +283,7 @@ def input_shape(out_shape, source: FusedInput, drop_batch: bool = False) -> tupl
 
 
 def run_fused(device, inputs, arrays, code, out_shape, out_fmt=BF16, mask_columns=False, mask_rows=False,
-              fp32=False, pads=None, grid=None):
+              fp32=False, pads=None, grid=None, scalars=()):
     """Dispatches eltwise_fused as ops does (push constants T, Ht, Wt; bindings
     inputs, [column mask], [row mask], out). Returns (out view, the inputs' values as
     the device holds them)."""
@@ -292,14 +293,15 @@ def run_fused(device, inputs, arrays, code, out_shape, out_fmt=BF16, mask_column
     executable = ops._executable(device, key, lambda: fused.eltwise_fused(
         "fused", inputs, code, FORMATS[out_fmt], mask_columns, mask_rows, fp32))
     pads = pads or [0.0] * len(inputs)
-    views = [device.to_device(np.asarray(a, np.float32), source.data_format, "tile", pad_value=pad)
+    views = [device.to_device(np.asarray(a, np.int32 if source.data_format.is_integer else np.float32),
+                              source.data_format, "tile", pad_value=pad)
              for a, source, pad in zip(arrays, inputs, pads)]
     height, width = out_shape[-2:]
     masks = ([ops.mask_tile(device, width % 32, -1)] if mask_columns else []) + \
             ([ops.mask_tile(device, height % 32, -2)] if mask_rows else [])
     out = device.allocator.allocate_tensor(tuple(out_shape), out_fmt, "tile")
     total = out.spec.num_pages
-    ops._run(device, executable, total, [total, tiles(height), tiles(width)], (*views, *masks, out), grid)
+    ops._run(device, executable, total, [total, tiles(height), tiles(width), *scalars], (*views, *masks, out), grid)
     return out, [v.to_host(np.float32) for v in views]
 
 
@@ -310,6 +312,8 @@ def padded_tensor(view) -> np.ndarray:
     data = view.get_buffer().read_array(0, view.byte_length)
     if view.spec.dtype is DataFormat.float32:
         values = data.view(np.float32)
+    elif view.spec.dtype is DataFormat.int32:
+        values = data.view(np.int32).astype(np.float32)
     else:
         values = as_f32(data.view(np.uint16).astype(np.uint32) << np.uint32(16))
     return ref.untilize(values, (batch, 32 * tiles(height), 32 * tiles(width)))
@@ -819,11 +823,39 @@ def test_dst_capacity(device, fp32):
 
 
 def test_input_count_limits(device):
-    """1 to MAX_FUSED_INPUTS inputs; 0 or more are UNIMPLEMENTED at build time."""
-    for n in (0, MAX_FUSED_INPUTS + 1):
-        with pytest.raises(HalError) as error:
-            fused.eltwise_fused("fused", (FusedInput(BF),) * n, (Constant(1.0),), BF)
-        assert error.value.code == StatusCode.UNIMPLEMENTED
+    """At most MAX_FUSED_INPUTS inputs and masks; more are UNIMPLEMENTED at build time."""
+    with pytest.raises(HalError) as error:
+        fused.eltwise_fused("fused", (FusedInput(BF),) * (MAX_FUSED_INPUTS + 1), (Constant(1.0),), BF)
+    assert error.value.code == StatusCode.UNIMPLEMENTED
+    with pytest.raises(HalError) as error:
+        fused.eltwise_fused("fused", (FusedInput(BF),) * (MAX_FUSED_INPUTS - 1), (Constant(1.0),), BF, True, True)
+    assert error.value.code == StatusCode.UNIMPLEMENTED
+
+
+def test_integer_code_with_a_runtime_scalar(device):
+    """int32 code: a - scalar (a push constant's bits) wraps, a row input broadcast whole
+    (unary_bcast), against numpy in int64."""
+    rng = np.random.default_rng(5)
+    a = rng.integers(-2 ** 31, 2 ** 31, (40, 50)).astype(np.int32)
+    row = rng.integers(-2 ** 31, 2 ** 31, (1, 50)).astype(np.int32)
+    inputs = (FusedInput(DataFormat.int32), FusedInput(DataFormat.int32, Broadcast.ROW))
+    code = (Input(0), Scalar(0), Binary(SfpuOp.SUB_INT, 0, 1), Input(1), Binary(SfpuOp.XOR, 2, 3))
+    scalar = -(2 ** 31) + 5
+    out, _ = run_fused(device, inputs, (a, row), code, (40, 50), I32, True, True, fp32=True, pads=[0, 0],
+                       scalars=[scalar & 0xFFFFFFFF])
+    expected = ((a.astype(np.int64) - scalar) & 0xFFFFFFFF).astype(np.uint32).view(np.int32) ^ row
+    np.testing.assert_array_equal(out.to_host(np.int32), expected)
+
+
+@pytest.mark.parametrize("integer", [False, True], ids=["float", "int32"])
+def test_fill_without_inputs(device, integer):
+    """Code of constants alone (a fill stored by a dispatch): no inputs, padding masked."""
+    code = (Constant(-7, True),) if integer else (Constant(2.5),)
+    fmt = I32 if integer else BF16
+    out, _ = run_fused(device, (), (), code, (40, 50), fmt, mask_columns=True, mask_rows=True, fp32=integer)
+    expected = np.zeros((64, 64), np.float32)
+    expected[:40, :50] = -7 if integer else 2.5
+    np.testing.assert_array_equal(padded_tensor(out)[0], expected)
 
 
 def _all_inputs_code(n):

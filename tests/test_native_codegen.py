@@ -22,7 +22,7 @@ import pytest
 
 from hal.status import HalError, StatusCode
 from tt_hal.kernels import eltwise, fused, matmul, normalization, reduce, rowmajor, transpose
-from tt_hal.kernels.fused import Binary, Input, Ternary
+from tt_hal.kernels.fused import Binary, Input, Scalar, Ternary
 from tt_hal.native import codegen
 from tt_hal.target.isa import INTEGER_OPERANDS, OPERANDS, Broadcast, Op, Processor, ReduceKind, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
@@ -57,6 +57,9 @@ def _library_exports():
             (Input(0), Input(1), Input(1), Ternary(op, 0, 1, 2))
         inputs = (fused.FusedInput(fmt), fused.FusedInput(fmt, Broadcast.ROW))  # an integer row: unary_bcast
         yield f"fused_{op.name.lower()}", fused.eltwise_fused("fused", inputs, code, fmt, fp32_dest_acc_en=True)
+    yield "fused_scalar", fused.eltwise_fused("fused", (fused.FusedInput(DataFormat.int32),),  # fill_tile_bitcast
+                                              (Input(0), Scalar(0), Binary(SfpuOp.ADD_INT, 0, 1)), DataFormat.int32,
+                                              fp32_dest_acc_en=True)
     yield "matmul", matmul.matmul(BF16, DataFormat.bfloat8_b, DataFormat.float32)
     for kind in ReduceKind:
         yield f"reduce_{kind.name.lower()}", reduce.reduce(kind, BF16, BF16)

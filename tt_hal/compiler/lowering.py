@@ -35,7 +35,7 @@ from iree.compiler import ir
 
 from hal.status import HalError, StatusCode
 from tt_hal.kernels import fused, matmul, reduce, transpose
-from tt_hal.kernels.fused import Binary, Constant, FusedInput, Input, Instruction, Ternary, Unary
+from tt_hal.kernels.fused import Binary, Constant, FusedInput, Input, Instruction, Scalar, Ternary, Unary
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.sizes import TILE, ceil_div
@@ -176,6 +176,8 @@ def dense_array(op, attr) -> np.ndarray:
     return np.array(attr, dtypes[element]).reshape(attr.type.shape)
 
 
+# An integer sum runs bytewise through the FPU: exact while 255 * terms < 2^24.
+INTEGER_SUM_LIMIT = (1 << 24) // 255
 # Element types a dispatch computes: float32, and integers of up to 32 bits (index as
 # i32) held in int32 tiles (narrow ones sign-extended, i1 as 0 or 1).
 INTEGER_FORMAT = DataFormat.int32
@@ -239,7 +241,8 @@ class Integers:
         "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
         "arith.shrui": lambda a, b: a >> b, "arith.shli": lambda a, b: a << b, "arith.ori": lambda a, b: a | b,
         "arith.andi": lambda a, b: a & b, "arith.divui": lambda a, b: a // b}
-    _CASTS = ("arith.index_castui", "arith.index_cast", "arith.extui", "arith.extsi", "util.assume.int")
+    _CASTS = ("arith.index_castui", "arith.index_cast", "arith.extui", "arith.extsi", "util.assume.int",
+              "iree_tensor_ext.dispatch.workload.ordinal")
 
     def __init__(self):
         self.env: dict = {}
@@ -271,7 +274,7 @@ class Integers:
             a, b = self[operands[0]], self[operands[1]]
             self.env[op.results[0]] = self._symbolic(op, a, b) if not isinstance(a, int) or \
                 not isinstance(b, int) else self._BINARY[name](a, b)
-        elif name in self._CASTS:  # util.assume.int passes each operand through
+        elif name in self._CASTS:  # util.assume.int passes each operand through, a workload ordinal its value
             for result, operand in zip(op.results, operands):
                 self.env[result] = self[operand]
         elif name == "arith.trunci":
@@ -313,7 +316,7 @@ _BINARY = {"arith.addf": SfpuOp.ADD, "arith.subf": SfpuOp.SUB, "arith.mulf": Sfp
            "math.powf": SfpuOp.POW}
 # Logarithms in other bases: log(x) times a constant.
 _LOG_SCALE = {"math.log2": 1 / math.log(2), "math.log10": 1 / math.log(10)}
-_REDUCE = {"arith.addf": ReduceKind.SUM_ROW, "arith.maximumf": ReduceKind.MAX_ROW,
+_REDUCE = {"arith.addf": ReduceKind.SUM_ROW, "arith.addi": ReduceKind.SUM_ROW, "arith.maximumf": ReduceKind.MAX_ROW,
            "arith.maxnumf": ReduceKind.MAX_ROW, "arith.minimumf": ReduceKind.MAX_ROW,
            "arith.minnumf": ReduceKind.MAX_ROW}
 _MIN_REDUCTIONS = ("arith.minimumf", "arith.minnumf")  # min(x) = -max(-x): the kernel library reduces by max
@@ -709,9 +712,10 @@ class DispatchLowering:
         self.launches: list[Launch] = []
         self.temps: list[Tensor] = []
         self.values: dict = {}
+        self.scalars: dict = {}  # a scalar of the dispatch -> the 0-d tensor it was extracted from
         self.subspans: dict = {}  # subspan value -> (binding, byte offset, the binding's tensor shape)
         self.outputs: dict[tuple, tuple] = {}  # access -> (device shape, format, window) it was written with
-        ints = Integers()
+        ints = self.ints = Integers()
         for op in _children(self.func):
             name = op.name
             if ints.handle(op) or name == "func.return":
@@ -734,6 +738,8 @@ class DispatchLowering:
                 self.generic(op)
             elif name in _CASTS and isinstance(op.operands[0].type, ir.RankedTensorType):
                 self.tensor_cast(op)
+            elif name == "tensor.extract" and len(op.operands) == 1:  # the value of a 0-d tensor
+                self.scalars[op.results[0]] = self.values[op.operands[0]]
             else:
                 raise unimplemented(op, f"{name} has no Tensix lowering yet")
         return self
@@ -818,7 +824,7 @@ class DispatchLowering:
         data_format = MEMORY_FORMATS[element]
         out = Tensor(tensor.shape, wanted, ("output", access), data_format=data_format)
         if tensor.fill is not None:
-            self._fused(op, (Constant(tensor.fill, isinstance(tensor.fill, int)),), [], out)
+            self._fused(op, (_fill_leaf(tensor.fill),), [], out)
         elif tensor.ref is not None and tensor.ref[0] == "temp" and data_format is self._format(tensor) and \
                 canonical(tensor.device_shape) == canonical(wanted):
             tensor.ref = ("output", access)  # the producer writes the binding directly
@@ -845,6 +851,11 @@ class DispatchLowering:
         fp32_dest = self.options.fp32_dest_acc_en or any(fused.integer_values(code, fused_inputs))
         if len(code) > 1 and not fused.fits(tuple(code), fused_inputs, fp32_dest):
             return self._split(op, code, inputs, out)
+        # A Scalar here reads the dispatch's push constant `index`: the kernel's scalars are
+        # those push constants, numbered in order.
+        scalars = list(dict.fromkeys(PushConstant(ins.index) for ins in code if isinstance(ins, Scalar)))
+        code = [dataclasses.replace(ins, index=scalars.index(PushConstant(ins.index))) if isinstance(ins, Scalar)
+                else ins for ins in code]
         fmt = self._format(out)
         ds = out.device_shape
         mask_columns, mask_rows = ds[-1] % TILE, ds[-2] % TILE
@@ -856,7 +867,7 @@ class DispatchLowering:
             raise unimplemented(op, f"an elementwise body reading {len(inputs)} tensors (and {len(masks)} padding "
                                     f"masks): a fused kernel reads at most {fused.MAX_FUSED_INPUTS}")
         n = tile_count(ds)
-        self.launches.append(Launch(kernel, [n, tiles(ds[-2]), tiles(ds[-1])],
+        self.launches.append(Launch(kernel, [n, tiles(ds[-2]), tiles(ds[-1]), *scalars],
                                     [t for t, _ in inputs] + masks + [out], n))
 
     def _split(self, op, code: Sequence[Instruction], inputs: list[tuple[Tensor, FusedInput]], out: Tensor) -> None:
@@ -868,7 +879,7 @@ class DispatchLowering:
         for v in dict.fromkeys(last.operands):
             sub_code, sub_inputs = _cone(code, v, inputs)
             number[v] = len(new_code)
-            if len(sub_code) == 1 and isinstance(sub_code[0], Constant):
+            if len(sub_code) == 1 and isinstance(sub_code[0], (Constant, Scalar)):
                 new_code.append(sub_code[0])
                 continue
             if len(sub_code) == 1:  # an input, read as it was
@@ -953,10 +964,17 @@ class DispatchLowering:
                 source = operands[result.arg_number]
                 if not isinstance(source.type, ir.RankedTensorType):  # fill with a scalar
                     value = _constant(source)
-                    if value is None:
-                        raise unimplemented(op, "a fill with a value computed at run time")
-                    self.values[op.results[k]] = Tensor(init.shape, fill=self._scalar(value, width),
-                                                        data_format=result_format)
+                    if value is not None:
+                        self.values[op.results[k]] = Tensor(init.shape, fill=self._scalar(value, width),
+                                                            data_format=result_format)
+                    elif source in self.scalars:
+                        self.values[op.results[k]] = self._filled(op, self.scalars[source], init.shape)
+                    elif isinstance(self.ints.env.get(source), PushConstant) and width == 32:
+                        self.values[op.results[k]] = Tensor(init.shape, fill=self.ints.env[source],
+                                                            data_format=result_format)
+                    else:
+                        raise unimplemented(op, "a fill with a value computed at run time (not read from a "
+                                                "tensor of the dispatch)")
                     return
             elif _constant(result) is not None:
                 self.values[op.results[k]] = Tensor(init.shape, fill=self._scalar(_constant(result), width),
@@ -976,9 +994,6 @@ class DispatchLowering:
             raise unimplemented(op, f"a linalg.generic whose result map {maps[-1]} permutes the loops")
         if len(reductions) > 1:
             raise unimplemented(op, f"a reduction over {len(reductions)} dims; the Tensix lowering reduces one")
-        if reductions and any(integer_width(v.type) for v in operands):
-            raise unimplemented(op, "an integer reduction or contraction: the Tensix lowering reduces floats "
-                                    "(reduce_tile, matmul_tiles)")
         if reductions and self._contraction(op, ins, init, maps, iterators, extents, body, n_in):
             return
         space, axis = self._space(ins, init, maps, extents)
@@ -989,6 +1004,16 @@ class DispatchLowering:
                                                            self._temp(init.shape, space, result_format))
         else:
             self.values[op.results[k]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
+
+    def _filled(self, op, scalar: Tensor, shape) -> Tensor:
+        """A tensor of `shape` filled with the value of the 0-d tensor `scalar`."""
+        if scalar.fill is not None:
+            return Tensor(shape, fill=scalar.fill, data_format=scalar.data_format)
+        device_shape = default_device_shape(shape)
+        out = self._temp(shape, device_shape, INTEGER_FORMAT if self._format(scalar).is_integer else None)
+        source = FusedInput(self._format(scalar), Broadcast.SCALAR, math.prod(device_shape[:-2]) > 1)
+        self._fused(op, (Input(0),), [(scalar, source)], out)
+        return out
 
     def _space(self, ins, init, maps, extents):
         """The device shape of the loop space and each loop dim's axis in it."""
@@ -1050,7 +1075,7 @@ class DispatchLowering:
         arguments = op.regions[0].blocks[0].arguments
         for i, (tensor, dims) in enumerate(zip(ins, maps[:n_in])):
             if tensor.fill is not None:
-                leaves[arguments[i]] = Constant(tensor.fill, isinstance(tensor.fill, int))
+                leaves[arguments[i]] = _fill_leaf(tensor.fill)
             else:
                 leaves[arguments[i]] = Input(len(inputs))
                 inputs.append(self._view(op, tensor, dims, space, axis))
@@ -1088,17 +1113,18 @@ class DispatchLowering:
     def _combine(self, op, init: Tensor, partial: Tensor, binary: SfpuOp, identity: tuple[float, ...],
                  device_shape) -> Tensor:
         """init <op> partial, unless init is a fill with the op's identity."""
-        if init.fill is not None and any(init.fill == v or math.isnan(init.fill) and math.isnan(v) for v in identity):
+        if isinstance(init.fill, (int, float)) and any(init.fill == v or math.isnan(init.fill) and math.isnan(v)
+                                                       for v in identity):
             return partial
-        out = self._temp(partial.shape, device_shape)
-        fmt = self.options.data_format
+        out = self._temp(partial.shape, device_shape, partial.data_format)
         inputs, code = [], []
         for tensor in (init, partial):
             if tensor.fill is not None:
-                code.append(Constant(tensor.fill))
+                code.append(_fill_leaf(tensor.fill))
             else:
                 code.append(Input(len(inputs)))
-                inputs.append((self._as(op, tensor, device_shape), FusedInput(fmt)))
+                tensor = self._as(op, tensor, device_shape)
+                inputs.append((tensor, FusedInput(self._format(tensor))))
         code.append(Binary(binary, 0, 1))
         self._fused(op, code, inputs, out)
         return out
@@ -1176,14 +1202,28 @@ class DispatchLowering:
         full = self._elementwise(op, ins, maps, space, axis, body[:-1] + [_Yield(element)], n_in,
                                  self._temp(space, space)) if not self._is_plain(ins, maps, element, space, axis) \
             else self._as(op, ins[element.arg_number], space)
+        out_shape = list(space)
+        out_shape[reduced_axis] = 1
+        out_shape = tuple(out_shape)
+        if integer_width(result.type):
+            total = self._integer_sum(op, full, space, reduced_axis, out_shape, init.shape)
+            return self._combine(op, init, total, SfpuOp.ADD_INT, (0,), out_shape)
         negate = combine.name in _MIN_REDUCTIONS
         if negate:
             full = self._negated(op, full)
         kind = ReduceKind(int(_REDUCE[combine.name]) + (reduced_axis == -2))
-        out_shape = list(space)
-        out_shape[reduced_axis] = 1
-        partial = self._temp(init.shape, tuple(out_shape))
-        fmt = self.options.data_format
+        partial = self._reduce(full, kind, space, reduced_axis, self._temp(init.shape, out_shape))
+        if negate:
+            return self._combine(op, init, self._negated(op, partial), SfpuOp.MINIMUM, (math.inf, math.nan),
+                                 out_shape)
+        is_max = kind >= ReduceKind.MAX_ROW
+        return self._combine(op, init, partial, SfpuOp.MAXIMUM if is_max else SfpuOp.ADD,
+                             (-math.inf, math.nan) if is_max else (0.0,), out_shape)
+
+    def _reduce(self, full: Tensor, kind: ReduceKind, space, reduced_axis: int, partial: Tensor) -> Tensor:
+        """A reduce launch: `full` (of device shape `space`) reduced along its dim
+        `reduced_axis` (-1 or -2) into `partial`, in partial's format."""
+        fmt = self._format(partial)
         extent = space[reduced_axis]
         valid = extent % TILE
         columns = space[-1] % TILE if reduced_axis == -2 else 0
@@ -1191,14 +1231,48 @@ class DispatchLowering:
         constants = [rows_tiles, width_tiles, 1] if reduced_axis == -1 else \
             [math.prod(space[:-2]) * width_tiles, tiles(space[-2]), width_tiles]
         masks = ([("mask", valid, reduced_axis)] if valid else []) + ([("mask", columns, -1)] if columns else [])
-        kernel = ("reduce", kind, fmt, fmt, bool(valid), bool(columns), self.options.fp32_dest_acc_en)
+        kernel = ("reduce", kind, fmt, fmt, bool(valid), bool(columns),
+                  self.options.fp32_dest_acc_en or fmt is DataFormat.float32)
         self.launches.append(Launch(kernel, constants, [full] + masks + [partial], constants[0]))
-        if negate:
-            return self._combine(op, init, self._negated(op, partial), SfpuOp.MINIMUM, (math.inf, math.nan),
-                                 tuple(out_shape))
-        is_max = kind >= ReduceKind.MAX_ROW
-        return self._combine(op, init, partial, SfpuOp.MAXIMUM if is_max else SfpuOp.ADD,
-                             (-math.inf, math.nan) if is_max else (0.0,), tuple(out_shape))
+        return partial
+
+    def _integer_sum(self, op, full: Tensor, space, reduced_axis: int, out_shape, shape) -> Tensor:
+        """The wrapping int32 sum of `full` along `reduced_axis`, exactly: each of its four
+        bytes (0..255, exact through the FPU's Src registers) is summed by reduce_tile into
+        float32 (exact below 2^24, so for up to INTEGER_SUM_LIMIT terms), and the four sums
+        are recombined as sum_k bytesum_k << 8k in int32."""
+        if space[reduced_axis] > INTEGER_SUM_LIMIT:
+            raise unimplemented(op, f"an integer sum of {space[reduced_axis]} terms: the Tensix lowering sums "
+                                    f"integers exactly up to {INTEGER_SUM_LIMIT}")
+        kind = ReduceKind.SUM_ROW if reduced_axis == -1 else ReduceKind.SUM_COL
+        source = [(full, FusedInput(self._format(full)))]
+        code, sums, total = [], [], None
+        for k in range(4):
+            plane = self._temp(full.shape, space, DataFormat.float32)
+            self._fused(op, (Input(0), Constant(8 * k, True), Binary(SfpuOp.SHRU, 0, 1), Constant(0xFF, True),
+                             Binary(SfpuOp.AND, 2, 3), Unary(SfpuOp.I32_TO_F32, 4)), source, plane)
+            sums.append((self._reduce(plane, kind, space, reduced_axis,
+                                      self._temp(shape, out_shape, DataFormat.float32)),
+                         FusedInput(DataFormat.float32)))
+            code.append(Input(k))
+            total_k = self._shifted_integer(code, len(code) - 1, 8 * k)
+            if total is not None:
+                code.append(Binary(SfpuOp.ADD_INT, total, total_k))
+                total_k = len(code) - 1
+            total = total_k
+        out = self._temp(shape, out_shape, INTEGER_FORMAT)
+        self._fused(op, code, sums, out)
+        return out
+
+    @staticmethod
+    def _shifted_integer(code: list, value: int, shift: int) -> int:
+        """Appends int32(code[value]) << shift to `code`; returns its number."""
+        code.append(Unary(SfpuOp.F32_TO_I32, value))
+        if not shift:
+            return len(code) - 1
+        code.append(Constant(shift, True))
+        code.append(Binary(SfpuOp.SHL, len(code) - 2, len(code) - 1))
+        return len(code) - 1
 
     def _negated(self, op, tensor: Tensor) -> Tensor:
         """-tensor, a scratch tensor of its shape."""
@@ -1212,6 +1286,14 @@ class DispatchLowering:
             return False
         tensor, dims = ins[element.arg_number], maps[element.arg_number]
         return tensor.fill is None and dims == list(range(len(space))) and [axis[d] for d in dims] == dims
+
+
+def _fill_leaf(fill) -> Instruction:
+    """The code of a fill's value: a constant, or a push constant's (a Scalar numbered by
+    the dispatch's push constant ordinal until _fused numbers the kernel's)."""
+    if isinstance(fill, PushConstant):
+        return Scalar(fill.ordinal)
+    return Constant(fill, isinstance(fill, int))
 
 
 def _renumbered(instruction: Instruction, number: dict[int, int]) -> Instruction:

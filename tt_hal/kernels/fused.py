@@ -67,6 +67,16 @@ class Constant:
 
 
 @dataclasses.dataclass(frozen=True)
+class Scalar:
+    """A tile of the kernel's scalar `index`: push constant FUSED_CONSTANTS + index of the
+    program (a value known when the dispatch runs), its 32 bits an int32 if `integer`,
+    else a float32's."""
+    index: int
+    integer: bool = True
+    operands = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class Unary:
     """SfpuOp `op` (< SfpuOp.ADD) of value `operand`, with its `parameter`."""
     op: SfpuOp
@@ -103,7 +113,8 @@ class Ternary:
         return (self.c, self.a, self.b)
 
 
-Instruction = Input | Constant | Unary | Binary | Ternary
+Instruction = Input | Constant | Scalar | Unary | Binary | Ternary
+FUSED_CONSTANTS = 3  # push constants T, Ht, Wt come first
 
 
 def is_integer(instruction: Instruction, integer: Sequence[bool], inputs: Sequence[FusedInput]) -> bool:
@@ -112,7 +123,7 @@ def is_integer(instruction: Instruction, integer: Sequence[bool], inputs: Sequen
     integer ops are; a WHERE or MASK moves values of its operand's kind."""
     if isinstance(instruction, Input):
         return inputs[instruction.index].data_format.is_integer
-    if isinstance(instruction, Constant):
+    if isinstance(instruction, (Constant, Scalar)):
         return instruction.integer
     if isinstance(instruction, Ternary) or (isinstance(instruction, Binary) and instruction.op == SfpuOp.MASK):
         return integer[instruction.a]
@@ -171,6 +182,11 @@ def _allocate_fused(k: KernelBuilder, code: tuple[Instruction, ...], inputs, cap
         elif isinstance(ins, Constant):
             tile = take(ins)
             k.fill_tile(tile, Bits(ins.value) if ins.integer else ins.value)
+        elif isinstance(ins, Scalar):
+            tile, value = take(ins), k.reg("scalar")
+            k.emit(Op.CONSTANT, value, FUSED_CONSTANTS + ins.index)
+            k.fill_tile_bits(tile, value)
+            k.release(value)
         elif isinstance(ins, Unary):
             tile = writable(ins.operand, i)
             k.sfpu_unary(ins.op, tile, ins.parameter)
@@ -210,17 +226,18 @@ def fits(code: tuple[Instruction, ...], inputs: tuple[FusedInput, ...], fp32_des
 def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruction, ...], out: DataFormat,
                   mask_columns: bool = False, mask_rows: bool = False, fp32_dest_acc_en: bool = False) -> Export:
     """out = code(inputs) tile by tile. Bindings (inputs..., [column mask], [row mask],
-    out); push constants: T tiles of out, Ht and Wt of out's tile grid per batch.
+    out); push constants: T tiles of out, Ht and Wt of out's tile grid per batch, then
+    the values of the code's Scalar instructions.
     `mask_columns` / `mask_rows` zero the padding of out's last tile column / row
     (mask tiles as in `reduce`), so that padding stays zero for a later matmul."""
     masks = [cb for cb, wanted in ((CB_FUSED_COLUMN_MASK, mask_columns), (CB_FUSED_ROW_MASK, mask_rows)) if wanted]
     if not fp32_dest_acc_en and any(integer_values(code, inputs)):
         raise HalError(StatusCode.INVALID_ARGUMENT, f"{name}: integer values (int32 in Dst) need a 32-bit Dst: "
                                                     f"build it with fp32_dest_acc_en")
-    if not 1 <= len(inputs) <= MAX_FUSED_INPUTS - len(masks):
-        raise HalError(StatusCode.UNIMPLEMENTED, f"a fused elementwise kernel reads 1 to {MAX_FUSED_INPUTS} tensors "
-                                                 f"(one address generator each), here {len(inputs)} inputs and "
-                                                 f"{len(masks)} padding masks")
+    if len(inputs) + len(masks) > MAX_FUSED_INPUTS:
+        raise HalError(StatusCode.UNIMPLEMENTED, f"a fused elementwise kernel reads at most {MAX_FUSED_INPUTS} "
+                                                 f"tensors (one address generator each), here {len(inputs)} inputs "
+                                                 f"and {len(masks)} padding masks")
 
     r = KernelBuilder("reader")
     first, end = tile_range(r)
@@ -299,4 +316,5 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
         extra[CB_ZERO] = (intermediate_format(fp32_dest_acc_en), 1)
     cbs = circular_buffers([(cb, i.data_format) for cb, i in enumerate(inputs)], out, extra)
     program = Program(cbs, (reader, compute, writer), (buffer_args(range(len(inputs) + len(masks))), (), writer_args))
-    return Export(name, 3, len(inputs) + len(masks) + 1, (1, 1, 1), (Stage(program),))
+    scalars = max((ins.index + 1 for ins in code if isinstance(ins, Scalar)), default=0)
+    return Export(name, FUSED_CONSTANTS + scalars, len(inputs) + len(masks) + 1, (1, 1, 1), (Stage(program),))

@@ -94,6 +94,7 @@ class Op(enum.IntEnum):
     UNTILIZE_BLOCK = 76  # icb, ocb, rblock: rblock tiles -> rblock pages of 32 row-major rows
     SFPU_TERNARY = 77  # sfpu op, rdst_c, rdst_a, rdst_b (result in c)
     UNARY_BCAST = 78  # cb, ri, rdst, broadcast: copy_tile repeating a row, column or element (unary_bcast)
+    FILL_TILE_BITS = 79  # rdst, rvalue: a tile of a register's 32 bits (fill_tile_bitcast of a runtime value)
 
 
 # Operand kinds: r = register, i = immediate, c = circular buffer, t = branch target,
@@ -114,6 +115,7 @@ OPERANDS: dict[Op, str] = {
     Op.MATMUL_TILES: "ccrrri", Op.REDUCE_TILE: "eccrrr", Op.TRANSPOSE_WH_TILE: "crr",
     Op.SFPU_UNARY: "erf", Op.SFPU_BINARY: "err", Op.FILL_TILE: "rf", Op.PACK_TILE: "rcr",
     Op.TILIZE_BLOCK: "ccr", Op.UNTILIZE_BLOCK: "ccr", Op.SFPU_TERNARY: "errr", Op.UNARY_BCAST: "crre",
+    Op.FILL_TILE_BITS: "rr",
 }
 
 
