@@ -311,7 +311,7 @@ class _Emitter:
             return ["where_tile_init();", f"where_tile<DataFormat::{fmt}>({c}, {a}, {b}, {c});"]
         if op == Op.UNARY_BCAST:
             self.header("bcast.h")
-            template = f"<BroadcastType::{_BROADCAST[Broadcast(v[3])]}>" if v[3] else "<BroadcastType::NONE>"
+            template = f"<BroadcastType::{_BROADCAST.get(Broadcast(v[3]), 'NONE')}>"
             return [f"reconfig_data_format_srca({v[0]});", f"unary_bcast_init{template}({v[0]});",
                     f"unary_bcast{template}({v[0]}, {u32(v[1])}, {u32(v[2])});"]
         if op in (Op.FILL_TILE, Op.FILL_TILE_BITS):

@@ -336,7 +336,8 @@ CASES["select_relu"] = Case(elementwise_program(SHAPE, f"""
     %c = stablehlo.compare GT, %a, %z : (tensor<{SHAPE}xf32>, tensor<{SHAPE}xf32>) -> tensor<{SHAPE}xi1>
     %r = stablehlo.select %c, %a, %z : tensor<{SHAPE}xi1>, tensor<{SHAPE}xf32>
 """))
-# A reduction from an init value the program passes (a 0-d tensor read in the dispatch).
+# A reduction from an init value the program passes (a 0-d tensor read in the dispatch),
+# over the last dim and the middle one of three.
 CASES["reduce_sum_runtime_init"] = Case(mlir("""
     func.func @main(%a: tensor<40x50xf32>, %init: tensor<f32>) -> tensor<40xf32> {
       %r = stablehlo.reduce(%a init: %init) applies stablehlo.add across dimensions = [1]
@@ -468,6 +469,27 @@ CASES["int8_sum_widened"] = Case(mlir("""
       return %r : tensor<3x40xi32>
     }
 """), inputs=((-128, 128),))
+CASES["reduce_sum_middle_dim_runtime_init"] = Case(mlir("""
+    func.func @main(%a: tensor<4x20x30xf32>, %init: tensor<f32>) -> tensor<4x30xf32> {
+      %r = stablehlo.reduce(%a init: %init) applies stablehlo.add across dimensions = [1]
+          : (tensor<4x20x30xf32>, tensor<f32>) -> tensor<4x30xf32>
+      return %r : tensor<4x30xf32>
+    }
+"""))
+CASES["int32_push_constant_in_body"] = Case(mlir("""
+    #map = affine_map<(d0, d1) -> (d0, d1)>
+    func.func @main(%a: tensor<40x50xi32>, %s: tensor<i32>) -> tensor<40x50xi32> {
+      %v = tensor.extract %s[] : tensor<i32>
+      %e = tensor.empty() : tensor<40x50xi32>
+      %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+          ins(%a : tensor<40x50xi32>) outs(%e : tensor<40x50xi32>) {
+      ^bb0(%x: i32, %o: i32):
+        %y = arith.addi %x, %v : i32
+        linalg.yield %y : i32
+      } -> tensor<40x50xi32>
+      return %r : tensor<40x50xi32>
+    }
+"""), inputs=(INT32, INT32))  # IREE passes %v as a push constant: the kernel fills a tile with it
 CASES["fill_runtime_int32_scalar"] = Case(mlir("""
     func.func @main(%a: tensor<2x40x50xi32>, %s: tensor<i32>) -> tensor<2x40x50xi32> {
       %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<i32>) -> tensor<2x40x50xi32>
@@ -1132,6 +1154,13 @@ UNLOWERED = {
           return %1 : tensor<40x50xi32>
         }
     """), "stablehlo.popcnt", r"math.ctpop"),
+    "integer_matmul": (mlir("""
+        func.func @main(%a: tensor<8x16xi32>, %b: tensor<16x4xi32>) -> tensor<8x4xi32> {
+          %r = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
+              : (tensor<8x16xi32>, tensor<16x4xi32>) -> tensor<8x4xi32>
+          return %r : tensor<8x4xi32>
+        }
+    """), "stablehlo.dot_general", r"an integer contraction"),
     "integer_max_reduce": (mlir("""
         func.func @main(%a: tensor<40x50xi32>) -> tensor<40xi32> {
           %z = stablehlo.constant dense<-2147483648> : tensor<i32>

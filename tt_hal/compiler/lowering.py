@@ -68,7 +68,8 @@ class Tensor:
     """A tensor of the dispatch: logical shape, device shape, and where it lives
     (`ref`: ("binding", access) loaded, ("output", access) stored, ("temp", k) or
     ("constant", values), an access being (binding, byte offset, slice or None);
-    `fill`: a splat not materialised, a float or an int). Its tiles are in the compute
+    `fill`: a splat not materialised: a float, an int, a PushConstant's value or a 0-d
+    Tensor's). Its tiles are in the compute
     format, or in `data_format`: int32 for integers, a binding's memory format for a
     load or store (UInt8 for an i8). `window`: a slice's place in its binding (None: the
     whole binding)."""
@@ -360,10 +361,11 @@ class _Code:
     int32 (integers of up to 32 bits: narrow ones sign-extended, i1 as 0 or 1); a
     float compare's predicate stays a float 0 or 1 until an integer op needs it."""
 
-    def __init__(self, leaves, inputs, index_input=None):
+    def __init__(self, leaves, inputs, index_input=None, outer=None):
         self.leaves = leaves  # MLIR value -> Input or Constant
         self.inputs = inputs  # (Tensor, FusedInput) of each Input, as the caller builds them
         self.index_input = index_input  # loop dim -> the Input of a tensor of its index values
+        self.outer = outer or {}  # a scalar of the dispatch -> its int, or the PushConstant it is
         self.code: list[Instruction] = []
         self.integer: list[bool] = []  # value -> is it an int32
         self.memo: dict = {}
@@ -378,11 +380,13 @@ class _Code:
             return self.memo[v]
         if v in self.leaves:
             index = self.emit(self.leaves[v])
-        elif _constant(v) is not None:
+        elif _constant(v) is not None or isinstance(self.outer.get(v), int):
             width = integer_width(v.type)
-            value = _constant(v)
+            value = _constant(v) if _constant(v) is not None else self.outer[v]
             index = self.emit(Constant(_canonical_integer(int(value), width), True) if width else
                               Constant(float(value)))
+        elif isinstance(self.outer.get(v), PushConstant) and integer_width(v.type) == 32:
+            index = self.emit(Scalar(self.outer[v].ordinal))  # known when the dispatch runs
         else:
             index = self.op(v.owner.operation)
         self.memo[v] = index
@@ -824,7 +828,8 @@ class DispatchLowering:
         data_format = MEMORY_FORMATS[element]
         out = Tensor(tensor.shape, wanted, ("output", access), data_format=data_format)
         if tensor.fill is not None:
-            self._fused(op, (_fill_leaf(tensor.fill),), [], out)
+            inputs = []
+            self._fused(op, (self._fill_leaf(tensor.fill, inputs),), inputs, out)
         elif tensor.ref is not None and tensor.ref[0] == "temp" and data_format is self._format(tensor) and \
                 canonical(tensor.device_shape) == canonical(wanted):
             tensor.ref = ("output", access)  # the producer writes the binding directly
@@ -967,8 +972,10 @@ class DispatchLowering:
                     if value is not None:
                         self.values[op.results[k]] = Tensor(init.shape, fill=self._scalar(value, width),
                                                             data_format=result_format)
-                    elif source in self.scalars:
-                        self.values[op.results[k]] = self._filled(op, self.scalars[source], init.shape)
+                    elif source in self.scalars:  # a 0-d tensor's value, read where it is used
+                        scalar = self.scalars[source]
+                        self.values[op.results[k]] = Tensor(init.shape, fill=scalar.fill if scalar.fill is not None
+                                                            else scalar, data_format=result_format)
                     elif isinstance(self.ints.env.get(source), PushConstant) and width == 32:
                         self.values[op.results[k]] = Tensor(init.shape, fill=self.ints.env[source],
                                                             data_format=result_format)
@@ -994,6 +1001,10 @@ class DispatchLowering:
             raise unimplemented(op, f"a linalg.generic whose result map {maps[-1]} permutes the loops")
         if len(reductions) > 1:
             raise unimplemented(op, f"a reduction over {len(reductions)} dims; the Tensix lowering reduces one")
+        if reductions and width and n_in == 2 and maps[0] != maps[1] and \
+                [inner.name for inner in body[:-1]] == ["arith.muli", "arith.addi"]:
+            raise unimplemented(op, "an integer contraction (a matmul of integers): the Tensix lowering multiplies "
+                                    "matrices of floats (matmul_tiles would round integers)")
         if reductions and self._contraction(op, ins, init, maps, iterators, extents, body, n_in):
             return
         space, axis = self._space(ins, init, maps, extents)
@@ -1005,15 +1016,16 @@ class DispatchLowering:
         else:
             self.values[op.results[k]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
 
-    def _filled(self, op, scalar: Tensor, shape) -> Tensor:
-        """A tensor of `shape` filled with the value of the 0-d tensor `scalar`."""
-        if scalar.fill is not None:
-            return Tensor(shape, fill=scalar.fill, data_format=scalar.data_format)
-        device_shape = default_device_shape(shape)
-        out = self._temp(shape, device_shape, INTEGER_FORMAT if self._format(scalar).is_integer else None)
-        source = FusedInput(self._format(scalar), Broadcast.SCALAR, math.prod(device_shape[:-2]) > 1)
-        self._fused(op, (Input(0),), [(scalar, source)], out)
-        return out
+    def _fill_leaf(self, fill, inputs: list) -> Instruction:
+        """The code of a fill's value: a constant; a push constant's (a Scalar numbered by
+        the dispatch's push constant ordinal until _fused numbers the kernel's); or a 0-d
+        tensor's, an input broadcast from its tile (appended to `inputs`)."""
+        if isinstance(fill, Tensor):
+            inputs.append((fill, FusedInput(self._format(fill), Broadcast.SCALAR, True)))
+            return Input(len(inputs) - 1)
+        if isinstance(fill, PushConstant):
+            return Scalar(fill.ordinal)
+        return Constant(fill, isinstance(fill, int))
 
     def _space(self, ins, init, maps, extents):
         """The device shape of the loop space and each loop dim's axis in it."""
@@ -1075,7 +1087,7 @@ class DispatchLowering:
         arguments = op.regions[0].blocks[0].arguments
         for i, (tensor, dims) in enumerate(zip(ins, maps[:n_in])):
             if tensor.fill is not None:
-                leaves[arguments[i]] = _fill_leaf(tensor.fill)
+                leaves[arguments[i]] = self._fill_leaf(tensor.fill, inputs)
             else:
                 leaves[arguments[i]] = Input(len(inputs))
                 inputs.append(self._view(op, tensor, dims, space, axis))
@@ -1093,7 +1105,7 @@ class DispatchLowering:
                                FusedInput(INTEGER_FORMAT)))
             return index_inputs[dim]
 
-        code = _Code(leaves, inputs, index_input)
+        code = _Code(leaves, inputs, index_input, self.ints.env)
         code.result(result)
         return code.code
 
@@ -1120,7 +1132,7 @@ class DispatchLowering:
         inputs, code = [], []
         for tensor in (init, partial):
             if tensor.fill is not None:
-                code.append(_fill_leaf(tensor.fill))
+                code.append(self._fill_leaf(tensor.fill, inputs))
             else:
                 code.append(Input(len(inputs)))
                 tensor = self._as(op, tensor, device_shape)
@@ -1286,14 +1298,6 @@ class DispatchLowering:
             return False
         tensor, dims = ins[element.arg_number], maps[element.arg_number]
         return tensor.fill is None and dims == list(range(len(space))) and [axis[d] for d in dims] == dims
-
-
-def _fill_leaf(fill) -> Instruction:
-    """The code of a fill's value: a constant, or a push constant's (a Scalar numbered by
-    the dispatch's push constant ordinal until _fused numbers the kernel's)."""
-    if isinstance(fill, PushConstant):
-        return Scalar(fill.ordinal)
-    return Constant(fill, isinstance(fill, int))
 
 
 def _renumbered(instruction: Instruction, number: dict[int, int]) -> Instruction:
