@@ -1161,6 +1161,13 @@ UNLOWERED = {
           return %r : tensor<8x4xi32>
         }
     """), "stablehlo.dot_general", r"an integer contraction"),
+    "integer_matmul_widened": (mlir("""
+        func.func @main(%a: tensor<8x16xi8>, %b: tensor<16x4xi8>) -> tensor<8x4xi32> {
+          %r = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
+              : (tensor<8x16xi8>, tensor<16x4xi8>) -> tensor<8x4xi32>
+          return %r : tensor<8x4xi32>
+        }
+    """), "stablehlo.dot_general", r"an integer contraction"),
     "integer_max_reduce": (mlir("""
         func.func @main(%a: tensor<40x50xi32>) -> tensor<40xi32> {
           %z = stablehlo.constant dense<-2147483648> : tensor<i32>

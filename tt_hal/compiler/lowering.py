@@ -1001,8 +1001,9 @@ class DispatchLowering:
             raise unimplemented(op, f"a linalg.generic whose result map {maps[-1]} permutes the loops")
         if len(reductions) > 1:
             raise unimplemented(op, f"a reduction over {len(reductions)} dims; the Tensix lowering reduces one")
-        if reductions and width and n_in == 2 and maps[0] != maps[1] and \
-                [inner.name for inner in body[:-1]] == ["arith.muli", "arith.addi"]:
+        names = [inner.name for inner in body[:-1]]
+        if reductions and width and n_in == 2 and maps[0] != maps[1] and names[-2:] == ["arith.muli", "arith.addi"] \
+                and all(name in _CASTS for name in names[:-2]):  # a sum of products, of operands widened or not
             raise unimplemented(op, "an integer contraction (a matmul of integers): the Tensix lowering multiplies "
                                     "matrices of floats (matmul_tiles would round integers)")
         if reductions and self._contraction(op, ins, init, maps, iterators, extents, body, n_in):
