@@ -490,6 +490,25 @@ CASES["int32_push_constant_in_body"] = Case(mlir("""
       return %r : tensor<40x50xi32>
     }
 """), inputs=(INT32, INT32))  # IREE passes %v as a push constant: the kernel fills a tile with it
+# Integer max and min reductions, exact byte by byte from the top (signed, unsigned, i8),
+# with ties and the extremes of the range among the values.
+for _name, _kind, _type, _init, _dims, _spec in (
+        ("int32_max_last_dim", "maximum", "i32", "-2147483648", "[1]", INT32),
+        ("int32_min_dim0", "minimum", "i32", "2147483647", "[0]", (-5, 5)),
+        ("uint32_max_last_dim", "maximum", "ui32", "0", "[1]", (0, 2 ** 32)),
+        ("uint32_min_dim0_runtime_init", "minimum", "ui32", None, "[0]", (2 ** 31 - 3, 2 ** 31 + 3)),
+        ("int8_max_last_dim", "maximum", "i8", "-128", "[1]", (-128, 128))):
+    _out = "40" if _dims == "[1]" else "70"
+    _init_line = f"%z = stablehlo.constant dense<{_init}> : tensor<{_type}>" if _init else ""
+    _args = f"%a: tensor<40x70x{_type}>" + ("" if _init else f", %z: tensor<{_type}>")
+    CASES[_name] = Case(mlir(f"""
+        func.func @main({_args}) -> tensor<{_out}x{_type}> {{
+          {_init_line}
+          %r = stablehlo.reduce(%a init: %z) applies stablehlo.{_kind} across dimensions = {_dims}
+              : (tensor<40x70x{_type}>, tensor<{_type}>) -> tensor<{_out}x{_type}>
+          return %r : tensor<{_out}x{_type}>
+        }}
+    """), inputs=(_spec, _spec))
 CASES["fill_runtime_int32_scalar"] = Case(mlir("""
     func.func @main(%a: tensor<2x40x50xi32>, %s: tensor<i32>) -> tensor<2x40x50xi32> {
       %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<i32>) -> tensor<2x40x50xi32>
@@ -1168,14 +1187,14 @@ UNLOWERED = {
           return %r : tensor<8x4xi32>
         }
     """), "stablehlo.dot_general", r"an integer contraction"),
-    "integer_max_reduce": (mlir("""
+    "integer_mul_reduce": (mlir("""
         func.func @main(%a: tensor<40x50xi32>) -> tensor<40xi32> {
-          %z = stablehlo.constant dense<-2147483648> : tensor<i32>
-          %r = stablehlo.reduce(%a init: %z) applies stablehlo.maximum across dimensions = [1]
+          %z = stablehlo.constant dense<1> : tensor<i32>
+          %r = stablehlo.reduce(%a init: %z) applies stablehlo.multiply across dimensions = [1]
               : (tensor<40x50xi32>, tensor<i32>) -> tensor<40xi32>
           return %r : tensor<40xi32>
         }
-    """), "stablehlo.reduce", r"a reduction combining with arith.maxsi"),
+    """), "stablehlo.reduce", r"a reduction combining with arith.muli"),
     # IREE expands the FFT into DFT arithmetic; what the bridge names is that expansion's op.
     "fft": (mlir("""
         func.func @main(%a: tensor<4x16xf32>) -> tensor<4x9xf32> {

@@ -317,9 +317,15 @@ _BINARY = {"arith.addf": SfpuOp.ADD, "arith.subf": SfpuOp.SUB, "arith.mulf": Sfp
            "math.powf": SfpuOp.POW}
 # Logarithms in other bases: log(x) times a constant.
 _LOG_SCALE = {"math.log2": 1 / math.log(2), "math.log10": 1 / math.log(10)}
-_REDUCE = {"arith.addf": ReduceKind.SUM_ROW, "arith.addi": ReduceKind.SUM_ROW, "arith.maximumf": ReduceKind.MAX_ROW,
+_REDUCE = {"arith.addf": ReduceKind.SUM_ROW, "arith.maximumf": ReduceKind.MAX_ROW,
            "arith.maxnumf": ReduceKind.MAX_ROW, "arith.minimumf": ReduceKind.MAX_ROW,
-           "arith.minnumf": ReduceKind.MAX_ROW}
+           "arith.minnumf": ReduceKind.MAX_ROW,
+           # integers (tt_hal's own lowerings: _integer_sum, _integer_extreme)
+           "arith.addi": ReduceKind.SUM_ROW, "arith.maxsi": ReduceKind.MAX_ROW, "arith.minsi": ReduceKind.MAX_ROW,
+           "arith.maxui": ReduceKind.MAX_ROW, "arith.minui": ReduceKind.MAX_ROW}
+# Integer max and min reductions: (the SFPU op that combines with an init, its identity).
+_INTEGER_EXTREMES = {"arith.maxsi": (SfpuOp.MAX_INT, -(1 << 31)), "arith.minsi": (SfpuOp.MIN_INT, (1 << 31) - 1),
+                     "arith.maxui": (SfpuOp.MAX_UINT, 0), "arith.minui": (SfpuOp.MIN_UINT, -1)}
 _MIN_REDUCTIONS = ("arith.minimumf", "arith.minnumf")  # min(x) = -max(-x): the kernel library reduces by max
 
 
@@ -1218,9 +1224,18 @@ class DispatchLowering:
         out_shape = list(space)
         out_shape[reduced_axis] = 1
         out_shape = tuple(out_shape)
-        if integer_width(result.type):
+        if integer_width(result.type) and combine.name == "arith.addi":
             total = self._integer_sum(op, full, space, reduced_axis, out_shape, init.shape)
             return self._combine(op, init, total, SfpuOp.ADD_INT, (0,), out_shape)
+        if integer_width(result.type):
+            signed = combine.name in ("arith.maxsi", "arith.minsi")
+            if not signed and integer_width(result.type) < 32:
+                raise unimplemented(op, f"{combine.name} reduction of {result.type}: the Tensix lowering takes "
+                                        f"unsigned extremes of i32 only")
+            largest = combine.name in ("arith.maxsi", "arith.maxui")
+            extreme = self._integer_extreme(op, full, space, reduced_axis, out_shape, init.shape, signed, largest)
+            binary, identity = _INTEGER_EXTREMES[combine.name]
+            return self._combine(op, init, extreme, binary, (identity,), out_shape)
         negate = combine.name in _MIN_REDUCTIONS
         if negate:
             full = self._negated(op, full)
@@ -1276,6 +1291,57 @@ class DispatchLowering:
         out = self._temp(shape, out_shape, INTEGER_FORMAT)
         self._fused(op, code, sums, out)
         return out
+
+    def _integer_extreme(self, op, full: Tensor, space, reduced_axis: int, out_shape, shape, signed: bool,
+                         largest: bool) -> Tensor:
+        """The int32 max (or min) of `full` along `reduced_axis`, exactly, byte by byte
+        from the top: u = x with the sign bit flipped (signed) and all bits flipped (min),
+        so that u's unsigned order is the one wanted; m_k is the float reduce_tile max of
+        u's byte k (0..255, exact) where u's higher bytes equal m_{k+1..3}, else -1; the
+        result is sum_k m_k << 8k with the flips undone."""
+        kind = ReduceKind.MAX_ROW if reduced_axis == -1 else ReduceKind.MAX_COL
+        along = Broadcast.COL if reduced_axis == -1 else Broadcast.ROW  # a reduced tensor repeated along the axis
+        flips = (0x80000000 if signed else 0) ^ (0 if largest else 0xFFFFFFFF)
+        flip = _canonical_integer(flips, 32)
+        maxima: list[Tensor] = []  # m_3, m_2, ...
+        for k in (3, 2, 1, 0):
+            code = [Input(0), Constant(flip, True), Binary(SfpuOp.XOR, 0, 1)]  # u: value 2
+            inputs = [(full, FusedInput(self._format(full)))]
+            byte = self._integer_byte(code, 2, k)
+            for j, maximum in zip((3, 2, 1), maxima):  # where u's byte j is m_j, for each higher byte
+                inputs.append((maximum, FusedInput(DataFormat.float32, along)))
+                code.append(Input(len(inputs) - 1))
+                m_j = len(code) - 1
+                code.append(Binary(SfpuOp.EQ, self._integer_byte(code, 2, j), m_j))
+                equal = len(code) - 1
+                code.append(Constant(-1.0))
+                code.append(Ternary(SfpuOp.WHERE, equal, byte, len(code) - 1))
+                byte = len(code) - 1
+            plane = self._temp(full.shape, space, DataFormat.float32)
+            self._fused(op, code, inputs, plane)
+            maxima.append(self._reduce(plane, kind, space, reduced_axis,
+                                       self._temp(shape, out_shape, DataFormat.float32)))
+        code, total = [], None
+        for i, k in enumerate((3, 2, 1, 0)):  # maxima[i] is m_k
+            code.append(Input(i))
+            term = self._shifted_integer(code, len(code) - 1, 8 * k)
+            if total is not None:
+                code.append(Binary(SfpuOp.OR, total, term))
+                term = len(code) - 1
+            total = term
+        code.append(Constant(flip, True))
+        code.append(Binary(SfpuOp.XOR, total, len(code) - 1))
+        out = self._temp(shape, out_shape, INTEGER_FORMAT)
+        self._fused(op, code, [(m, FusedInput(DataFormat.float32)) for m in maxima], out)
+        return out
+
+    @staticmethod
+    def _integer_byte(code: list, value: int, k: int) -> int:
+        """Appends float((code[value] >> 8k) & 0xFF) to `code`; returns its number."""
+        code += [Constant(8 * k, True), Binary(SfpuOp.SHRU, value, len(code)), Constant(0xFF, True)]
+        code += [Binary(SfpuOp.AND, len(code) - 2, len(code) - 1)]
+        code += [Unary(SfpuOp.I32_TO_F32, len(code) - 1)]
+        return len(code) - 1
 
     @staticmethod
     def _shifted_integer(code: list, value: int, shift: int) -> int:
