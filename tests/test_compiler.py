@@ -509,6 +509,18 @@ for _name, _kind, _type, _init, _dims, _spec in (
           return %r : tensor<{_out}x{_type}>
         }}
     """), inputs=(_spec, _spec))
+# Integer matmuls, exact and wrapping: byte planes through float matmuls at HiFi4.
+CASES["int32_matmul"] = Case(dot_program("40x100", "100x70", "40x70").replace("f32", "i32"), inputs=(INT32, INT32))
+CASES["int32_batch_matmul_transposed_rhs"] = Case(
+    dot_program("3x40x50", "3x30x50", "3x40x30", batching="[0] x [0]", contracting="[2] x [2]").replace("f32", "i32"),
+    inputs=((-1000, 1000), INT32))
+CASES["int8_matmul_to_int32"] = Case(mlir("""
+    func.func @main(%a: tensor<40x64xi8>, %b: tensor<64x20xi8>) -> tensor<40x20xi32> {
+      %r = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
+          : (tensor<40x64xi8>, tensor<64x20xi8>) -> tensor<40x20xi32>
+      return %r : tensor<40x20xi32>
+    }
+"""), inputs=((-128, 128), (-128, 128)))
 CASES["fill_runtime_int32_scalar"] = Case(mlir("""
     func.func @main(%a: tensor<2x40x50xi32>, %s: tensor<i32>) -> tensor<2x40x50xi32> {
       %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<i32>) -> tensor<2x40x50xi32>
@@ -1173,20 +1185,13 @@ UNLOWERED = {
           return %1 : tensor<40x50xi32>
         }
     """), "stablehlo.popcnt", r"math.ctpop"),
-    "integer_matmul": (mlir("""
-        func.func @main(%a: tensor<8x16xi32>, %b: tensor<16x4xi32>) -> tensor<8x4xi32> {
+    "integer_matmul_long_k": (mlir("""
+        func.func @main(%a: tensor<8x300xi32>, %b: tensor<300x4xi32>) -> tensor<8x4xi32> {
           %r = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
-              : (tensor<8x16xi32>, tensor<16x4xi32>) -> tensor<8x4xi32>
+              : (tensor<8x300xi32>, tensor<300x4xi32>) -> tensor<8x4xi32>
           return %r : tensor<8x4xi32>
         }
-    """), "stablehlo.dot_general", r"an integer contraction"),
-    "integer_matmul_widened": (mlir("""
-        func.func @main(%a: tensor<8x16xi8>, %b: tensor<16x4xi8>) -> tensor<8x4xi32> {
-          %r = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
-              : (tensor<8x16xi8>, tensor<16x4xi8>) -> tensor<8x4xi32>
-          return %r : tensor<8x4xi32>
-        }
-    """), "stablehlo.dot_general", r"an integer contraction"),
+    """), "stablehlo.dot_general", r"an integer matmul over K = 300"),
     "integer_mul_reduce": (mlir("""
         func.func @main(%a: tensor<40x50xi32>) -> tensor<40xi32> {
           %z = stablehlo.constant dense<1> : tensor<i32>

@@ -177,8 +177,10 @@ def dense_array(op, attr) -> np.ndarray:
     return np.array(attr, dtypes[element]).reshape(attr.type.shape)
 
 
-# An integer sum runs bytewise through the FPU: exact while 255 * terms < 2^24.
+# Integer sums and matmuls run bytewise through the FPU: exact while 255 * terms and
+# 255 * 255 * K stay below 2^24.
 INTEGER_SUM_LIMIT = (1 << 24) // 255
+INTEGER_MATMUL_LIMIT = (1 << 24) // (255 * 255)
 # Element types a dispatch computes: float32, and integers of up to 32 bits (index as
 # i32) held in int32 tiles (narrow ones sign-extended, i1 as 0 or 1).
 INTEGER_FORMAT = DataFormat.int32
@@ -1007,11 +1009,6 @@ class DispatchLowering:
             raise unimplemented(op, f"a linalg.generic whose result map {maps[-1]} permutes the loops")
         if len(reductions) > 1:
             raise unimplemented(op, f"a reduction over {len(reductions)} dims; the Tensix lowering reduces one")
-        names = [inner.name for inner in body[:-1]]
-        if reductions and width and n_in == 2 and maps[0] != maps[1] and names[-2:] == ["arith.muli", "arith.addi"] \
-                and all(name in _CASTS for name in names[:-2]):  # a sum of products, of operands widened or not
-            raise unimplemented(op, "an integer contraction (a matmul of integers): the Tensix lowering multiplies "
-                                    "matrices of floats (matmul_tiles would round integers)")
         if reductions and self._contraction(op, ins, init, maps, iterators, extents, body, n_in):
             return
         space, axis = self._space(ins, init, maps, extents)
@@ -1149,11 +1146,15 @@ class DispatchLowering:
         return out
 
     def _contraction(self, op, ins, init, maps, iterators, extents, body, n_in) -> bool:
-        """matmul if the body is out + a * b over one reduction dim with matmul maps."""
-        if n_in != 2 or len(body) != 3 or body[0].name != "arith.mulf" or body[1].name != "arith.addf":
+        """matmul if the body is out + a * b over one reduction dim with matmul maps (of
+        floats, or of integers whose operands may be sign-extended first)."""
+        integer = integer_width(op.results[0].type) is not None
+        names = [inner.name for inner in body[:-1]]
+        multiply = ["arith.muli", "arith.addi"] if integer else ["arith.mulf", "arith.addf"]
+        if n_in != 2 or names[-2:] != multiply or any(name != "arith.extsi" or not integer for name in names[:-2]):
             return False
-        product, accumulate = body[0], body[1]
-        if {v.arg_number for v in product.operands if isinstance(v, ir.BlockArgument)} != {0, 1}:
+        product, accumulate = body[-3], body[-2]
+        if {v.arg_number for v in map(_uncast, product.operands) if isinstance(v, ir.BlockArgument)} != {0, 1}:
             return False
         acc_operands = list(accumulate.operands)
         if not ((isinstance(acc_operands[0], ir.BlockArgument) and acc_operands[0].arg_number == 2
@@ -1169,21 +1170,60 @@ class DispatchLowering:
         batch = out_dims[:-2]
         if sorted(a_dims) != sorted(batch + [m, k]) or not set(b_dims) <= set(batch + [k, n]) or n not in b_dims:
             return False  # not a matmul: a reduction of a product
-        fmt = self.options.data_format
         a_tensor = self._operand(op, ins[0], a_dims, batch + [m, k], extents)
         b_batch = [d for d in batch if d in b_dims]
         if b_batch not in ([], batch):
             raise unimplemented(op, f"a contraction whose b broadcasts over some batch dims (maps {maps})")
         b_tensor = self._operand(op, ins[1], b_dims, b_batch + [k, n], extents)
         device = tuple(extents[d] for d in out_dims)
-        out = self._temp(init.shape, device)
         mt, nt, kt = tiles(extents[m]), tiles(extents[n]), tiles(extents[k])
         total = math.prod(extents[d] for d in batch) * mt * nt
+        constants = [total, kt, nt, mt, kt * nt if b_batch else 0]
+        if integer:
+            out = self._integer_matmul(op, a_tensor, b_tensor, constants, init.shape, device, extents[k])
+            self.values[op.results[0]] = self._combine(op, init, out, SfpuOp.ADD_INT, (0,), device)
+            return True
+        out = self._temp(init.shape, device)
+        fmt = self.options.data_format
         kernel = ("matmul", fmt, fmt, fmt, self.options.math_fidelity, self.options.fp32_dest_acc_en)
-        self.launches.append(Launch(kernel, [total, kt, nt, mt, kt * nt if b_batch else 0], [a_tensor, b_tensor, out],
-                                    total))
+        self.launches.append(Launch(kernel, constants, [a_tensor, b_tensor, out], total))
         self.values[op.results[0]] = self._combine(op, init, out, SfpuOp.ADD, (0.0,), device)
         return True
+
+    def _integer_matmul(self, op, a: Tensor, b: Tensor, constants, shape, device, k_extent: int) -> Tensor:
+        """The wrapping int32 matmul a @ b, exactly: with a = sum_i a_i 2^8i (its bytes, 0..255)
+        and b likewise, a @ b = sum over i + j <= 3 of (a_i @ b_j) << 8(i + j) mod 2^32; each
+        a_i @ b_j is a float matmul at HiFi4 (bytes exact in bf16, products exact, sums exact
+        in float32 while 65025 * K < 2^24: K <= INTEGER_MATMUL_LIMIT)."""
+        if k_extent > INTEGER_MATMUL_LIMIT:
+            raise unimplemented(op, f"an integer matmul over K = {k_extent}: the Tensix lowering multiplies "
+                                    f"integers exactly up to K = {INTEGER_MATMUL_LIMIT}")
+        a_bytes = [self._byte_plane(op, a, i) for i in range(4)]
+        b_bytes = [self._byte_plane(op, b, j) for j in range(4)]
+        kernel = ("matmul", DataFormat.float32, DataFormat.float32, DataFormat.float32, MathFidelity.HiFi4, True)
+        code, products, total = [], [], None
+        for i in range(4):
+            for j in range(4 - i):
+                product = self._temp(shape, device, DataFormat.float32)
+                self.launches.append(Launch(kernel, constants, [a_bytes[i], b_bytes[j], product], constants[0]))
+                products.append((product, FusedInput(DataFormat.float32)))
+                code.append(Input(len(products) - 1))
+                term = self._shifted_integer(code, len(code) - 1, 8 * (i + j))
+                if total is not None:
+                    code.append(Binary(SfpuOp.ADD_INT, total, term))
+                    term = len(code) - 1
+                total = term
+        out = self._temp(shape, device, INTEGER_FORMAT)
+        self._fused(op, code, products, out)
+        return out
+
+    def _byte_plane(self, op, tensor: Tensor, k: int) -> Tensor:
+        """float32 tiles of byte k (0..255) of an integer tensor."""
+        code = [Input(0)]
+        self._integer_byte(code, 0, k)
+        plane = self._temp(tensor.shape, tensor.device_shape, DataFormat.float32)
+        self._fused(op, code, [(tensor, FusedInput(self._format(tensor)))], plane)
+        return plane
 
     def _operand(self, op, tensor: Tensor, dims, wanted, extents) -> Tensor:
         """A contraction operand in the dim order `wanted` (a transposed copy if its
@@ -1196,7 +1236,7 @@ class DispatchLowering:
         if dims[:-2] == wanted[:-2] and dims[-2:] == wanted[-2:][::-1]:
             # A transpose by the maps, not by comparing device shapes: a square operand has
             # the same device shape either way.
-            out = self._temp(shape, shape)
+            out = self._temp(shape, shape, tensor.data_format)
             self._transpose(op, self._as(op, tensor, tuple(extents[d] for d in dims)), out)
             return out
         raise unimplemented(op, f"a contraction operand with map {dims}; expected {wanted} or its last two swapped")
@@ -1273,12 +1313,9 @@ class DispatchLowering:
             raise unimplemented(op, f"an integer sum of {space[reduced_axis]} terms: the Tensix lowering sums "
                                     f"integers exactly up to {INTEGER_SUM_LIMIT}")
         kind = ReduceKind.SUM_ROW if reduced_axis == -1 else ReduceKind.SUM_COL
-        source = [(full, FusedInput(self._format(full)))]
         code, sums, total = [], [], None
         for k in range(4):
-            plane = self._temp(full.shape, space, DataFormat.float32)
-            self._fused(op, (Input(0), Constant(8 * k, True), Binary(SfpuOp.SHRU, 0, 1), Constant(0xFF, True),
-                             Binary(SfpuOp.AND, 2, 3), Unary(SfpuOp.I32_TO_F32, 4)), source, plane)
+            plane = self._byte_plane(op, full, k)
             sums.append((self._reduce(plane, kind, space, reduced_axis,
                                       self._temp(shape, out_shape, DataFormat.float32)),
                          FusedInput(DataFormat.float32)))
@@ -1365,6 +1402,13 @@ class DispatchLowering:
             return False
         tensor, dims = ins[element.arg_number], maps[element.arg_number]
         return tensor.fill is None and dims == list(range(len(space))) and [axis[d] for d in dims] == dims
+
+
+def _uncast(value):
+    """`value` before the sign extensions that made it (an operand of an integer product)."""
+    while isinstance(value.owner, (ir.Operation, ir.OpView)) and value.owner.operation.name == "arith.extsi":
+        value = value.owner.operation.operands[0]
+    return value
 
 
 def _renumbered(instruction: Instruction, number: dict[int, int]) -> Instruction:
