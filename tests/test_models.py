@@ -73,8 +73,16 @@ def control_flow(x, w, n):
     return y, y
 
 
+def quantized_mlp(x, w1, w2):
+    """examples/models/quantized_mlp.mlir: int8 layers with int32 accumulation (exact in int64 here)."""
+    acc1 = x.astype(np.int64) @ w1.astype(np.int64)
+    q = np.clip(np.round(relu(acc1 * 0.125)), -128, 127).astype(np.int64)  # np.round: half to even
+    return (q @ w2.astype(np.int64)) * 0.0625
+
+
 TWINS = {
     "control_flow": control_flow,
+    "quantized_mlp": quantized_mlp,
     "mlp": mlp,
     "mlp_stablehlo": mlp,
     "mlp_tosa": mlp,
@@ -92,7 +100,8 @@ def make_inputs(text: str, seed: int = SEED) -> list[np.ndarray]:
     the first argument (the activation) ~ N(0, 1); a matrix after it is a weight
     [fan_in, fan_out] ~ U(-1, 1) * sqrt(3 / fan_in), variance 1 / fan_in, so x @ w keeps
     unit variance (attention's scores then have std ~1: a softmax that is neither flat nor
-    one-hot); a vector (bias, gamma, beta) ~ U(-1, 1); an integer scalar (a trip count) 3."""
+    one-hot); a vector (bias, gamma, beta) ~ U(-1, 1); an integer scalar (a trip count) 3;
+    an integer tensor uniform over its type's range (+-2^15 for 32 bits)."""
     rng = np.random.default_rng(seed)
     arguments, _ = tt_hal.compiler.reference.function_signatures(text)["main"]
     inputs = []
@@ -101,7 +110,10 @@ def make_inputs(text: str, seed: int = SEED) -> list[np.ndarray]:
         if t.scalar:
             inputs.append(3)
             continue
-        if i == 0:
+        if np.issubdtype(dtype, np.integer):
+            info = np.iinfo(dtype) if dtype.itemsize <= 2 else np.iinfo(np.int16)
+            value = rng.integers(info.min, info.max + 1, shape)
+        elif i == 0:
             value = rng.standard_normal(shape)
         elif len(shape) == 2:
             value = rng.uniform(-1, 1, shape) * np.sqrt(3 / shape[0])
