@@ -1,8 +1,9 @@
 """IREE status codes and the one exception type of the HAL.
 
 Codes and their numbers are IREE's (`iree/base/status.h`). As in `iree.runtime`,
-an INVALID_ARGUMENT error is also a `ValueError` and an OUT_OF_RANGE error also an
-`IndexError`, so code written against `iree.runtime` catches ours.
+an INVALID_ARGUMENT or NOT_FOUND error is also a `ValueError`, an OUT_OF_RANGE error an
+`IndexError` and an UNIMPLEMENTED error a `NotImplementedError`, so code written
+against `iree.runtime` catches ours.
 """
 
 from __future__ import annotations
@@ -62,13 +63,25 @@ class InvalidArgumentError(HalError, ValueError):
     """A HalError with INVALID_ARGUMENT; also a ValueError, as in iree.runtime."""
 
 
+class NotFoundError(HalError, ValueError):
+    """A HalError with NOT_FOUND; also a ValueError, as in iree.runtime."""
+
+
 class OutOfRangeError(HalError, IndexError):
     """A HalError with OUT_OF_RANGE; also an IndexError, as in iree.runtime."""
 
 
+class UnimplementedError(HalError, NotImplementedError):
+    """A HalError with UNIMPLEMENTED; also a NotImplementedError, as in iree.runtime."""
+
+
+# iree.runtime's classes by code (runtime/bindings/python/status_utils.cc,
+# ApiStatusToPyExcClass); every other code is a RuntimeError there and here.
 _SUBCLASS_BY_CODE = {
     StatusCode.INVALID_ARGUMENT: InvalidArgumentError,
+    StatusCode.NOT_FOUND: NotFoundError,
     StatusCode.OUT_OF_RANGE: OutOfRangeError,
+    StatusCode.UNIMPLEMENTED: UnimplementedError,
 }
 
 

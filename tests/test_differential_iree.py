@@ -120,6 +120,8 @@ def error_kind(fn) -> str:
         return "IndexError"
     except ValueError:
         return "ValueError"
+    except NotImplementedError:  # a RuntimeError too: asked first
+        return "NotImplementedError"
     except RuntimeError:
         return "RuntimeError"
     except Exception as e:  # noqa: BLE001 - reported, then fails the comparison
@@ -625,6 +627,36 @@ def test_bad_record_raises(backend, case):
     kind, record = BAD_RECORDS[case]
     expected = {"error": kind, "done": True, "buf": seeded(64), "other": seeded(64, salt=4)}
     check(backend, scenario_bad_record, expected, record)
+
+
+DRIVER_OF = {"iree": "local-task", "hal": "tenstorrent"}
+
+
+def scenario_missing_device(rt, device, driver):
+    """A device id the driver does not have: NOT_FOUND, a ValueError in iree.runtime."""
+    return {"create_device": error_kind(lambda: rt.get_driver(driver).create_device(5555))}
+
+
+def test_missing_device_is_a_value_error(backend):
+    observed = scenario_missing_device(backend.rt, backend.device, DRIVER_OF[backend.name])
+    assert observed == {"create_device": "ValueError"}
+    assert scenario_missing_device(iree_rt, _iree_device(), "local-task") == observed
+
+
+def test_status_codes_raise_iree_runtime_exception_classes():
+    """As iree.runtime's ApiStatusToPyExcClass: INVALID_ARGUMENT and NOT_FOUND ValueError,
+    OUT_OF_RANGE IndexError, UNIMPLEMENTED NotImplementedError, the rest RuntimeError."""
+    import hal
+
+    expected = {hal.StatusCode.INVALID_ARGUMENT: ValueError, hal.StatusCode.NOT_FOUND: ValueError,
+                hal.StatusCode.OUT_OF_RANGE: IndexError, hal.StatusCode.UNIMPLEMENTED: NotImplementedError}
+    for code in hal.StatusCode:
+        if code == hal.StatusCode.OK:
+            continue
+        error = hal.HalError(code, "x")
+        assert isinstance(error, expected.get(code, RuntimeError)), code
+        others = {ValueError, IndexError, NotImplementedError} - {expected.get(code)}
+        assert not any(isinstance(error, other) for other in others), code
 
 
 def scenario_recording_state(rt, device):
