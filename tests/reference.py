@@ -12,6 +12,7 @@ Conventions:
   `transpose_of_faces`), each face row-major (column-major with
   `transpose_within_face`).
 - float32 data is handled as its uint32 bit patterns throughout.
+Also the integer SFPU ops (tt_hal.target.isa.SfpuOp), from their definitions, in int64.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from tt_hal.target.isa import SfpuOp
 
 TILE = 32
 FACE = 16
@@ -207,3 +210,59 @@ def bfp_untiles(data, shape, magnitude_bits, transpose_within_face=False, transp
         codes = packed
     bits = bfp_unpack_rows(exponents.reshape(-1), codes.reshape(-1, FACE), magnitude_bits)
     return untilize(bits.reshape(n, TILE * TILE), shape, transpose_within_face, transpose_of_faces)
+
+
+# ---- integer SFPU ops: int32 two's complement, computed in int64 ----
+
+def wrap_int32(x) -> np.ndarray:
+    """int64 values -> their int32 two's complement (wrapping)."""
+    return (np.asarray(x, np.int64) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+
+
+def _trunc_div(a, b):
+    q = np.abs(a) // np.where(b == 0, 1, np.abs(b))
+    return np.where((a < 0) == (b < 0), q, -q)
+
+
+def integer_binary(op: SfpuOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """int32 results of an integer binary op on int32 arrays, from its definition in
+    tt_hal.target.isa (a division by zero: quotient -1, remainder a)."""
+    a, b = a.astype(np.int64), b.astype(np.int64)
+    ua, ub = a & 0xFFFFFFFF, b & 0xFFFFFFFF
+    zero = b == 0
+    shift = np.clip(b, 0, 31)
+    in_range = (b >= 0) & (b < 32)
+    quotient = _trunc_div(a, b)
+    floor = np.where((quotient * b != a) & ((a < 0) != (b < 0)), quotient - 1, quotient)
+    result = {
+        SfpuOp.ADD_INT: a + b, SfpuOp.SUB_INT: a - b, SfpuOp.MUL_INT: a * b,
+        SfpuOp.DIV_INT: np.where(zero, -1, quotient), SfpuOp.FLOORDIV_INT: np.where(zero, -1, floor),
+        SfpuOp.REM_INT: np.where(zero, a, a - b * quotient), SfpuOp.REM_UINT: np.where(ub == 0, ua, ua % np.where(
+            ub == 0, 1, ub)),
+        SfpuOp.MAX_INT: np.maximum(a, b), SfpuOp.MIN_INT: np.minimum(a, b),
+        SfpuOp.MAX_UINT: np.maximum(ua, ub), SfpuOp.MIN_UINT: np.minimum(ua, ub),
+        SfpuOp.AND: a & b, SfpuOp.OR: a | b, SfpuOp.XOR: a ^ b,
+        SfpuOp.SHL: np.where(in_range, ua << shift, 0), SfpuOp.SHR: np.where(in_range, a >> shift, a >> 31),
+        SfpuOp.SHRU: np.where(in_range, ua >> shift, 0),
+        SfpuOp.EQ_INT: a == b, SfpuOp.NE_INT: a != b, SfpuOp.LT_INT: a < b, SfpuOp.GT_INT: a > b,
+        SfpuOp.LE_INT: a <= b, SfpuOp.GE_INT: a >= b, SfpuOp.LT_UINT: ua < ub, SfpuOp.GT_UINT: ua > ub,
+        SfpuOp.LE_UINT: ua <= ub, SfpuOp.GE_UINT: ua >= ub,
+    }[op]
+    return wrap_int32(result)
+
+
+def integer_unary(op: SfpuOp, bits: np.ndarray) -> np.ndarray:
+    """The 32-bit results (uint32) of an integer or conversion unary op."""
+    a = bits.astype(np.uint32).view(np.int32).astype(np.int64)
+    x = np.ascontiguousarray(bits, np.uint32).view(np.float32)
+    with np.errstate(invalid="ignore"):
+        result = {
+            SfpuOp.NEG_INT: lambda: wrap_int32(-a), SfpuOp.ABS_INT: lambda: wrap_int32(np.abs(a)),
+            SfpuOp.NOT: lambda: wrap_int32(~a),
+            SfpuOp.I32_TO_F32: lambda: a.astype(np.float32), SfpuOp.U32_TO_F32: lambda: bits.astype(np.float32),
+            SfpuOp.F32_TO_I32: lambda: np.where(np.isnan(x), 0, np.clip(np.trunc(x.astype(np.float64)), -2.0 ** 31,
+                                                                         2.0 ** 31 - 1)).astype(np.int32),
+            SfpuOp.F32_TO_U32: lambda: np.where(np.isnan(x), 0, np.clip(np.trunc(x.astype(np.float64)), 0,
+                                                                         2.0 ** 32 - 1)).astype(np.uint32),
+        }[op]()
+    return np.ascontiguousarray(result).view(np.uint32)

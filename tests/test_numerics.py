@@ -419,61 +419,7 @@ def test_every_sfpu_op_of_the_target_is_implemented():
     assert numerics.sfpu_unary_bits(SfpuOp.EXP, 5) == -1 and numerics.sfpu_binary_bits(SfpuOp.ADD, 5, 3) == -1
 
 
-# ---- integer ops: numpy twins in int64 over int32 values ----
-
-def _wrap(x) -> np.ndarray:
-    """int64 values -> their int32 two's complement (wrapping)."""
-    return (np.asarray(x, np.int64) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
-
-
-def _trunc_div(a, b):
-    q = np.abs(a) // np.where(b == 0, 1, np.abs(b))
-    return np.where((a < 0) == (b < 0), q, -q)
-
-
-def twin_integer_binary(op: SfpuOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """int32 results of an integer binary op on int32 arrays, from its definition in
-    tt_hal.target.isa (a division by zero: quotient -1, remainder a)."""
-    a, b = a.astype(np.int64), b.astype(np.int64)
-    ua, ub = a & 0xFFFFFFFF, b & 0xFFFFFFFF
-    zero = b == 0
-    shift = np.clip(b, 0, 31)
-    in_range = (b >= 0) & (b < 32)
-    quotient = _trunc_div(a, b)
-    floor = np.where((quotient * b != a) & ((a < 0) != (b < 0)), quotient - 1, quotient)
-    result = {
-        SfpuOp.ADD_INT: a + b, SfpuOp.SUB_INT: a - b, SfpuOp.MUL_INT: a * b,
-        SfpuOp.DIV_INT: np.where(zero, -1, quotient), SfpuOp.FLOORDIV_INT: np.where(zero, -1, floor),
-        SfpuOp.REM_INT: np.where(zero, a, a - b * quotient), SfpuOp.REM_UINT: np.where(ub == 0, ua, ua % np.where(
-            ub == 0, 1, ub)),
-        SfpuOp.MAX_INT: np.maximum(a, b), SfpuOp.MIN_INT: np.minimum(a, b),
-        SfpuOp.MAX_UINT: np.maximum(ua, ub), SfpuOp.MIN_UINT: np.minimum(ua, ub),
-        SfpuOp.AND: a & b, SfpuOp.OR: a | b, SfpuOp.XOR: a ^ b,
-        SfpuOp.SHL: np.where(in_range, ua << shift, 0), SfpuOp.SHR: np.where(in_range, a >> shift, a >> 31),
-        SfpuOp.SHRU: np.where(in_range, ua >> shift, 0),
-        SfpuOp.EQ_INT: a == b, SfpuOp.NE_INT: a != b, SfpuOp.LT_INT: a < b, SfpuOp.GT_INT: a > b,
-        SfpuOp.LE_INT: a <= b, SfpuOp.GE_INT: a >= b, SfpuOp.LT_UINT: ua < ub, SfpuOp.GT_UINT: ua > ub,
-        SfpuOp.LE_UINT: ua <= ub, SfpuOp.GE_UINT: ua >= ub,
-    }[op]
-    return _wrap(result)
-
-
-def twin_integer_unary(op: SfpuOp, bits: np.ndarray) -> np.ndarray:
-    """The 32-bit results (uint32) of an integer or conversion unary op."""
-    a = bits.astype(np.uint32).view(np.int32).astype(np.int64)
-    x = as_f32(bits)
-    with np.errstate(invalid="ignore"):
-        result = {
-            SfpuOp.NEG_INT: lambda: _wrap(-a), SfpuOp.ABS_INT: lambda: _wrap(np.abs(a)),
-            SfpuOp.NOT: lambda: _wrap(~a),
-            SfpuOp.I32_TO_F32: lambda: a.astype(np.float32), SfpuOp.U32_TO_F32: lambda: bits.astype(np.float32),
-            SfpuOp.F32_TO_I32: lambda: np.where(np.isnan(x), 0, np.clip(np.trunc(x.astype(np.float64)), -2.0 ** 31,
-                                                                         2.0 ** 31 - 1)).astype(np.int32),
-            SfpuOp.F32_TO_U32: lambda: np.where(np.isnan(x), 0, np.clip(np.trunc(x.astype(np.float64)), 0,
-                                                                         2.0 ** 32 - 1)).astype(np.uint32),
-        }[op]()
-    return np.ascontiguousarray(result).view(np.uint32)
-
+# ---- integer ops, against the int64 twins in tests/reference.py ----
 
 INTEGER_EDGES = np.array([0, 1, -1, 2, -2, 3, 31, 32, 33, -31, -32, 7, -7, 2 ** 31 - 1, -2 ** 31, 2 ** 30, 65535,
                           -65536, 255, 256], np.int64)
@@ -493,7 +439,7 @@ def test_integer_binary_ops(op):
     a, b = _integer_operands(np.random.default_rng(seed("int", int(op))))
     ua, ub = a.view(np.uint32), b.view(np.uint32)
     got = np.array([numerics.sfpu_binary_bits(op, int(x), int(y)) for x, y in zip(ua, ub)], np.int64)
-    np.testing.assert_array_equal(_wrap(got), twin_integer_binary(op, a, b))
+    np.testing.assert_array_equal(ref.wrap_int32(got), ref.integer_binary(op, a, b))
 
 
 @pytest.mark.parametrize("op", [op for op in SfpuOp if SfpuOp.NEG_INT <= op <= SfpuOp.F32_TO_U32],
@@ -507,7 +453,7 @@ def test_integer_unary_ops(op):
                            np.inf, -np.inf, np.nan, 1e-30], np.float32)
         words = np.concatenate([bits_of(values), bits_of(rng.normal(0, 1e6, 4096).astype(np.float32)), words])
     got = np.array([numerics.sfpu_unary_bits(op, int(w)) for w in words], np.int64).astype(np.uint32)
-    np.testing.assert_array_equal(got, twin_integer_unary(op, words))
+    np.testing.assert_array_equal(got, ref.integer_unary(op, words))
 
 
 def test_where_moves_bits_whole():
