@@ -1201,21 +1201,13 @@ class DispatchLowering:
         a_bytes = [self._byte_plane(op, a, i) for i in range(4)]
         b_bytes = [self._byte_plane(op, b, j) for j in range(4)]
         kernel = ("matmul", DataFormat.float32, DataFormat.float32, DataFormat.float32, MathFidelity.HiFi4, True)
-        code, products, total = [], [], None
+        products = []
         for i in range(4):
             for j in range(4 - i):
                 product = self._temp(shape, device, DataFormat.float32)
                 self.launches.append(Launch(kernel, constants, [a_bytes[i], b_bytes[j], product], constants[0]))
-                products.append((product, FusedInput(DataFormat.float32)))
-                code.append(Input(len(products) - 1))
-                term = self._shifted_integer(code, len(code) - 1, 8 * (i + j))
-                if total is not None:
-                    code.append(Binary(SfpuOp.ADD_INT, total, term))
-                    term = len(code) - 1
-                total = term
-        out = self._temp(shape, device, INTEGER_FORMAT)
-        self._fused(op, code, products, out)
-        return out
+                products.append((product, 8 * (i + j)))
+        return self._from_bytes(op, products, SfpuOp.ADD_INT, shape, device)
 
     def _byte_plane(self, op, tensor: Tensor, k: int) -> Tensor:
         """float32 tiles of byte k (0..255) of an integer tensor."""
@@ -1313,21 +1305,9 @@ class DispatchLowering:
             raise unimplemented(op, f"an integer sum of {space[reduced_axis]} terms: the Tensix lowering sums "
                                     f"integers exactly up to {INTEGER_SUM_LIMIT}")
         kind = ReduceKind.SUM_ROW if reduced_axis == -1 else ReduceKind.SUM_COL
-        code, sums, total = [], [], None
-        for k in range(4):
-            plane = self._byte_plane(op, full, k)
-            sums.append((self._reduce(plane, kind, space, reduced_axis,
-                                      self._temp(shape, out_shape, DataFormat.float32)),
-                         FusedInput(DataFormat.float32)))
-            code.append(Input(k))
-            total_k = self._shifted_integer(code, len(code) - 1, 8 * k)
-            if total is not None:
-                code.append(Binary(SfpuOp.ADD_INT, total, total_k))
-                total_k = len(code) - 1
-            total = total_k
-        out = self._temp(shape, out_shape, INTEGER_FORMAT)
-        self._fused(op, code, sums, out)
-        return out
+        sums = [(self._reduce(self._byte_plane(op, full, k), kind, space, reduced_axis,
+                              self._temp(shape, out_shape, DataFormat.float32)), 8 * k) for k in range(4)]
+        return self._from_bytes(op, sums, SfpuOp.ADD_INT, shape, out_shape)
 
     def _integer_extreme(self, op, full: Tensor, space, reduced_axis: int, out_shape, shape, signed: bool,
                          largest: bool) -> Tensor:
@@ -1358,19 +1338,7 @@ class DispatchLowering:
             self._fused(op, code, inputs, plane)
             maxima.append(self._reduce(plane, kind, space, reduced_axis,
                                        self._temp(shape, out_shape, DataFormat.float32)))
-        code, total = [], None
-        for i, k in enumerate((3, 2, 1, 0)):  # maxima[i] is m_k
-            code.append(Input(i))
-            term = self._shifted_integer(code, len(code) - 1, 8 * k)
-            if total is not None:
-                code.append(Binary(SfpuOp.OR, total, term))
-                term = len(code) - 1
-            total = term
-        code.append(Constant(flip, True))
-        code.append(Binary(SfpuOp.XOR, total, len(code) - 1))
-        out = self._temp(shape, out_shape, INTEGER_FORMAT)
-        self._fused(op, code, [(m, FusedInput(DataFormat.float32)) for m in maxima], out)
-        return out
+        return self._from_bytes(op, list(zip(maxima, (24, 16, 8, 0))), SfpuOp.OR, shape, out_shape, flip)
 
     @staticmethod
     def _integer_byte(code: list, value: int, k: int) -> int:
@@ -1380,15 +1348,23 @@ class DispatchLowering:
         code += [Unary(SfpuOp.I32_TO_F32, len(code) - 1)]
         return len(code) - 1
 
-    @staticmethod
-    def _shifted_integer(code: list, value: int, shift: int) -> int:
-        """Appends int32(code[value]) << shift to `code`; returns its number."""
-        code.append(Unary(SfpuOp.F32_TO_I32, value))
-        if not shift:
-            return len(code) - 1
-        code.append(Constant(shift, True))
-        code.append(Binary(SfpuOp.SHL, len(code) - 2, len(code) - 1))
-        return len(code) - 1
+    def _from_bytes(self, op, parts: list, combine: SfpuOp, shape, device_shape, flip: int = 0) -> Tensor:
+        """The int32 tensor combine_k(int32(part_k) << shift_k) ^ flip, of float32 tensors
+        of integers (parts: (tensor, shift)): how the bytewise integer ops end."""
+        code, inputs, total = [], [], None
+        for tensor, shift in parts:
+            inputs.append((tensor, FusedInput(DataFormat.float32)))
+            code += [Input(len(inputs) - 1), Unary(SfpuOp.F32_TO_I32, len(code))]
+            if shift:
+                code += [Constant(shift, True), Binary(SfpuOp.SHL, len(code) - 1, len(code))]
+            if total is not None:
+                code.append(Binary(combine, total, len(code) - 1))
+            total = len(code) - 1
+        if flip:
+            code += [Constant(flip, True), Binary(SfpuOp.XOR, total, len(code))]
+        out = self._temp(shape, device_shape, INTEGER_FORMAT)
+        self._fused(op, code, inputs, out)
+        return out
 
     def _negated(self, op, tensor: Tensor) -> Tensor:
         """-tensor, a scratch tensor of its shape."""
