@@ -37,10 +37,12 @@ def test_hal_error_python_exception_classes():
     assert str(err) == "INVALID_ARGUMENT; bad pattern"
     oor = hal.HalError(SC.OUT_OF_RANGE, "past the end")
     assert isinstance(oor, IndexError) and isinstance(oor, hal.HalError)
-    other = hal.HalError(SC.NOT_FOUND, "nope")
+    missing = hal.HalError(SC.NOT_FOUND, "nope")  # iree.runtime: NOT_FOUND is a ValueError too
+    assert isinstance(missing, ValueError) and isinstance(missing, hal.NotFoundError)
+    assert str(missing).startswith("NOT_FOUND; ")
+    other = hal.HalError(SC.ABORTED, "stopped")
     assert isinstance(other, RuntimeError)
-    assert not isinstance(other, (ValueError, IndexError))
-    assert str(other).startswith("NOT_FOUND; ")
+    assert not isinstance(other, (ValueError, IndexError, NotImplementedError))
 
 
 # -- registry ---------------------------------------------------------------------
