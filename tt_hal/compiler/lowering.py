@@ -16,9 +16,9 @@ Bodies compute float32 and integers of up to 32 bits (int32 tiles, int32 in a 32
 Dst; docs/compiler.md says how narrow types and casts go). Values between ops live in
 temporaries: scratch tile tensors of the export (tt_hal/compiler/dispatch.py). Every
 tensor is a tile tensor of its *device shape*: its logical shape with unit dims where a
-reduction left them, so a row max of (64, 512) is a (64, 1) column that broadcasts along rows. Padding stays zero (the
-tilize stage zeroes a partial tile's padding, fused kernels re-zero the padding they
-write), so a matmul over a padded K stays exact.
+reduction left them, so a row max of (64, 512) is a (64, 1) column that broadcasts along
+rows. Padding stays zero (the tilize stage zeroes a partial tile's padding, fused kernels
+re-zero the padding they write), so a matmul over a padded K stays exact.
 Anything else is UNIMPLEMENTED, naming the op and its source location.
 """
 
@@ -69,10 +69,9 @@ class Tensor:
     (`ref`: ("binding", access) loaded, ("output", access) stored, ("temp", k) or
     ("constant", values), an access being (binding, byte offset, slice or None);
     `fill`: a splat not materialised: a float, an int, a PushConstant's value or a 0-d
-    Tensor's). Its tiles are in the compute
-    format, or in `data_format`: int32 for integers, a binding's memory format for a
-    load or store (UInt8 for an i8). `window`: a slice's place in its binding (None: the
-    whole binding)."""
+    Tensor's). Its tiles are in the compute format, or in `data_format`: int32 for
+    integers, a binding's memory format for a load or store (UInt8 for an i8). `window`:
+    a slice's place in its binding (None: the whole binding)."""
 
     def __init__(self, shape, device_shape=None, ref=None, fill=None, data_format=None, window=None):
         self.shape = tuple(shape)
@@ -168,9 +167,9 @@ def dense_array(op, attr) -> np.ndarray:
     if not isinstance(attr, ir.DenseElementsAttr):
         raise unimplemented(op, f"a constant stored as {str(attr)[:40]}...: the bridge reads dense<...> constants")
     element = str(attr.type.element_type)
-    dtypes = {"f32": np.float32, "i8": np.int8, "i32": np.int32, "i64": np.int64}
+    dtypes = {"f32": np.float32, "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64}
     if element not in dtypes:
-        raise unimplemented(op, f"a constant of {element}: the bridge compiles f32 tensors")
+        raise unimplemented(op, f"a constant of {element}: the bridge reads f32 and integer constants")
     if attr.is_splat:
         value = attr.get_splat_value().value
         return np.full(attr.type.shape, value, dtypes[element])
@@ -207,6 +206,11 @@ def _check_element_type(op, type_) -> None:
     element = _element(type_)
     if str(element) != "f32" and not (integer_width(element) or 64) <= 32:
         raise unimplemented(op, f"{op.name} on {element}: the bridge computes f32 and integers of up to 32 bits")
+
+
+def _fill_value(value, width: int | None):
+    """A constant as a fill holds it: a float, or an integer's canonical int32."""
+    return _canonical_integer(int(value), width) if width else float(value)
 
 
 def _canonical_integer(value: int, width: int) -> int:
@@ -369,11 +373,11 @@ class _Code:
     int32 (integers of up to 32 bits: narrow ones sign-extended, i1 as 0 or 1); a
     float compare's predicate stays a float 0 or 1 until an integer op needs it."""
 
-    def __init__(self, leaves, inputs, index_input=None, outer=None):
+    def __init__(self, leaves, inputs, scalar_leaf, index_input=None):
         self.leaves = leaves  # MLIR value -> Input or Constant
         self.inputs = inputs  # (Tensor, FusedInput) of each Input, as the caller builds them
+        self.scalar_leaf = scalar_leaf  # a scalar value -> the instruction of its value, None if not known
         self.index_input = index_input  # loop dim -> the Input of a tensor of its index values
-        self.outer = outer or {}  # a scalar of the dispatch -> its int, or the PushConstant it is
         self.code: list[Instruction] = []
         self.integer: list[bool] = []  # value -> is it an int32
         self.memo: dict = {}
@@ -386,17 +390,8 @@ class _Code:
     def value(self, v) -> int:
         if v in self.memo:
             return self.memo[v]
-        if v in self.leaves:
-            index = self.emit(self.leaves[v])
-        elif _constant(v) is not None or isinstance(self.outer.get(v), int):
-            width = integer_width(v.type)
-            value = _constant(v) if _constant(v) is not None else self.outer[v]
-            index = self.emit(Constant(_canonical_integer(int(value), width), True) if width else
-                              Constant(float(value)))
-        elif isinstance(self.outer.get(v), PushConstant) and integer_width(v.type) == 32:
-            index = self.emit(Scalar(self.outer[v].ordinal))  # known when the dispatch runs
-        else:
-            index = self.op(v.owner.operation)
+        leaf = self.leaves.get(v) or self.scalar_leaf(v)
+        index = self.emit(leaf) if leaf is not None else self.op(v.owner.operation)
         self.memo[v] = index
         return index
 
@@ -765,15 +760,10 @@ class DispatchLowering:
         width = integer_width(op.results[0].type)
         fmt = INTEGER_FORMAT if width else None
         if data.size and (data == data.flat[0]).all():
-            return Tensor(shape, fill=self._scalar(data.flat[0], width), data_format=fmt)
+            return Tensor(shape, fill=_fill_value(data.flat[0], width), data_format=fmt)
         if width:
             data = np.vectorize(lambda x: _canonical_integer(int(x), width), otypes=[np.int32])(data)
         return Tensor(shape, ref=("constant", data), data_format=fmt)
-
-    @staticmethod
-    def _scalar(value, width: int | None):
-        """A fill's value: a float, or an integer's canonical int32."""
-        return _canonical_integer(int(value), width) if width else float(value)
 
     def tensor_cast(self, op) -> None:
         """A cast of a whole tensor outside a generic (an i1 argument's bytes to i1, an i1
@@ -787,7 +777,7 @@ class DispatchLowering:
         if tensor.fill is not None:
             raise unimplemented(op, f"{op.name} of a splat tensor")
         inputs = [(tensor, FusedInput(self._format(tensor)))]
-        code = _Code({source: Input(0)}, inputs)
+        code = _Code({source: Input(0)}, inputs, lambda v: self._scalar_leaf(v, inputs))
         code.result(result)
         out = self._temp(tensor.shape, tensor.device_shape, INTEGER_FORMAT if integer_width(result.type) else None)
         self._fused(op, code.code, inputs, out)
@@ -976,23 +966,14 @@ class DispatchLowering:
             if isinstance(result, ir.BlockArgument) and result.arg_number < n_in:
                 source = operands[result.arg_number]
                 if not isinstance(source.type, ir.RankedTensorType):  # fill with a scalar
-                    value = _constant(source)
-                    if value is not None:
-                        self.values[op.results[k]] = Tensor(init.shape, fill=self._scalar(value, width),
-                                                            data_format=result_format)
-                    elif source in self.scalars:  # a 0-d tensor's value, read where it is used
-                        scalar = self.scalars[source]
-                        self.values[op.results[k]] = Tensor(init.shape, fill=scalar.fill if scalar.fill is not None
-                                                            else scalar, data_format=result_format)
-                    elif isinstance(self.ints.env.get(source), PushConstant) and width == 32:
-                        self.values[op.results[k]] = Tensor(init.shape, fill=self.ints.env[source],
-                                                            data_format=result_format)
-                    else:
+                    fill = self._scalar_fill(source)
+                    if fill is None:
                         raise unimplemented(op, "a fill with a value computed at run time (not read from a "
                                                 "tensor of the dispatch)")
+                    self.values[op.results[k]] = Tensor(init.shape, fill=fill, data_format=result_format)
                     return
             elif _constant(result) is not None:
-                self.values[op.results[k]] = Tensor(init.shape, fill=self._scalar(_constant(result), width),
+                self.values[op.results[k]] = Tensor(init.shape, fill=self._scalar_fill(result),
                                                     data_format=result_format)
                 return
         if scalars:
@@ -1019,6 +1000,26 @@ class DispatchLowering:
                                                            self._temp(init.shape, space, result_format))
         else:
             self.values[op.results[k]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
+
+    def _scalar_fill(self, v):
+        """A scalar of the dispatch as a fill's value: a constant (a float, or an integer's
+        canonical int32), a push constant (an i32 known when the dispatch runs), a 0-d
+        tensor's value (the Tensor, or its own fill); None if the lowering cannot know it."""
+        known = _constant(v)
+        known = self.ints.env.get(v) if known is None else known
+        if isinstance(known, (bool, int, float)):
+            return _fill_value(known, integer_width(v.type))
+        if isinstance(known, PushConstant) and integer_width(v.type) == 32:
+            return known
+        if v in self.scalars:
+            scalar = self.scalars[v]
+            return scalar.fill if scalar.fill is not None else scalar
+        return None
+
+    def _scalar_leaf(self, v, inputs: list) -> Instruction | None:
+        """The instruction of a scalar's value (_scalar_fill), None if it is not known."""
+        fill = self._scalar_fill(v)
+        return None if fill is None else self._fill_leaf(fill, inputs)
 
     def _fill_leaf(self, fill, inputs: list) -> Instruction:
         """The code of a fill's value: a constant; a push constant's (a Scalar numbered by
@@ -1109,7 +1110,7 @@ class DispatchLowering:
                                FusedInput(INTEGER_FORMAT)))
             return index_inputs[dim]
 
-        code = _Code(leaves, inputs, index_input, self.ints.env)
+        code = _Code(leaves, inputs, lambda v: self._scalar_leaf(v, inputs), index_input)
         code.result(result)
         return code.code
 
