@@ -18,7 +18,6 @@ import dataclasses
 from hal.backend import Binding
 from hal.buffer import HalBufferView
 from hal.status import HalError, StatusCode
-from tt_hal.target.layout import Layout
 from tt_hal.target.placement import DRAM_MEMORY_CONFIG
 from tt_hal.target.program import Export
 from tt_hal.target.ttx import EXECUTABLE_FORMAT, read_executable
@@ -117,14 +116,14 @@ class HalExecutableCache:
         return HalExecutable(exports, [tuple(views) for views in tensors], self.identifier)
 
     def _allocate_tensor(self, export: Export, t: int) -> HalBufferView:
-        """Tensor `t` of `export` on the device: TILE layout, interleaved in DRAM; with
+        """Tensor `t` of `export` on the device: in its layout, interleaved in DRAM; with
         values, written as HalDevice.to_device writes a tensor (padding zero)."""
         tensor = export.tensors[t]
         try:
             if tensor.values is None:
-                return self._device.allocator.allocate_tensor(tensor.shape, tensor.data_format, Layout.TILE,
+                return self._device.allocator.allocate_tensor(tensor.shape, tensor.data_format, tensor.layout,
                                                               DRAM_MEMORY_CONFIG)
-            return self._device.to_device(tensor.values, tensor.data_format, Layout.TILE, DRAM_MEMORY_CONFIG)
+            return self._device.to_device(tensor.values, tensor.data_format, tensor.layout, DRAM_MEMORY_CONFIG)
         except HalError as error:
             raise HalError(error.code, f"export {export.name} tensor {t} ({tensor.data_format.name} "
                                        f"{list(tensor.shape)}): {error.message}") from None

@@ -35,7 +35,7 @@ _BRANCHES = {Op.BEQ: "==", Op.BNE: "!=", Op.BLT: "<", Op.BGE: ">="}
 _CB_CALLS = {Op.CB_RESERVE_BACK: "cb_reserve_back", Op.CB_PUSH_BACK: "cb_push_back",
              Op.CB_WAIT_FRONT: "cb_wait_front", Op.CB_POP_FRONT: "cb_pop_front"}
 _DATA_MOVEMENT = (Op.ADDRGEN, Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE, Op.NOC_READ, Op.NOC_WRITE, Op.NOC_READ_BARRIER,
-                  Op.NOC_WRITE_BARRIER, Op.L1_FILL)
+                  Op.NOC_WRITE_BARRIER, Op.L1_FILL, Op.L1_LOAD)
 _TILE_REGS = {Op.TILE_REGS_ACQUIRE: "tile_regs_acquire", Op.TILE_REGS_COMMIT: "tile_regs_commit",
               Op.TILE_REGS_WAIT: "tile_regs_wait", Op.TILE_REGS_RELEASE: "tile_regs_release"}
 _ELTWISE = {Op.ADD_TILES: "ELWADD", Op.SUB_TILES: "ELWSUB", Op.MUL_TILES: "ELWMUL"}
@@ -221,6 +221,8 @@ class _Emitter:
         if op in _DATA_MOVEMENT:
             if self.kernel.processor == Processor.COMPUTE:
                 raise _unimplemented(self.kernel, pc, f"{op.name} in a compute kernel")
+            if op == Op.L1_LOAD:
+                return [f"{r(v[0])} = (int32_t)*reinterpret_cast<volatile tt_l1_ptr uint32_t *>({self.u32(v[1])});"]
             return self.l1_fill(v) if op == Op.L1_FILL else self.noc(pc, op, v)
         if op in _TILE_REGS:
             return [f"{_TILE_REGS[op]}();"]

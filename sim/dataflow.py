@@ -1,7 +1,7 @@
 """Data movement on a Tensix core (numba), TT-Metal's dataflow_api: circular buffers
 (cb_reserve_back, cb_push_back, cb_wait_front, cb_pop_front, get_write_ptr,
 get_read_ptr), NoC transfers through address generators, and a data movement
-kernel's own stores to L1 (L1_FILL).
+kernel's own stores to and loads from L1 (L1_FILL, L1_LOAD).
 
 Circular buffer `cb` is cb_config[cb] = (data format, page size, pages, L1 address).
 Each core counts the pages pushed to, popped from and reserved in each of its
@@ -14,6 +14,7 @@ complete at once, so barriers only order.
 from __future__ import annotations
 
 import numba
+import numpy as np
 
 from tt_hal.sim.faults import Fault
 from tt_hal.sim.memory import copy_bytes, page_span
@@ -129,3 +130,17 @@ def l1_fill(l1, row, l1_base, address, length, pattern, fault):
     for k in range(4):
         l1[row, address + k:address + length:4] = (pattern >> (8 * k)) & 0xFF
     return Fault.OK
+
+
+@numba.njit(cache=True, nogil=True)
+def l1_load(l1, row, l1_base, address, fault):
+    """L1_LOAD on the core with L1 row `row`: (fault code, the little-endian int32 word
+    at `address`, sign-extended). The address is a multiple of 4 in the usable L1."""
+    fault[4], fault[5], fault[6], fault[7] = address, 4, 0, 0
+    if address % 4 != 0:
+        return Fault.L1_MISALIGNED, 0
+    if address < l1_base or address > l1.shape[1] - 4:
+        return Fault.L1_OUT_OF_BOUNDS, 0
+    word = np.int64(l1[row, address]) | np.int64(l1[row, address + 1]) << 8 | \
+        np.int64(l1[row, address + 2]) << 16 | np.int64(l1[row, address + 3]) << 24
+    return Fault.OK, word - (np.int64(1) << 32) if word >= 1 << 31 else word

@@ -25,6 +25,7 @@ from tt_hal.sim.dataflow import (
     cb_page_address,
     cb_sync,
     l1_fill,
+    l1_load,
     noc_instruction,
 )
 from tt_hal.sim.faults import Fault
@@ -227,6 +228,8 @@ def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, wor
                         pass  # transfers complete at once
                     elif op == Op.L1_FILL:
                         err = l1_fill(l1, row, l1_base, r[a], r[b], cc, fault)
+                    elif op == Op.L1_LOAD:
+                        err, r[a] = l1_load(l1, row, l1_base, r[b], fault)
                     elif op == Op.TILE_REGS_ACQUIRE:
                         acquired[c] = True
                     elif op == Op.TILE_REGS_COMMIT or op == Op.TILE_REGS_WAIT:

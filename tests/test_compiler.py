@@ -18,6 +18,10 @@ Patterns (CASES, each a @main):
   a linalg.generic body, programs IREE collapses to one dim;
 - broadcasts: row, column (an input and a keepdims reduction), scalar (constant and
   0-d argument), batch; transposes (2-D, last two dims of 3-D, fused into an add);
+- gathers: permutations of outer dims, broadcasts over some batch dims, convolutions
+  (NHWC, NCHW with the result permuted back, depthwise), max pooling, reductions over
+  two dims and over an outer dim, an embedding lookup (ids out of range clamped), a
+  reverse;
 - softmax, layernorm and rmsnorm as JAX writes them;
 - several results (two of one linalg.generic), results that are transforms of the inputs
   (or the input itself),
@@ -826,6 +830,88 @@ CASES["transpose_into_add"] = Case(mlir("""
 """))
 
 # -- normalisations as JAX writes them -------------------------------------------------------------
+# Gathers (tt_hal/kernels/gather.py): data movement the tile kernels cannot do in place.
+CASES["transpose_4d_outer"] = Case(mlir("""
+    func.func @main(%a: tensor<2x3x4x5xf32>) -> tensor<4x2x5x3xf32> {
+      %r = stablehlo.transpose %a, dims = [2, 0, 3, 1] : (tensor<2x3x4x5xf32>) -> tensor<4x2x5x3xf32>
+      %e = stablehlo.exponential %r : tensor<4x2x5x3xf32>
+      return %e : tensor<4x2x5x3xf32>
+    }
+"""))
+CASES["broadcast_some_batch_dims"] = Case(mlir("""
+    func.func @main(%a: tensor<2x3x4x5xf32>, %b: tensor<3x5xf32>) -> tensor<2x3x4x5xf32> {
+      %bb = stablehlo.broadcast_in_dim %b, dims = [1, 3] : (tensor<3x5xf32>) -> tensor<2x3x4x5xf32>
+      %r = stablehlo.add %a, %bb : tensor<2x3x4x5xf32>
+      return %r : tensor<2x3x4x5xf32>
+    }
+"""))
+CASES["conv2d_nhwc_valid"] = Case(mlir("""
+    func.func @main(%x: tensor<1x10x12x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<1x8x10x8xf32> {
+      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+          window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]}
+          {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+          : (tensor<1x10x12x3xf32>, tensor<3x3x3x8xf32>) -> tensor<1x8x10x8xf32>
+      return %r : tensor<1x8x10x8xf32>
+    }
+"""), inputs=(1.0, W(27)))
+CASES["conv2d_nchw_relu"] = Case(mlir("""
+    func.func @main(%x: tensor<2x3x10x10xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<2x8x8x8xf32> {
+      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1],
+          window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]}
+          {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+          : (tensor<2x3x10x10xf32>, tensor<8x3x3x3xf32>) -> tensor<2x8x8x8xf32>
+      %z = stablehlo.constant dense<0.0> : tensor<2x8x8x8xf32>
+      %m = stablehlo.maximum %r, %z : tensor<2x8x8x8xf32>
+      return %m : tensor<2x8x8x8xf32>
+    }
+"""), inputs=(1.0, W(27)))  # the result transposed NHWC -> NCHW through a permuted map: not a last-two swap
+CASES["conv2d_depthwise"] = Case(mlir("""
+    func.func @main(%x: tensor<1x8x8x6xf32>, %w: tensor<3x3x1x6xf32>) -> tensor<1x6x6x6xf32> {
+      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+          window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]}
+          {batch_group_count = 1 : i64, feature_group_count = 6 : i64}
+          : (tensor<1x8x8x6xf32>, tensor<3x3x1x6xf32>) -> tensor<1x6x6x6xf32>
+      return %r : tensor<1x6x6x6xf32>
+    }
+"""), inputs=(1.0, W(9)))
+CASES["max_pool_2x2_stride_2"] = Case(mlir("""
+    func.func @main(%x: tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32> {
+      %z = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %r = "stablehlo.reduce_window"(%x, %z) ({
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+          %m = stablehlo.maximum %a, %b : tensor<f32>
+          stablehlo.return %m : tensor<f32>
+      }) {window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}
+        : (tensor<1x8x8x4xf32>, tensor<f32>) -> tensor<1x4x4x4xf32>
+      return %r : tensor<1x4x4x4xf32>
+    }
+"""))
+CASES["reduce_two_dims_and_an_outer_one"] = Case(mlir("""
+    func.func @main(%x: tensor<6x7x9xf32>) -> (tensor<7xf32>, tensor<7x9xf32>) {
+      %z = stablehlo.constant dense<0.0> : tensor<f32>
+      %r = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0, 2]
+          : (tensor<6x7x9xf32>, tensor<f32>) -> tensor<7xf32>
+      %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0]
+          : (tensor<6x7x9xf32>, tensor<f32>) -> tensor<7x9xf32>
+      return %r, %s : tensor<7xf32>, tensor<7x9xf32>
+    }
+"""))
+CASES["gather_embedding_rows"] = Case(mlir("""
+    func.func @main(%table: tensor<50x16xf32>, %ids: tensor<3x7xi32>) -> tensor<3x7x16xf32> {
+      %r = "stablehlo.gather"(%table, %ids) {
+        dimension_numbers = #stablehlo.gather<offset_dims = [2], collapsed_slice_dims = [0],
+                                              start_index_map = [0], index_vector_dim = 2>,
+        slice_sizes = array<i64: 1, 16>, indices_are_sorted = false
+      } : (tensor<50x16xf32>, tensor<3x7xi32>) -> tensor<3x7x16xf32>
+      return %r : tensor<3x7x16xf32>
+    }
+"""), inputs=(1.0, (-5, 60)))  # out-of-range ids: clamped, as StableHLO says
+CASES["reverse_2d"] = Case(mlir("""
+    func.func @main(%x: tensor<5x40xf32>) -> tensor<5x40xf32> {
+      %r = stablehlo.reverse %x, dims = [0, 1] : tensor<5x40xf32>
+      return %r : tensor<5x40xf32>
+    }
+"""))
 CASES["softmax"] = Case(mlir("""
     func.func @main(%x: tensor<40x70xf32>) -> tensor<40x70xf32> {
       %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>

@@ -46,7 +46,7 @@ from tt_hal.kernels import rowmajor
 from tt_hal.kernels.common import MASK_FORMAT, mask_values, workgroup_count
 from tt_hal.target.arch import DEFAULT_ARCH, get_arch
 from tt_hal.target.isa import MathFidelity
-from tt_hal.target.layout import DataFormat
+from tt_hal.target.layout import DataFormat, Layout
 from tt_hal.target.program import ArgKind, BindingSource, Export, ExportTensor, RuntimeArg, Stage
 from tt_hal.target.sizes import TILE, ceil_div
 
@@ -54,6 +54,7 @@ OPTIONS = Options(DataFormat.float32, MathFidelity.HiFi4)
 FORMAT = OPTIONS.data_format
 CORES = get_arch(DEFAULT_ARCH).worker_cores  # a stage's grid: one workgroup per core; more cores run it in rounds
 MAX_FOLDED_COLUMNS = 4096
+ROW_ELEMENTS = 1024  # a row-major export tensor's row: a 4 KB page of 4-byte elements
 
 
 def pipeline_layout(export) -> tuple[int, int]:
@@ -112,11 +113,27 @@ class _ExportBuilder:
         self.stages: list[Stage] = []
         self.index: dict = {}  # what a tensor is for -> its index
 
-    def tensor(self, key, shape, data_format: DataFormat, values=None) -> int:
+    def tensor(self, key, shape, data_format: DataFormat, values=None, layout: Layout = Layout.TILE) -> int:
         if key not in self.index:
             self.index[key] = len(self.tensors)
-            self.tensors.append(ExportTensor(tuple(shape), data_format, values))
+            self.tensors.append(ExportTensor(tuple(shape), data_format, values, layout))
         return self.index[key]
+
+    def row_major_tensor(self, tensor: Tensor, default_format: DataFormat) -> int:
+        """A row-major export tensor (a gather's source or table): the elements of the
+        tensor's device shape in order, in rows of ROW_ELEMENTS (pages of 4 KB)."""
+        data_format = tensor.data_format or default_format
+        n = math.prod(tensor.device_shape)
+        shape = (ceil_div(n, ROW_ELEMENTS), ROW_ELEMENTS)
+        values = None
+        if tensor.ref[0] == "constant":
+            values = np.zeros(math.prod(shape), np.int32 if data_format.is_integer else np.float32)
+            values[:n] = np.asarray(tensor.ref[1]).reshape(-1)
+            values = values.reshape(shape)
+            key = ("rows", data_format, values.tobytes())
+        else:
+            key = tensor.ref
+        return self.tensor(key, shape, data_format, values, Layout.ROW_MAJOR)
 
     def row_major(self, builder, device_shape, data_format: DataFormat, offset: int | PushConstant,
                   bindings, window: Window | None = None) -> None:
@@ -163,10 +180,14 @@ def lower_function(name: str, constant_count: int, binding_count: int, func, whe
                       ((BindingSource.DISPATCH, key[0]), (BindingSource.TENSOR, scratch)), tensor.window)
 
     def operand_binding(operand):
+        if isinstance(operand, tuple) and operand[0] == "rows":  # ("rows", access): the binding as it is
+            return BindingSource.DISPATCH, operand[1][0]
         if isinstance(operand, tuple):  # ("mask", valid, axis)
             _, valid, axis = operand
             return BindingSource.TENSOR, out.tensor(operand, (TILE, TILE), MASK_FORMAT, mask_values(valid, axis))
         kind, what = operand.ref
+        if operand.row_major:
+            return BindingSource.TENSOR, out.row_major_tensor(operand, FORMAT)
         if kind == "constant":
             data_format = operand.data_format or FORMAT
             values = np.asarray(what, np.int32 if data_format.is_integer else np.float32).reshape(operand.device_shape)

@@ -11,6 +11,11 @@ library (tt_hal/kernels/):
 - parallel generic with `linalg.yield %in` through a swapped map -> transpose
 - any other parallel generic                         -> eltwise_fused (the body as SFPU code)
 - fill (a generic yielding a scalar)                 -> kept as a constant until used
+- an operand read through a map the tile kernels cannot follow (a window such as
+  d1 + d4, a permutation of outer dims, a broadcast over some batch dims), and the
+  operands of a reduction over several dims or an outer one
+                                                     -> gather (tt_hal/kernels/gather.py)
+                                                        into the loop space, then as above
 
 Bodies compute float32 and integers of up to 32 bits (int32 tiles, int32 in a 32-bit
 Dst; docs/compiler.md says how narrow types and casts go). Values between ops live in
@@ -34,9 +39,9 @@ import numpy as np
 from iree.compiler import ir
 
 from hal.status import HalError, StatusCode
-from tt_hal.kernels import fused, matmul, reduce, transpose
+from tt_hal.kernels import fused, gather, matmul, reduce, rowmajor, transpose
 from tt_hal.kernels.fused import Binary, Constant, FusedInput, Input, Instruction, Scalar, Ternary, Unary
-from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
+from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp, float_bits
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.sizes import TILE, ceil_div
 
@@ -71,15 +76,19 @@ class Tensor:
     `fill`: a splat not materialised: a float, an int, a PushConstant's value or a 0-d
     Tensor's). Its tiles are in the compute format, or in `data_format`: int32 for
     integers, a binding's memory format for a load or store (UInt8 for an i8). `window`:
-    a slice's place in its binding (None: the whole binding)."""
+    a slice's place in its binding (None: the whole binding). `row_major`: the elements
+    of the device shape in row-major order instead of tiles (a gather's source or index
+    table)."""
 
-    def __init__(self, shape, device_shape=None, ref=None, fill=None, data_format=None, window=None):
+    def __init__(self, shape, device_shape=None, ref=None, fill=None, data_format=None, window=None,
+                 row_major=False):
         self.shape = tuple(shape)
         self.device_shape = tuple(device_shape) if device_shape is not None else default_device_shape(shape)
         self.ref = ref
         self.fill = fill
         self.data_format = data_format
         self.window = window
+        self.row_major = row_major
 
 
 @dataclasses.dataclass
@@ -89,7 +98,7 @@ class Launch:
 
     kernel: tuple
     constants: list
-    operands: list  # Tensor, or ("mask", valid, axis)
+    operands: list  # Tensor, ("mask", valid, axis), or ("rows", access): a binding read row-major
     tiles: int
 
 
@@ -117,7 +126,8 @@ def tile_count(device_shape) -> int:
 
 # The library programs a Launch.kernel may name.
 _PROGRAMS = {"matmul": matmul.matmul, "reduce": reduce.reduce, "transpose": transpose.transpose,
-             "eltwise_fused": fused.eltwise_fused}
+             "eltwise_fused": fused.eltwise_fused, "gather": gather.gather,
+             "untilize": lambda fmt: rowmajor.untilize(fmt, offsets=True)}
 
 
 def build_kernel(kernel: tuple):
@@ -373,11 +383,12 @@ class _Code:
     int32 (integers of up to 32 bits: narrow ones sign-extended, i1 as 0 or 1); a
     float compare's predicate stays a float 0 or 1 until an integer op needs it."""
 
-    def __init__(self, leaves, inputs, scalar_leaf, index_input=None):
+    def __init__(self, leaves, inputs, scalar_leaf, index_input=None, extract_input=None):
         self.leaves = leaves  # MLIR value -> Input or Constant
         self.inputs = inputs  # (Tensor, FusedInput) of each Input, as the caller builds them
         self.scalar_leaf = scalar_leaf  # a scalar value -> the instruction of its value, None if not known
         self.index_input = index_input  # loop dim -> the Input of a tensor of its index values
+        self.extract_input = extract_input  # (tensor.extract, this code) -> the Input of the values it extracts
         self.code: list[Instruction] = []
         self.integer: list[bool] = []  # value -> is it an int32
         self.memo: dict = {}
@@ -496,6 +507,10 @@ class _Code:
             if self.index_input is None:
                 raise unimplemented(op, "linalg.index outside an elementwise body")
             return self.emit(self.index_input(ir.IntegerAttr(op.attributes["dim"]).value))
+        if name == "tensor.extract":  # a gather: the values at indices computed per element
+            if self.extract_input is None:
+                raise unimplemented(op, "tensor.extract outside an elementwise body")
+            return self.emit(self.extract_input(op, self))
         if name in ("arith.andi", "arith.ori", "arith.xori") and integer_width(op.results[0].type) == 1 and \
                 not any(self.integer[self.value(v)] for v in operands):  # float predicates: stay floats
             a, b = (self.value(v) for v in operands)
@@ -676,17 +691,53 @@ def _iterators(generic) -> list[str]:
     return [re.search(r"<(\w+)>", str(a)).group(1) for a in generic.attributes["iterator_types"]]
 
 
-def _maps(generic) -> list[list[int]]:
-    """Each indexing map's results as loop dims; UNIMPLEMENTED unless projections."""
+def _affine(generic) -> list[list[str]]:
+    """Each indexing map's results as Python expressions of the loop indices d0, d1, ...
+    (floordiv and mod as // and %, which floor as MLIR's do)."""
     maps = []
     for attr in generic.attributes["indexing_maps"]:
-        dims = []
+        exprs = []
         for expr in attr.value.results:
-            if not isinstance(expr, ir.AffineDimExpr):
-                raise unimplemented(generic, f"indexing map {attr} is not a projection of the loops")
-            dims.append(expr.position)
-        maps.append(dims)
+            text = str(expr).replace(" floordiv ", " // ").replace(" mod ", " % ")
+            if not re.fullmatch(r"[d0-9\s+\-*/%()]+", text):
+                raise unimplemented(generic, f"indexing map {attr}: the lowering evaluates dims, constants, +, *, "
+                                             f"floordiv and mod")
+            exprs.append(text)
+        maps.append(exprs)
     return maps
+
+
+def _projection(exprs: list[str]) -> list[int] | None:
+    """The loop dims of a map whose results are plain dims; None for any other map."""
+    dims = [re.fullmatch(r"d(\d+)", e) for e in exprs]
+    return None if not all(dims) else [int(m.group(1)) for m in dims]
+
+
+def _evaluate(expr: str, env: dict) -> np.ndarray:
+    """An affine expression (_affine) over index arrays."""
+    return eval(expr, {"__builtins__": {}}, env)  # noqa: S307 (digits, d<k>, + - * // % only)
+
+
+def _dims(exprs: list[str]) -> list[int]:
+    """The loop dims a map's expressions use, in order."""
+    return sorted({int(d) for e in exprs for d in re.findall(r"d(\d+)", e)})
+
+
+def _device_order(tensor: Tensor) -> np.ndarray:
+    """Where each element of a tile tensor (logical shape) is in the row-major order of
+    its device shape: in order, or transposed when the device shape swaps the logical
+    shape's last two dims."""
+    n = math.prod(tensor.shape)
+    shape, device = tensor.shape, tensor.device_shape
+
+    def essential(dims):
+        return [d for d in dims if d != 1]
+
+    if essential(device) == essential(shape):
+        return np.arange(n, dtype=np.int64).reshape(shape)
+    if len(device) >= 2 and essential((*device[:-2], device[-1], device[-2])) == essential(shape):
+        return np.arange(n, dtype=np.int64).reshape(device).swapaxes(-1, -2).reshape(shape)
+    raise HalError(StatusCode.INTERNAL, f"a tensor of shape {shape} held as device shape {device}")
 
 
 class DispatchLowering:
@@ -944,23 +995,36 @@ class DispatchLowering:
         """Result `k` of a linalg.generic with `n_in` inputs."""
         operands = list(op.operands)
         operands = operands[:n_in] + [operands[n_in + k]]
-        maps, iterators = _maps(op), _iterators(op)
-        maps = maps[:n_in] + [maps[n_in + k]]
+        exprs = _affine(op)
+        exprs = exprs[:n_in] + [exprs[n_in + k]]
+        maps, iterators = [_projection(e) for e in exprs], _iterators(op)
         for v in operands:
             _check_element_type(op, v.type)
         width = integer_width(op.results[k].type)
         result_format = INTEGER_FORMAT if width else None
         ins = [self.values[v] if isinstance(v.type, ir.RankedTensorType) else None for v in operands[:n_in]]
+        arguments = op.regions[0].blocks[0].arguments
+        for i, tensor in enumerate(ins):
+            if tensor is not None and not list(arguments[i].uses):  # a shape only (a pooling window)
+                ins[i] = Tensor(tensor.shape, fill=0.0)
         scalars = [v for v in operands[:n_in] if not isinstance(v.type, ir.RankedTensorType)]
         init = self.values[operands[n_in]]
         body = list(op.regions[0].blocks[0].operations)
         body[-1] = _Yield(body[-1].operands[k])
         result = body[-1].operands[0]
+        if maps[-1] is None:
+            raise unimplemented(op, f"a linalg.generic whose result map ({', '.join(exprs[-1])}) is not a "
+                                    f"projection of the loops")
         extents = [0] * len(iterators)
         for v, dims in zip(operands, maps):
-            for j, d in enumerate(dims):
+            for j, d in enumerate(dims or ()):
                 extents[d] = _shape(op, v.type)[j]
+        if 0 in extents and not any(0 in _shape(op, v.type) for v in operands):
+            raise unimplemented(op, "a loop dim that no operand's map reads as a plain dim")
         reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
+        if any(m is None for m in maps[:n_in]) or len(reductions) > 1:
+            ins, maps, iterators, extents = self._regrouped(op, ins, exprs, maps, iterators, extents, body)
+            reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
 
         if not reductions and len(body) == 1:
             if isinstance(result, ir.BlockArgument) and result.arg_number < n_in:
@@ -988,10 +1052,11 @@ class DispatchLowering:
             extents = [extents[d] for d in order]
         if maps[-1] != sorted(maps[-1]):
             raise unimplemented(op, f"a linalg.generic whose result map {maps[-1]} permutes the loops")
-        if len(reductions) > 1:
-            raise unimplemented(op, f"a reduction over {len(reductions)} dims; the Tensix lowering reduces one")
         if reductions and self._contraction(op, ins, init, maps, iterators, extents, body, n_in):
             return
+        if reductions and reductions[0] < len(iterators) - 2:  # the reduce kernel reduces one of the last two dims
+            ins, maps, iterators, extents = self._regrouped(op, ins, [[f"d{d}" for d in m] for m in maps], maps,
+                                                            iterators, extents, body)
         space, axis = self._space(ins, init, maps, extents)
         if reductions and axis is FLAT:
             raise unimplemented(op, "a reduction of a flattened tensor")
@@ -1000,6 +1065,136 @@ class DispatchLowering:
                                                            self._temp(init.shape, space, result_format))
         else:
             self.values[op.results[k]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
+
+    def _regrouped(self, op, ins, exprs, maps, iterators, extents, body):
+        """The generic's operands and loops made ones the tile kernels follow: each input
+        read through a map that is not a projection is gathered into the loop space of
+        the dims it uses; with reductions, the parallel loops come first and the
+        reduction loops become one last loop, every input gathered to match where its
+        dims change. Returns (ins, maps, iterators, extents)."""
+        n_in = len(ins)
+        reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
+        if not reductions:
+            number, groups_of = {d: d for d in range(len(iterators))}, lambda used: [[d] for d in used]
+        else:
+            if any(inner.name == "linalg.index" for inner in body[:-1]):
+                raise unimplemented(op, "linalg.index in a reduction over several or outer dims")
+            parallel = [d for d in range(len(iterators)) if d not in reductions]
+            number = {d: i for i, d in enumerate(parallel)} | dict.fromkeys(reductions, len(parallel))
+
+            def groups_of(used):
+                return [[d] for d in parallel if d in used] + ([reductions] if set(used) & set(reductions) else [])
+        new_ins, new_maps = [], []
+        for tensor, map_exprs, dims in zip(ins, exprs[:n_in], maps[:n_in]):
+            if not reductions and dims is not None:
+                new_ins.append(tensor)
+                new_maps.append(dims)
+                continue
+            groups = groups_of(_dims(map_exprs))
+            new_maps.append(list(dict.fromkeys(number[g[0]] for g in groups)))
+            if tensor is not None and tensor.fill is None and \
+                    (dims is None or any(len(g) > 1 for g in groups) or [g[0] for g in groups] != dims):
+                tensor = self._gather_operand(op, tensor, map_exprs, groups, extents)
+            new_ins.append(tensor)
+        new_maps.append([number[d] for d in maps[-1]])
+        if not reductions:
+            return new_ins, new_maps, iterators, extents
+        new_extents = [extents[d] for d in parallel] + [math.prod(extents[d] for d in reductions)]
+        return new_ins, new_maps, ["parallel"] * len(parallel) + ["reduction"], new_extents
+
+    def _gather_operand(self, op, tensor: Tensor, exprs: list[str], groups: list[list[int]], extents,
+                        shape=None) -> Tensor:
+        """The operand read through the map `exprs` over the loop space of `groups` (a
+        list of lists of loop dims; each group one dim of the result, its loops merged
+        in order; `extents[d]` loop d's extent), as a tensor of that shape or of `shape`
+        (the same elements with unit dims put in)."""
+        dims = [d for group in groups for d in group]
+        grid = np.indices([extents[d] for d in dims], sparse=True)
+        env = {f"d{d}": grid[i] for i, d in enumerate(dims)}
+        full = tuple(extents[d] for d in dims)
+        try:
+            index = [np.broadcast_to(_evaluate(e, env), full) for e in exprs]
+        except NameError as error:
+            raise unimplemented(op, f"an operand map ({', '.join(exprs)}) reading a loop outside {dims}: "
+                                    f"{error}") from None
+        for j, (position, extent) in enumerate(zip(index, tensor.shape)):
+            if position.size and (position.min() < 0 or position.max() >= extent):
+                raise unimplemented(op, f"an operand map ({', '.join(exprs)}) reading outside dim {j} of "
+                                        f"{list(tensor.shape)}")
+        flat = np.ravel_multi_index(index, tensor.shape) if index else np.zeros(full, np.int64)
+        return self._gather(op, tensor, flat.reshape(shape or [math.prod(extents[d] for d in g) for g in groups]))
+
+    def _gather(self, op, source: Tensor, indices: np.ndarray, fill=0) -> Tensor:
+        """A tile tensor of indices' shape whose elements are source's at the logical
+        flat indices `indices` (-1: `fill`), known when the dispatch is lowered: a gather
+        launch (tt_hal/kernels/gather.py) with a constant table."""
+        shape = indices.shape
+        if source.fill is not None and (indices >= 0).all():
+            return Tensor(shape, fill=source.fill, data_format=source.data_format)
+        source = self._gatherable(op, source)
+        operand, offset, order = self._rows(op, source)
+        table = np.where(indices >= 0, order.reshape(-1)[np.maximum(indices, 0)], -1).astype(np.int32)
+        table_tensor = Tensor(table.shape, ref=("constant", table), data_format=gather.TABLE_FORMAT, row_major=True)
+        out = self._temp(shape, default_device_shape(shape), source.data_format)
+        self._gather_launch(source, operand, offset, table_tensor, out, fill)
+        return out
+
+    def _gather_at(self, op, source: Tensor, table: Tensor) -> Tensor:
+        """A tile tensor of the table's shapes whose elements are source's at the logical
+        flat indices the int32 tile tensor `table` holds, computed on the chip."""
+        if source.fill is not None:
+            return Tensor(table.shape, fill=source.fill, data_format=source.data_format)
+        source = self._gatherable(op, source)
+        operand, offset, order = self._rows(op, source)
+        if not np.array_equal(order.reshape(-1), np.arange(order.size)):
+            raise unimplemented(op, f"a gather from a tensor held transposed (device shape {source.device_shape})")
+        table_rows, _, _ = self._rows(op, table)
+        out = self._temp(table.shape, table.device_shape, source.data_format)
+        self._gather_launch(source, operand, offset, table_rows, out, 0)
+        return out
+
+    def _gatherable(self, op, source: Tensor) -> Tensor:
+        """The source itself, or its copy in 4-byte elements (a fill materialised, narrow
+        integers widened to int32)."""
+        if source.fill is None and self._format(source).element_size == gather.ELEMENT_SIZE:
+            return source
+        integer = isinstance(source.fill, int) if source.fill is not None else self._format(source).is_integer
+        copy = self._temp(source.shape, source.device_shape, INTEGER_FORMAT if integer else None)
+        self._elementwise_copy(op, source, copy)
+        return copy
+
+    def _gather_launch(self, source: Tensor, operand, offset, table, out: Tensor, fill) -> None:
+        fmt = self._format(source)
+        ds = out.device_shape
+        constants = rowmajor.push_constants(ds[-2], ds[-1], [offset, 0], math.prod(ds[:-2]))
+        bits = int(fill) & 0xFFFFFFFF if fmt.is_integer else float_bits(float(fill))
+        self.launches.append(Launch(("gather", fmt, bits), constants, [operand, table, out], constants[0]))
+
+    def _elementwise_copy(self, op, tensor: Tensor, out: Tensor) -> None:
+        """out = tensor (a fill materialised, or narrow integers widened to int32)."""
+        inputs = []
+        leaf = self._fill_leaf(tensor.fill, inputs) if tensor.fill is not None else Input(0)
+        if tensor.fill is None:
+            inputs.append((tensor, FusedInput(self._format(tensor))))
+        self._fused(op, (leaf,), inputs, out)
+
+    def _rows(self, op, tensor: Tensor):
+        """(gather operand, its byte offset, the position of each of the tensor's elements
+        in it) of a tensor read row-major: a whole binding of 4-byte elements as it is, a
+        constant as one, anything else untilized into a row-major scratch tensor first."""
+        n = math.prod(tensor.shape)
+        logical = np.arange(n, dtype=np.int64).reshape(tensor.shape)
+        if tensor.ref is not None and tensor.ref[0] == "binding" and tensor.window is None:
+            return ("rows", tensor.ref[1]), tensor.ref[1][1], logical
+        if tensor.ref is not None and tensor.ref[0] == "constant":
+            values = np.asarray(tensor.ref[1]).reshape(-1)
+            return Tensor((n,), ref=("constant", values), data_format=tensor.data_format, row_major=True), 0, logical
+        rows = self._temp(tensor.shape, tensor.device_shape, tensor.data_format)
+        rows.row_major = True
+        ds = tensor.device_shape
+        constants = rowmajor.push_constants(ds[-2], ds[-1], [0], math.prod(ds[:-2]))
+        self.launches.append(Launch(("untilize", self._format(tensor)), constants, [tensor, rows], constants[0]))
+        return rows, 0, _device_order(tensor)
 
     def _scalar_fill(self, v):
         """A scalar of the dispatch as a fill's value: a constant (a float, or an integer's
@@ -1063,13 +1258,23 @@ class DispatchLowering:
                                         f"{space})")
             return tensor, FusedInput(self._format(tensor))
         axes = [axis[d] for d in dims]
+        batch = [d for d in range(len(axis)) if axis[d] < len(space) - 2]  # loop dims of the outer dims
+        partial = 0 < len([a for a in axes if a < len(space) - 2]) < len(space) - 2
+        swapped = len(axes) >= 2 and axes[-2] > axes[-1] and axes[:-2] == sorted(axes[:-2]) and \
+            all(a < axes[-1] for a in axes[:-2])  # sorted but for a swap of its last two
+        if partial or (axes != sorted(axes) and not swapped):
+            # A permutation beyond the last two dims, or a broadcast over some of the
+            # outer dims: gathered into the loop space's order (the outer dims all there).
+            wanted = sorted(set(dims) | set(batch)) if partial else sorted(dims)
+            extents = {d: space[axis[d]] for d in range(len(axis))}
+            tensor = self._gather_operand(op, tensor, [f"d{d}" for d in dims], [[d] for d in wanted], extents,
+                                          [space[a] if a in [axis[d] for d in wanted] else 1
+                                           for a in range(len(space))])
+            dims, axes = wanted, [axis[d] for d in wanted]
         expected = [1] * len(space)
         for a in axes:
             expected[a] = space[a]
         if axes != sorted(axes):
-            if len(axes) < 2 or axes[:-2] != sorted(axes[:-2]) or (axes[-1], axes[-2]) != tuple(sorted(axes[-2:])):
-                raise unimplemented(op, f"an operand read through the permutation {dims}: the Tensix lowering "
-                                        f"transposes the last two dims only")
             swapped, logical = list(tensor.device_shape), list(tensor.shape)
             swapped[-2:] = swapped[-1], swapped[-2]
             if len(logical) >= 2:
@@ -1110,7 +1315,33 @@ class DispatchLowering:
                                FusedInput(INTEGER_FORMAT)))
             return index_inputs[dim]
 
-        code = _Code(leaves, inputs, lambda v: self._scalar_leaf(v, inputs), index_input)
+        def extract_input(extract, code: _Code) -> Instruction:
+            """The values a tensor.extract in the body takes: its source gathered at the flat
+            index its indices make (each clamped into its dim, as out of range is undefined)
+            at each element of the loop space, computed by a fused kernel of its own."""
+            source = self.values.get(extract.operands[0])
+            if source is None:
+                raise unimplemented(extract, "tensor.extract of a tensor that is not a value of the dispatch")
+            if len(extract.operands) == 1:  # a 0-d tensor's value
+                return self._fill_leaf(source.fill if source.fill is not None else source, code.inputs)
+            sub = _Code(code.leaves, code.inputs, code.scalar_leaf, code.index_input, code.extract_input)
+            flat, stride = None, 1
+            for v, extent in reversed(list(zip(extract.operands[1:], source.shape))):
+                i = sub.integer_value(v)
+                i = sub.emit(Binary(SfpuOp.MAX_INT, i, sub.emit(Constant(0, True))))
+                i = sub.emit(Binary(SfpuOp.MIN_INT, i, sub.emit(Constant(extent - 1, True))))
+                if stride != 1:
+                    i = sub.emit(Binary(SfpuOp.MUL_INT, i, sub.emit(Constant(stride, True))))
+                flat = i if flat is None else sub.emit(Binary(SfpuOp.ADD_INT, flat, i))
+                stride *= extent
+            table_code, table_inputs = _cone(sub.code, flat, code.inputs)
+            table = self._temp(space, space, INTEGER_FORMAT)
+            self._fused(extract, table_code, table_inputs, table)
+            gathered = self._gather_at(extract, source, table)
+            code.inputs.append((gathered, FusedInput(self._format(gathered))))
+            return Input(len(code.inputs) - 1)
+
+        code = _Code(leaves, inputs, lambda v: self._scalar_leaf(v, inputs), index_input, extract_input)
         code.result(result)
         return code.code
 
@@ -1174,7 +1405,7 @@ class DispatchLowering:
         a_tensor = self._operand(op, ins[0], a_dims, batch + [m, k], extents)
         b_batch = [d for d in batch if d in b_dims]
         if b_batch not in ([], batch):
-            raise unimplemented(op, f"a contraction whose b broadcasts over some batch dims (maps {maps})")
+            b_batch = batch  # b gathered over every batch dim
         b_tensor = self._operand(op, ins[1], b_dims, b_batch + [k, n], extents)
         device = tuple(extents[d] for d in out_dims)
         mt, nt, kt = tiles(extents[m]), tiles(extents[n]), tiles(extents[k])
@@ -1232,7 +1463,7 @@ class DispatchLowering:
             out = self._temp(shape, shape, tensor.data_format)
             self._transpose(op, self._as(op, tensor, tuple(extents[d] for d in dims)), out)
             return out
-        raise unimplemented(op, f"a contraction operand with map {dims}; expected {wanted} or its last two swapped")
+        return self._gather_operand(op, tensor, [f"d{d}" for d in dims], [[d] for d in wanted], extents)
 
     def _reduction(self, op, ins, init, maps, space, axis, r, body, n_in) -> Tensor:
         result = body[-1].operands[0]

@@ -239,7 +239,7 @@ def read_rows(k: KernelBuilder, tensor: RowMajorTensor, m: Matrix, window: Block
     k.emit(Op.L1_FILL, ptr, scratch, 0)
     k.place(full)
     k.release(scratch)
-    _rows(k, Op.NOC_READ, tensor, m, window, ptr)
+    transfer_rows(k, Op.NOC_READ, tensor, m, window, ptr)
     k.noc_read_barrier()
     k.cb_push_back(cb, BLOCK_TILES)
 
@@ -249,12 +249,12 @@ def write_rows(k: KernelBuilder, tensor: RowMajorTensor, m: Matrix, window: Bloc
     row-major tensor: only the elements inside the matrix; BLOCK_TILES pages popped."""
     k.cb_wait_front(cb, BLOCK_TILES)
     k.emit(Op.GET_READ_PTR, ptr, cb)
-    _rows(k, Op.NOC_WRITE, tensor, m, window, ptr)
+    transfer_rows(k, Op.NOC_WRITE, tensor, m, window, ptr)
     k.noc_write_barrier()
     k.cb_pop_front(cb, BLOCK_TILES)
 
 
-def _rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, window: BlockWindow, ptr: Reg) -> None:
+def transfer_rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, window: BlockWindow, ptr: Reg) -> None:
     """NOC_READ or NOC_WRITE (op) of each row of a block window between the tensor and
     the pages at `ptr`, where its rows are w * 32 elements apart."""
     size = tensor.element_size
@@ -270,13 +270,13 @@ def _rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, window: B
     k.emit(Op.ADD, source, source, tensor.base)
     k.emit(Op.MOV, target, ptr)
     with k.loop(window.height, "row"):
-        _noc_span(k, op, tensor, source, target, length, zero)
+        noc_span(k, op, tensor, source, target, length, zero)
         k.emit(Op.ADD, source, source, skip_source)
         k.emit(Op.ADD, target, target, skip_target)
     k.release(source, target, length, skip_source, skip_target, zero)
 
 
-def _noc_span(k: KernelBuilder, op: Op, tensor: RowMajorTensor, address: Reg, l1: Reg, length: Reg,
+def noc_span(k: KernelBuilder, op: Op, tensor: RowMajorTensor, address: Reg, l1: Reg, length: Reg,
               zero: Reg) -> None:
     """NOC_READ or NOC_WRITE (op) of `length` > 0 bytes at byte `address` of the
     tensor's buffer, to or from L1 at `l1`: one transfer per buffer page they touch.
@@ -330,7 +330,7 @@ def row_writer(out: DataFormat, binding: int, offsets: bool, offset_index: int):
     return k.build(Processor.RISCV_0), tensor_args([binding])
 
 
-def _tile_pages(name: str, processor: Processor, fmt: DataFormat, binding: int):
+def tile_pages(name: str, processor: Processor, fmt: DataFormat, binding: int):
     """Tile pages of `binding`, each block's w tiles: the reader into CB_IN0, the
     writer from CB_OUT, BLOCK_TILES pages at a time."""
     reader = processor == Processor.RISCV_1
@@ -363,7 +363,7 @@ def _tile_pages(name: str, processor: Processor, fmt: DataFormat, binding: int):
     return k.build(processor), buffer_args([binding])
 
 
-def _block_compute(name: str, body, **config):
+def block_compute(name: str, body, **config):
     """A compute kernel running `body(k, w)` for each block of this workgroup, w its
     tiles."""
     k = KernelBuilder(name)
@@ -376,7 +376,7 @@ def _block_compute(name: str, body, **config):
     return k.build(Processor.COMPUTE, **config), ()
 
 
-def _convert(k: KernelBuilder, op: Op, icb: int, ocb: int, tiles: Reg) -> None:
+def convert_block(k: KernelBuilder, op: Op, icb: int, ocb: int, tiles: Reg) -> None:
     """TILIZE_BLOCK or UNTILIZE_BLOCK (op) of the front block of icb into the back of
     ocb, with TT-Metal's circular-buffer calls around it."""
     k.cb_wait_front(icb, BLOCK_TILES)
@@ -408,13 +408,13 @@ def _each_tile(k: KernelBuilder, inputs, tiles: Reg, instruction) -> None:
 
 # ---- Programs ----
 
-def _export(name: str, kernels, cbs, row_major_bindings: int, bindings: int, offsets: bool) -> Export:
+def library_export(name: str, kernels, cbs, row_major_bindings: int, bindings: int, offsets: bool) -> Export:
     program = Program(tuple(cbs), tuple(kernel for kernel, _ in kernels), tuple(args for _, args in kernels))
     constants = OFFSET_CONSTANTS + (row_major_bindings if offsets else 0)
     return Export(name, constants, bindings, (1, 1, 1), (Stage(program),))
 
 
-def _cbs(fmt: DataFormat, double: tuple[int, ...], single: tuple[int, ...] = ()) -> list[CircularBufferConfig]:
+def block_cbs(fmt: DataFormat, double: tuple[int, ...], single: tuple[int, ...] = ()) -> list[CircularBufferConfig]:
     """Circular buffers of tile-sized pages in the tensor's format: two blocks for those
     between a data movement kernel and compute, one between compute's own stages."""
     return [CircularBufferConfig(cb, fmt, fmt.tile_size, pages * BLOCK_TILES)
@@ -425,19 +425,19 @@ def tilize(fmt: DataFormat, offsets: bool = False) -> Export:
     """Row-major binding 0 -> tile pages of binding 1 (TILE layout of the batch of
     matrices, padding zero): rows read, tilize_block, tiles written."""
     element_size(fmt)
-    compute = _block_compute("tilize", lambda k, w: _convert(k, Op.TILIZE_BLOCK, CB_IN0, CB_OUT, w), **BLOCK_CONFIG)
-    kernels = (row_reader([(CB_IN0, fmt)], offsets), compute, _tile_pages("writer", Processor.RISCV_0, fmt, 1))
-    return _export("tilize", kernels, _cbs(fmt, (CB_IN0, CB_OUT)), 1, 2, offsets)
+    compute = block_compute("tilize", lambda k, w: convert_block(k, Op.TILIZE_BLOCK, CB_IN0, CB_OUT, w), **BLOCK_CONFIG)
+    kernels = (row_reader([(CB_IN0, fmt)], offsets), compute, tile_pages("writer", Processor.RISCV_0, fmt, 1))
+    return library_export("tilize", kernels, block_cbs(fmt, (CB_IN0, CB_OUT)), 1, 2, offsets)
 
 
 def untilize(fmt: DataFormat, offsets: bool = False) -> Export:
     """Tile pages of binding 0 -> row-major binding 1: tiles read, pack_untilize_block,
     rows written."""
     element_size(fmt)
-    compute = _block_compute("untilize", lambda k, w: _convert(k, Op.UNTILIZE_BLOCK, CB_IN0, CB_OUT, w),
+    compute = block_compute("untilize", lambda k, w: convert_block(k, Op.UNTILIZE_BLOCK, CB_IN0, CB_OUT, w),
                              **BLOCK_CONFIG)
-    kernels = (_tile_pages("reader", Processor.RISCV_1, fmt, 0), compute, row_writer(fmt, 1, offsets, 0))
-    return _export("untilize", kernels, _cbs(fmt, (CB_IN0, CB_OUT)), 1, 2, offsets)
+    kernels = (tile_pages("reader", Processor.RISCV_1, fmt, 0), compute, row_writer(fmt, 1, offsets, 0))
+    return library_export("untilize", kernels, block_cbs(fmt, (CB_IN0, CB_OUT)), 1, 2, offsets)
 
 
 def _through_tiles(name: str, fmt: DataFormat, inputs: int, instruction, offsets: bool, **config) -> Export:
@@ -448,15 +448,15 @@ def _through_tiles(name: str, fmt: DataFormat, inputs: int, instruction, offsets
 
     def body(k, w):
         for rows, tiles in zip(rows_in, tiles_in):
-            _convert(k, Op.TILIZE_BLOCK, rows, tiles, w)
+            convert_block(k, Op.TILIZE_BLOCK, rows, tiles, w)
         _each_tile(k, tiles_in, w, lambda t, zero: instruction(k, t, zero))
-        _convert(k, Op.UNTILIZE_BLOCK, CB_TILES_OUT, CB_OUT, w)
+        convert_block(k, Op.UNTILIZE_BLOCK, CB_TILES_OUT, CB_OUT, w)
 
-    compute = _block_compute(name, body, dst_full_sync_en=True, **config)  # Dst holds the untilized block
+    compute = block_compute(name, body, dst_full_sync_en=True, **config)  # Dst holds the untilized block
     kernels = (row_reader([(cb, fmt) for cb in rows_in], offsets), compute,
                row_writer(fmt, inputs, offsets, inputs))
-    return _export(name, kernels, _cbs(fmt, (*rows_in, CB_OUT), (*tiles_in, CB_TILES_OUT)), inputs + 1, inputs + 1,
-                   offsets)
+    cbs = block_cbs(fmt, (*rows_in, CB_OUT), (*tiles_in, CB_TILES_OUT))
+    return library_export(name, kernels, cbs, inputs + 1, inputs + 1, offsets)
 
 
 def eltwise_binary(op: str, fmt: DataFormat, math_fidelity: MathFidelity = MathFidelity.HiFi4,

@@ -73,6 +73,7 @@ class Op(enum.IntEnum):
     NOC_WRITE_BARRIER = 56
     # L1 stores of a data movement kernel (a loop of uint32_t stores through a pointer).
     L1_FILL = 57  # rl1, rbytes, 32-bit pattern; address and byte count multiples of 4
+    L1_LOAD = 58  # rd, rl1: the int32 word at L1 address rl1 (a uint32_t load through a pointer), sign-extended
     # Compute: Dst register file.
     TILE_REGS_ACQUIRE = 60
     TILE_REGS_COMMIT = 61
@@ -109,7 +110,7 @@ OPERANDS: dict[Op, str] = {
     Op.CB_RESERVE_BACK: "cr", Op.CB_PUSH_BACK: "cr", Op.CB_WAIT_FRONT: "cr", Op.CB_POP_FRONT: "cr",
     Op.GET_WRITE_PTR: "rc", Op.GET_READ_PTR: "rc",
     Op.ADDRGEN: "irrr", Op.NOC_READ_PAGE: "irr", Op.NOC_WRITE_PAGE: "irr", Op.NOC_READ: "irrrr",
-    Op.NOC_WRITE: "irrrr", Op.NOC_READ_BARRIER: "", Op.NOC_WRITE_BARRIER: "", Op.L1_FILL: "rrx",
+    Op.NOC_WRITE: "irrrr", Op.NOC_READ_BARRIER: "", Op.NOC_WRITE_BARRIER: "", Op.L1_FILL: "rrx", Op.L1_LOAD: "rr",
     Op.TILE_REGS_ACQUIRE: "", Op.TILE_REGS_COMMIT: "", Op.TILE_REGS_WAIT: "", Op.TILE_REGS_RELEASE: "",
     Op.COPY_TILE: "crr", Op.ADD_TILES: "ccrrre", Op.SUB_TILES: "ccrrre", Op.MUL_TILES: "ccrrre",
     Op.MATMUL_TILES: "ccrrri", Op.REDUCE_TILE: "eccrrr", Op.TRANSPOSE_WH_TILE: "crr",

@@ -27,7 +27,7 @@ from tt_hal.target.isa import (
     disassemble,
     validate_code,
 )
-from tt_hal.target.layout import DataFormat
+from tt_hal.target.layout import DataFormat, Layout
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,14 +147,15 @@ class BindingSource(enum.IntEnum):
 
 @dataclasses.dataclass(frozen=True)
 class ExportTensor:
-    """A tile tensor an export's stages share: the HAL allocates it (interleaved in
-    DRAM, TILE layout of `shape`, pages of `data_format` tiles) when it prepares the
-    executable, and writes `values` (float32 of `shape`, padding zero) into it; with
-    no values it is scratch, whose contents no dispatch may rely on."""
+    """A tensor an export's stages share: the HAL allocates it (interleaved in DRAM,
+    `layout` of `shape`: pages of `data_format` tiles, or of rows in ROW_MAJOR) when it
+    prepares the executable, and writes `values` (float32 of `shape`, padding zero)
+    into it; with no values it is scratch, whose contents no dispatch may rely on."""
 
     shape: tuple[int, ...]
     data_format: DataFormat
     values: np.ndarray | None = dataclasses.field(default=None, compare=False)
+    layout: Layout = Layout.TILE
 
     def __post_init__(self):
         if len(self.shape) < 2 or min(self.shape) <= 0:

@@ -16,7 +16,7 @@ import numpy as np
 from hal.status import HalError, StatusCode
 from tt_hal.target import ttx_generated as fb
 from tt_hal.target.isa import WIDTH, MathFidelity, Processor
-from tt_hal.target.layout import DataFormat
+from tt_hal.target.layout import DataFormat, Layout
 from tt_hal.target.program import (
     ArgKind,
     BindingSource,
@@ -32,8 +32,8 @@ from tt_hal.target.program import (
 
 EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"  # the format name executable caches accept (IREE's hal.executable.format)
 FILE_IDENTIFIER = b"TTX0"
-VERSION = 4  # 1: one program per export; 2: stages and tensors; 3: SFPU ops renumbered (binary from 64);
-# 4: integer SFPU ops, ternary ops from 128, UNARY_BCAST
+VERSION = 5  # 1: one program per export; 2: stages and tensors; 3: SFPU ops renumbered (binary from 64);
+# 4: integer SFPU ops, ternary ops from 128, UNARY_BCAST; 5: L1_LOAD, row-major export tensors
 
 
 def _vector(builder, start, values, prepend) -> int:
@@ -112,6 +112,7 @@ def _write_tensor(builder, tensor: ExportTensor) -> int:
     fb.TensorStart(builder)
     fb.TensorAddShape(builder, shape)
     fb.TensorAddDataFormat(builder, int(tensor.data_format))
+    fb.TensorAddLayout(builder, int(tensor.layout))
     if values is not None:
         fb.TensorAddValues(builder, values)
     return fb.TensorEnd(builder)
@@ -203,7 +204,10 @@ def _read_tensor(t) -> ExportTensor:
     data_format = DataFormat(t.DataFormat())
     if values is not None and data_format.is_integer:
         values = values.view(np.int32).astype(data_format.host_dtype)
-    return ExportTensor(shape, data_format, values)
+    if t.Layout() not in set(Layout):
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"a tensor of layout {t.Layout()}: layouts are "
+                                                    f"{', '.join(f'{v.name} ({int(v)})' for v in Layout)}")
+    return ExportTensor(shape, data_format, values, Layout(t.Layout()))
 
 
 def _read_export(e) -> Export:

@@ -621,8 +621,15 @@ class Tensor(object):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         return o == 0
 
+    # Tensor
+    def Layout(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint8Flags, o + self._tab.Pos)
+        return 1
+
 def TensorStart(builder):
-    builder.StartObject(3)
+    builder.StartObject(4)
 
 def TensorAddShape(builder, shape):
     builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(shape), 0)
@@ -638,6 +645,9 @@ def TensorAddValues(builder, values):
 
 def TensorStartValuesVector(builder, numElems):
     return builder.StartVector(4, numElems, 4)
+
+def TensorAddLayout(builder, layout):
+    builder.PrependUint8Slot(3, layout, 1)
 
 def TensorEnd(builder):
     return builder.EndObject()
