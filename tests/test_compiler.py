@@ -21,7 +21,10 @@ Patterns (CASES, each a @main):
 - gathers: permutations of outer dims, broadcasts over some batch dims, convolutions
   (NHWC, NCHW with the result permuted back, depthwise), max pooling, reductions over
   two dims and over an outer dim, an embedding lookup (ids out of range clamped), a
-  reverse;
+  reverse, slices (strided), a concatenation, a pad, a padded strided convolution,
+  linalg.pack and unpack;
+- sorting networks and scans: a stable sort with a payload, topk and arg_compare (with
+  an index base), an exclusive scan with an initial value;
 - softmax, layernorm and rmsnorm as JAX writes them;
 - several results (two of one linalg.generic), results that are transforms of the inputs
   (or the input itself),
@@ -910,6 +913,92 @@ CASES["reverse_2d"] = Case(mlir("""
     func.func @main(%x: tensor<5x40xf32>) -> tensor<5x40xf32> {
       %r = stablehlo.reverse %x, dims = [0, 1] : tensor<5x40xf32>
       return %r : tensor<5x40xf32>
+    }
+"""))
+CASES["slices_concatenate_pad"] = Case(mlir("""
+    func.func @main(%x: tensor<6x10x12xf32>, %y: tensor<6x10x5xf32>)
+        -> (tensor<3x4x5xf32>, tensor<6x10x17xf32>, tensor<8x12x14xf32>) {
+      %s = stablehlo.slice %x [1:6:2, 2:10:2, 3:8] : (tensor<6x10x12xf32>) -> tensor<3x4x5xf32>
+      %e = stablehlo.exponential %s : tensor<3x4x5xf32>
+      %c = stablehlo.concatenate %x, %y, dim = 2 : (tensor<6x10x12xf32>, tensor<6x10x5xf32>) -> tensor<6x10x17xf32>
+      %t = stablehlo.tanh %c : tensor<6x10x17xf32>
+      %v = stablehlo.constant dense<2.5> : tensor<f32>
+      %p = stablehlo.pad %x, %v, low = [1, 0, 2], high = [1, 2, 0], interior = [0, 0, 0]
+          : (tensor<6x10x12xf32>, tensor<f32>) -> tensor<8x12x14xf32>
+      %q = stablehlo.sine %p : tensor<8x12x14xf32>
+      return %e, %t, %q : tensor<3x4x5xf32>, tensor<6x10x17xf32>, tensor<8x12x14xf32>
+    }
+"""))  # a strided slice loaded by a gather; a padded result stored as one batch of matrices
+CASES["conv2d_stride_2_padded"] = Case(mlir("""
+    func.func @main(%x: tensor<2x9x9x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<2x5x5x6xf32> {
+      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+          window = {stride = [2, 2], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]}
+          {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+          : (tensor<2x9x9x4xf32>, tensor<3x3x4x6xf32>) -> tensor<2x5x5x6xf32>
+      return %r : tensor<2x5x5x6xf32>
+    }
+"""), inputs=(1.0, W(36)))
+CASES["pack_unpack"] = Case(mlir("""
+    func.func @main(%x: tensor<5x7xf32>, %y: tensor<2x4x4x2xf32>) -> (tensor<4x2x2x3xf32>, tensor<5x8xf32>) {
+      %pad = arith.constant 9.5 : f32
+      %init = tensor.empty() : tensor<4x2x2x3xf32>
+      %p = linalg.pack %x padding_value(%pad : f32) outer_dims_perm = [1, 0] inner_dims_pos = [1, 0]
+          inner_tiles = [2, 3] into %init : tensor<5x7xf32> -> tensor<4x2x2x3xf32>
+      %init2 = tensor.empty() : tensor<5x8xf32>
+      %u = linalg.unpack %y inner_dims_pos = [0, 1] inner_tiles = [4, 2] into %init2
+          : tensor<2x4x4x2xf32> -> tensor<5x8xf32>
+      return %p, %u : tensor<4x2x2x3xf32>, tensor<5x8xf32>
+    }
+"""))
+CASES["sort_key_and_payload"] = Case(mlir("""
+    func.func @main(%k: tensor<3x37xf32>, %v: tensor<3x37xi32>) -> (tensor<3x37xf32>, tensor<3x37xi32>) {
+      %r:2 = "stablehlo.sort"(%k, %v) ({
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+          %gt = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+          stablehlo.return %gt : tensor<i1>
+      }) {dimension = 1 : i64, is_stable = true} : (tensor<3x37xf32>, tensor<3x37xi32>)
+          -> (tensor<3x37xf32>, tensor<3x37xi32>)
+      return %r#0, %r#1 : tensor<3x37xf32>, tensor<3x37xi32>
+    }
+"""), inputs=(1.0, (-1000, 1000)))  # descending, 37 (padded to 64) along dim 1, a payload carried
+CASES["topk_and_arg_compare"] = Case(mlir("""
+    func.func @main(%x: tensor<4x50xf32>) -> (tensor<4x5xf32>, tensor<4x5xi32>, tensor<4xf32>, tensor<4xi32>) {
+      %ninf = arith.constant 0xFF800000 : f32
+      %c0 = arith.constant 0 : i32
+      %ev = tensor.empty() : tensor<4x5xf32>
+      %ei = tensor.empty() : tensor<4x5xi32>
+      %fv = linalg.fill ins(%ninf : f32) outs(%ev : tensor<4x5xf32>) -> tensor<4x5xf32>
+      %fi = linalg.fill ins(%c0 : i32) outs(%ei : tensor<4x5xi32>) -> tensor<4x5xi32>
+      %t:2 = iree_linalg_ext.topk dimension(1) ins(%x : tensor<4x50xf32>) outs(%fv, %fi : tensor<4x5xf32>, tensor<4x5xi32>) {
+        ^bb0(%a: f32, %b: f32):
+          %gt = arith.cmpf ogt, %a, %b : f32
+          iree_linalg_ext.yield %gt : i1
+      } -> tensor<4x5xf32>, tensor<4x5xi32>
+      %av = tensor.empty() : tensor<4xf32>
+      %ai = tensor.empty() : tensor<4xi32>
+      %pinf = arith.constant 0x7F800000 : f32
+      %gv = linalg.fill ins(%pinf : f32) outs(%av : tensor<4xf32>) -> tensor<4xf32>
+      %gi = linalg.fill ins(%c0 : i32) outs(%ai : tensor<4xi32>) -> tensor<4xi32>
+      %base = arith.constant 7 : index
+      %m:2 = iree_linalg_ext.arg_compare dimension(1) ins(%x : tensor<4x50xf32>) outs(%gv, %gi : tensor<4xf32>, tensor<4xi32>)
+          index_base(%base : index) {
+        ^bb0(%a: f32, %b: f32):
+          %lt = arith.cmpf olt, %a, %b : f32
+          iree_linalg_ext.yield %lt : i1
+      } -> tensor<4xf32>, tensor<4xi32>
+      return %t#0, %t#1, %m#0, %m#1 : tensor<4x5xf32>, tensor<4x5xi32>, tensor<4xf32>, tensor<4xi32>
+    }
+"""))
+CASES["scan_exclusive_with_init"] = Case(mlir("""
+    func.func @main(%x: tensor<3x45xf32>, %t0: tensor<3xf32>) -> (tensor<3x45xf32>, tensor<3xf32>) {
+      %e = tensor.empty() : tensor<3x45xf32>
+      %r:2 = iree_linalg_ext.scan dimension(1) inclusive(false) ins(%x : tensor<3x45xf32>)
+          outs(%e, %t0 : tensor<3x45xf32>, tensor<3xf32>) {
+        ^bb0(%a: f32, %b: f32):
+          %s = arith.addf %a, %b : f32
+          iree_linalg_ext.yield %s : f32
+      } -> tensor<3x45xf32>, tensor<3xf32>
+      return %r#0, %r#1 : tensor<3x45xf32>, tensor<3xf32>
     }
 """))
 CASES["softmax"] = Case(mlir("""

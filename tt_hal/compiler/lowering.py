@@ -616,6 +616,11 @@ class _Code:
 
 
 _DYNAMIC = -(1 << 63)  # MLIR's kDynamic in static offsets and sizes
+# iree_linalg_ext ops built from gathers and fused kernels -> DispatchLowering's method.
+_NETWORK_OPS = {"iree_linalg_ext.sort": "sort", "iree_linalg_ext.topk": "topk", "iree_linalg_ext.topk_v2": "topk",
+                "iree_linalg_ext.arg_compare": "topk", "iree_linalg_ext.scan": "scan",
+                "iree_linalg_ext.scatter": "scatter"}
+SCATTER_LIMIT = 1 << 22  # elements of a scatter's (original, update) comparison space
 
 
 def _binding_shape(subspan, ints) -> tuple:
@@ -642,14 +647,36 @@ def _access(op, subspan) -> tuple:
     offsets = tuple(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
     sizes = tuple(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
     strides = tuple(ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
-    if _DYNAMIC in offsets or _DYNAMIC in sizes or any(s != 1 for s in strides):
+    if _DYNAMIC in offsets or _DYNAMIC in sizes or _DYNAMIC in strides:
         raise unimplemented(op, f"{op.name} of a slice with offsets {offsets}, sizes {sizes}, strides {strides}: "
-                                f"the bridge reads and writes static slices of unit stride")
-    if not any(offsets) and sizes == full:
+                                f"the bridge reads and writes static slices")
+    if not any(offsets) and sizes == full and all(s == 1 for s in strides):
         return binding, offset, None
     if None in full:
         raise unimplemented(op, f"{op.name} of a slice of a tensor of dynamic shape {full}")
-    return binding, offset, (offsets, sizes)
+    return binding, offset, (offsets, sizes) if all(s == 1 for s in strides) else (offsets, sizes, strides)
+
+
+def _slice_indices(full, offsets, sizes, strides=None) -> np.ndarray:
+    """The flat indices, in a row-major tensor of shape `full`, of a slice's elements."""
+    strides = strides or (1,) * len(full)
+    return np.arange(math.prod(full), dtype=np.int64).reshape(full)[
+        tuple(slice(o, o + n * s, s) for o, n, s in zip(offsets, sizes, strides))]
+
+
+def _merged_window(op, full, offsets, sizes) -> tuple[tuple, Window]:
+    """(device shape, window) of a slice stored as one batch of matrices: its
+    contiguous dims merged into at most three (batch, rows, columns)."""
+    strides = [math.prod(full[i + 1:]) for i in range(len(full))]
+    merged = _merged([(n, s) for n, s in zip(sizes, strides) if n != 1]) or [(1, 1)]
+    if merged[-1][1] != 1 or len(merged) > 3:
+        raise unimplemented(op, f"{op.name} of a slice (offsets {list(offsets)}, sizes {list(sizes)} of "
+                                f"{list(full)}) that is not a batch of evenly spaced matrices in memory")
+    merged = [(1, merged[0][0])] * (len(merged) == 1) + merged
+    start = sum(o * s for o, s in zip(offsets, strides))
+    (rows, row_stride), (columns, _) = merged[-2:]
+    batch_stride = merged[-3][1] if len(merged) == 3 else rows * row_stride
+    return tuple(n for n, _ in merged), Window(start, row_stride, batch_stride)
 
 
 def _window(op, full, offsets, sizes, device_shape) -> Window:
@@ -725,8 +752,8 @@ def _dims(exprs: list[str]) -> list[int]:
 
 def _device_order(tensor: Tensor) -> np.ndarray:
     """Where each element of a tile tensor (logical shape) is in the row-major order of
-    its device shape: in order, or transposed when the device shape swaps the logical
-    shape's last two dims."""
+    its device shape: in order (the same dims, or a vector folded into a matrix), or
+    transposed when the device shape swaps the logical shape's last two dims."""
     n = math.prod(tensor.shape)
     shape, device = tensor.shape, tensor.device_shape
 
@@ -735,8 +762,10 @@ def _device_order(tensor: Tensor) -> np.ndarray:
 
     if essential(device) == essential(shape):
         return np.arange(n, dtype=np.int64).reshape(shape)
-    if len(device) >= 2 and essential((*device[:-2], device[-1], device[-2])) == essential(shape):
+    if len(essential(shape)) >= 2 and essential((*device[:-2], device[-1], device[-2])) == essential(shape):
         return np.arange(n, dtype=np.int64).reshape(device).swapaxes(-1, -2).reshape(shape)
+    if len(essential(shape)) <= 1 and math.prod(device) == n:
+        return np.arange(n, dtype=np.int64).reshape(shape)
     raise HalError(StatusCode.INTERNAL, f"a tensor of shape {shape} held as device shape {device}")
 
 
@@ -794,6 +823,10 @@ class DispatchLowering:
                 self.store(op)
             elif name == "linalg.generic":
                 self.generic(op)
+            elif name in ("linalg.pack", "linalg.unpack"):
+                self.pack(op)
+            elif name in _NETWORK_OPS:
+                getattr(self, _NETWORK_OPS[name])(op)
             elif name in _CASTS and isinstance(op.operands[0].type, ir.RankedTensorType):
                 self.tensor_cast(op)
             elif name == "tensor.extract" and len(op.operands) == 1:  # the value of a 0-d tensor
@@ -842,6 +875,8 @@ class DispatchLowering:
         """(access, device shape, window) of a load or store of `shape` through `subspan`."""
         access = _access(op, self.subspans[subspan])
         device_shape = self.bound.get(access) or default_device_shape(shape)
+        if access[2] is not None and len(access[2]) == 3:
+            raise unimplemented(op, f"{op.name} of a slice with strides {access[2][2]}")
         window = None if access[2] is None else _window(op, self.subspans[subspan][2], *access[2], device_shape)
         return access, device_shape, window
 
@@ -850,13 +885,22 @@ class DispatchLowering:
         is sign-extended into int32 tiles (but an i1 argument's bytes, which are 0 or 1)."""
         shape = _shape(op, op.results[0].type)
         result = op.results[0]
-        access, device_shape, window = self._placed(op, op.operands[0], shape)
         _check_element_type(op, result.type)
         element = str(result.type.element_type)
         width = integer_width(result.type)
         if element not in MEMORY_FORMATS:
             raise unimplemented(op, f"a load of {element}: the bridge loads {', '.join(MEMORY_FORMATS)}")
-        raw = Tensor(shape, device_shape, ("binding", access), data_format=MEMORY_FORMATS[element], window=window)
+        try:
+            access, device_shape, window = self._placed(op, op.operands[0], shape)
+            raw = Tensor(shape, device_shape, ("binding", access), data_format=MEMORY_FORMATS[element],
+                         window=window)
+        except HalError as error:  # a slice the tilize stage cannot read: gathered from the whole binding
+            binding, offset, full = self.subspans[op.operands[0]]
+            access = _access(op, self.subspans[op.operands[0]])
+            if error.code != StatusCode.UNIMPLEMENTED or access[2] is None:
+                raise
+            whole = Tensor(full, ref=("binding", (binding, offset, None)), data_format=MEMORY_FORMATS[element])
+            raw = self._gather(op, whole, _slice_indices(full, *access[2]).reshape(shape))
         if width in (8, 16) and not all(use.owner.name == "arith.trunci" and
                                         integer_width(use.owner.results[0].type) == 1 for use in result.uses):
             out = self._temp(shape, device_shape, INTEGER_FORMAT)
@@ -868,7 +912,14 @@ class DispatchLowering:
     def store(self, op) -> None:
         value = op.operands[0]
         tensor = self.values[value]
-        access, wanted, window = self._placed(op, op.operands[1], tensor.shape)
+        try:
+            access, wanted, window = self._placed(op, op.operands[1], tensor.shape)
+        except HalError as error:  # a slice whose dims the tensor's do not follow: its elements regrouped
+            access = _access(op, self.subspans[op.operands[1]])
+            if error.code != StatusCode.UNIMPLEMENTED or access[2] is None or len(access[2]) == 3:
+                raise
+            wanted, window = _merged_window(op, self.subspans[op.operands[1]][2], *access[2])
+            tensor = self._gather(op, tensor, np.arange(math.prod(wanted)).reshape(wanted))
         if window is None and access not in self.bound:  # a whole binding takes the tensor's own device shape
             wanted = tensor.device_shape
         element = str(value.type.element_type)
@@ -891,6 +942,352 @@ class DispatchLowering:
         else:
             self._convert(op, tensor, out)
         self.outputs[access] = (wanted, data_format, window)
+
+    def pack(self, op) -> None:
+        """linalg.pack (a tensor tiled: padded, its tiled dims split, the outer dims
+        permuted, the tiles last) and linalg.unpack (the inverse, sliced back): a gather
+        by the index table of that layout."""
+        is_pack = op.name == "linalg.pack"
+        tensor = self.values[op.operands[0]]
+        out_shape = _shape(op, op.results[0].type)
+        positions = list(ir.DenseI64ArrayAttr(op.attributes["inner_dims_pos"]))
+        perm = list(ir.DenseI64ArrayAttr(op.attributes["outer_dims_perm"])) \
+            if "outer_dims_perm" in op.attributes else None
+        static = list(ir.DenseI64ArrayAttr(op.attributes["static_inner_tiles"]))
+        dynamic = list(op.operands)[len(op.operands) - static.count(_DYNAMIC):]
+        dynamic_tiles = iter(self.ints[v] for v in dynamic)
+        tile_of = dict(zip(positions, [next(dynamic_tiles) if t == _DYNAMIC else t for t in static]))
+        plain = tensor.shape if is_pack else out_shape  # the shape that is not tiled
+        padded = [ceil_div(n, tile_of[i]) * tile_of[i] if i in tile_of else n for i, n in enumerate(plain)]
+        split, outer_axes, inner_axes = [], [], {}
+        for i, n in enumerate(padded):
+            split += [n // tile_of[i], tile_of[i]] if i in tile_of else [n]
+            outer_axes.append(len(split) - (2 if i in tile_of else 1))
+            inner_axes[i] = len(split) - 1
+        order = [outer_axes[p] for p in (perm or range(len(plain)))] + [inner_axes[i] for i in positions]
+        fill = 0
+        if is_pack:
+            index = np.full(padded, -1, np.int64)
+            index[tuple(slice(0, n) for n in plain)] = np.arange(math.prod(plain)).reshape(plain)
+            index = index.reshape(split).transpose(order)
+            if len(op.operands) - len(dynamic) == 3:  # padding_value
+                fill = self._scalar_fill(op.operands[2])
+                if not isinstance(fill, (int, float)):
+                    raise unimplemented(op, "linalg.pack with a padding value known only at run time")
+        else:
+            index = np.arange(math.prod(tensor.shape)).reshape(tensor.shape).transpose(np.argsort(order))
+            index = index.reshape(padded)[tuple(slice(0, n) for n in plain)]
+        self.values[op.results[0]] = self._gather(op, tensor, index.reshape(out_shape), fill)
+
+    # ---- sorting networks and scans: iree_linalg_ext sort, topk, arg_compare, scan ----
+    @staticmethod
+    def _segments(op) -> list[list]:
+        """An op's operands in their operandSegmentSizes groups (one group without it)."""
+        operands = list(op.operands)
+        if "operandSegmentSizes" not in op.attributes:
+            return [operands]
+        groups, at = [], 0
+        for size in ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]):
+            groups.append(operands[at:at + size])
+            at += size
+        return groups
+
+    def _along(self, op, tensor: Tensor, positions, d: int, shape=None, fill=0) -> Tensor:
+        """`tensor` with dim `d` taken at `positions` (-1: `fill`), as `shape` if given."""
+        positions = np.asarray(positions, np.int64)
+        taken = np.take(np.arange(math.prod(tensor.shape)).reshape(tensor.shape), np.maximum(positions, 0), axis=d)
+        along = [1] * len(tensor.shape)
+        along[d] = len(positions)
+        taken = np.where(positions.reshape(along) >= 0, taken, -1)
+        return self._gather(op, tensor, taken.reshape(shape or taken.shape), fill)
+
+    @staticmethod
+    def _positions(shape, d: int, values=None) -> Tensor:
+        """An int32 constant tensor of `shape` holding each element's index along dim `d`
+        (mapped through `values` if given)."""
+        index = np.indices(shape, dtype=np.int64)[d]
+        data = (index if values is None else np.asarray(values, np.int64)[index]).astype(np.int32)
+        return Tensor(shape, ref=("constant", data), data_format=INTEGER_FORMAT)
+
+    def _network(self, op, keys: list[Tensor], payloads: list[Tensor], d: int) -> tuple[list[Tensor], Tensor]:
+        """keys and payloads sorted along dim `d` by the op's comparator region (its block
+        arguments a pair per key: (a, b) -> a goes first), ties by original position
+        (so it is stable): a bitonic network over the dim padded to a power of two, each
+        compare-exchange a gather of the partners and one fused kernel per tensor. Returns
+        (the sorted tensors, keys then payloads, each of the padded length; the original
+        positions, which the padding's exceed)."""
+        n = keys[0].shape[d]
+        size = 1 << max(n - 1, 0).bit_length()
+        pad = [i if i < n else -1 for i in range(size)]
+        tensors = [self._along(op, t, pad, d) for t in keys + payloads]
+        order = self._positions(tensors[0].shape, d)
+        k = 2
+        while k <= size:
+            j = k // 2
+            while j >= 1:
+                partner = [i ^ j for i in range(size)]
+                keep_first = [int((i < partner[i]) == (i & k == 0)) for i in range(size)]
+                tensors, order = self._exchange(op, len(keys), tensors, order, partner, keep_first, n, d)
+                j //= 2
+            k *= 2
+        return tensors, order
+
+    def _exchange(self, op, keys: int, tensors: list[Tensor], order: Tensor, partner, keep_first, n: int, d: int):
+        """One compare-exchange stage of _network: place i along dim d and place
+        partner[i] compare their elements; place i keeps the one that goes first if
+        keep_first[i], else the other. Returns (tensors, order) after it."""
+        region = op.regions[0].blocks[0]
+        result = list(region.operations)[-1].operands[0]
+        shape, m = order.shape, len(tensors)
+        inputs = [(t, FusedInput(self._format(t))) for t in tensors]
+        inputs += [(self._along(op, t, partner, d), FusedInput(self._format(t))) for t in tensors]
+        inputs += [(order, FusedInput(INTEGER_FORMAT)),
+                   (self._along(op, order, partner, d), FusedInput(INTEGER_FORMAT)),
+                   (self._positions(shape, d, keep_first), FusedInput(INTEGER_FORMAT))]
+        code = _Code({}, inputs, lambda v: self._scalar_leaf(v, inputs))
+
+        def precedes(first: int, second: int) -> int:
+            """The region's verdict with the tensors from input `first` as a, `second` as b."""
+            code.leaves = {region.arguments[2 * i + side]: Input(base + i)
+                           for i in range(keys) for side, base in ((0, first), (1, second))}
+            code.memo = {}
+            return code.result(result)
+
+        def emit(sfpu: SfpuOp, a: int, b: int) -> int:
+            return code.emit(Binary(sfpu, a, b))
+
+        partner_first, self_first = precedes(m, 0), precedes(0, m)
+        one, mine, theirs, wanted, count = (code.emit(x) for x in (
+            Constant(1, True), Input(2 * m), Input(2 * m + 1), Input(2 * m + 2), Constant(n, True)))
+        earlier = emit(SfpuOp.LT_INT, theirs, mine)
+        # The partner's goes first: by the region, or on a tie by position; real elements
+        # go before the padding, which goes by position.
+        before = emit(SfpuOp.OR, partner_first, emit(SfpuOp.AND, emit(SfpuOp.XOR, self_first, one), earlier))
+        real_theirs, real_mine = emit(SfpuOp.LT_INT, theirs, count), emit(SfpuOp.LT_INT, mine, count)
+        both = emit(SfpuOp.AND, real_theirs, real_mine)
+        neither = emit(SfpuOp.XOR, emit(SfpuOp.OR, real_theirs, real_mine), one)
+        before = emit(SfpuOp.OR, emit(SfpuOp.AND, real_theirs, emit(SfpuOp.XOR, real_mine, one)),
+                      emit(SfpuOp.OR, emit(SfpuOp.AND, both, before), emit(SfpuOp.AND, neither, earlier)))
+        take = emit(SfpuOp.EQ_INT, before, wanted)  # take the partner's
+        results = []
+        for i, t in enumerate(tensors + [order]):
+            mine_i, theirs_i = (i, m + i) if i < m else (2 * m, 2 * m + 1)
+            select = [*code.code, Input(theirs_i), Input(mine_i)]
+            select.append(Ternary(SfpuOp.WHERE_INT, take, len(select) - 2, len(select) - 1))
+            sub_code, sub_inputs = _cone(select, len(select) - 1, inputs)
+            out = self._temp(t.shape, t.device_shape, t.data_format)
+            self._fused(op, sub_code, sub_inputs, out)
+            results.append(out)
+        return results[:-1], results[-1]
+
+    def sort(self, op) -> None:
+        """iree_linalg_ext.sort: its outs sorted in place along `dimension`."""
+        d = ir.IntegerAttr(op.attributes["dimension"]).value
+        tensors = [self.values[v] for v in self._segments(op)[-1]]  # (ins,) outs
+        n = tensors[0].shape[d]
+        ranked, _ = self._network(op, tensors, [], d)
+        for result, t, tensor in zip(op.results, ranked, tensors):
+            self.values[result] = self._along(op, t, range(n), d, tensor.shape)
+
+    def topk(self, op) -> None:
+        """iree_linalg_ext.topk, topk_v2 (the first k along `dimension` in the region's
+        order, with their indices: the op's or their positions) and arg_compare (the
+        first one, the dim dropped, its position plus index_base)."""
+        d = ir.IntegerAttr(op.attributes["dimension"]).value
+        groups = self._segments(op)
+        if len(groups) == 1:  # topk: values, (indices,) out values, out indices
+            operands = groups[0]
+            groups = [operands[:1], operands[1:-2], *([v] for v in operands[-2:])]
+        values, indices = self.values[groups[0][0]], [self.values[v] for v in groups[1]]
+        out_shape = _shape(op, op.results[0].type)
+        is_arg = op.name == "iree_linalg_ext.arg_compare"
+        k = 1 if is_arg else out_shape[d]
+        ranked, order = self._network(op, [values], indices, d)
+        taken = [self._along(op, t, range(k), d, out_shape) for t in ranked[:1] + (ranked[1:] or [order])]
+        if is_arg and len(groups) > 4 and groups[4]:  # index_base
+            base = self._scalar_fill(groups[4][0])
+            if not isinstance(base, int):
+                raise unimplemented(op, "arg_compare with an index_base known only at run time")
+            shifted = self._temp(out_shape, taken[1].device_shape, INTEGER_FORMAT)
+            self._fused(op, [Input(0), Constant(base, True), Binary(SfpuOp.ADD_INT, 0, 1)],
+                        [(taken[1], FusedInput(INTEGER_FORMAT))], shifted)
+            taken[1] = shifted
+        if is_arg:  # the outs' values take part too, and win ties (a reduction into them)
+            taken = self._kept(op, taken, [self.values[groups[2][0]], self.values[groups[3][0]]])
+        for result, tensor in zip(op.results, taken):
+            self.values[result] = tensor
+
+    def _kept(self, op, candidates: list[Tensor], current: list[Tensor]) -> list[Tensor]:
+        """(value, index) of the candidate where the op's region puts it before the
+        current value, else the current (value, index)."""
+        region = op.regions[0].blocks[0]
+        inputs: list = []
+        device_shape = candidates[0].device_shape
+        leaves = [self._leaf(op, t, inputs, device_shape) for t in candidates + current]
+        code = _Code({region.arguments[0]: leaves[0], region.arguments[1]: leaves[2]}, inputs,
+                     lambda v: self._scalar_leaf(v, inputs))
+        better = code.result(list(region.operations)[-1].operands[0])
+        kept = []
+        for i, t in enumerate(candidates):
+            select = [*code.code, leaves[i], leaves[2 + i]]
+            select.append(Ternary(SfpuOp.WHERE_INT, better, len(select) - 2, len(select) - 1))
+            sub_code, sub_inputs = _cone(select, len(select) - 1, inputs)
+            out = self._temp(t.shape, device_shape, t.data_format)
+            self._fused(op, sub_code, sub_inputs, out)
+            kept.append(out)
+        return kept
+
+    def scan(self, op) -> None:
+        """iree_linalg_ext.scan along `dimension`: out[i] = init + x[0] + ... + x[i] for
+        the region's combiner (inclusive; exclusive stops at x[i - 1]) and the
+        accumulator, out[n - 1]: Hillis-Steele doubling, x[i] + x[i - s] for s = 1, 2, 4, ... (a
+        gather of the shifted tensor and a fused kernel each), which regroups the
+        combiner's terms (it must be associative, as IREE's own parallel scan assumes)."""
+        d = ir.IntegerAttr(op.attributes["dimension"]).value
+        inclusive = ir.BoolAttr(op.attributes["inclusive"]).value
+        source, _, accumulator = self._segments(op)[0]  # input, output, accumulator
+        x, init = self.values[source], self.values[accumulator]
+        x = self._as(op, x, default_device_shape(x.shape))  # as the gathers below tile it
+        n = x.shape[d]
+        region = op.regions[0].blocks[0]
+        result = list(region.operations)[-1].operands[0]
+        integer = integer_width(result.type) is not None
+
+        def combined(acc: Tensor, value: Tensor) -> tuple[list, list]:
+            """The region's code for acc (its first argument) and value (its second)."""
+            inputs = [(acc, FusedInput(self._format(acc))), (value, FusedInput(self._format(value)))]
+            code = _Code({region.arguments[0]: Input(0), region.arguments[1]: Input(1)}, inputs,
+                         lambda v: self._scalar_leaf(v, inputs))
+            code.result(result)
+            return code.code, inputs
+
+        def where(code, inputs, mask: Tensor, otherwise: Tensor) -> Tensor:
+            """The combined value where `mask`, else `otherwise`."""
+            value = len(code) - 1
+            inputs = inputs + [(mask, FusedInput(INTEGER_FORMAT)), (otherwise, FusedInput(self._format(otherwise)))]
+            code = [*code, Input(len(inputs) - 2), Input(len(inputs) - 1)]
+            code.append(Ternary(SfpuOp.WHERE_INT, len(code) - 2, value, len(code) - 1))
+            out = self._temp(otherwise.shape, otherwise.device_shape, INTEGER_FORMAT if integer else None)
+            self._fused(op, code, inputs, out)
+            return out
+
+        step = 1
+        while step < n:
+            shifted = self._along(op, x, [i - step if i >= step else -1 for i in range(n)], d)
+            code, inputs = combined(shifted, x)
+            x = where(code, inputs, self._positions(x.shape, d, [int(i >= step) for i in range(n)]), x)
+            step *= 2
+        spread = self._spread(op, init, x.shape, d)
+        if inclusive:
+            code, inputs = combined(spread, x)
+            out = where(code, inputs, self._positions(x.shape, d, [1] * n), spread)
+        else:  # init + x[0] + ... + x[i - 1], and init alone at 0
+            code, inputs = combined(spread, self._along(op, x, [i - 1 for i in range(n)], d))
+            out = where(code, inputs, self._positions(x.shape, d, [int(i > 0) for i in range(n)]), spread)
+        # The accumulator ends as the last output (which an exclusive scan's x[n - 1] misses).
+        self.values[op.results[0]], self.values[op.results[1]] = out, self._along(op, out, [n - 1], d, init.shape)
+
+    def scatter(self, op) -> None:
+        """iree_linalg_ext.scatter: each update element goes to the place its indices (and
+        its position in the update slice) give, combined there with the original by the
+        region (update first). On the chip: D[u], the flat destination of update u (-1
+        when out of bounds or masked off), by a fused kernel; then, for each original
+        element o, S[o] = the last u with D[u] == o (-1 for none): an exact int32 max over
+        the (o, u) space; the updates gathered at S; where S >= 0, region(update,
+        original), else the original. Duplicate destinations take the last update, which
+        is the op's order for a plain update; a combining region with duplicates is
+        UNIMPLEMENTED (it would need every duplicate)."""
+        updates_v, indices_v, *mask_v, original_v = list(op.operands)  # (updates, indices, mask?) original
+        updates, indices, original = (self.values[v] for v in (updates_v, indices_v, original_v))
+        dimension_map = list(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
+        unique = "unique_indices" in op.attributes and ir.BoolAttr(op.attributes["unique_indices"]).value
+        region = op.regions[0].blocks[0]
+        combined = list(region.operations)[-1].operands[0]
+        plain = combined == region.arguments[0]
+        if not unique and not plain:
+            raise unimplemented(op, "a scatter that combines duplicate indices (unique_indices false)")
+        depth = len(dimension_map)
+        batch_rank = len(updates.shape) - (len(original.shape) - depth)
+        batch = updates.shape[:batch_rank]
+        slice_shape = updates.shape[batch_rank:]
+        n_batch, n_slice = math.prod(batch), math.prod(slice_shape)
+        n_original = math.prod(original.shape)
+        if n_original * n_batch * n_slice > SCATTER_LIMIT:
+            raise unimplemented(op, f"a scatter of {n_batch * n_slice} elements into {n_original}: the Tensix "
+                                    f"lowering compares every pair, up to {SCATTER_LIMIT}")
+        # D over the (batch, slice) space: index components as columns, slice positions as rows.
+        inputs: list = []
+        code: list = []
+
+        def emit(instruction) -> int:
+            code.append(instruction)
+            return len(code) - 1
+
+        flat_indices = self._gather(op, indices, np.arange(math.prod(indices.shape)).reshape(n_batch, depth))
+        component = {}
+        for k, dim in enumerate(dimension_map):
+            column = self._along(op, flat_indices, [k], 1, (n_batch, 1))
+            inputs.append((column, FusedInput(INTEGER_FORMAT, Broadcast.COL)))
+            component[dim] = emit(Input(len(inputs) - 1))
+        slice_position = np.indices(slice_shape).reshape(len(slice_shape), 1, n_slice) if slice_shape else []
+        first_slice_dim = len(original.shape) - len(slice_shape)
+        zero, one = emit(Constant(0, True)), emit(Constant(1, True))
+        flat, valid = emit(Constant(0, True)), one
+        strides = [math.prod(original.shape[i + 1:]) for i in range(len(original.shape))]
+        for dim, extent in enumerate(original.shape):
+            coordinate = component.get(dim)
+            if dim >= first_slice_dim:
+                row = Tensor((1, n_slice), ref=("constant", slice_position[dim - first_slice_dim].astype(np.int32)),
+                             data_format=INTEGER_FORMAT)
+                inputs.append((row, FusedInput(INTEGER_FORMAT, Broadcast.ROW)))
+                position = emit(Input(len(inputs) - 1))
+                coordinate = position if coordinate is None else emit(Binary(SfpuOp.ADD_INT, coordinate, position))
+            if coordinate is None:
+                continue
+            inside = emit(Binary(SfpuOp.AND, emit(Binary(SfpuOp.GE_INT, coordinate, zero)),
+                                 emit(Binary(SfpuOp.LT_INT, coordinate, emit(Constant(extent, True))))))
+            valid = emit(Binary(SfpuOp.AND, valid, inside))
+            term = emit(Binary(SfpuOp.MUL_INT, coordinate, emit(Constant(strides[dim], True))))
+            flat = emit(Binary(SfpuOp.ADD_INT, flat, term))
+        if mask_v:  # an i1 per batch element: false suppresses the update
+            mask = self._gather(op, self.values[mask_v[0]], np.arange(n_batch).reshape(n_batch, 1))
+            inputs.append((mask, FusedInput(self._format(mask), Broadcast.COL)))
+            valid = emit(Binary(SfpuOp.AND, valid, emit(Binary(SfpuOp.NE_INT, emit(Input(len(inputs) - 1)), zero))))
+        emit(Ternary(SfpuOp.WHERE_INT, valid, flat, emit(Constant(-1, True))))
+        destination = self._temp((n_batch, n_slice), (n_batch, n_slice), INTEGER_FORMAT)
+        self._fused(op, code, inputs, destination)
+        # S[o]: the last update whose destination is o, over the (o, u) space.
+        n_updates = n_batch * n_slice
+        row = self._gather(op, destination, np.arange(n_updates).reshape(1, n_updates))
+        space = (n_original, n_updates)
+        column_of = Tensor((n_original, 1), ref=("constant", np.arange(n_original, dtype=np.int32).reshape(-1, 1)),
+                           data_format=INTEGER_FORMAT)
+        update_of = Tensor((1, n_updates), ref=("constant", np.arange(n_updates, dtype=np.int32).reshape(1, -1)),
+                           data_format=INTEGER_FORMAT)
+        match = self._temp(space, space, INTEGER_FORMAT)
+        self._fused(op, [Input(0), Input(1), Binary(SfpuOp.EQ_INT, 0, 1), Input(2), Constant(-1, True),
+                         Ternary(SfpuOp.WHERE_INT, 2, 3, 4)],
+                    [(row, FusedInput(INTEGER_FORMAT, Broadcast.ROW)), (column_of, FusedInput(INTEGER_FORMAT,
+                                                                                              Broadcast.COL)),
+                     (update_of, FusedInput(INTEGER_FORMAT, Broadcast.ROW))], match)
+        source = self._integer_extreme(op, match, space, -1, (n_original, 1), (n_original, 1), True, True)
+        source = self._gather(op, source, np.arange(n_original).reshape(original.shape))
+        arrived = self._gather_at(op, updates, source)
+        inputs = []
+        leaves = [self._leaf(op, t, inputs, original.device_shape) for t in (arrived, original, source)]
+        body = _Code({region.arguments[0]: leaves[0], region.arguments[1]: leaves[1]}, inputs,
+                     lambda v: self._scalar_leaf(v, inputs))
+        value = body.result(combined) if integer_width(combined.type) else body.value(combined)
+        has = body.emit(Binary(SfpuOp.GE_INT, body.emit(leaves[2]), body.emit(Constant(0, True))))
+        body.emit(Ternary(SfpuOp.WHERE_INT, has, value, body.emit(leaves[1])))
+        out = self._temp(original.shape, original.device_shape, original.data_format)
+        self._fused(op, body.code, inputs, out)
+        self.values[op.results[0]] = out
+
+    def _spread(self, op, tensor: Tensor, shape, d: int) -> Tensor:
+        """`tensor` (shape without dim d) repeated along a new dim d of `shape`."""
+        index = np.arange(math.prod(tensor.shape)).reshape(tensor.shape)
+        return self._gather(op, tensor, np.broadcast_to(np.expand_dims(index, d), shape).copy())
 
     # ---- launches ----
     def _temp(self, shape, device_shape, data_format: DataFormat | None = None) -> Tensor:
@@ -963,8 +1360,8 @@ class DispatchLowering:
             self._fused(op, (Input(0),), [(tensor, FusedInput(self._format(tensor)))], out)
         elif src[:-2] == dst[:-2] and (src[-1], src[-2]) == dst[-2:]:
             self._transpose(op, tensor, out)
-        else:
-            raise unimplemented(op, f"a tensor of device shape {tensor.device_shape} is needed as {out.device_shape}")
+        else:  # the same elements tiled another way
+            self._gather(op, tensor, np.arange(math.prod(out.shape)).reshape(out.shape), out=out)
 
     def _as(self, op, tensor: Tensor, device_shape) -> Tensor:
         """`tensor` with the wanted device shape (a transposed copy if need be)."""
@@ -1124,18 +1521,21 @@ class DispatchLowering:
         flat = np.ravel_multi_index(index, tensor.shape) if index else np.zeros(full, np.int64)
         return self._gather(op, tensor, flat.reshape(shape or [math.prod(extents[d] for d in g) for g in groups]))
 
-    def _gather(self, op, source: Tensor, indices: np.ndarray, fill=0) -> Tensor:
-        """A tile tensor of indices' shape whose elements are source's at the logical
-        flat indices `indices` (-1: `fill`), known when the dispatch is lowered: a gather
-        launch (tt_hal/kernels/gather.py) with a constant table."""
+    def _gather(self, op, source: Tensor, indices: np.ndarray, fill=0, out: Tensor | None = None) -> Tensor:
+        """A tile tensor of indices' shape (or `out`, of that logical shape) whose
+        elements are source's at the logical flat indices `indices` (-1: `fill`), known
+        when the dispatch is lowered: a gather launch (tt_hal/kernels/gather.py) with a
+        constant table."""
         shape = indices.shape
-        if source.fill is not None and (indices >= 0).all():
+        if source.fill is not None and (indices >= 0).all() and out is None:
             return Tensor(shape, fill=source.fill, data_format=source.data_format)
         source = self._gatherable(op, source)
         operand, offset, order = self._rows(op, source)
-        table = np.where(indices >= 0, order.reshape(-1)[np.maximum(indices, 0)], -1).astype(np.int32)
+        logical = np.where(indices >= 0, order.reshape(-1)[np.maximum(indices, 0)], -1)
+        out = out or self._temp(shape, default_device_shape(shape), source.data_format)
+        table = np.empty(logical.size, np.int32)
+        table[_device_order(out).reshape(-1)] = logical.reshape(-1)  # in the order of out's device shape
         table_tensor = Tensor(table.shape, ref=("constant", table), data_format=gather.TABLE_FORMAT, row_major=True)
-        out = self._temp(shape, default_device_shape(shape), source.data_format)
         self._gather_launch(source, operand, offset, table_tensor, out, fill)
         return out
 
@@ -1215,6 +1615,15 @@ class DispatchLowering:
         """The instruction of a scalar's value (_scalar_fill), None if it is not known."""
         fill = self._scalar_fill(v)
         return None if fill is None else self._fill_leaf(fill, inputs)
+
+    def _leaf(self, op, tensor: Tensor, inputs: list, device_shape) -> Instruction:
+        """The code of a tensor read whole by a fused kernel writing `device_shape`: its
+        fill's, or an input (appended to `inputs`; tiled as the output first if need be)."""
+        if tensor.fill is not None:
+            return self._fill_leaf(tensor.fill, inputs)
+        tensor = self._as(op, tensor, device_shape)
+        inputs.append((tensor, FusedInput(self._format(tensor))))
+        return Input(len(inputs) - 1)
 
     def _fill_leaf(self, fill, inputs: list) -> Instruction:
         """The code of a fill's value: a constant; a push constant's (a Scalar numbered by
