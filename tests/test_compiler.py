@@ -24,7 +24,9 @@ Patterns (CASES, each a @main):
   reverse, slices (strided), a concatenation, a pad, a padded strided convolution,
   linalg.pack and unpack;
 - sorting networks and scans: a stable sort with a payload, topk and arg_compare (with
-  an index base), an exclusive scan with an initial value;
+  an index base), an exclusive scan with an initial value; scatters (rows added at
+  given ids; elements written at ids with repeats and ones out of range, which are
+  dropped);
 - softmax, layernorm and rmsnorm as JAX writes them;
 - several results (two of one linalg.generic), results that are transforms of the inputs
   (or the input itself),
@@ -1001,6 +1003,29 @@ CASES["scan_exclusive_with_init"] = Case(mlir("""
       return %r#0, %r#1 : tensor<3x45xf32>, tensor<3xf32>
     }
 """))
+CASES["scatter_rows_and_elements"] = Case(mlir("""
+    func.func @main(%x: tensor<6x5xf32>, %rows: tensor<3x5xf32>,
+                    %flat: tensor<300xi32>, %at: tensor<40x1xi32>, %v: tensor<40xi32>)
+        -> (tensor<6x5xf32>, tensor<300xi32>) {
+      %ids = stablehlo.constant dense<[[4], [0], [2]]> : tensor<3x1xi32>
+      %r = "stablehlo.scatter"(%x, %ids, %rows) ({
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+          %s = stablehlo.add %a, %b : tensor<f32>
+          stablehlo.return %s : tensor<f32>
+      }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0],
+                                                         scatter_dims_to_operand_dims = [0], index_vector_dim = 1>,
+          indices_are_sorted = false, unique_indices = true}
+          : (tensor<6x5xf32>, tensor<3x1xi32>, tensor<3x5xf32>) -> tensor<6x5xf32>
+      %e = "stablehlo.scatter"(%flat, %at, %v) ({
+        ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+          stablehlo.return %b : tensor<i32>
+      }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [], inserted_window_dims = [0],
+                                                         scatter_dims_to_operand_dims = [0], index_vector_dim = 1>,
+          indices_are_sorted = false, unique_indices = false}
+          : (tensor<300xi32>, tensor<40x1xi32>, tensor<40xi32>) -> tensor<300xi32>
+      return %r, %e : tensor<6x5xf32>, tensor<300xi32>
+    }
+"""), inputs=(1.0, 1.0, (-100, 100), (-20, 320), (-100, 100)))
 CASES["softmax"] = Case(mlir("""
     func.func @main(%x: tensor<40x70xf32>) -> tensor<40x70xf32> {
       %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
@@ -1438,13 +1463,13 @@ def test_dynamic_shape_unlowered_op_fails_the_compile():
     """A dispatch with dynamic shapes is lowered once at compile time for trial dims,
     so an op without a lowering is an error of the compile, naming its line."""
     text = mlir("""
-        func.func @main(%a: tensor<?x64xf32>) -> tensor<?x64xf32> {
-          %0 = stablehlo.reverse %a, dims = [1] : tensor<?x64xf32>
-          return %0 : tensor<?x64xf32>
+        func.func @main(%a: tensor<?x64xi32>) -> tensor<?x64xi32> {
+          %0 = stablehlo.popcnt %a : tensor<?x64xi32>
+          return %0 : tensor<?x64xi32>
         }
     """)
     error = compile_error(text, StatusCode.UNIMPLEMENTED)
-    assert re.search(rf"^input\.mlir:{line_of(text, 'reverse')}:\d+: ", error.message), error.message
+    assert re.search(rf"^input\.mlir:{line_of(text, 'popcnt')}:\d+: ", error.message), error.message
 
 
 def test_element_type_i64():
