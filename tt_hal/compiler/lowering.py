@@ -619,7 +619,8 @@ _DYNAMIC = -(1 << 63)  # MLIR's kDynamic in static offsets and sizes
 # iree_linalg_ext ops built from gathers and fused kernels -> DispatchLowering's method.
 _NETWORK_OPS = {"iree_linalg_ext.sort": "sort", "iree_linalg_ext.topk": "topk", "iree_linalg_ext.topk_v2": "topk",
                 "iree_linalg_ext.arg_compare": "topk", "iree_linalg_ext.scan": "scan",
-                "iree_linalg_ext.scatter": "scatter"}
+                "iree_linalg_ext.scatter": "scatter", "iree_linalg_ext.map_load": "map_load",
+                "iree_linalg_ext.map_store": "map_store"}
 SCATTER_LIMIT = 1 << 22  # elements of a scatter's (original, update) comparison space
 
 
@@ -725,13 +726,23 @@ def _affine(generic) -> list[list[str]]:
     for attr in generic.attributes["indexing_maps"]:
         exprs = []
         for expr in attr.value.results:
-            text = str(expr).replace(" floordiv ", " // ").replace(" mod ", " % ")
-            if not re.fullmatch(r"[d0-9\s+\-*/%()]+", text):
+            text = _python_affine(expr)
+            if "s" in text:
                 raise unimplemented(generic, f"indexing map {attr}: the lowering evaluates dims, constants, +, *, "
                                              f"floordiv and mod")
             exprs.append(text)
         maps.append(exprs)
     return maps
+
+
+def _python_affine(expr) -> str:
+    """An affine expression as Python over d<k> and s<k> (floordiv and mod as // and %,
+    which floor as MLIR's do); UNIMPLEMENTED for anything else (ceildiv)."""
+    text = str(expr).replace(" floordiv ", " // ").replace(" mod ", " % ")
+    if not re.fullmatch(r"[ds0-9\s+\-*/%()]+", text):
+        raise HalError(StatusCode.UNIMPLEMENTED, f"the affine expression {expr}: the lowering evaluates dims, "
+                                                 f"symbols, constants, +, *, floordiv and mod")
+    return text
 
 
 def _projection(exprs: list[str]) -> list[int] | None:
@@ -742,12 +753,77 @@ def _projection(exprs: list[str]) -> list[int] | None:
 
 def _evaluate(expr: str, env: dict) -> np.ndarray:
     """An affine expression (_affine) over index arrays."""
-    return eval(expr, {"__builtins__": {}}, env)  # noqa: S307 (digits, d<k>, + - * // % only)
+    return eval(expr, {"__builtins__": {}}, env)  # noqa: S307 (digits, d<k>, s<k>, + - * // % only)
 
 
 def _dims(exprs: list[str]) -> list[int]:
     """The loop dims a map's expressions use, in order."""
     return sorted({int(d) for e in exprs for d in re.findall(r"d(\d+)", e)})
+
+
+_INDEX_BINARY = {
+    "arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply, "arith.divsi": lambda a, b: np.trunc(
+        a / b).astype(np.int64), "arith.divui": np.floor_divide, "arith.floordivsi": np.floor_divide,
+    "arith.ceildivsi": lambda a, b: -np.floor_divide(-a, b), "arith.ceildivui": lambda a, b: -np.floor_divide(-a, b),
+    "arith.remsi": np.fmod, "arith.remui": np.remainder, "arith.minsi": np.minimum, "arith.maxsi": np.maximum,
+    "arith.minui": np.minimum, "arith.maxui": np.maximum, "arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or,
+    "arith.xori": np.bitwise_xor}
+_INDEX_COMPARE = {"eq": np.equal, "ne": np.not_equal, "slt": np.less, "sle": np.less_equal, "sgt": np.greater,
+                  "sge": np.greater_equal, "ult": np.less, "ule": np.less_equal, "ugt": np.greater,
+                  "uge": np.greater_equal}
+
+
+def _index_region(op, arguments: list[np.ndarray]) -> list:
+    """The values an op's region yields for block arguments `arguments` (index arrays),
+    evaluated with numpy: index and integer arithmetic, compares, selects, affine.apply,
+    linearize_index and delinearize_index; UNIMPLEMENTED naming anything else."""
+    block = op.regions[0].blocks[0]
+    env = {argument: value for argument, value in zip(block.arguments, arguments)}
+
+    def value(v):
+        if v in env:
+            return env[v]
+        constant = _constant(v)
+        if constant is None:
+            raise unimplemented(op, f"a region value {v.get_name()} not known when the dispatch is lowered")
+        return constant
+
+    for inner in list(block.operations)[:-1]:
+        name, operands = inner.name, [value(v) for v in inner.operands] if inner.name != "arith.constant" else []
+        if name == "arith.constant":
+            results = [_constant(inner.results[0])]
+        elif name in _INDEX_BINARY:
+            results = [_INDEX_BINARY[name](np.asarray(operands[0], np.int64), np.asarray(operands[1], np.int64))]
+        elif name == "arith.cmpi":
+            predicate = _INTEGER_PREDICATES[int(ir.IntegerAttr(inner.attributes["predicate"]).value)]
+            results = [_INDEX_COMPARE[predicate](*operands)]
+        elif name == "arith.select":
+            results = [np.where(*operands)]
+        elif name in ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci"):
+            results = operands
+        elif name == "affine.apply":
+            mapping = ir.AffineMapAttr(inner.attributes["map"]).value
+            names = {f"d{i}": operands[i] for i in range(mapping.n_dims)}
+            names |= {f"s{i}": operands[mapping.n_dims + i] for i in range(mapping.n_symbols)}
+            results = [_evaluate(_python_affine(expr), names) for expr in mapping.results]
+        elif name in ("affine.linearize_index", "affine.delinearize_index"):
+            basis = list(ir.DenseI64ArrayAttr(inner.attributes["static_basis"]))
+            dynamic = iter(operands[-basis.count(_DYNAMIC):] if _DYNAMIC in basis else [])
+            basis = [next(dynamic) if b == _DYNAMIC else b for b in basis]
+            count = len(inner.operands) - sum(b == _DYNAMIC for b in basis)  # indices (linearize) or 1
+            if name == "affine.linearize_index":
+                full = basis if len(basis) == count else [None, *basis]  # the outer bound may be left out
+                results = [sum(np.asarray(i, np.int64) * math.prod(full[k + 1:])
+                               for k, i in enumerate(operands[:count]))]
+            else:
+                x, count = np.asarray(operands[0], np.int64), len(inner.results)
+                full = basis if len(basis) == count else [None, *basis]
+                results = [x // math.prod(full[1:])] + [(x // math.prod(full[k + 1:])) % full[k]
+                                                        for k in range(1, count)]
+        else:
+            raise unimplemented(inner, f"{name} in an index region has no evaluation")
+        env.update(zip(inner.results, results))
+    return [value(v) for v in list(block.operations)[-1].operands]
 
 
 def _device_order(tensor: Tensor) -> np.ndarray:
@@ -1282,6 +1358,47 @@ class DispatchLowering:
         body.emit(Ternary(SfpuOp.WHERE_INT, has, value, body.emit(leaves[1])))
         out = self._temp(original.shape, original.device_shape, original.data_format)
         self._fused(op, body.code, inputs, out)
+        self.values[op.results[0]] = out
+
+    def map_load(self, op) -> None:
+        """iree_linalg_ext.map_load: each output element reads the source at the indices
+        the region yields for its own (the padding value where they fall outside): the
+        region evaluated over the output's index grid, a gather."""
+        source, output = (self.values[v] for v in op.operands[:2])
+        *position, padding = _index_region(op, [np.indices(output.shape)[d] for d in range(len(output.shape))])
+        fill = self._scalar_fill(list(op.regions[0].blocks[0].operations)[-1].operands[-1])
+        if not isinstance(fill, (int, float)):
+            raise unimplemented(op, "map_load with a padding value known only at run time")
+        position = [np.broadcast_to(p, output.shape) for p in position]
+        inside = np.logical_and.reduce([(p >= 0) & (p < n) for p, n in zip(position, source.shape)]) \
+            if position else np.ones(output.shape, bool)
+        flat = np.ravel_multi_index([np.where(inside, p, 0) for p in position], source.shape) if position \
+            else np.zeros(output.shape, np.int64)
+        self.values[op.results[0]] = self._gather(op, source, np.where(inside, flat, -1), fill)
+
+    def map_store(self, op) -> None:
+        """iree_linalg_ext.map_store: each input element goes to the output indices the
+        region yields for its own, where its mask is true; output elements nothing goes
+        to keep their value. The region evaluated over the input's index grid, inverted
+        into a gather (of the last element going to each place), and a select."""
+        source, output = (self.values[v] for v in op.operands[:2])
+        *position, mask = _index_region(op, [np.indices(source.shape)[d] for d in range(len(source.shape))])
+        position = [np.broadcast_to(p, source.shape).reshape(-1) for p in position]
+        keep = np.broadcast_to(np.asarray(mask, bool), source.shape).reshape(-1) & np.logical_and.reduce(
+            [(p >= 0) & (p < n) for p, n in zip(position, output.shape)])
+        table = np.full(math.prod(output.shape), -1, np.int64)
+        table[np.ravel_multi_index([p[keep] for p in position], output.shape)] = np.flatnonzero(keep)
+        stored = self._gather(op, source, table.reshape(output.shape))
+        if (table >= 0).all():
+            self.values[op.results[0]] = stored
+            return
+        written = Tensor(output.shape, ref=("constant", (table >= 0).reshape(output.shape).astype(np.int32)),
+                         data_format=INTEGER_FORMAT)
+        inputs: list = []
+        leaves = [self._leaf(op, t, inputs, stored.device_shape) for t in (written, stored, output)]
+        code = [*leaves, Ternary(SfpuOp.WHERE_INT, 0, 1, 2)]
+        out = self._temp(output.shape, stored.device_shape, output.data_format)
+        self._fused(op, code, inputs, out)
         self.values[op.results[0]] = out
 
     def _spread(self, op, tensor: Tensor, shape, d: int) -> Tensor:

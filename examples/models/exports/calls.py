@@ -12,6 +12,10 @@ def normal(shape, seed: int, shift: float = 0.0) -> np.ndarray:
     return (np.random.default_rng(seed).standard_normal(shape) + shift).astype(np.float32)
 
 
+def token_ids(shape, vocabulary: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, vocabulary, shape).astype(np.int32)
+
+
 # model (its .mlir's stem) -> [(function, [inputs])]
 CALLS = {
     "torch_mlp": [("main", [normal((8, 64), 0)])],
@@ -21,4 +25,6 @@ CALLS = {
     "torch_mlp_dynamic": [("main", [normal((b, 64), i)]) for i, b in enumerate((8, 5, 33, 8))],
     "torch_stateful": [("step", [normal((8, 64), i)]) for i in range(3)] + [("read", [])],
     "jax_control_flow": [("main", [normal((8, 64), i, s)]) for i, s in enumerate((0.5, -0.5))],
+    "jax_cnn": [("main", [normal((2, 28, 28, 1), 0)])],
+    "jax_gpt": [("main", [token_ids((1, 16), 128, 0)])],
 }
