@@ -52,7 +52,8 @@ FAULTS: dict[Fault, tuple[StatusCode, str]] = {
     Fault.DST_NOT_ACQUIRED: (StatusCode.ABORTED, "Dst used outside tile_regs_acquire / tile_regs_release"),
     Fault.CB_NEGATIVE: (StatusCode.ABORTED, "negative page count for a circular buffer"),
     Fault.UNKNOWN_OPCODE: (StatusCode.UNIMPLEMENTED, "instruction the simulator does not implement"),
-    Fault.L1_MISALIGNED: (StatusCode.ABORTED, "L1 store at an address or of a byte count that is not a multiple of 4"),
+    Fault.L1_MISALIGNED: (StatusCode.ABORTED, "L1 store or load at an address or of a byte count that is not a "
+                                              "multiple of 4"),
     Fault.DST_HELD: (StatusCode.ABORTED, ("tilize_block / untilize_block while the kernel holds Dst "
                                           "(tile_regs_acquire): they acquire and release it themselves")),
     Fault.CB_BLOCK_WRAPS: (StatusCode.ABORTED, ("block of pages runs past the end of the circular buffer: on a card "

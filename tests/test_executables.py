@@ -1286,7 +1286,7 @@ def reader_export(body, extra_args=(), bindings=1) -> Export:
     (lambda k, ptr: k.l1_fill(k.const(64), 64, 0), SC.ABORTED,
      ["outside the core's usable L1", "`l1_fill", "details 64, 64, 0"]),
     (lambda k, ptr: (k.addi(ptr, ptr, 2), k.l1_fill(ptr, 8, 0)), SC.ABORTED,
-     ["L1 store at an address or of a byte count that is not a multiple of 4", "`l1_fill"]),
+     ["L1 store or load at an address or of a byte count that is not a multiple of 4", "`l1_fill"]),
     (lambda k, ptr: k.l1_fill(ptr, 6, 0), SC.ABORTED, ["not a multiple of 4", "`l1_fill"]),
     # Values whose sums or products wrap in int64: each once passed its bounds check (a
     # host segfault, or another buffer's bytes).
@@ -1336,6 +1336,36 @@ def test_l1_fill_stores_its_pattern_little_endian(device, table):
     out = output(device, 2)
     run(device, prepare(device, p.export()), (1, 1, 1), (), [table.get_buffer(), out.get_buffer()])
     assert out.to_host()[1].tolist() == [9] + [0x12345678] * 6 + [9]
+
+
+def test_l1_load_reads_a_word_sign_extended(device, table):
+    """L1_LOAD reads the little-endian int32 at an L1 address into a register, sign-
+    extended: page 9's first word (9), then a word set to -7."""
+    p = Probe("load")
+    k = p.k
+    row = k.const(9 - BIAS)
+    p.record(row)  # row 0: page 9, and page 9 stays in L1
+    first, second, at = k.reg("first"), k.reg("second"), k.reg("at")
+    k.l1_load(first, p.ptr)
+    k.addi(at, p.ptr, 4)
+    k.l1_fill(at, 4, 0xFFFFFFF9)
+    k.l1_load(second, at)
+    p.record(first)  # row 1: page 9 + BIAS
+    p.record(second)  # row 2: page -7 + BIAS
+    out = output(device, 3)
+    run(device, prepare(device, p.export()), (1, 1, 1), (), [table.get_buffer(), out.get_buffer()])
+    assert [r[0] for r in out.to_host().tolist()] == [9, 9 + BIAS, BIAS - 7]
+
+
+def test_fault_l1_load_misaligned(device):
+    k = KernelBuilder("load")
+    ptr, value = k.reg("ptr"), k.reg("value")
+    k.cb_reserve_back(0, 1)
+    k.get_write_ptr(ptr, 0)
+    k.addi(ptr, ptr, 2)
+    k.l1_load(value, ptr)
+    export = make_export((k.build(Processor.RISCV_0), ()), cbs=(PROBE_CB,), name="load")
+    expect_fault(device, prepare(device, export), SC.ABORTED, ["l1_load", "load at an address", "not a multiple of 4"])
 
 
 def test_fault_l1_overflow():

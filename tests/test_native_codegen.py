@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from hal.status import HalError, StatusCode
-from tt_hal.kernels import eltwise, fused, matmul, normalization, reduce, rowmajor, transpose
+from tt_hal.kernels import eltwise, fused, gather, matmul, normalization, reduce, rowmajor, transpose
 from tt_hal.kernels.fused import Binary, Input, Scalar, Ternary
 from tt_hal.native import codegen
 from tt_hal.target.isa import INTEGER_OPERANDS, OPERANDS, Broadcast, Op, Processor, ReduceKind, SfpuOp
@@ -71,6 +71,7 @@ def _library_exports():
     yield "rowmajor_untilize", rowmajor.untilize(BF16)
     yield "rowmajor_add", rowmajor.eltwise_binary("add", BF16, offsets=True)
     yield "rowmajor_copy", rowmajor.copy(DataFormat.float32)
+    yield "gather", gather.gather(DataFormat.float32, 0x7FC00000)
 
 
 @pytest.mark.parametrize("name", sorted(GOLDEN_EXPORTS))
@@ -155,7 +156,7 @@ def test_floor_division_prelude_matches_the_simulator(tmp_path):
         assert line == f"{a // b} {a % b}", (a, b)
 
 
-@pytest.mark.parametrize("op", [Op.NOC_READ_BARRIER, Op.L1_FILL], ids=lambda op: op.name)
+@pytest.mark.parametrize("op", [Op.NOC_READ_BARRIER, Op.L1_FILL, Op.L1_LOAD], ids=lambda op: op.name)
 def test_data_movement_ops_in_a_compute_kernel_are_unimplemented(op):
     k = KernelBuilder("bad")
     getattr(k, op.name.lower())(*[0] * len(OPERANDS[op]))
@@ -163,6 +164,15 @@ def test_data_movement_ops_in_a_compute_kernel_are_unimplemented(op):
     with pytest.raises(HalError) as error:
         codegen.program_sources(program)
     assert error.value.code == StatusCode.UNIMPLEMENTED and op.name in str(error.value)
+
+
+def test_l1_load_is_a_sign_extended_word_load():
+    k = KernelBuilder("load")
+    ptr, value = k.reg("ptr"), k.reg("value")
+    k.get_write_ptr(ptr, 0)
+    k.l1_load(value, ptr)
+    source = codegen.program_sources(_single_kernel_program(k.build(Processor.RISCV_1)))[Processor.RISCV_1]
+    assert "r[1] = (int32_t)*reinterpret_cast<volatile tt_l1_ptr uint32_t *>((uint32_t)r[0]);" in source
 
 
 @pytest.mark.skipif(CXX is None, reason="no C++ compiler on this machine")
