@@ -26,7 +26,7 @@ Patterns (CASES, each a @main):
 - sorting networks and scans: a stable sort with a payload, topk and arg_compare (with
   an index base), an exclusive scan with an initial value; scatters (rows added at
   given ids; elements written at ids with repeats and ones out of range, which are
-  dropped);
+  dropped); bit counts (popcnt, leading and trailing zeros, i32 and i8);
 - softmax, layernorm and rmsnorm as JAX writes them;
 - several results (two of one linalg.generic), results that are transforms of the inputs
   (or the input itself),
@@ -1026,6 +1026,26 @@ CASES["scatter_rows_and_elements"] = Case(mlir("""
       return %r, %e : tensor<6x5xf32>, tensor<300xi32>
     }
 """), inputs=(1.0, 1.0, (-100, 100), (-20, 320), (-100, 100)))
+CASES["bit_counts"] = Case(mlir("""
+    #map = affine_map<(d0, d1) -> (d0, d1)>
+    func.func @main(%w: tensor<40x50xi32>, %k: tensor<40x50xi32>, %b: tensor<40x50xi8>)
+        -> (tensor<40x50xi32>, tensor<40x50xi32>, tensor<40x50xi8>, tensor<40x50xi8>, tensor<40x50xi32>) {
+      %a = stablehlo.shift_right_logical %w, %k : tensor<40x50xi32>
+      %p = stablehlo.popcnt %a : tensor<40x50xi32>
+      %l = stablehlo.count_leading_zeros %a : tensor<40x50xi32>
+      %pb = stablehlo.popcnt %b : tensor<40x50xi8>
+      %lb = stablehlo.count_leading_zeros %b : tensor<40x50xi8>
+      %e = tensor.empty() : tensor<40x50xi32>
+      %t = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+          ins(%a : tensor<40x50xi32>) outs(%e : tensor<40x50xi32>) {
+        ^bb0(%x: i32, %o: i32):
+          %c = math.cttz %x : i32
+          linalg.yield %c : i32
+      } -> tensor<40x50xi32>
+      return %p, %l, %pb, %lb, %t : tensor<40x50xi32>, tensor<40x50xi32>, tensor<40x50xi8>, tensor<40x50xi8>,
+          tensor<40x50xi32>
+    }
+"""), inputs=((-2**31, 2**31), (0, 33), (-128, 128)))  # shifted right 0..32: every width, zeros, negatives
 CASES["softmax"] = Case(mlir("""
     func.func @main(%x: tensor<40x70xf32>) -> tensor<40x70xf32> {
       %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
@@ -1379,12 +1399,12 @@ def test_iree_rejects_custom_call():
 
 
 UNLOWERED = {
-    "popcnt": (mlir("""
-        func.func @main(%a: tensor<40x50xi32>) -> tensor<40x50xi32> {
-          %1 = stablehlo.popcnt %a : tensor<40x50xi32>
-          return %1 : tensor<40x50xi32>
+    "i64_arithmetic": (mlir("""
+        func.func @main(%a: tensor<40x50xi64>) -> tensor<40x50xi64> {
+          %1 = stablehlo.multiply %a, %a : tensor<40x50xi64>
+          return %1 : tensor<40x50xi64>
         }
-    """), "stablehlo.popcnt", r"math.ctpop"),
+    """), "stablehlo.multiply", r"on i64"),
     "integer_matmul_long_k": (mlir("""
         func.func @main(%a: tensor<8x300xi32>, %b: tensor<300x4xi32>) -> tensor<8x4xi32> {
           %r = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
@@ -1463,13 +1483,13 @@ def test_dynamic_shape_unlowered_op_fails_the_compile():
     """A dispatch with dynamic shapes is lowered once at compile time for trial dims,
     so an op without a lowering is an error of the compile, naming its line."""
     text = mlir("""
-        func.func @main(%a: tensor<?x64xi32>) -> tensor<?x64xi32> {
-          %0 = stablehlo.popcnt %a : tensor<?x64xi32>
-          return %0 : tensor<?x64xi32>
+        func.func @main(%a: tensor<?x64xi64>) -> tensor<?x64xi64> {
+          %0 = stablehlo.add %a, %a : tensor<?x64xi64>
+          return %0 : tensor<?x64xi64>
         }
     """)
     error = compile_error(text, StatusCode.UNIMPLEMENTED)
-    assert re.search(rf"^input\.mlir:{line_of(text, 'popcnt')}:\d+: ", error.message), error.message
+    assert re.search(rf"^input\.mlir:{line_of(text, 'stablehlo.add')}:\d+: ", error.message), error.message
 
 
 def test_element_type_i64():

@@ -358,7 +358,8 @@ _UNSIGNED_BINARY = {"arith.divui": (None, SfpuOp.DIV_INT), "arith.remui": (SfpuO
 _CASTS = ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui", "arith.sitofp",
           "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.bitcast")
 _SPECIAL = {"math.fpowi", "arith.select", "arith.cmpf", "arith.cmpi", "math.round", "math.isnan", "math.isinf",
-            "math.isfinite", "math.copysign", "math.absi", "linalg.index", *_LOG_SCALE, *_CASTS,
+            "math.isfinite", "math.copysign", "math.absi", "math.ctpop", "math.ctlz", "math.cttz", "linalg.index",
+            "tensor.extract", *_LOG_SCALE, *_CASTS,
             *_UNSIGNED_BINARY}  # lowered in _Code.op
 # arith.cmpf's predicate numbers (mlir/Dialect/Arith/IR/ArithBase.td, CmpFPredicate).
 _PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une",
@@ -594,6 +595,9 @@ class _Code:
             negative = self.emit(Binary(SfpuOp.MAXIMUM, self.emit(Unary(SfpuOp.LTZ, b)),
                                         self.emit(Unary(SfpuOp.LTZ, self.emit(Unary(SfpuOp.RECIP, b))))))
             return self.emit(Ternary(SfpuOp.WHERE, negative, self.emit(Unary(SfpuOp.NEG, magnitude)), magnitude))
+        if name in ("math.ctpop", "math.ctlz", "math.cttz"):
+            width = integer_width(op.results[0].type)
+            return self.bit_count(name, self.zero_extended(self.integer_value(operands[0]), width), width)
         if name == "math.isnan":
             x = self.value(operands[0])
             return self.emit(Binary(SfpuOp.NE, x, x))
@@ -602,6 +606,36 @@ class _Code:
             relation = SfpuOp.EQ if name == "math.isinf" else SfpuOp.LT
             return self.emit(Binary(relation, magnitude, self.emit(Constant(math.inf))))
         return None
+
+    def bit_count(self, name: str, x: int, width: int) -> int:
+        """math.ctpop (SWAR: pairs, nibbles, bytes, summed by a multiply), ctlz (five
+        halving steps) and cttz (ctpop of the trailing zeros' mask, (x & -x) - 1) of
+        the zero-extended i`width` value `x`, from int32 shifts, masks and selects."""
+        def constant(value: int) -> int:
+            return self.emit(Constant(value, True))
+
+        def binary(sfpu: SfpuOp, a: int, b: int) -> int:
+            return self.emit(Binary(sfpu, a, b))
+
+        if name == "math.cttz":
+            lowest = binary(SfpuOp.AND, x, self.emit(Unary(SfpuOp.NEG_INT, x)))
+            count = self.bit_count("math.ctpop", binary(SfpuOp.SUB_INT, lowest, constant(1)), 32)
+            return binary(SfpuOp.MIN_INT, count, constant(width))  # x = 0: all ones, 32
+        if name == "math.ctpop":
+            t = binary(SfpuOp.SUB_INT, x, binary(SfpuOp.AND, binary(SfpuOp.SHRU, x, constant(1)), constant(0x55555555)))
+            fours = constant(0x33333333)
+            t = binary(SfpuOp.ADD_INT, binary(SfpuOp.AND, t, fours),
+                       binary(SfpuOp.AND, binary(SfpuOp.SHRU, t, constant(2)), fours))
+            t = binary(SfpuOp.AND, binary(SfpuOp.ADD_INT, t, binary(SfpuOp.SHRU, t, constant(4))), constant(0x0F0F0F0F))
+            return binary(SfpuOp.SHRU, binary(SfpuOp.MUL_INT, t, constant(0x01010101)), constant(24))
+        zero, count, value = constant(0), constant(0), x
+        for step in (16, 8, 4, 2, 1):
+            empty = binary(SfpuOp.EQ_INT, binary(SfpuOp.SHRU, value, constant(32 - step)), zero)
+            count = binary(SfpuOp.ADD_INT, count, binary(SfpuOp.MUL_INT, empty, constant(step)))
+            if step > 1:
+                value = self.emit(Ternary(SfpuOp.WHERE_INT, empty, binary(SfpuOp.SHL, value, constant(step)), value))
+        count = self.emit(Ternary(SfpuOp.WHERE_INT, binary(SfpuOp.EQ_INT, x, zero), constant(32), count))
+        return count if width == 32 else binary(SfpuOp.SUB_INT, count, constant(32 - width))
 
     def select(self, op) -> int:
         """select(c, x, y) -> where_tile: x where c != 0 (a float or an int32 condition),
@@ -838,8 +872,9 @@ def _device_order(tensor: Tensor) -> np.ndarray:
 
     if essential(device) == essential(shape):
         return np.arange(n, dtype=np.int64).reshape(shape)
-    if len(essential(shape)) >= 2 and essential((*device[:-2], device[-1], device[-2])) == essential(shape):
-        return np.arange(n, dtype=np.int64).reshape(device).swapaxes(-1, -2).reshape(shape)
+    swapped = (*shape[:-2], shape[-1], shape[-2]) if len(shape) >= 2 else shape
+    if len(essential(shape)) >= 2 and essential(device) == essential(swapped):
+        return np.arange(n, dtype=np.int64).reshape(swapped).swapaxes(-1, -2)
     if len(essential(shape)) <= 1 and math.prod(device) == n:
         return np.arange(n, dtype=np.int64).reshape(shape)
     raise HalError(StatusCode.INTERNAL, f"a tensor of shape {shape} held as device shape {device}")
