@@ -971,7 +971,8 @@ CASES["topk_and_arg_compare"] = Case(mlir("""
       %ei = tensor.empty() : tensor<4x5xi32>
       %fv = linalg.fill ins(%ninf : f32) outs(%ev : tensor<4x5xf32>) -> tensor<4x5xf32>
       %fi = linalg.fill ins(%c0 : i32) outs(%ei : tensor<4x5xi32>) -> tensor<4x5xi32>
-      %t:2 = iree_linalg_ext.topk dimension(1) ins(%x : tensor<4x50xf32>) outs(%fv, %fi : tensor<4x5xf32>, tensor<4x5xi32>) {
+      %t:2 = iree_linalg_ext.topk dimension(1) ins(%x : tensor<4x50xf32>)
+          outs(%fv, %fi : tensor<4x5xf32>, tensor<4x5xi32>) {
         ^bb0(%a: f32, %b: f32):
           %gt = arith.cmpf ogt, %a, %b : f32
           iree_linalg_ext.yield %gt : i1
@@ -982,8 +983,8 @@ CASES["topk_and_arg_compare"] = Case(mlir("""
       %gv = linalg.fill ins(%pinf : f32) outs(%av : tensor<4xf32>) -> tensor<4xf32>
       %gi = linalg.fill ins(%c0 : i32) outs(%ai : tensor<4xi32>) -> tensor<4xi32>
       %base = arith.constant 7 : index
-      %m:2 = iree_linalg_ext.arg_compare dimension(1) ins(%x : tensor<4x50xf32>) outs(%gv, %gi : tensor<4xf32>, tensor<4xi32>)
-          index_base(%base : index) {
+      %m:2 = iree_linalg_ext.arg_compare dimension(1) ins(%x : tensor<4x50xf32>)
+          outs(%gv, %gi : tensor<4xf32>, tensor<4xi32>) index_base(%base : index) {
         ^bb0(%a: f32, %b: f32):
           %lt = arith.cmpf olt, %a, %b : f32
           iree_linalg_ext.yield %lt : i1
