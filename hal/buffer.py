@@ -18,11 +18,7 @@ import numpy as np
 
 from hal import profiling
 from hal.status import HalError, StatusCode
-from hal.types import BufferUsage, HalElementType, MemoryAccess, MemoryType
-
-
-def _flag_names(flags) -> str:
-    return (flags.name or hex(int(flags))) if flags else "NONE"
+from hal.types import BufferUsage, HalElementType, MemoryAccess, MemoryType, format_bits
 
 
 def to_bytes(data) -> np.ndarray:
@@ -157,8 +153,8 @@ class HalBuffer:
     def __repr__(self) -> str:
         return (
             f"<HalBuffer {self._byte_length} bytes (at offset {self._byte_offset} into {self._allocation.size}), "
-            f"memory_type={_flag_names(self._memory_type)}, allowed_access={_flag_names(self._allowed_access)}, "
-            f"allowed_usage={_flag_names(self._allowed_usage)}>"
+            f"memory_type={format_bits(self._memory_type)}, allowed_access={format_bits(self._allowed_access)}, "
+            f"allowed_usage={format_bits(self._allowed_usage)}>"
         )
 
     # Properties (iree.runtime names).
@@ -206,24 +202,24 @@ class HalBuffer:
         if (int(self._allowed_usage) & int(required)) != int(required):  # ints: IntFlag ops are slow
             raise HalError(
                 StatusCode.PERMISSION_DENIED,
-                f"{what}: buffer allowed usage {_flag_names(self._allowed_usage)} "
-                f"lacks {_flag_names(BufferUsage(required))}",
+                f"{what}: buffer allowed usage {format_bits(self._allowed_usage)} "
+                f"lacks {format_bits(BufferUsage(required))}",
             )
 
     def check_access(self, required: MemoryAccess, what: str) -> None:
         if (int(self._allowed_access) & int(required)) != int(required):
             raise HalError(
                 StatusCode.PERMISSION_DENIED,
-                f"{what}: buffer allowed access {_flag_names(self._allowed_access)} "
-                f"lacks {_flag_names(MemoryAccess(required))}",
+                f"{what}: buffer allowed access {format_bits(self._allowed_access)} "
+                f"lacks {format_bits(MemoryAccess(required))}",
             )
 
     def check_memory_type(self, required: MemoryType, what: str) -> None:
         if (int(self._memory_type) & int(required)) != int(required):
             raise HalError(
                 StatusCode.PERMISSION_DENIED,
-                f"{what}: buffer memory type {_flag_names(self._memory_type)} "
-                f"lacks {_flag_names(MemoryType(required))}",
+                f"{what}: buffer memory type {format_bits(self._memory_type)} "
+                f"lacks {format_bits(MemoryType(required))}",
             )
 
     def calculate_range(self, offset: int, length: int | None) -> tuple[int, int]:
@@ -437,7 +433,10 @@ class HalBufferView:
     def __repr__(self) -> str:
         if self._spec is not None:
             return f"<HalBufferView {self._spec.describe()}, {self._buffer!r}>"
-        return f"<HalBufferView {tuple(self._shape)}, element_type={self._element_type:#x}, {self._buffer!r}>"
+        # As iree.runtime prints it: the element type's bytes in memory order, then the buffer's fields.
+        element = int(self._element_type).to_bytes(4, "little").hex()
+        buffer = repr(self._buffer)[len("<HalBuffer "):]
+        return f"<HalBufferView {tuple(self._shape)}, element_type=0x{element}, {buffer}"
 
     @property
     def spec(self):

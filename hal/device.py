@@ -217,6 +217,7 @@ class HalDevice:
 
     def queue_copy(self, source_buffer: HalBuffer, target_buffer: HalBuffer, wait_semaphores, signal_semaphores,
                    source_offset: int = 0, target_offset: int = 0, length: int | None = None) -> None:
+        validation.queue_copy_lengths(source_buffer, target_buffer, length)
         command = CopyCommand(source_buffer, source_offset, target_buffer, target_offset, length, "queue_copy")
         self._submit("queue_copy", self._transfer_cq, wait_semaphores, signal_semaphores, command.lower(()),
                      [source_buffer, target_buffer], allocations={source_buffer.allocation, target_buffer.allocation})

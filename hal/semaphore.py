@@ -127,17 +127,18 @@ class HalSemaphore:
         for listener in listeners:
             listener()
 
-    def wait(self, value: int, timeout: int | None = None, deadline: int | None = None) -> bool:
-        """Waits for `value` (ns `timeout` or absolute ns `deadline`; neither: forever).
-        True when reached, False on timeout; raises the failure if the semaphore failed."""
-        value = int(value)
+    def wait(self, payload: int, timeout: int | None = None, deadline: int | None = None) -> bool:
+        """Waits for `payload` (ns `timeout` or absolute ns `deadline`; neither:
+        forever). True when reached, False on timeout; raises the failure if the
+        semaphore failed ("synchronous semaphore failure: ...", as iree.runtime)."""
+        value = int(payload)
         end = deadline_from(timeout, deadline)
         recorder = _recorder(self)
         if recorder is None:
-            return self._wait(value, end)
+            return _synchronous(self._wait, "semaphore", value, end)
         start, result = recorder.now(), "failed"
         try:
-            result = "reached" if self._wait(value, end) else "timed out"
+            result = "reached" if _synchronous(self._wait, "semaphore", value, end) else "timed out"
             return result == "reached"
         finally:
             recorder.complete(recorder.host_track(), f"wait {self.label}>={value}", start, recorder.now(),
@@ -321,7 +322,17 @@ class HalFence:
             sem.fail(message)
 
     def wait(self, timeout: int | None = None, deadline: int | None = None) -> bool:
-        return wait_all_or_any(self.timepoints(), WaitMode.ALL, timeout, deadline)
+        """Waits for every timepoint; a failure raises "synchronous fence failure: ..."."""
+        return _synchronous(wait_all_or_any, "fence", self.timepoints(), WaitMode.ALL, timeout, deadline)
+
+
+def _synchronous(wait, what: str, *args) -> bool:
+    """`wait(*args)`, its failure raised as iree.runtime raises a failed synchronous wait:
+    the same status, after "synchronous <what> failure: "."""
+    try:
+        return wait(*args)
+    except HalError as failure:
+        raise HalError(failure.code, failure.message, f"synchronous {what} failure") from None
 
 
 def as_timepoints(semaphores) -> list[tuple[HalSemaphore, int]]:

@@ -41,22 +41,26 @@ class HalError(RuntimeError):
     `HalError(StatusCode.INVALID_ARGUMENT, ...)` is also a `ValueError`.
     """
 
-    def __new__(cls, code: StatusCode | int, message: str = ""):
+    def __new__(cls, code: StatusCode | int, message: str = "", context: str = ""):
         if cls is HalError:
             cls = _SUBCLASS_BY_CODE.get(StatusCode(code), HalError)
         return super().__new__(cls)
 
-    def __init__(self, code: StatusCode | int, message: str = ""):
+    def __init__(self, code: StatusCode | int, message: str = "", context: str = ""):
+        """`context`: what failed around the status, printed before it as iree.runtime
+        prints "synchronous semaphore failure: UNKNOWN; ..."."""
         self.code = StatusCode(code)
         self.message = message
-        super().__init__(f"{self.code.name}; {message}" if message else self.code.name)
+        self.context = context
+        text = f"{self.code.name}; {message}" if message else self.code.name
+        super().__init__(f"{context}: {text}" if context else text)
 
     def copy(self) -> "HalError":
         """The same code and message without a traceback: raise copies of stored failures."""
-        return HalError(self.code, self.message)
+        return HalError(self.code, self.message, self.context)
 
     def __reduce__(self):
-        return (HalError, (int(self.code), self.message))
+        return (HalError, (int(self.code), self.message, self.context))
 
 
 class InvalidArgumentError(HalError, ValueError):

@@ -7,7 +7,16 @@ import enum
 import numpy as np
 
 
-class MemoryType(enum.IntFlag):
+class _Named:
+    """str and repr as iree.runtime's (pybind11) enums print: `BufferUsage.DEFAULT`."""
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"
+
+    __repr__ = __str__
+
+
+class MemoryType(_Named, enum.IntFlag):
     """iree_hal_memory_type_t bits. DEVICE_LOCAL is the chip's memory (DRAM, or L1 for
     tensors); HOST_LOCAL is host memory the device reaches (tt-metal's SYSTEM_MEMORY)."""
 
@@ -21,7 +30,7 @@ class MemoryType(enum.IntFlag):
     DEVICE_LOCAL = DEVICE_VISIBLE | (1 << 5)
 
 
-class BufferUsage(enum.IntFlag):
+class BufferUsage(_Named, enum.IntFlag):
     """iree_hal_buffer_usage_t bits: what a buffer may be used for. Operations check
     them (PERMISSION_DENIED when a bit is missing)."""
 
@@ -50,7 +59,7 @@ class BufferUsage(enum.IntFlag):
     DEFAULT = TRANSFER | DISPATCH_STORAGE
 
 
-class MemoryAccess(enum.IntFlag):
+class MemoryAccess(_Named, enum.IntFlag):
     """iree_hal_memory_access_t bits: how a buffer or a mapping may be read or written."""
 
     NONE = 0
@@ -61,7 +70,7 @@ class MemoryAccess(enum.IntFlag):
     ALL = READ | WRITE | DISCARD
 
 
-class BufferCompatibility(enum.IntFlag):
+class BufferCompatibility(_Named, enum.IntFlag):
     """iree_hal_buffer_compatibility_t bits, as HalAllocator.query_buffer_compatibility
     returns them."""
 
@@ -73,7 +82,7 @@ class BufferCompatibility(enum.IntFlag):
     QUEUE_DISPATCH = 1 << 11
 
 
-class CommandBufferMode(enum.IntFlag):
+class CommandBufferMode(_Named, enum.IntFlag):
     """iree_hal_command_buffer_mode_t bits. DEFAULT (0) is reusable; ONE_SHOT may be
     submitted once."""
 
@@ -83,7 +92,7 @@ class CommandBufferMode(enum.IntFlag):
     UNVALIDATED = 1 << 5
 
 
-class CommandCategory(enum.IntFlag):
+class CommandCategory(_Named, enum.IntFlag):
     """iree_hal_command_category_t bits: the kinds of command a command buffer may record."""
 
     TRANSFER = 1 << 0
@@ -91,14 +100,14 @@ class CommandCategory(enum.IntFlag):
     ANY = TRANSFER | DISPATCH
 
 
-class WaitMode(enum.IntEnum):
+class WaitMode(_Named, enum.IntEnum):
     """iree_hal_wait_mode_t: a multi-semaphore wait needs all of its timepoints, or any one."""
 
     ALL = 0
     ANY = 1
 
 
-class NumericalType(enum.IntEnum):
+class NumericalType(_Named, enum.IntEnum):
     UNKNOWN = 0x00
     INTEGER = 0x10
     INTEGER_SIGNED = 0x11
@@ -118,7 +127,7 @@ def _element_type(numerical_type: int, bits: int) -> int:
     return (numerical_type << 24) | bits
 
 
-class HalElementType(enum.IntEnum):
+class HalElementType(_Named, enum.IntEnum):
     """IREE element types: `(numerical_type << 24) | bit_count`."""
 
     NONE = 0
@@ -217,3 +226,38 @@ _DTYPE_NAMES = {
 }
 # Signless INT_* map to the same numpy dtypes as SINT_*; from_dtype picks SINT_*.
 _AMBIGUOUS = {HalElementType.INT_8, HalElementType.INT_16, HalElementType.INT_32, HalElementType.INT_64}
+
+
+# iree_hal_*_format's tables (runtime/src/iree/hal/buffer.c): combined names first.
+_DISPATCH = (BufferUsage.DISPATCH_INDIRECT_PARAMETERS | BufferUsage.DISPATCH_UNIFORM_READ
+             | BufferUsage.DISPATCH_STORAGE | BufferUsage.DISPATCH_IMAGE)
+_FORMATS = {
+    MemoryType: [(MemoryType.HOST_LOCAL, "HOST_LOCAL"), (MemoryType.DEVICE_LOCAL, "DEVICE_LOCAL"),
+                 *((m, m.name) for m in (MemoryType.OPTIMAL, MemoryType.HOST_VISIBLE, MemoryType.HOST_COHERENT,
+                                         MemoryType.HOST_CACHED, MemoryType.DEVICE_VISIBLE))],
+    MemoryAccess: [(MemoryAccess.ALL, "ALL"), (MemoryAccess.DISCARD_WRITE, "DISCARD_WRITE"),
+                   *((m, m.name) for m in (MemoryAccess.READ, MemoryAccess.WRITE, MemoryAccess.DISCARD))],
+    BufferUsage: [(BufferUsage.TRANSFER, "TRANSFER"), (_DISPATCH, "DISPATCH"),
+                  (BufferUsage.DISPATCH_STORAGE, "DISPATCH_STORAGE"), (BufferUsage.DISPATCH_IMAGE, "DISPATCH_IMAGE"),
+                  (BufferUsage.MAPPING, "MAPPING"),
+                  *((u, u.name) for u in BufferUsage if u.name in (
+                      "TRANSFER_SOURCE", "TRANSFER_TARGET", "DISPATCH_INDIRECT_PARAMETERS", "DISPATCH_UNIFORM_READ",
+                      "DISPATCH_STORAGE_READ", "DISPATCH_STORAGE_WRITE", "DISPATCH_IMAGE_READ",
+                      "DISPATCH_IMAGE_WRITE", "SHARING_EXPORT", "SHARING_REPLICATE", "SHARING_CONCURRENT",
+                      "SHARING_IMMUTABLE", "MAPPING_SCOPED", "MAPPING_PERSISTENT", "MAPPING_OPTIONAL",
+                      "MAPPING_ACCESS_RANDOM", "MAPPING_ACCESS_SEQUENTIAL_WRITE"))],
+}
+
+
+def format_bits(flags: MemoryType | MemoryAccess | BufferUsage) -> str:
+    """The bits as iree_bitfield_format writes them (iree.runtime's reprs): each name
+    whose bits are all still set, combined names first, joined by |; leftover bits as
+    hex with an h."""
+    names, left = [], int(flags)
+    for bits, name in _FORMATS[type(flags)]:
+        if left & int(bits) == int(bits):
+            names.append(name)
+            left &= ~int(bits)
+    if left:
+        names.append(f"{left:X}h")
+    return "|".join(names)

@@ -114,6 +114,15 @@ def update_source(source, length: int | None, what: str = "update") -> np.ndarra
     return data
 
 
+def queue_copy_lengths(source: HalBuffer, target: HalBuffer, length: int | None) -> None:
+    """iree.runtime's own check of HalDevice.queue_copy (a ValueError, before the HAL
+    sees the copy): a whole source must fit its target."""
+    if length is None and source.byte_length() > target.byte_length():
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"Source and buffer length must be less than the target buffer "
+                                                    f"length and it does not. Please check allocations (source "
+                                                    f"{source.byte_length()} bytes, target {target.byte_length()})")
+
+
 def copy(source: HalBuffer, source_offset: int, target: HalBuffer, target_offset: int, length: int | None,
          what: str = "copy") -> tuple[BufferRange, BufferRange]:
     """A copy between buffers: both ranges, which must not overlap in one allocation."""

@@ -741,3 +741,47 @@ def test_failure_propagates(backend):
         "buf": seeded(64),
     }
     check(backend, scenario_failure_propagates, expected)
+
+
+def scenario_failure_messages_and_names(rt, device):
+    """What a person reads: the context a failed wait prints first, the reprs of buffers
+    and buffer views, enum names, the payload keyword, queue_copy's own length check."""
+    failed = device.create_semaphore(0)
+    failed.fail("boom")
+    messages = {}
+    for name, wait in (("semaphore", lambda: failed.wait(payload=1, timeout=0)),
+                       ("fence", lambda: rt.HalFence.create_at(failed, 1).wait(timeout=0))):
+        try:
+            wait()
+        except RuntimeError as error:
+            messages[name] = str(error).split(":")[0]
+    big = alloc(rt, device, seeded(64))
+    small = alloc(rt, device, seeded(32))
+    view = rt.HalBufferView(big, [4, 4], rt.HalElementType.FLOAT_32)
+    reached = device.create_semaphore(0)
+    reached.signal(3)
+    return {
+        **{f"{name}_failure": text for name, text in messages.items()},
+        "payload_keyword": reached.wait(payload=2, timeout=0),
+        "buffer_repr": repr(big),
+        "view_repr": repr(view),
+        "enum_str": [str(rt.BufferUsage.DEFAULT), repr(rt.MemoryType.DEVICE_LOCAL), str(rt.MemoryAccess.ALL),
+                     str(rt.HalElementType.FLOAT_32)],
+        "queue_copy_too_long": error_kind(lambda: device.queue_copy(big, small, rt.HalFence(2),
+                                                                    rt.HalFence.create_at(reached, 4))),
+    }
+
+
+def test_failure_messages_and_names(backend):
+    flags = "memory_type=DEVICE_LOCAL|HOST_VISIBLE, allowed_access=ALL, allowed_usage=TRANSFER|DISPATCH_STORAGE|MAPPING"
+    expected = {
+        "semaphore_failure": "synchronous semaphore failure",
+        "fence_failure": "synchronous fence failure",
+        "payload_keyword": True,
+        "buffer_repr": f"<HalBuffer 64 bytes (at offset 0 into 64), {flags}|MAPPING_PERSISTENT>",
+        "view_repr": f"<HalBufferView (4, 4), element_type=0x20000021, 64 bytes (at offset 0 into 64), "
+                     f"{flags}|MAPPING_PERSISTENT>",
+        "enum_str": ["BufferUsage.DEFAULT", "MemoryType.DEVICE_LOCAL", "MemoryAccess.ALL", "HalElementType.FLOAT_32"],
+        "queue_copy_too_long": "ValueError",
+    }
+    check(backend, scenario_failure_messages_and_names, expected)

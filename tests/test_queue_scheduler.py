@@ -172,6 +172,7 @@ def test_dropped_devices_are_collected_with_their_threads():
 
     import hal
 
+    gc.collect()  # devices earlier tests dropped go now, not during the count
     before = threading.active_count()
     for _ in range(20):
         device = hal.create_device("tenstorrent")
@@ -185,7 +186,7 @@ def test_dropped_devices_are_collected_with_their_threads():
     deadline = time.monotonic() + 10
     while threading.active_count() > before and time.monotonic() < deadline:
         time.sleep(0.05)  # queue threads end once their device is finalized
-    assert threading.active_count() == before, [t.name for t in threading.enumerate()]
+    assert threading.active_count() <= before, [t.name for t in threading.enumerate()]
 
 
 def _row_major_copy(device):

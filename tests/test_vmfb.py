@@ -96,12 +96,14 @@ def test_modules_that_are_not_ours_or_not_modules_are_refused(concat):
 
 
 def test_dispatches_without_a_lowering_fail_at_compile_time():
-    text = "func.func @main(%a: tensor<4xi32>) -> tensor<4xi32> {\n" \
-           "  %0 = stablehlo.popcnt %a : tensor<4xi32>\n  return %0 : tensor<4xi32>\n}"
+    text = "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n" \
+           "  %0 = stablehlo.convert %a : (tensor<4xf32>) -> tensor<4xf16>\n" \
+           "  %1 = stablehlo.exponential %0 : tensor<4xf16>\n" \
+           "  %2 = stablehlo.convert %1 : (tensor<4xf16>) -> tensor<4xf32>\n  return %2 : tensor<4xf32>\n}"
     with pytest.raises(HalError) as error:
         compile_vmfb(text)
-    assert error.value.code == StatusCode.UNIMPLEMENTED and "input.mlir:2:" in error.value.message
-    assert "math.ctpop" in error.value.message
+    assert error.value.code == StatusCode.UNIMPLEMENTED and "input.mlir:4:" in error.value.message
+    assert "arith.extf" in error.value.message
 
 
 def test_handles_the_vm_drops_are_released_and_device_memory_returns(concat):
