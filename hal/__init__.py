@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import importlib
 
+import ml_dtypes  # noqa: F401 - as `import iree.runtime` does: numpy then knows bfloat16, float8_* by name
+
 # name -> module that defines it
 _EXPORTS = {
     **dict.fromkeys(("HalAllocator",), "hal.allocator"),
@@ -20,8 +22,8 @@ _EXPORTS = {
     **dict.fromkeys(("BindingRef", "HalCommandBuffer", "HalEvent"), "hal.command_buffer"),
     **dict.fromkeys(("HalDevice",), "hal.device"),
     **dict.fromkeys(("HalExecutable", "HalExecutableCache"), "hal.executable"),
-    **dict.fromkeys(("HalDriver", "create_device", "get_device", "get_driver", "query_available_drivers",
-                     "register_driver"), "hal.driver"),
+    **dict.fromkeys(("HalDriver", "create_device", "get_device", "get_driver", "get_first_device",
+                     "query_available_drivers", "register_driver"), "hal.driver"),
     **dict.fromkeys(("HalFence", "HalSemaphore"), "hal.semaphore"),
     **dict.fromkeys(("HalError", "InvalidArgumentError", "NotFoundError", "OutOfRangeError", "StatusCode",
                      "UnimplementedError"), "hal.status"),

@@ -210,4 +210,24 @@ def get_device(device_uri: str = DRIVER_NAME, cache: bool = True) -> HalDevice:
     return device
 
 
+def get_first_device(device_uris=None, cache: bool = True) -> HalDevice:
+    """The first device that can be had from a prioritized list of URIs (default: the
+    comma-separated $IREE_DEFAULT_DEVICE, else "tenstorrent"), as
+    iree.runtime.get_first_device: unknown drivers are skipped; if every URI fails,
+    RuntimeError from the last failure, or ValueError when no driver was known."""
+    if device_uris is None:
+        device_uris = [uri.strip() for uri in os.environ.get("IREE_DEFAULT_DEVICE", DRIVER_NAME).split(",")]
+    last_failure = None
+    for uri in device_uris:
+        try:
+            return get_device(uri, cache=cache)
+        except ValueError:  # a driver this process does not know
+            continue
+        except Exception as failure:  # noqa: BLE001 - kept and raised below, as iree.runtime does
+            last_failure = failure
+    if last_failure is not None:
+        raise RuntimeError("Could not create device. Exception for last tried follows.") from last_failure
+    raise ValueError(f"No device found from list {list(device_uris)}")
+
+
 register_driver(DRIVER_NAME, HalDriver)

@@ -785,3 +785,21 @@ def test_failure_messages_and_names(backend):
         "queue_copy_too_long": "ValueError",
     }
     check(backend, scenario_failure_messages_and_names, expected)
+
+
+@pytest.mark.parametrize("module", ["iree.runtime", "hal"])
+def test_import_names_the_ml_dtypes_and_get_first_device_skips_unknown_drivers(module):
+    """As `import iree.runtime` does, `import hal` lets numpy name bfloat16 and the float8
+    types; get_first_device skips drivers it does not know and raises a ValueError when
+    it knows none (a fresh interpreter per module: the import is what is checked)."""
+    import subprocess
+    import sys
+
+    device = "local-task" if module == "iree.runtime" else "tenstorrent"
+    script = (f"import {module} as rt, numpy as np\n"
+              "print(np.dtype('bfloat16'), np.dtype('float8_e4m3fn'))\n"
+              f"print(rt.get_first_device(['no-such-driver', '{device}']) is rt.get_device('{device}'))\n"
+              "try:\n    rt.get_first_device(['no-such-driver'])\nexcept ValueError as e:\n    print(e)\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert result.stdout.split("\n")[:3] == ["bfloat16 float8_e4m3fn", "True",
+                                             "No device found from list ['no-such-driver']"]
