@@ -26,7 +26,8 @@ Patterns (CASES, each a @main):
 - sorting networks and scans: a stable sort with a payload, topk and arg_compare (with
   an index base), an exclusive scan with an initial value; scatters (rows added at
   given ids; elements written at ids with repeats and ones out of range, which are
-  dropped); bit counts (popcnt, leading and trailing zeros, i32 and i8);
+  dropped); bit counts (popcnt, leading and trailing zeros, i32 and i8); a KV-cache
+  row written and a slice read at a position given at run time (lowered per call);
 - softmax, layernorm and rmsnorm as JAX writes them;
 - several results (two of one linalg.generic), results that are transforms of the inputs
   (or the input itself),
@@ -1047,6 +1048,18 @@ CASES["bit_counts"] = Case(mlir("""
           tensor<40x50xi32>
     }
 """), inputs=((-2**31, 2**31), (0, 33), (-128, 128)))  # shifted right 0..32: every width, zeros, negatives
+CASES["kv_cache_update_at_run_time"] = Case(mlir("""
+    func.func @main(%cache: tensor<16x8xf32>, %new: tensor<1x8xf32>, %pos: tensor<i32>)
+        -> (tensor<16x8xf32>, tensor<4x8xf32>) {
+      %z = stablehlo.constant dense<0> : tensor<i32>
+      %r = stablehlo.dynamic_update_slice %cache, %new, %pos, %z
+          : (tensor<16x8xf32>, tensor<1x8xf32>, tensor<i32>, tensor<i32>) -> tensor<16x8xf32>
+      %d = stablehlo.dynamic_slice %r, %pos, %z, sizes = [4, 8] : (tensor<16x8xf32>, tensor<i32>, tensor<i32>)
+          -> tensor<4x8xf32>
+      %e = stablehlo.exponential %d : tensor<4x8xf32>
+      return %r, %e : tensor<16x8xf32>, tensor<4x8xf32>
+    }
+"""), inputs=(1.0, 1.0, (13, 14)))  # a place known only at run time; the slice read from 13 clamped to 12
 CASES["softmax"] = Case(mlir("""
     func.func @main(%x: tensor<40x70xf32>) -> tensor<40x70xf32> {
       %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
@@ -1478,6 +1491,22 @@ def test_dynamic_shapes_lower_for_each_call(rows, monkeypatch):
     # Each dynamic dispatch is lowered once per distinct shape, not again for a shape seen before.
     dispatches, remainder = divmod(len(lowered), len(set(rows)))
     assert dispatches >= 1 and remainder == 0 and len({tuple(c) for c in lowered}) == len(lowered), lowered
+
+
+def test_run_time_positions_lower_for_each_call():
+    """dynamic_update_slice at positions the host reads from a tensor: the dispatch is
+    lowered per position (push constants), one loaded module serving every call."""
+    module = load("kv_cache_update_at_run_time")
+    rng = np.random.default_rng(SEED)
+    cache, new = rng.standard_normal((16, 8)).astype(np.float32), rng.standard_normal((1, 8)).astype(np.float32)
+    for position in (0, 5, 15, 5, 40):
+        updated, window = (np.asarray(r) for r in module.main(cache, new, np.array(position, np.int32)))
+        row = min(position, 15)  # StableHLO clamps the start so the slice fits
+        expected = cache.copy()
+        expected[row] = new[0]
+        assert np.array_equal(updated, expected), position
+        start = min(position, 12)
+        tolerance.check([window], [np.exp(expected[start:start + 4])], "float32")
 
 
 def test_dynamic_shape_unlowered_op_fails_the_compile():

@@ -649,7 +649,7 @@ class _Code:
         return self.emit(Ternary(SfpuOp.WHERE_INT if self.integer[c] else SfpuOp.WHERE, c, x, y))
 
 
-_DYNAMIC = -(1 << 63)  # MLIR's kDynamic in static offsets and sizes
+DYNAMIC = -(1 << 63)  # MLIR's kDynamic in static offsets and sizes
 # iree_linalg_ext ops built from gathers and fused kernels -> DispatchLowering's method.
 _NETWORK_OPS = {"iree_linalg_ext.sort": "sort", "iree_linalg_ext.topk": "topk", "iree_linalg_ext.topk_v2": "topk",
                 "iree_linalg_ext.arg_compare": "topk", "iree_linalg_ext.scan": "scan",
@@ -682,7 +682,7 @@ def _access(op, subspan) -> tuple:
     offsets = tuple(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
     sizes = tuple(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
     strides = tuple(ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
-    if _DYNAMIC in offsets or _DYNAMIC in sizes or _DYNAMIC in strides:
+    if DYNAMIC in offsets or DYNAMIC in sizes or DYNAMIC in strides:
         raise unimplemented(op, f"{op.name} of a slice with offsets {offsets}, sizes {sizes}, strides {strides}: "
                                 f"the bridge reads and writes static slices")
     if not any(offsets) and sizes == full and all(s == 1 for s in strides):
@@ -842,9 +842,9 @@ def _index_region(op, arguments: list[np.ndarray]) -> list:
             results = [_evaluate(_python_affine(expr), names) for expr in mapping.results]
         elif name in ("affine.linearize_index", "affine.delinearize_index"):
             basis = list(ir.DenseI64ArrayAttr(inner.attributes["static_basis"]))
-            dynamic = iter(operands[-basis.count(_DYNAMIC):] if _DYNAMIC in basis else [])
-            basis = [next(dynamic) if b == _DYNAMIC else b for b in basis]
-            count = len(inner.operands) - sum(b == _DYNAMIC for b in basis)  # indices (linearize) or 1
+            dynamic = iter(operands[-basis.count(DYNAMIC):] if DYNAMIC in basis else [])
+            basis = [next(dynamic) if b == DYNAMIC else b for b in basis]
+            count = len(inner.operands) - sum(b == DYNAMIC for b in basis)  # indices (linearize) or 1
             if name == "affine.linearize_index":
                 full = basis if len(basis) == count else [None, *basis]  # the outer bound may be left out
                 results = [sum(np.asarray(i, np.int64) * math.prod(full[k + 1:])
@@ -1065,9 +1065,9 @@ class DispatchLowering:
         perm = list(ir.DenseI64ArrayAttr(op.attributes["outer_dims_perm"])) \
             if "outer_dims_perm" in op.attributes else None
         static = list(ir.DenseI64ArrayAttr(op.attributes["static_inner_tiles"]))
-        dynamic = list(op.operands)[len(op.operands) - static.count(_DYNAMIC):]
+        dynamic = list(op.operands)[len(op.operands) - static.count(DYNAMIC):]
         dynamic_tiles = iter(self.ints[v] for v in dynamic)
-        tile_of = dict(zip(positions, [next(dynamic_tiles) if t == _DYNAMIC else t for t in static]))
+        tile_of = dict(zip(positions, [next(dynamic_tiles) if t == DYNAMIC else t for t in static]))
         plain = tensor.shape if is_pack else out_shape  # the shape that is not tiled
         padded = [ceil_div(n, tile_of[i]) * tile_of[i] if i in tile_of else n for i, n in enumerate(plain)]
         split, outer_axes, inner_axes = [], [], {}

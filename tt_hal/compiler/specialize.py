@@ -1,14 +1,16 @@
-"""Dispatches with dynamic shapes, lowered when they are dispatched.
+"""Dispatches with dynamic shapes (or slice offsets), lowered when they are dispatched.
 
 IREE passes a dispatch's dynamic dims as push constants (a 64-bit value as two 32-bit
-words). The lowering (tt_hal/compiler/lowering.py) sizes grids, tile counts, padding
-masks and scratch tensors when it runs, so a dispatch with dynamic shapes goes into
-the .ttx as the MLIR of its function (Export.source, no stages) and is lowered again
-for the push constants of each dispatch: they replace the function's
-`hal.interface.constant.load`s, IREE's canonicalizer folds every shape static, and
-the function lowers as a static one would. tt_hal/runtime/hal_module.py calls
-`specialize` when the VM records such a dispatch and keeps the programs of recent
-push constants, so each new shape costs one lowering (about 0.1-0.3 s).
+words), and the offsets of slices it reads or writes at places known only at run time
+(dynamic_slice, dynamic_update_slice: a KV cache's position). The lowering
+(tt_hal/compiler/lowering.py) sizes grids, tile counts, padding masks and scratch
+tensors and places slices when it runs, so such a dispatch goes into the .ttx as the
+MLIR of its function (Export.source, no stages) and is lowered again for the push
+constants of each dispatch: they replace the function's `hal.interface.constant.load`s,
+IREE's canonicalizer folds every shape and offset static, and the function lowers as a
+static one would. tt_hal/runtime/hal_module.py calls `specialize` when the VM records
+such a dispatch and keeps the programs of recent push constants, so each new shape or
+place costs one lowering (about 0.1-0.3 s).
 """
 
 from __future__ import annotations
@@ -20,16 +22,19 @@ from iree.compiler.passmanager import PassManager
 
 from hal.status import HalError, StatusCode
 from tt_hal.compiler import dispatch, frontend
-from tt_hal.compiler.lowering import location
+from tt_hal.compiler.lowering import DYNAMIC, location
 from tt_hal.target.program import Export
 
 CANONICALIZE = "builtin.module(func.func(canonicalize, cse))"
 TRIAL_DIM = 40  # the value of a dynamic dim when a dynamic export is lowered once at compile time, as a check
-
+_SLICES = ("iree_tensor_ext.dispatch.tensor.load", "iree_tensor_ext.dispatch.tensor.store")
 
 def is_dynamic(func) -> bool:
-    """Does the dispatch function bind a tensor of dynamic shape?"""
-    return any(op.name == "hal.interface.binding.subspan" and op.opview.dynamic_dims
+    """Does the dispatch function bind a tensor of dynamic shape, or load or store a
+    slice at offsets or of sizes known only when it runs (dynamic_update_slice)?"""
+    return any((op.name == "hal.interface.binding.subspan" and op.opview.dynamic_dims) or
+               (op.name in _SLICES and any(DYNAMIC in ir.DenseI64ArrayAttr(op.attributes[name])
+                                           for name in ("static_offsets", "static_sizes")))
                for op in frontend.operations(func))
 
 
