@@ -71,6 +71,7 @@ class Allocation:
         self.serial = next(_SERIALS)  # allocation order, and its name in memory maps (label)
         self.deallocating = False  # a queue_dealloca of it was issued: later work must not use it
         self._lock = threading.Lock()
+        self._mappings: weakref.WeakSet = weakref.WeakSet()  # live staged MappedMemory of it (coherence)
         self._in_flight = 0  # issued submissions that use it, not completed yet
         self._release_pending = False  # released while in flight: freed when the last of them completes
         counted = 0 if keep_alive is not None else size
@@ -93,6 +94,26 @@ class Allocation:
             if self._in_flight:
                 return
         self._finalizer()
+
+    def add_mapping(self, mapping: "MappedMemory") -> None:
+        with self._lock:
+            self._mappings.add(mapping)
+
+    def push_mappings(self) -> None:
+        """Host writes through live mappings go to the device: before work that uses the
+        memory is issued."""
+        with self._lock:
+            mappings = list(self._mappings)
+        for mapping in mappings:
+            mapping.flush()
+
+    def pull_mappings(self) -> None:
+        """What the device changed shows in live mappings: when work that used the memory
+        completes, before its semaphores are signalled."""
+        with self._lock:
+            mappings = list(self._mappings)
+        for mapping in mappings:
+            mapping.refresh()
 
     def begin_use(self) -> bool:
         """An issued submission uses it until end_use; False if it is already released."""
@@ -311,14 +332,23 @@ class HalBuffer:
 
 
 class MappedMemory:
-    """A host view of a buffer range. `asarray(shape, dtype)` gives numpy arrays over it."""
+    """A host view of a buffer range. `asarray(shape, dtype)` gives numpy arrays over it.
+
+    Coherent, as host-visible memory is in IREE: host memory is mapped as itself; device
+    memory through a host copy that the queues keep in step: host writes through it go
+    to the device before any work using the buffer is issued, and what device work
+    changed shows in it when that work completes (before its semaphores signal). Bytes
+    both changed are the device's. The last host writes also go back when the mapping
+    is dropped."""
 
     def __init__(self, buffer: HalBuffer, start: int, length: int, access: MemoryAccess):
         allocation = buffer.allocation
         self._buffer = buffer
         self._start = start
+        self._lock = threading.Lock()
         view = allocation.backend.host_view(allocation.backend_buffer)
         writable = bool(access & MemoryAccess.WRITE)
+        self._writable = writable
         if view is not None:  # host memory: a true view, nothing to stage
             self._staging = view[start:start + length]
             self._pristine = None
@@ -328,13 +358,16 @@ class MappedMemory:
             self._pristine = np.zeros(0, np.uint8)
         else:
             self._staging = allocation.backend.read_buffer(allocation.backend_buffer, start, length)
-            self._pristine = self._staging.copy() if writable else None
+            self._pristine = self._staging.copy()  # the device's bytes as last seen
+        self._host = self._staging
         if not writable:
             self._staging = self._staging.view()
             self._staging.flags.writeable = False
         self._flusher = weakref.finalize(
-            self, _write_back, allocation, start, self._staging, self._pristine
-        ) if self._pristine is not None else None
+            self, _write_back, allocation, start, self._host, self._pristine
+        ) if self._pristine is not None and writable else None
+        if self._pristine is not None:
+            allocation.add_mapping(self)
 
     @property
     def __array_interface__(self):
@@ -355,17 +388,32 @@ class MappedMemory:
         return raw.view(dtype).reshape(shape)
 
     def flush(self) -> None:
-        """Writes the bytes the host changed back to the device."""
-        if self._pristine is not None:
-            _write_back(self._buffer.allocation, self._start, self._staging, self._pristine)
+        """Writes the bytes the host changed back to the device (the queues do this before
+        work using the buffer is issued)."""
+        if self._pristine is not None and self._writable:
+            with self._lock:
+                _write_back(self._buffer.allocation, self._start, self._host, self._pristine)
+
+    def refresh(self) -> None:
+        """Takes in the bytes the device changed since last seen, keeping host changes to
+        the others (the queues do this when work using the buffer completes)."""
+        allocation = self._buffer.allocation
+        if self._pristine is None or self._pristine.shape[0] != self._host.shape[0] or allocation.released:
+            return
+        with self._lock:
+            fresh = allocation.backend.read_buffer(allocation.backend_buffer, self._start, self._host.shape[0])
+            changed = fresh != self._pristine
+            self._host[changed] = fresh[changed]
+            self._pristine[:] = fresh
 
     def invalidate(self) -> None:
         """Re-reads the range from the device, dropping host changes not flushed."""
         if self._pristine is not None:
             allocation = self._buffer.allocation
-            fresh = allocation.backend.read_buffer(allocation.backend_buffer, self._start, self._staging.shape[0])
-            self._staging[:] = fresh
-            self._pristine[:] = fresh
+            fresh = allocation.backend.read_buffer(allocation.backend_buffer, self._start, self._host.shape[0])
+            with self._lock:
+                self._host[:] = fresh
+                self._pristine[:] = fresh
 
     def unmap(self) -> None:
         if self._flusher is not None:

@@ -136,6 +136,8 @@ class QueueScheduler:
             raise error.copy()
         if submission.deallocates is not None:
             submission.deallocates.deallocating = True
+        for allocation in submission.in_use:  # host writes through live mappings first
+            allocation.push_mappings()
         recorder = self.profiler
         if recorder is not None:
             submission.issued_ns = recorder.now()
@@ -169,6 +171,8 @@ class QueueScheduler:
         if error is not None:
             self._fail(submission, error)
             return
+        for allocation in submission.in_use:  # live mappings show what the work changed
+            allocation.pull_mappings()
         for semaphore, value in submission.signals:
             try:
                 semaphore._signal(value)

@@ -7,9 +7,8 @@ both backends; each run is checked against a numpy expectation, and the `hal` ru
 also checked byte for byte against the same scenario run on iree.runtime, so a test
 cannot pass because both backends agree on a wrong answer.
 
-Scenarios respect `hal`'s non-coherent mapping: host writes go through a
-`MappedMemory` that is dropped (a one-statement `buf.map().asarray(...)[...] = x`)
-before device work is submitted.
+Most scenarios write through a one-statement `buf.map().asarray(...)[...] = x`;
+`test_mapping_is_coherent` keeps arrays of live mappings across device work.
 """
 
 from __future__ import annotations
@@ -803,3 +802,31 @@ def test_import_names_the_ml_dtypes_and_get_first_device_skips_unknown_drivers(m
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     assert result.stdout.split("\n")[:3] == ["bfloat16 float8_e4m3fn", "True",
                                              "No device found from list ['no-such-driver']"]
+
+
+def scenario_coherent_mapping(rt, device):
+    """Arrays of live mappings, kept across device work: host writes are seen by a
+    later copy; a later fill and the copy's target show in the arrays after the waits."""
+    memory_type, usage = mappable(rt)
+    a = device.allocator.allocate_buffer(memory_type, usage, 64)
+    b = device.allocator.allocate_buffer(memory_type, usage, 64)
+    array_a = a.map().asarray([64], U8)
+    array_b = b.map().asarray([64], U8)
+    array_a[:] = seeded(64)
+    done = device.create_semaphore(0)
+    copy = rt.HalCommandBuffer(device)
+    copy.copy(a, b, 0, 0, 64, end=True)
+    device.queue_execute(copy, [], [(done, 1)])
+    assert done.wait(1, timeout=WAIT_NS)
+    copied = array_b.copy()
+    fill = rt.HalCommandBuffer(device)
+    fill.fill(a, np.uint8(7), 16, 32, end=True)
+    device.queue_execute(fill, [(done, 1)], [(done, 2)])
+    assert done.wait(2, timeout=WAIT_NS)
+    return {"copied": copied, "after_fill": array_a.copy()}
+
+
+def test_mapping_is_coherent(backend):
+    after_fill = seeded(64)
+    after_fill[16:48] = 7
+    check(backend, scenario_coherent_mapping, {"copied": seeded(64), "after_fill": after_fill})

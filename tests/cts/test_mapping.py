@@ -435,3 +435,20 @@ def test_map_with_access_bits(allocator):
     with buf.map(access=hal.MemoryAccess.WRITE | hal.MemoryAccess.DISCARD) as m:
         m.asarray((64,), np.uint8)[:] = 0x77
     assert (read_bytes(buf) == 0x77).all()
+
+
+def test_a_dropped_mapping_does_not_write_stale_bytes_over_device_work(device, allocator):
+    """Issue 21: an array changed by the host, then overwritten by device work, then
+    garbage-collected must not write its old bytes back (the mapping is coherent: the
+    device's bytes came into it when the work completed)."""
+    buf = new_buffer(allocator, 64)
+    array = buf.map().asarray((64,), np.uint8)
+    array[:] = 5
+    sem = device.create_semaphore(0)
+    device.queue_fill(buf, b"\x09", [], [(sem, 1)], target_offset=0, length=32)
+    wait_ok(sem, 1)
+    assert (array[:32] == 9).all() and (array[32:] == 5).all()
+    del array
+    gc.collect()
+    got = read_bytes(buf)
+    assert (got[:32] == 9).all() and (got[32:] == 5).all()
