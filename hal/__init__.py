@@ -21,6 +21,7 @@ _EXPORTS = {
     **dict.fromkeys(("HalBuffer", "HalBufferView", "MappedMemory"), "hal.buffer"),
     **dict.fromkeys(("BindingRef", "HalCommandBuffer", "HalEvent"), "hal.command_buffer"),
     **dict.fromkeys(("HalDevice",), "hal.device"),
+    **dict.fromkeys(("DeviceArray", "asdevicearray"), "hal.device_array"),
     **dict.fromkeys(("HalExecutable", "HalExecutableCache"), "hal.executable"),
     **dict.fromkeys(("HalDriver", "create_device", "get_device", "get_driver", "get_first_device",
                      "query_available_drivers", "register_driver"), "hal.driver"),

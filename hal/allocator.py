@@ -213,9 +213,11 @@ class HalAllocator:
         return HalBufferView(hal_buffer, shape, int(element_type))
 
     def allocate_host_staging_buffer_copy(self, device, initial_contents) -> HalBuffer:
-        """A host-memory buffer holding a copy, optimal as a transfer source or target."""
+        """A buffer holding a copy, for transfers: host-visible device memory (mapped
+        coherently), as iree.runtime's local devices give (DEVICE_LOCAL|HOST_VISIBLE)."""
         return self.allocate_buffer_copy(
-            MemoryType.HOST_LOCAL, BufferUsage.TRANSFER | BufferUsage.MAPPING, device, initial_contents
+            MemoryType.DEVICE_LOCAL | MemoryType.HOST_VISIBLE, BufferUsage.TRANSFER | BufferUsage.MAPPING, device,
+            initial_contents
         )
 
     def import_host_allocation(self, buffer, memory_type: int, allowed_usage: int) -> HalBuffer:

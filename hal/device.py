@@ -268,8 +268,14 @@ class HalDevice:
         """Starts recording a Chrome / Perfetto trace (hal/profiling.py): submissions,
         queue commands, per-core workgroups, semaphore waits and signals. `file_path`
         (default: $TT_HAL_TRACE, else kept in memory for profiling_trace()) is written
-        by flush_profiling and end_profiling. `mode` is accepted for iree.runtime
-        compatibility; everything is recorded."""
+        by flush_profiling and end_profiling. A `mode` without a `file_path` is
+        iree.runtime's call, which asks for its native profiler: a ValueError there and
+        here; with `file_path` it is accepted and everything is recorded."""
+        if mode is not None and file_path is None:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"begin_profiling(mode={mode!r}): IREE's native profiling "
+                                                        f"requires a profile sink and is not exposed by the runtime "
+                                                        f"bindings; tt-hal's trace is begin_profiling() or "
+                                                        f"begin_profiling(file_path=...)")
         recorder = profiling.TraceRecorder(f"tt{self.ordinal} {self.backend.arch.name}")
         for cq in range(self.backend.num_hw_cqs):
             recorder.queue_track(cq)
@@ -280,6 +286,15 @@ class HalDevice:
         if self.backend.capabilities & Capability.PROFILING:
             self.backend.set_profiler(recorder)
         log.info("profiling %r%s", self, f" to {self._profile_path}" if self._profile_path else "")
+
+    def begin_external_capture(self, provider=None, file_path=None) -> None:
+        """Captures by an external tool (RenderDoc, ...): none works with this device."""
+        raise HalError(StatusCode.UNIMPLEMENTED, "external capture: no capture tool (RenderDoc, Nsight) works with a "
+                                                 "Tenstorrent device; use begin_profiling() for tt-hal's own trace")
+
+    def end_external_capture(self) -> None:
+        raise HalError(StatusCode.UNIMPLEMENTED, "external capture: none was begun (no capture tool works with a "
+                                                 "Tenstorrent device)")
 
     def flush_profiling(self) -> None:
         """Writes the trace so far to the profiling file, if there is one."""
