@@ -25,7 +25,7 @@ from hal.queue import QueueScheduler, Submission
 from hal.semaphore import HalSemaphore, as_timepoints, wait_all_or_any
 from hal.status import HalError, StatusCode
 from hal.submission_graph import SubmissionGraph
-from hal.types import BufferUsage, CommandBufferMode, CommandCategory, MemoryType, WaitMode
+from hal.types import BufferUsage, CommandBufferMode, CommandCategory, HalElementType, MemoryType, WaitMode
 from tt_hal.target.layout import DataFormat, Layout, host_values
 from tt_hal.target.placement import MemoryConfig
 
@@ -104,6 +104,26 @@ class HalDevice:
         self.begin_profiling(file_path=path)
 
     # Objects.
+    # DLPack (iree.runtime's device-level import and export), through numpy's own
+    # DLPack support: the data is host memory on both sides of a capsule, so an import
+    # is a copy into this device and an export a host copy (device type 1, CPU).
+    def from_dlpack_capsule(self, capsule) -> HalBufferView:
+        """A buffer view holding a copy of a "dltensor" capsule's tensor (the capsule is
+        consumed, as DLPack says)."""
+        array = np.from_dlpack(_Capsule(capsule))
+        return self.allocator.allocate_buffer_copy(MemoryType.DEVICE_LOCAL, BufferUsage.DEFAULT | BufferUsage.MAPPING,
+                                                   self, np.ascontiguousarray(array),
+                                                   HalElementType.from_dtype(array.dtype))
+
+    def create_dlpack_capsule(self, buffer_view: HalBufferView, device_type_code: int = 1, device_id: int = 0):
+        """A "dltensor" capsule of the buffer view's values, copied to host memory (so
+        the capsule's device is the CPU, DLPack device type 1)."""
+        if int(device_type_code) != 1:
+            raise HalError(StatusCode.UNIMPLEMENTED, f"a DLPack capsule for device type {device_type_code}: this "
+                                                     f"device exports host copies (device type 1, CPU)")
+        dtype = HalElementType.map_to_dtype(buffer_view.element_type)
+        return buffer_view.map().asarray(list(buffer_view.shape), dtype).copy().__dlpack__()
+
     def create_semaphore(self, initial_value: int = 0) -> HalSemaphore:
         return HalSemaphore(initial_value, device=self)
 
@@ -366,3 +386,16 @@ def close_traced_devices() -> None:
 def _shutdown(scheduler: QueueScheduler, backend) -> None:
     scheduler.close()
     backend.close()
+
+
+class _Capsule:
+    """A DLPack producer of a capsule made elsewhere, for numpy.from_dlpack."""
+
+    def __init__(self, capsule):
+        self._capsule = capsule
+
+    def __dlpack__(self, stream=None, **_):
+        return self._capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)  # numpy reads host memory only; a capsule of another device fails there
