@@ -23,6 +23,7 @@ Patterns (CASES, each a @main):
   two dims and over an outer dim, an embedding lookup (ids out of range clamped), a
   reverse, slices (strided), a concatenation, a pad, a padded strided convolution,
   linalg.pack and unpack;
+- iree_linalg_ext.gather of rows (repeated ids);
 - sorting networks and scans: a stable sort with a payload, topk and arg_compare (with
   an index base), an exclusive scan with an initial value; scatters (rows added at
   given ids; elements written at ids with repeats and ones out of range, which are
@@ -1060,6 +1061,15 @@ CASES["kv_cache_update_at_run_time"] = Case(mlir("""
       return %r, %e : tensor<16x8xf32>, tensor<4x8xf32>
     }
 """), inputs=(1.0, 1.0, (13, 14)))  # a place known only at run time; the slice read from 13 clamped to 12
+CASES["linalg_ext_gather_rows"] = Case(mlir("""
+    func.func @main(%source: tensor<20x6xf32>) -> tensor<5x6xf32> {
+      %ids = arith.constant dense<[[3], [19], [0], [7], [3]]> : tensor<5x1xi32>
+      %empty = tensor.empty() : tensor<5x6xf32>
+      %r = iree_linalg_ext.gather dimension_map = [0] ins(%source, %ids : tensor<20x6xf32>, tensor<5x1xi32>)
+          outs(%empty : tensor<5x6xf32>) -> tensor<5x6xf32>
+      return %r : tensor<5x6xf32>
+    }
+"""))
 CASES["softmax"] = Case(mlir("""
     func.func @main(%x: tensor<40x70xf32>) -> tensor<40x70xf32> {
       %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>

@@ -654,7 +654,7 @@ DYNAMIC = -(1 << 63)  # MLIR's kDynamic in static offsets and sizes
 _NETWORK_OPS = {"iree_linalg_ext.sort": "sort", "iree_linalg_ext.topk": "topk", "iree_linalg_ext.topk_v2": "topk",
                 "iree_linalg_ext.arg_compare": "topk", "iree_linalg_ext.scan": "scan",
                 "iree_linalg_ext.scatter": "scatter", "iree_linalg_ext.map_load": "map_load",
-                "iree_linalg_ext.map_store": "map_store"}
+                "iree_linalg_ext.map_store": "map_store", "iree_linalg_ext.gather": "gather"}
 SCATTER_LIMIT = 1 << 22  # elements of a scatter's (original, update) comparison space
 
 
@@ -1298,6 +1298,80 @@ class DispatchLowering:
         # The accumulator ends as the last output (which an exclusive scan's x[n - 1] misses).
         self.values[op.results[0]], self.values[op.results[1]] = out, self._along(op, out, [n - 1], d, init.shape)
 
+    def _places(self, op, indices: Tensor, dimension_map, shape, n_batch: int, slice_shape, mask) -> Tensor:
+        """The flat places, in a row-major tensor of `shape`, of the elements of a
+        scatter's updates or a gather's result, as an int32 (batch, slice) tile tensor:
+        index component k of batch b gives dim dimension_map[k]; the slice's dims are the
+        last ones of `shape`, its positions added; -1 out of bounds or where `mask` (an
+        i1 per batch) is false. One fused kernel: components as columns, slice positions
+        as rows."""
+        depth, n_slice = len(dimension_map), math.prod(slice_shape)
+        inputs: list = []
+        code: list = []
+
+        def emit(instruction) -> int:
+            code.append(instruction)
+            return len(code) - 1
+
+        flat_indices = self._gather(op, indices, np.arange(math.prod(indices.shape)).reshape(n_batch, depth))
+        component = {}
+        for k, dim in enumerate(dimension_map):
+            column = self._along(op, flat_indices, [k], 1, (n_batch, 1))
+            inputs.append((column, FusedInput(INTEGER_FORMAT, Broadcast.COL)))
+            component[dim] = emit(Input(len(inputs) - 1))
+        slice_position = np.indices(slice_shape).reshape(len(slice_shape), 1, n_slice) if slice_shape else []
+        first_slice_dim = len(shape) - len(slice_shape)
+        zero, one = emit(Constant(0, True)), emit(Constant(1, True))
+        flat, valid = emit(Constant(0, True)), one
+        strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
+        for dim, extent in enumerate(shape):
+            coordinate = component.get(dim)
+            if dim >= first_slice_dim:
+                row = Tensor((1, n_slice), ref=("constant", slice_position[dim - first_slice_dim].astype(np.int32)),
+                             data_format=INTEGER_FORMAT)
+                inputs.append((row, FusedInput(INTEGER_FORMAT, Broadcast.ROW)))
+                position = emit(Input(len(inputs) - 1))
+                coordinate = position if coordinate is None else emit(Binary(SfpuOp.ADD_INT, coordinate, position))
+            if coordinate is None:
+                continue
+            inside = emit(Binary(SfpuOp.AND, emit(Binary(SfpuOp.GE_INT, coordinate, zero)),
+                                 emit(Binary(SfpuOp.LT_INT, coordinate, emit(Constant(extent, True))))))
+            valid = emit(Binary(SfpuOp.AND, valid, inside))
+            term = emit(Binary(SfpuOp.MUL_INT, coordinate, emit(Constant(strides[dim], True))))
+            flat = emit(Binary(SfpuOp.ADD_INT, flat, term))
+        if mask is not None:  # an i1 per batch element: false leaves the element out
+            mask = self._gather(op, mask, np.arange(n_batch).reshape(n_batch, 1))
+            inputs.append((mask, FusedInput(self._format(mask), Broadcast.COL)))
+            valid = emit(Binary(SfpuOp.AND, valid, emit(Binary(SfpuOp.NE_INT, emit(Input(len(inputs) - 1)), zero))))
+        emit(Ternary(SfpuOp.WHERE_INT, valid, flat, emit(Constant(-1, True))))
+        places = self._temp((n_batch, n_slice), (n_batch, n_slice), INTEGER_FORMAT)
+        self._fused(op, code, inputs, places)
+        return places
+
+    def gather(self, op) -> None:
+        """iree_linalg_ext.gather: result element (batch b, slice position s) is the
+        source's at the place b's indices and s give (_places); where that is out of
+        bounds or the mask is false, the output's own element stays."""
+        source_v, indices_v, *mask_v, output_v = list(op.operands)  # (source, indices, mask?) output
+        source, indices, output = (self.values[v] for v in (source_v, indices_v, output_v))
+        dimension_map = list(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
+        batch_rank = len(output.shape) - (len(source.shape) - len(dimension_map))
+        n_batch, slice_shape = math.prod(output.shape[:batch_rank]), output.shape[batch_rank:]
+        places = self._places(op, indices, dimension_map, source.shape, n_batch, slice_shape,
+                              self.values[mask_v[0]] if mask_v else None)
+        taken = self._gather_at(op, source, places)
+        flat = (n_batch, math.prod(slice_shape))
+        if output.ref is None and output.fill is None:  # a tensor.empty: nothing of it to keep
+            self.values[op.results[0]] = self._gather(op, taken, np.arange(math.prod(flat)).reshape(output.shape))
+            return
+        kept = self._gather(op, output, np.arange(math.prod(output.shape)).reshape(flat))
+        inputs: list = []
+        leaves = [self._leaf(op, t, inputs, flat) for t in (places, taken, kept)]
+        code = [*leaves, Constant(0, True), Binary(SfpuOp.GE_INT, 0, 3), Ternary(SfpuOp.WHERE_INT, 4, 1, 2)]
+        result = self._temp(flat, flat, output.data_format)
+        self._fused(op, code, inputs, result)
+        self.values[op.results[0]] = self._gather(op, result, np.arange(math.prod(flat)).reshape(output.shape))
+
     def scatter(self, op) -> None:
         """iree_linalg_ext.scatter: each update element goes to the place its indices (and
         its position in the update slice) give, combined there with the original by the
@@ -1326,47 +1400,8 @@ class DispatchLowering:
         if n_original * n_batch * n_slice > SCATTER_LIMIT:
             raise unimplemented(op, f"a scatter of {n_batch * n_slice} elements into {n_original}: the Tensix "
                                     f"lowering compares every pair, up to {SCATTER_LIMIT}")
-        # D over the (batch, slice) space: index components as columns, slice positions as rows.
-        inputs: list = []
-        code: list = []
-
-        def emit(instruction) -> int:
-            code.append(instruction)
-            return len(code) - 1
-
-        flat_indices = self._gather(op, indices, np.arange(math.prod(indices.shape)).reshape(n_batch, depth))
-        component = {}
-        for k, dim in enumerate(dimension_map):
-            column = self._along(op, flat_indices, [k], 1, (n_batch, 1))
-            inputs.append((column, FusedInput(INTEGER_FORMAT, Broadcast.COL)))
-            component[dim] = emit(Input(len(inputs) - 1))
-        slice_position = np.indices(slice_shape).reshape(len(slice_shape), 1, n_slice) if slice_shape else []
-        first_slice_dim = len(original.shape) - len(slice_shape)
-        zero, one = emit(Constant(0, True)), emit(Constant(1, True))
-        flat, valid = emit(Constant(0, True)), one
-        strides = [math.prod(original.shape[i + 1:]) for i in range(len(original.shape))]
-        for dim, extent in enumerate(original.shape):
-            coordinate = component.get(dim)
-            if dim >= first_slice_dim:
-                row = Tensor((1, n_slice), ref=("constant", slice_position[dim - first_slice_dim].astype(np.int32)),
-                             data_format=INTEGER_FORMAT)
-                inputs.append((row, FusedInput(INTEGER_FORMAT, Broadcast.ROW)))
-                position = emit(Input(len(inputs) - 1))
-                coordinate = position if coordinate is None else emit(Binary(SfpuOp.ADD_INT, coordinate, position))
-            if coordinate is None:
-                continue
-            inside = emit(Binary(SfpuOp.AND, emit(Binary(SfpuOp.GE_INT, coordinate, zero)),
-                                 emit(Binary(SfpuOp.LT_INT, coordinate, emit(Constant(extent, True))))))
-            valid = emit(Binary(SfpuOp.AND, valid, inside))
-            term = emit(Binary(SfpuOp.MUL_INT, coordinate, emit(Constant(strides[dim], True))))
-            flat = emit(Binary(SfpuOp.ADD_INT, flat, term))
-        if mask_v:  # an i1 per batch element: false suppresses the update
-            mask = self._gather(op, self.values[mask_v[0]], np.arange(n_batch).reshape(n_batch, 1))
-            inputs.append((mask, FusedInput(self._format(mask), Broadcast.COL)))
-            valid = emit(Binary(SfpuOp.AND, valid, emit(Binary(SfpuOp.NE_INT, emit(Input(len(inputs) - 1)), zero))))
-        emit(Ternary(SfpuOp.WHERE_INT, valid, flat, emit(Constant(-1, True))))
-        destination = self._temp((n_batch, n_slice), (n_batch, n_slice), INTEGER_FORMAT)
-        self._fused(op, code, inputs, destination)
+        destination = self._places(op, indices, dimension_map, original.shape, n_batch, slice_shape,
+                                   self.values[mask_v[0]] if mask_v else None)
         # S[o]: the last update whose destination is o, over the (o, u) space.
         n_updates = n_batch * n_slice
         row = self._gather(op, destination, np.arange(n_updates).reshape(1, n_updates))
