@@ -26,9 +26,10 @@ Patterns (CASES, each a @main):
 - iree_linalg_ext.gather of rows (repeated ids);
 - sorting networks and scans: a stable sort with a payload, topk and arg_compare (with
   an index base), an exclusive scan with an initial value; scatters (rows added at
-  given ids; elements written at ids with repeats and ones out of range, which are
-  dropped); bit counts (popcnt, leading and trailing zeros, i32 and i8); a KV-cache
-  row written and a slice read at a position given at run time (lowered per call);
+  given ids; elements written at repeated ids, in range: llvm-cpu writes out-of-range
+  ones outside the tensor, so those are checked against numpy); bit counts (popcnt,
+  leading and trailing zeros, i32 and i8); a KV-cache row written and a slice read at a
+  position given at run time (lowered per call);
 - softmax, layernorm and rmsnorm as JAX writes them;
 - several results (two of one linalg.generic), results that are transforms of the inputs
   (or the input itself),
@@ -1028,7 +1029,7 @@ CASES["scatter_rows_and_elements"] = Case(mlir("""
           : (tensor<300xi32>, tensor<40x1xi32>, tensor<40xi32>) -> tensor<300xi32>
       return %r, %e : tensor<6x5xf32>, tensor<300xi32>
     }
-"""), inputs=(1.0, 1.0, (-100, 100), (-20, 320), (-100, 100)))
+"""), inputs=(1.0, 1.0, (-100, 100), (0, 300), (-100, 100)))  # in range: llvm-cpu's scatter does not check bounds
 CASES["bit_counts"] = Case(mlir("""
     #map = affine_map<(d0, d1) -> (d0, d1)>
     func.func @main(%w: tensor<40x50xi32>, %k: tensor<40x50xi32>, %b: tensor<40x50xi8>)
@@ -1501,6 +1502,22 @@ def test_dynamic_shapes_lower_for_each_call(rows, monkeypatch):
     # Each dynamic dispatch is lowered once per distinct shape, not again for a shape seen before.
     dispatches, remainder = divmod(len(lowered), len(set(rows)))
     assert dispatches >= 1 and remainder == 0 and len({tuple(c) for c in lowered}) == len(lowered), lowered
+
+
+def test_scatter_skips_updates_out_of_range():
+    """StableHLO drops a scatter's out-of-range updates (llvm-cpu does not check, so numpy
+    is the reference here); repeated places take the last update."""
+    rng = np.random.default_rng(SEED)
+    x, rows = rng.standard_normal((6, 5)).astype(np.float32), rng.standard_normal((3, 5)).astype(np.float32)
+    flat = rng.integers(-100, 100, 300).astype(np.int32)
+    at = rng.integers(-50, 350, (40, 1)).astype(np.int32)
+    values = rng.integers(-100, 100, 40).astype(np.int32)
+    _, scattered = (np.asarray(r) for r in load("scatter_rows_and_elements").main(x, rows, flat, at, values))
+    expected = flat.copy()
+    for place, value in zip(at[:, 0], values):
+        if 0 <= place < 300:
+            expected[place] = value
+    assert np.array_equal(scattered, expected)
 
 
 def test_run_time_positions_lower_for_each_call():
