@@ -1571,7 +1571,7 @@ def test_compile_arguments(tmp_path):
 
 def test_errors_from_a_path_name_the_file(tmp_path):
     for text, needle, code in ((SYNTAX_ERROR, "%0 %a", StatusCode.INVALID_ARGUMENT),
-                               (UNLOWERED["popcnt"][0], "stablehlo.popcnt", StatusCode.UNIMPLEMENTED)):
+                               (UNLOWERED["i64_arithmetic"][0], "stablehlo.multiply", StatusCode.UNIMPLEMENTED)):
         path = tmp_path / "model.mlir"
         path.write_text(text)
         with pytest.raises(HalError) as info:

@@ -1742,7 +1742,11 @@ class DispatchLowering:
 
     def _gatherable(self, op, source: Tensor) -> Tensor:
         """The source itself, or its copy in 4-byte elements (a fill materialised, narrow
-        integers widened to int32)."""
+        integers widened to int32; a tensor.empty, whose contents are undefined, as
+        zeros)."""
+        if source.fill is None and source.ref is None:
+            source = Tensor(source.shape, fill=0 if self._format(source).is_integer else 0.0,
+                            data_format=source.data_format)
         if source.fill is None and self._format(source).element_size == gather.ELEMENT_SIZE:
             return source
         integer = isinstance(source.fill, int) if source.fill is not None else self._format(source).is_integer
