@@ -40,7 +40,7 @@ def exported_calls() -> dict:
 
 def calls_of(path: pathlib.Path, text: str, exported: dict) -> list:
     """[(function, inputs)]: an export's checked calls, else one call of main on random inputs."""
-    if path.stem in exported and path.parent == EXPORTS:
+    if path.stem in exported and path.resolve().parent == EXPORTS:  # a relative path names it too
         return exported[path.stem]
     signature, _ = reference.function_signatures(text)["main"]
     return [("main", reference.random_inputs(signature, seed=0))]
