@@ -1183,12 +1183,8 @@ class DispatchLowering:
         results = []
         for i, t in enumerate(tensors + [order]):
             mine_i, theirs_i = (i, m + i) if i < m else (2 * m, 2 * m + 1)
-            select = [*code.code, Input(theirs_i), Input(mine_i)]
-            select.append(Ternary(SfpuOp.WHERE_INT, take, len(select) - 2, len(select) - 1))
-            sub_code, sub_inputs = _cone(select, len(select) - 1, inputs)
-            out = self._temp(t.shape, t.device_shape, t.data_format)
-            self._fused(op, sub_code, sub_inputs, out)
-            results.append(out)
+            results.append(self._selected(op, code.code, take, Input(theirs_i), Input(mine_i), inputs, t,
+                                          t.device_shape))
         return results[:-1], results[-1]
 
     def sort(self, op) -> None:
@@ -1238,15 +1234,19 @@ class DispatchLowering:
         code = _Code({region.arguments[0]: leaves[0], region.arguments[1]: leaves[2]}, inputs,
                      lambda v: self._scalar_leaf(v, inputs))
         better = code.result(list(region.operations)[-1].operands[0])
-        kept = []
-        for i, t in enumerate(candidates):
-            select = [*code.code, leaves[i], leaves[2 + i]]
-            select.append(Ternary(SfpuOp.WHERE_INT, better, len(select) - 2, len(select) - 1))
-            sub_code, sub_inputs = _cone(select, len(select) - 1, inputs)
-            out = self._temp(t.shape, device_shape, t.data_format)
-            self._fused(op, sub_code, sub_inputs, out)
-            kept.append(out)
-        return kept
+        return [self._selected(op, code.code, better, leaves[i], leaves[2 + i], inputs, t, device_shape)
+                for i, t in enumerate(candidates)]
+
+    def _selected(self, op, code: list, condition: int, chosen: Instruction, other: Instruction, inputs: list,
+                  like: Tensor, device_shape) -> Tensor:
+        """A new tensor shaped like `like`: `chosen` where `code`'s value `condition` holds,
+        else `other` (both moved whole), by a fused kernel of just the code it needs."""
+        select = [*code, chosen, other]
+        select.append(Ternary(SfpuOp.WHERE_INT, condition, len(select) - 2, len(select) - 1))
+        sub_code, sub_inputs = _cone(select, len(select) - 1, inputs)
+        out = self._temp(like.shape, device_shape, like.data_format)
+        self._fused(op, sub_code, sub_inputs, out)
+        return out
 
     def scan(self, op) -> None:
         """iree_linalg_ext.scan along `dimension`: out[i] = init + x[0] + ... + x[i] for

@@ -46,6 +46,7 @@ from tt_hal.kernels.rowmajor import (
     tensor_generators,
     tile_pages,
     transfer_rows,
+    zero_padding,
 )
 from tt_hal.target.isa import Op, Processor
 from tt_hal.target.kernel_builder import KernelBuilder
@@ -84,14 +85,10 @@ def _reader(fmt: DataFormat, fill_bits: int):
         k.noc_read_barrier()
         k.release(window.first)
         k.cb_reserve_back(CB_IN0, BLOCK_TILES)
-        out = k.reg("out")
-        k.emit(Op.GET_WRITE_PTR, out, CB_IN0)
-        k.emit(Op.MULI, out, window.tiles, TILE * TILE * ELEMENT_SIZE)  # padding of the block: zero
         delta = k.reg("delta")
         k.emit(Op.GET_WRITE_PTR, delta, CB_IN0)
-        k.emit(Op.L1_FILL, delta, out, 0)
+        zero_padding(k, window, delta, ELEMENT_SIZE)  # every element inside is read or filled below
         k.emit(Op.SUB, delta, delta, indices)  # from an entry of the table rows to its element's place
-        k.release(out)
         _gather_rows(k, source, window, indices, delta, zero, fill_bits)
         k.release(delta, window.tiles, window.height, window.width)
         k.noc_read_barrier()

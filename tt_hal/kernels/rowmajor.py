@@ -229,19 +229,25 @@ def read_rows(k: KernelBuilder, tensor: RowMajorTensor, m: Matrix, window: Block
     zero."""
     k.cb_reserve_back(cb, BLOCK_TILES)
     k.emit(Op.GET_WRITE_PTR, ptr, cb)
+    zero_padding(k, window, ptr, tensor.element_size)
+    transfer_rows(k, Op.NOC_READ, tensor, m, window, ptr)
+    k.noc_read_barrier()
+    k.cb_push_back(cb, BLOCK_TILES)
+
+
+def zero_padding(k: KernelBuilder, window: BlockWindow, ptr: Reg, element_size: int) -> None:
+    """Zeroes the block of pages at `ptr` if the block sticks out of its matrix (its
+    padding must be zero; the elements inside are written after)."""
     fill, full, scratch = k.label("fill"), k.label("full"), k.reg("s")
     k.emit(Op.LI, scratch, TILE)
     k.emit(Op.BLT, window.height, scratch, fill)
     k.emit(Op.MULI, scratch, window.tiles, TILE)
     k.emit(Op.BGE, window.width, scratch, full)
     k.place(fill)
-    k.emit(Op.MULI, scratch, window.tiles, TILE * TILE * tensor.element_size)
+    k.emit(Op.MULI, scratch, window.tiles, TILE * TILE * element_size)
     k.emit(Op.L1_FILL, ptr, scratch, 0)
     k.place(full)
     k.release(scratch)
-    transfer_rows(k, Op.NOC_READ, tensor, m, window, ptr)
-    k.noc_read_barrier()
-    k.cb_push_back(cb, BLOCK_TILES)
 
 
 def write_rows(k: KernelBuilder, tensor: RowMajorTensor, m: Matrix, window: BlockWindow, cb: int, ptr: Reg) -> None:
