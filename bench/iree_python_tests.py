@@ -39,9 +39,10 @@ def as_hal(text: str) -> str:
     """The test with only the runtime and the device changed."""
     text = re.sub(r"^import iree\.runtime$", "import hal as _hal_runtime", text, flags=re.MULTILINE)
     text = re.sub(r"^import iree\.runtime as (\w+)$", r"import hal as \1", text, flags=re.MULTILINE)
-    text = re.sub(r"^from iree\.runtime import", "from hal import", text, flags=re.MULTILINE)
+    text = re.sub(r"^from iree\.runtime(\._binding)? import", "from hal import", text, flags=re.MULTILINE)
     text = text.replace("iree.runtime.", "_hal_runtime.")
-    return text.replace('"local-task"', '"tenstorrent"').replace("'local-task'", "'tenstorrent'")
+    # IREE's two CPU drivers (and URIs of them) become the one driver here.
+    return re.sub(r"""(["'])local-(task|sync)""", r"\1tenstorrent", text)
 
 
 def run(path: Path) -> dict[str, str]:

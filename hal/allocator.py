@@ -47,6 +47,13 @@ RAW_PAGE_SIZE = 4096
 _HOST_LOCAL_BIT = MemoryType.HOST_LOCAL & ~(MemoryType.HOST_VISIBLE | MemoryType.HOST_COHERENT)
 # A tensor placed in L1 by the policy may take at most this share of a core's L1 bank.
 L1_SHARD_SHARE = 0.5
+# What IREE's debug allocator scribbles into every new buffer (IREE_HAL_DEBUG_ALLOCATOR_FILL_PATTERN).
+DEBUG_FILL_PATTERN = 0xCD
+# Allocator wrappers `create_device(..., allocators=[...])` takes, as iree_hal_configure_allocator_from_spec:
+# "debug" fills new buffers with DEBUG_FILL_PATTERN, to expose reads of memory nothing wrote; "caching"
+# keeps freed blocks for reuse on a device where allocation is costly: the simulator's bank allocators
+# cost nothing to ask, so here it is accepted and changes nothing (docs/hal-api.md).
+ALLOCATOR_WRAPPERS = ("caching", "debug")
 
 
 class AllocatorStatistics:
@@ -108,6 +115,18 @@ class HalAllocator:
         self._backend = device.backend
         self._statistics = AllocatorStatistics()
         self._live: weakref.WeakSet[Allocation] = weakref.WeakSet()  # device allocations, for memory_map()
+        self._fill_pattern: int | None = None  # set by the "debug" wrapper
+
+    def configure(self, specs) -> None:
+        """Applies allocator wrapper specs ("name" or "name:config", see ALLOCATOR_WRAPPERS)
+        in order, as IREE does when a device is created with `allocators=[...]`."""
+        for spec in specs or ():
+            name = str(spec).split(":", 1)[0]
+            if name not in ALLOCATOR_WRAPPERS:
+                raise HalError(StatusCode.INVALID_ARGUMENT,
+                               f"unrecognized allocator {name!r}; known: {', '.join(ALLOCATOR_WRAPPERS)}")
+            if name == "debug":
+                self._fill_pattern = DEBUG_FILL_PATTERN
 
     def __repr__(self) -> str:
         return f"<HalAllocator of {self._device!r}>"
@@ -138,7 +157,13 @@ class HalAllocator:
         allocation = Allocation(self._backend, backend_buffer, allocation_size, self._statistics, is_device)
         if is_device:
             self._track(allocation)
-        return HalBuffer(allocation, actual_type, usage)
+        return self._scribbled(HalBuffer(allocation, actual_type, usage))
+
+    def _scribbled(self, buffer: HalBuffer) -> HalBuffer:
+        """`buffer`, filled with the debug wrapper's pattern when it is on."""
+        if self._fill_pattern is not None and buffer.byte_length():
+            buffer.map_write(0, np.full(buffer.byte_length(), self._fill_pattern, np.uint8))
+        return buffer
 
     def _allocate_placed(self, spec: TensorSpec, allowed_usage: int) -> HalBuffer:
         config = spec.memory_config
@@ -148,7 +173,7 @@ class HalAllocator:
         allocation = Allocation(self._backend, backend_buffer, spec.size, self._statistics, True)
         allocation.device = self._device  # device tensors know their device, as ttnn tensors do (tt_hal.ops)
         self._track(allocation)
-        return HalBuffer(allocation, actual_type, usage)
+        return self._scribbled(HalBuffer(allocation, actual_type, usage))
 
     def _l1_height_sharded(self, spec: TensorSpec) -> TensorSpec | None:
         """The policy's L1 placement for `spec`, or None when its shards would not fit."""

@@ -80,16 +80,18 @@ class HalDriver:
         raise HalError(StatusCode.NOT_FOUND, f"Device id {device_id} not found. Available devices: {devices}")
 
     def create_default_device(self, allocators: list | None = None) -> HalDevice:
-        return self.create_device(self.query_available_devices()[0]["device_id"])
+        return self.create_device(self.query_available_devices()[0]["device_id"], allocators=allocators)
 
     def create_device(self, device_id: "int | dict", params: dict | None = None,
                       allocators: list | None = None) -> HalDevice:
-        """Opens a device by id or by an info dict from `query_available_devices()`."""
+        """Opens a device by id or by an info dict from `query_available_devices()`.
+        `allocators`: wrapper specs for its allocator ("debug", "caching"; see
+        hal.allocator.ALLOCATOR_WRAPPERS)."""
         if isinstance(device_id, dict):
             device_id = device_id.get("device_id")
         info = self._info_for_id(int(device_id))
         options = _parse_options(params or {})
-        return self._open(int(info["device_id"]), options)
+        return self._open(int(info["device_id"]), options, allocators=allocators)
 
     def create_device_by_uri(self, device_uri: str, allocators: list | None = None) -> HalDevice:
         scheme, path, options = parse_uri(device_uri)
@@ -107,18 +109,19 @@ class HalDriver:
                 raise HalError(StatusCode.INVALID_ARGUMENT,
                                f"device path {path!r} in {device_uri!r}; expected an ordinal or 'mock'") from None
             count = len(self.query_available_devices())
-            if not 0 <= ordinal < count:
-                raise HalError(StatusCode.OUT_OF_RANGE,
-                               f"device ordinal {ordinal} in {device_uri!r}; {count} available")
-        return self._open(ordinal, options, mode)
+            if not 0 <= ordinal < count:  # NOT_FOUND, as IREE's drivers: a ValueError in Python
+                raise HalError(StatusCode.NOT_FOUND,
+                               f"Device not found: {device_uri} (device ordinal {ordinal}; {count} available)")
+        return self._open(ordinal, options, mode, allocators)
 
-    def _open(self, ordinal: int, options: dict, mode: str | None = None) -> HalDevice:
+    def _open(self, ordinal: int, options: dict, mode: str | None = None, allocators: list | None = None) -> HalDevice:
         mode = mode or self.mode
         if mode == "mock" and "arch" not in options:
             options["arch"] = os.environ.get("TT_HAL_MOCK_ARCH", "wormhole_b0")
         backend = open_backend(mode, ordinal, **options)
         query = urllib.parse.urlencode(options)
         device = HalDevice(self, backend, f"{self.name}://{ordinal}" + (f"?{query}" if query else ""), ordinal)
+        device.allocator.configure(allocators)
         log.info("created %r: %dx%d worker grid, %d command queues", device, backend.arch.grid_x, backend.arch.grid_y,
                  backend.num_hw_cqs)
         return device
@@ -178,23 +181,37 @@ def query_available_drivers() -> list[str]:
         return list(_factories)
 
 
+def create_hal_driver(name: str) -> HalDriver:
+    """A new driver for a name or device URI, not cached (iree.runtime's `_binding.create_hal_driver`)."""
+    name = parse_uri(name)[0]
+    with _registry_lock:
+        factory = _factories.get(name)
+        if factory is None:
+            raise HalError(StatusCode.NOT_FOUND, f"no driver {name!r} registered; available: {', '.join(_factories)}")
+    return factory()
+
+
 def get_driver(name: str) -> HalDriver:
-    """The driver for a name or device URI (created once, then cached)."""
+    """The driver for a name or device URI (created once, then cached until clear_hal_driver_cache)."""
     name = parse_uri(name)[0]
     with _registry_lock:
         driver = _drivers.get(name)
-        if driver is None:
-            factory = _factories.get(name)
-            if factory is None:
-                raise HalError(StatusCode.NOT_FOUND,
-                               f"no driver {name!r} registered; available: {', '.join(_factories)}")
-            driver = _drivers[name] = factory()
-        return driver
+    if driver is None:
+        driver = create_hal_driver(name)
+        with _registry_lock:
+            driver = _drivers.setdefault(name, driver)
+    return driver
+
+
+def clear_hal_driver_cache() -> None:
+    """Forgets the cached drivers: get_driver makes new ones (devices already open stay open)."""
+    with _registry_lock:
+        _drivers.clear()
 
 
 def create_device(device_uri: str = DRIVER_NAME, allocators: list | None = None) -> HalDevice:
     """A new device for a URI such as 'tenstorrent' or 'tenstorrent://mock?arch=blackhole_p150'."""
-    return get_driver(device_uri).create_device_by_uri(device_uri)
+    return get_driver(device_uri).create_device_by_uri(device_uri, allocators)
 
 
 def get_device(device_uri: str = DRIVER_NAME, cache: bool = True) -> HalDevice:

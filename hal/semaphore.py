@@ -17,7 +17,7 @@ import time
 from typing import Callable, Iterable, Sequence
 
 from hal.status import HalError, StatusCode, as_error
-from hal.types import WaitMode
+from hal.types import ExternalTimepointFlags, ExternalTimepointType, SemaphoreCompatibility, WaitMode
 
 
 class Resolution(enum.Enum):
@@ -156,6 +156,45 @@ class HalSemaphore:
                     return False
                 self._cond.wait(left)
 
+    # External timepoints.
+    def export_timepoint(self, value: int, requested_type: int, requested_flags: int,
+                         out_external_timepoint: "HalExternalTimepoint") -> None:
+        """Fills `out_external_timepoint` with "this semaphore reaches `value`", as an
+        ASYNC_PRIMITIVE (host wait and signal), as IREE's local devices export; CUDA and
+        HIP events are UNIMPLEMENTED (no such devices here)."""
+        if ExternalTimepointType(int(requested_type)) != ExternalTimepointType.ASYNC_PRIMITIVE:
+            raise HalError(StatusCode.UNIMPLEMENTED,
+                           f"timepoint export as {ExternalTimepointType(int(requested_type)).name}: the tenstorrent "
+                           f"driver exports ASYNC_PRIMITIVE timepoints only")
+        out_external_timepoint._export(self, int(value), ExternalTimepointFlags(int(requested_flags)))
+
+    def import_timepoint(self, value: int, timepoint: "HalExternalTimepoint") -> None:
+        """Signals this semaphore to `value` once `timepoint` is reached; fails it if the
+        timepoint's semaphore fails (IREE's local-task then never signals: a hang)."""
+        source = timepoint.source
+        if source is None:
+            raise HalError(StatusCode.INVALID_ARGUMENT,
+                           f"{timepoint!r} was not exported by a semaphore of this driver; nothing to import")
+        source_semaphore, source_value = source
+        value, once = int(value), threading.Lock()  # held for good by the first listener call that acts
+
+        def listener() -> None:
+            failure = source_semaphore.failure
+            if failure is None and source_semaphore._value < source_value or not once.acquire(blocking=False):
+                return
+            source_semaphore.remove_listener(listener)
+            if failure is not None:
+                self.fail(failure.copy())
+                return
+            try:
+                self._signal(value)
+            except HalError as error:  # someone signaled it past `value` meanwhile: nothing left to do
+                if error.code != StatusCode.INVALID_ARGUMENT:
+                    raise
+
+        source_semaphore.add_listener(listener)
+        listener()
+
     # For queues and multi-waits.
     def add_listener(self, listener: Callable[[], None]) -> None:
         """`listener()` runs (without locks held) after every signal, failure or new timepoint."""
@@ -261,6 +300,28 @@ def _wait_all_or_any(timepoints, mode: WaitMode, end: int | None) -> bool:
     finally:
         for s in semaphores:
             s.remove_listener(listener)
+
+
+class HalExternalTimepoint:
+    """A semaphore timepoint handed between semaphores (iree_hal_external_timepoint_t):
+    filled by HalSemaphore.export_timepoint, consumed by import_timepoint."""
+
+    def __init__(self):
+        self.type = ExternalTimepointType.NONE
+        self.flags = ExternalTimepointFlags.NONE
+        self.compatibility = SemaphoreCompatibility.NONE
+        self.cuda_event = 0  # the CUDA/HIP handles IREE's struct carries; never set here
+        self.hip_event = 0
+        self.source: tuple[HalSemaphore, int] | None = None
+
+    def __repr__(self) -> str:
+        where = f"{self.source[0].label}>={self.source[1]}" if self.source else "empty"
+        return f"<HalExternalTimepoint {self.type.name} {where}>"
+
+    def _export(self, semaphore: HalSemaphore, value: int, flags: ExternalTimepointFlags) -> None:
+        self.type, self.flags = ExternalTimepointType.ASYNC_PRIMITIVE, flags
+        self.compatibility = SemaphoreCompatibility.HOST_ONLY
+        self.source = (semaphore, value)
 
 
 class HalFence:

@@ -107,6 +107,41 @@ class WaitMode(_Named, enum.IntEnum):
     ANY = 1
 
 
+class ExternalTimepointType(_Named, enum.IntEnum):
+    """iree_hal_external_timepoint_type_t: what an exported semaphore timepoint is."""
+
+    NONE = 0
+    ASYNC_PRIMITIVE = 1
+    CUDA_EVENT = 2
+    HIP_EVENT = 3
+
+
+class ExternalTimepointFlags(_Named, enum.IntFlag):
+    """iree_hal_external_timepoint_flags_t: none defined yet."""
+
+    NONE = 0
+
+
+class SemaphoreCompatibility(_Named, enum.IntFlag):
+    """iree_hal_semaphore_compatibility_t: who may wait on and signal a timepoint."""
+
+    NONE = 0
+    HOST_WAIT = 1 << 0
+    DEVICE_WAIT = 1 << 1
+    HOST_SIGNAL = 1 << 2
+    DEVICE_SIGNAL = 1 << 3
+    HOST_ONLY = HOST_WAIT | HOST_SIGNAL
+    DEVICE_ONLY = DEVICE_WAIT | DEVICE_SIGNAL
+    ALL = HOST_ONLY | DEVICE_ONLY
+
+
+class Shape(tuple):
+    """iree.runtime's Shape: the dimensions of a tensor, as ints."""
+
+    def __new__(cls, indices):
+        return super().__new__(cls, (int(i) for i in indices))
+
+
 class NumericalType(_Named, enum.IntEnum):
     UNKNOWN = 0x00
     INTEGER = 0x10
