@@ -30,6 +30,10 @@ Patterns (CASES, each a @main):
   ones outside the tensor, so those are checked against numpy); bit counts (popcnt,
   leading and trailing zeros, i32 and i8); a KV-cache row written and a slice read at a
   position given at run time (lowered per call);
+- i64 as pairs of int32 words (arithmetic, bitwise ops, compares, max/min, selects,
+  shifts by constants, conversions, a non-splat constant; i64 ids of a gather and the
+  start of a dynamic_slice read from the data), i4 and i2 packed to bytes (stored by one
+  dispatch, loaded by the next); an RFFT (iree_linalg_ext.fft stages);
 - softmax, layernorm and rmsnorm as JAX writes them;
 - several results (two of one linalg.generic), results that are transforms of the inputs
   (or the input itself),
@@ -1062,6 +1066,142 @@ CASES["kv_cache_update_at_run_time"] = Case(mlir("""
       return %r, %e : tensor<16x8xf32>, tensor<4x8xf32>
     }
 """), inputs=(1.0, 1.0, (13, 14)))  # a place known only at run time; the slice read from 13 clamped to 12
+# i64: pairs of int32 words (tt_hal/compiler/int64.py), exact and wrapping as llvm-cpu's. %a spans the
+# whole range; %b and %c lie within +-3e9, so their high words are often equal (0 or -1) and the
+# compares go to the low words, and sums carry into and borrow from the high word.
+INT64 = (-2 ** 63, 2 ** 63)
+_I64 = "tensor<8x24xi64>"
+CASES["int64_arithmetic"] = Case(mlir(f"""
+    func.func @main(%a: {_I64}, %b: {_I64}, %c: {_I64}, %i: tensor<8x24xi32>)
+        -> ({_I64}, {_I64}, {_I64}, {_I64}, tensor<8x24xi32>, tensor<8x24xi32>) {{
+      %k = stablehlo.constant dense<[-5000000000, 3, 9223372036854775807, -1, 4294967296, 7, 8, -9]> : tensor<8xi64>
+      %kb = stablehlo.broadcast_in_dim %k, dims = [0] : (tensor<8xi64>) -> {_I64}
+      %s = stablehlo.add %a, %b : {_I64}
+      %d = stablehlo.subtract %s, %c : {_I64}
+      %m = stablehlo.multiply %d, %b : {_I64}
+      %p = stablehlo.multiply %a, %kb : {_I64}
+      %x = stablehlo.xor %m, %p : {_I64}
+      %n = stablehlo.and %x, %c : {_I64}
+      %o = stablehlo.or %n, %kb : {_I64}
+      %mx = stablehlo.maximum %b, %c : {_I64}
+      %mn = stablehlo.minimum %a, %c : {_I64}
+      %lt = stablehlo.compare LT, %b, %c : ({_I64}, {_I64}) -> tensor<8x24xi1>
+      %ge = stablehlo.compare GE, %a, %c : ({_I64}, {_I64}) -> tensor<8x24xi1>
+      %ult = stablehlo.compare LT, %b, %c, UNSIGNED : ({_I64}, {_I64}) -> tensor<8x24xi1>
+      %both = stablehlo.and %lt, %ge : tensor<8x24xi1>
+      %either = stablehlo.or %both, %ult : tensor<8x24xi1>
+      %sel = stablehlo.select %either, %mx, %mn : tensor<8x24xi1>, {_I64}
+      %five = stablehlo.constant dense<5> : {_I64}
+      %forty = stablehlo.constant dense<40> : {_I64}
+      %three = stablehlo.constant dense<3> : {_I64}
+      %l5 = stablehlo.shift_left %a, %five : {_I64}
+      %r40 = stablehlo.shift_right_arithmetic %a, %forty : {_I64}
+      %u3 = stablehlo.shift_right_logical %b, %three : {_I64}
+      %sh = stablehlo.add %l5, %r40 : {_I64}
+      %shifts = stablehlo.xor %sh, %u3 : {_I64}
+      %w = stablehlo.convert %i : (tensor<8x24xi32>) -> {_I64}
+      %ws = stablehlo.add %w, %c : {_I64}
+      %t = stablehlo.convert %o : ({_I64}) -> tensor<8x24xi32>
+      %eq = stablehlo.compare EQ, %a, %a : ({_I64}, {_I64}) -> tensor<8x24xi1>
+      %e = stablehlo.convert %eq : (tensor<8x24xi1>) -> tensor<8x24xi32>
+      return %o, %sel, %shifts, %ws, %t, %e : {_I64}, {_I64}, {_I64}, {_I64}, tensor<8x24xi32>, tensor<8x24xi32>
+    }}
+"""), inputs=(INT64, (-3 * 10 ** 9, 3 * 10 ** 9), (-3 * 10 ** 9, 3 * 10 ** 9), INT32))
+CASES["int64_indices_gather_and_dynamic_slice"] = Case(mlir("""
+    func.func @main(%table: tensor<30x6xf32>, %ids: tensor<5xi64>, %start: tensor<i64>, %far: tensor<5xi64>)
+        -> (tensor<5x6xf32>, tensor<4x6xf32>, tensor<5x6xf32>) {
+      %r = "stablehlo.gather"(%table, %ids) {dimension_numbers = #stablehlo.gather<offset_dims = [1],
+          collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>,
+          slice_sizes = array<i64: 1, 6>} : (tensor<30x6xf32>, tensor<5xi64>) -> tensor<5x6xf32>
+      %z = stablehlo.constant dense<0> : tensor<i64>
+      %d = stablehlo.dynamic_slice %table, %start, %z, sizes = [4, 6]
+          : (tensor<30x6xf32>, tensor<i64>, tensor<i64>) -> tensor<4x6xf32>
+      %f = "stablehlo.gather"(%table, %far) {dimension_numbers = #stablehlo.gather<offset_dims = [1],
+          collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>,
+          slice_sizes = array<i64: 1, 6>} : (tensor<30x6xf32>, tensor<5xi64>) -> tensor<5x6xf32>
+      return %r, %d, %f : tensor<5x6xf32>, tensor<4x6xf32>, tensor<5x6xf32>
+    }
+"""), inputs=(1.0, (0, 30), (20, 40), INT64))  # ids from the data; a start past the end and ids past int32 clamped
+# i4 and i2 (IREE packs them to bytes): f32 -> i4 / i2 stored, loaded back by the next dispatch
+# (util.optimization_barrier keeps them apart), sign- and zero-extended. 23 columns: an odd
+# count of elements, so the last byte is partly padding.
+for _bits in (4, 2):
+    _lo, _hi = -(1 << (_bits - 1)), (1 << (_bits - 1)) - 1
+    CASES[f"int{_bits}_packed_store_and_load"] = Case(mlir(f"""
+        #id = affine_map<(d0, d1) -> (d0, d1)>
+        func.func @main(%x: tensor<16x23xf32>) -> (tensor<16x23xf32>, tensor<16x23xi8>) {{
+          %e = tensor.empty() : tensor<16x23xi{_bits}>
+          %q = linalg.generic {{indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}}
+              ins(%x : tensor<16x23xf32>) outs(%e : tensor<16x23xi{_bits}>) {{
+            ^bb0(%in: f32, %out: i{_bits}):
+              %lo = arith.constant {float(_lo)} : f32
+              %hi = arith.constant {float(_hi)} : f32
+              %c = arith.maximumf %in, %lo : f32
+              %d = arith.minimumf %c, %hi : f32
+              %i = arith.fptosi %d : f32 to i32
+              %t = arith.trunci %i : i32 to i{_bits}
+              linalg.yield %t : i{_bits}
+          }} -> tensor<16x23xi{_bits}>
+          %b = util.optimization_barrier %q : tensor<16x23xi{_bits}>
+          %ef = tensor.empty() : tensor<16x23xf32>
+          %f = linalg.generic {{indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}}
+              ins(%b : tensor<16x23xi{_bits}>) outs(%ef : tensor<16x23xf32>) {{
+            ^bb0(%in: i{_bits}, %out: f32):
+              %s = arith.sitofp %in : i{_bits} to f32
+              linalg.yield %s : f32
+          }} -> tensor<16x23xf32>
+          %e8 = tensor.empty() : tensor<16x23xi8>
+          %u = linalg.generic {{indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}}
+              ins(%b : tensor<16x23xi{_bits}>) outs(%e8 : tensor<16x23xi8>) {{
+            ^bb0(%in: i{_bits}, %out: i8):
+              %z = arith.extui %in : i{_bits} to i8
+              linalg.yield %z : i8
+          }} -> tensor<16x23xi8>
+          return %f, %u : tensor<16x23xf32>, tensor<16x23xi8>
+        }}
+    """), inputs=((-10.0, 10.0),))
+# bitcast_convert of i32 to f32: the bits of positive normal floats read as f32 and doubled (the
+# result is a float the next op computes with); and back (bitcast_f32_to_i32 has both signs).
+CASES["bitcast_int32_float32"] = Case(mlir("""
+    func.func @main(%i: tensor<40x50xi32>, %x: tensor<40x50xf32>) -> (tensor<40x50xf32>, tensor<40x50xi32>) {
+      %f = stablehlo.bitcast_convert %i : (tensor<40x50xi32>) -> tensor<40x50xf32>
+      %g = stablehlo.add %f, %f : tensor<40x50xf32>
+      %b = stablehlo.bitcast_convert %x : (tensor<40x50xf32>) -> tensor<40x50xi32>
+      return %g, %b : tensor<40x50xf32>, tensor<40x50xi32>
+    }
+"""), inputs=((1 << 23, 0x7E000000), 1.0))
+# argmax as JAX writes it: a reduce of (value, iota) pairs whose body keeps the larger value
+# and, on a tie, the smaller index; rounded inputs, so that ties are common (a tree reduction).
+CASES["argmax_multi_result_reduce"] = Case(mlir("""
+    func.func @main(%x: tensor<40x75xf32>) -> (tensor<40xf32>, tensor<40xi32>) {
+      %r = stablehlo.round_nearest_even %x : tensor<40x75xf32>
+      %iota = stablehlo.iota dim = 1 : tensor<40x75xi32>
+      %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %zero = stablehlo.constant dense<0> : tensor<i32>
+      %v, %i = "stablehlo.reduce"(%r, %iota, %ninf, %zero) ({
+        ^bb0(%a: tensor<f32>, %ai: tensor<i32>, %b: tensor<f32>, %bi: tensor<i32>):
+          %gt = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+          %eq = stablehlo.compare EQ, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+          %m = stablehlo.select %gt, %a, %b : tensor<i1>, tensor<f32>
+          %mi = stablehlo.minimum %ai, %bi : tensor<i32>
+          %si = stablehlo.select %gt, %ai, %bi : tensor<i1>, tensor<i32>
+          %k = stablehlo.select %eq, %mi, %si : tensor<i1>, tensor<i32>
+          stablehlo.return %m, %k : tensor<f32>, tensor<i32>
+      }) {dimensions = array<i64: 1>}
+          : (tensor<40x75xf32>, tensor<40x75xi32>, tensor<f32>, tensor<i32>) -> (tensor<40xf32>, tensor<40xi32>)
+      return %v, %i : tensor<40xf32>, tensor<40xi32>
+    }
+"""), inputs=((0.0, 6.0),))
+# An RFFT of 64 points: IREE's Cooley-Tukey stages (iree_linalg_ext.fft, its
+# coefficients computed in the dispatch or given), each a gather of the partners and fused code.
+CASES["rfft_64"] = Case(mlir("""
+    func.func @main(%x: tensor<64xf32>) -> (tensor<33xf32>, tensor<33xf32>) {
+      %0 = stablehlo.fft %x, type = RFFT, length = [64] : (tensor<64xf32>) -> tensor<33xcomplex<f32>>
+      %1 = stablehlo.real %0 : (tensor<33xcomplex<f32>>) -> tensor<33xf32>
+      %2 = stablehlo.imag %0 : (tensor<33xcomplex<f32>>) -> tensor<33xf32>
+      return %1, %2 : tensor<33xf32>, tensor<33xf32>
+    }
+"""))
 CASES["linalg_ext_gather_rows"] = Case(mlir("""
     func.func @main(%source: tensor<20x6xf32>) -> tensor<5x6xf32> {
       %ids = arith.constant dense<[[3], [19], [0], [7], [3]]> : tensor<5x1xi32>
@@ -1424,12 +1564,12 @@ def test_iree_rejects_custom_call():
 
 
 UNLOWERED = {
-    "i64_arithmetic": (mlir("""
+    "i64_division": (mlir("""
         func.func @main(%a: tensor<40x50xi64>) -> tensor<40x50xi64> {
-          %1 = stablehlo.multiply %a, %a : tensor<40x50xi64>
+          %1 = stablehlo.divide %a, %a : tensor<40x50xi64>
           return %1 : tensor<40x50xi64>
         }
-    """), "stablehlo.multiply", r"on i64"),
+    """), "stablehlo.divide", r"on i64"),
     "integer_matmul_long_k": (mlir("""
         func.func @main(%a: tensor<8x300xi32>, %b: tensor<300x4xi32>) -> tensor<8x4xi32> {
           %r = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
@@ -1446,13 +1586,14 @@ UNLOWERED = {
         }
     """), "stablehlo.reduce", r"a reduction combining with arith.muli"),
     # IREE expands the FFT into DFT arithmetic; what the bridge names is that expansion's op.
-    "fft": (mlir("""
-        func.func @main(%a: tensor<4x16xf32>) -> tensor<4x9xf32> {
-          %f = stablehlo.fft %a, type = RFFT, length = [16] : (tensor<4x16xf32>) -> tensor<4x9xcomplex<f32>>
-          %r = stablehlo.real %f : (tensor<4x9xcomplex<f32>>) -> tensor<4x9xf32>
-          return %r : tensor<4x9xf32>
+    "complex_fft": (mlir("""
+        func.func @main(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x16xf32> {
+          %c = stablehlo.complex %a, %b : tensor<4x16xcomplex<f32>>
+          %f = stablehlo.fft %c, type = FFT, length = [16] : (tensor<4x16xcomplex<f32>>) -> tensor<4x16xcomplex<f32>>
+          %r = stablehlo.real %f : (tensor<4x16xcomplex<f32>>) -> tensor<4x16xf32>
+          return %r : tensor<4x16xf32>
         }
-    """), "stablehlo.fft", r"[a-z_]+\.[a-z_.]+"),
+    """), "stablehlo.complex", r"[a-z_]+\.[a-z_.]+"),
 }
 
 
@@ -1541,23 +1682,23 @@ def test_dynamic_shape_unlowered_op_fails_the_compile():
     so an op without a lowering is an error of the compile, naming its line."""
     text = mlir("""
         func.func @main(%a: tensor<?x64xi64>) -> tensor<?x64xi64> {
-          %0 = stablehlo.add %a, %a : tensor<?x64xi64>
+          %0 = stablehlo.divide %a, %a : tensor<?x64xi64>
           return %0 : tensor<?x64xi64>
         }
     """)
     error = compile_error(text, StatusCode.UNIMPLEMENTED)
-    assert re.search(rf"^input\.mlir:{line_of(text, 'stablehlo.add')}:\d+: ", error.message), error.message
+    assert re.search(rf"^input\.mlir:{line_of(text, 'stablehlo.divide')}:\d+: ", error.message), error.message
 
 
-def test_element_type_i64():
+def test_i64_op_without_a_lowering_names_the_ones_there_are():
     text = mlir("""
         func.func @main(%a: tensor<4x64xi64>) -> tensor<4x64xi64> {
-          %0 = stablehlo.add %a, %a : tensor<4x64xi64>
+          %0 = stablehlo.remainder %a, %a : tensor<4x64xi64>
           return %0 : tensor<4x64xi64>
         }
     """)
     error = compile_error(text, StatusCode.UNIMPLEMENTED)
-    assert "on i64: the bridge computes f32 and integers of up to 32 bits" in error.message
+    assert "arith.remsi on i64: the bridge's i64 ops are addi, subi, muli" in error.message, error.message
 
 
 def test_compile_arguments(tmp_path):
@@ -1571,7 +1712,7 @@ def test_compile_arguments(tmp_path):
 
 def test_errors_from_a_path_name_the_file(tmp_path):
     for text, needle, code in ((SYNTAX_ERROR, "%0 %a", StatusCode.INVALID_ARGUMENT),
-                               (UNLOWERED["i64_arithmetic"][0], "stablehlo.multiply", StatusCode.UNIMPLEMENTED)):
+                               (UNLOWERED["i64_division"][0], "stablehlo.divide", StatusCode.UNIMPLEMENTED)):
         path = tmp_path / "model.mlir"
         path.write_text(text)
         with pytest.raises(HalError) as info:

@@ -18,7 +18,8 @@ library (tt_hal/kernels/):
                                                         into the loop space, then as above
 
 Bodies compute float32 and integers of up to 32 bits (int32 tiles, int32 in a 32-bit
-Dst; docs/compiler.md says how narrow types and casts go). Values between ops live in
+Dst; docs/compiler.md says how narrow types and casts go), and i64 exactly as pairs of
+int32 words (tt_hal/compiler/int64.py) in elementwise generics, loads and stores. Values between ops live in
 temporaries: scratch tile tensors of the export (tt_hal/compiler/dispatch.py). Every
 tensor is a tile tensor of its *device shape*: its logical shape with unit dims where a
 reduction left them, so a row max of (64, 512) is a (64, 1) column that broadcasts along
@@ -39,6 +40,7 @@ import numpy as np
 from iree.compiler import ir
 
 from hal.status import HalError, StatusCode
+from tt_hal.compiler import int64
 from tt_hal.kernels import fused, gather, matmul, reduce, rowmajor, transpose
 from tt_hal.kernels.fused import Binary, Constant, FusedInput, Input, Instruction, Scalar, Ternary, Unary
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp, float_bits
@@ -78,10 +80,11 @@ class Tensor:
     integers, a binding's memory format for a load or store (UInt8 for an i8). `window`:
     a slice's place in its binding (None: the whole binding). `row_major`: the elements
     of the device shape in row-major order instead of tiles (a gather's source or index
-    table)."""
+    table). `high`: an i64 tensor's high words (tt_hal.compiler.int64), this tensor
+    holding its low ones."""
 
     def __init__(self, shape, device_shape=None, ref=None, fill=None, data_format=None, window=None,
-                 row_major=False):
+                 row_major=False, high: "Tensor | None" = None):
         self.shape = tuple(shape)
         self.device_shape = tuple(device_shape) if device_shape is not None else default_device_shape(shape)
         self.ref = ref
@@ -89,6 +92,7 @@ class Tensor:
         self.data_format = data_format
         self.window = window
         self.row_major = row_major
+        self.high = high
 
 
 @dataclasses.dataclass
@@ -212,6 +216,11 @@ def integer_width(type_) -> int | None:
     return ir.IntegerType(element).width if isinstance(element, ir.IntegerType) else None
 
 
+def is_wide(type_) -> bool:
+    """Is it an integer wider than 32 bits (an i64: two int32 words, tt_hal.compiler.int64)?"""
+    return (integer_width(type_) or 0) > 32
+
+
 def _check_element_type(op, type_) -> None:
     element = _element(type_)
     if str(element) != "f32" and not (integer_width(element) or 64) <= 32:
@@ -263,6 +272,7 @@ class Integers:
 
     def __init__(self):
         self.env: dict = {}
+        self.runtime: set = set()  # scalars computed from tensor data: the chip computes them where used
 
     def __contains__(self, value) -> bool:
         return value in self.env or isinstance(_constant(value), int)
@@ -285,8 +295,14 @@ class Integers:
         """Evaluates `op` if it is integer arithmetic on scalars; False if it is not
         (arith ops on tensors are the program's data, not its addresses)."""
         name, operands = op.name, list(op.operands)
+        if name == "tensor.extract":  # a value of tensor data, known only when the dispatch runs
+            self.runtime.update(op.results)
+            return False
         if any(isinstance(v.type, ir.ShapedType) for v in [*operands, *op.results]):
             return False
+        if any(v in self.runtime for v in operands):  # lowered as SFPU code where it is used (_Code)
+            self.runtime.update(op.results)
+            return True
         if name in self._BINARY:
             a, b = self[operands[0]], self[operands[1]]
             self.env[op.results[0]] = self._symbolic(op, a, b) if not isinstance(a, int) or \
@@ -393,6 +409,8 @@ class _Code:
         self.code: list[Instruction] = []
         self.integer: list[bool] = []  # value -> is it an int32
         self.memo: dict = {}
+        self.pairs: dict = {}  # an i64 value -> its (low, high) words' values
+        self.int64 = int64.Pairs(self.emit)
 
     def emit(self, instruction: Instruction) -> int:
         self.code.append(instruction)
@@ -402,10 +420,86 @@ class _Code:
     def value(self, v) -> int:
         if v in self.memo:
             return self.memo[v]
+        if is_wide(v.type):
+            owner = v.owner
+            raise unimplemented(owner.operation if isinstance(owner, (ir.Operation, ir.OpView)) else None,
+                                f"{v.get_name()} of {v.type} used where the bridge computes 32 bits")
         leaf = self.leaves.get(v) or self.scalar_leaf(v)
         index = self.emit(leaf) if leaf is not None else self.op(v.owner.operation)
         self.memo[v] = index
         return index
+
+    def pair(self, v) -> tuple[int, int]:
+        """An i64 value as its (low word, high word) int32 values."""
+        if v in self.pairs:
+            return self.pairs[v]
+        constant = _constant(v)
+        leaf = self.leaves.get(v) or self.scalar_leaf(v)
+        if isinstance(constant, int):
+            result = tuple(self.int64.constant(word) for word in int64.split(constant))
+        elif leaf is not None:
+            result = (self.emit(leaf[0]), self.emit(leaf[1]))
+        else:
+            result = self.wide_op(v.owner.operation)
+        self.pairs[v] = result
+        return result
+
+    def wide_op(self, op) -> tuple[int, int]:
+        """An op whose result is an i64 (int64's builders)."""
+        name, operands, ops = op.name, list(op.operands), self.int64
+        if name == "tensor.extract":
+            low, high = self.extracted(op)
+            return self.emit(low), self.emit(high)
+        if name in ("arith.extsi", "arith.index_cast", "arith.extui", "arith.index_castui"):
+            source = operands[0]
+            if is_wide(source.type):
+                return self.pair(source)
+            x = self.cast(op) if integer_width(source.type) == 1 and name == "arith.extsi" else \
+                self.integer_value(source)
+            if name in ("arith.extui", "arith.index_castui"):
+                return ops.zero_extended(self.zero_extended(x, integer_width(source.type)))
+            return ops.sign_extended(x)
+        if name == "arith.select":
+            condition = self.value(operands[0])
+            where = SfpuOp.WHERE_INT if self.integer[condition] else SfpuOp.WHERE
+            return ops.select(where, condition, self.pair(operands[1]), self.pair(operands[2]))
+        if name in ("arith.shli", "arith.shrui", "arith.shrsi"):
+            amount = _constant(operands[1])
+            if not isinstance(amount, int) or not 0 <= amount < 64:
+                raise unimplemented(op, f"{name} on i64 by an amount not a constant in [0, 64)")
+            if name == "arith.shli":
+                return ops.shift_left(self.pair(operands[0]), amount)
+            return ops.shift_right(self.pair(operands[0]), amount, name == "arith.shrsi")
+        a, b = (self.pair(v) for v in operands) if len(operands) == 2 else (None, None)
+        if name in _INT64_BINARY and a is not None:
+            return getattr(ops, _INT64_BINARY[name])(a, b)
+        if name in _INT64_BITWISE and a is not None:
+            return ops.bitwise(_INT64_BITWISE[name], a, b)
+        if name in _INT64_EXTREMES and a is not None:
+            maximum, signed = _INT64_EXTREMES[name]
+            return ops.extreme(a, b, maximum, signed)
+        raise unimplemented(op, f"{name} on i64: the bridge's i64 ops are {', '.join(_INT64_OPS)}")
+
+    def extracted(self, op):
+        """The leaf of the values a tensor.extract takes (of an i64: the pair of leaves)."""
+        if self.extract_input is None:
+            raise unimplemented(op, "tensor.extract outside an elementwise body")
+        return self.extract_input(op, self)
+
+    def narrow_of_wide(self, op) -> int:
+        """An op of i64 operands whose result is 32 bits or less."""
+        name, operands = op.name, list(op.operands)
+        if name == "arith.cmpi":
+            predicate = _INTEGER_PREDICATES[int(ir.IntegerAttr(op.attributes["predicate"]).value)]
+            return self.int64.compare(predicate, self.pair(operands[0]), self.pair(operands[1]))
+        if name == "arith.trunci":
+            return self.narrowed(self.pair(operands[0])[0], integer_width(op.results[0].type))
+        if name in ("arith.index_cast", "arith.index_castui"):
+            # An index is 32 bits here (the range of any address): one past it saturates, so that
+            # a following clamp into a tensor (a gather's) makes of it what it makes of the i64.
+            return self.int64.saturated(self.pair(operands[0]))
+        raise unimplemented(op, f"{name} of an i64 to {op.results[0].type}: the bridge's i64 ops are "
+                                f"{', '.join(_INT64_OPS)}")
 
     def result(self, v) -> int:
         """The code's last value: `v` in its type's kind (a float predicate as an int32)."""
@@ -461,9 +555,13 @@ class _Code:
         name, source = op.name, op.operands[0]
         width, out_width = integer_width(source.type), integer_width(op.results[0].type)
         if name == "arith.bitcast":
-            if width or not out_width:
+            if width == 32 and out_width is None and str(_element(op.results[0].type)) == "f32":
+                # i32 -> f32: where_tile moves b's bits whole and gives its result a's kind (a float)
+                zero = self.emit(Constant(0.0))
+                return self.emit(Ternary(SfpuOp.WHERE, zero, zero, self.integer_value(source)))
+            if width or out_width != 32:
                 raise unimplemented(op, f"arith.bitcast of {source.type} to {op.results[0].type}: the lowering "
-                                        f"reinterprets f32 as i32 only")
+                                        f"reinterprets f32 and i32 as each other only")
             return self.emit(Binary(SfpuOp.OR, self.value(source), self.emit(Constant(0, True))))  # bits unchanged
         if name in ("arith.fptosi", "arith.fptoui"):
             to = SfpuOp.F32_TO_I32 if name == "arith.fptosi" else SfpuOp.F32_TO_U32
@@ -489,6 +587,8 @@ class _Code:
     def op(self, op) -> int:
         name = op.name
         operands = list(op.operands)
+        if any(is_wide(v.type) and not isinstance(_constant(v), int) for v in operands):  # (fpowi's constant power)
+            return self.narrow_of_wide(op)
         if name in _UNARY:
             return self.emit(Unary(_UNARY[name], self.value(operands[0])))
         if name in ("math.powf", "math.fpowi") and _constant(operands[1]) is not None:
@@ -509,9 +609,7 @@ class _Code:
                 raise unimplemented(op, "linalg.index outside an elementwise body")
             return self.emit(self.index_input(ir.IntegerAttr(op.attributes["dim"]).value))
         if name == "tensor.extract":  # a gather: the values at indices computed per element
-            if self.extract_input is None:
-                raise unimplemented(op, "tensor.extract outside an elementwise body")
-            return self.emit(self.extract_input(op, self))
+            return self.emit(self.extracted(op))
         if name in ("arith.andi", "arith.ori", "arith.xori") and integer_width(op.results[0].type) == 1 and \
                 not any(self.integer[self.value(v)] for v in operands):  # float predicates: stay floats
             a, b = (self.value(v) for v in operands)
@@ -649,12 +747,26 @@ class _Code:
         return self.emit(Ternary(SfpuOp.WHERE_INT if self.integer[c] else SfpuOp.WHERE, c, x, y))
 
 
+# Integer widths IREE packs several to a byte: loaded and stored bytewise, computed as int32.
+PACKED_WIDTHS = (2, 4)
+# i64 body ops -> their tt_hal.compiler.int64 builders.
+_INT64_BINARY = {"arith.addi": "add", "arith.subi": "subtract", "arith.muli": "multiply"}
+_INT64_BITWISE = {"arith.andi": SfpuOp.AND, "arith.ori": SfpuOp.OR, "arith.xori": SfpuOp.XOR}
+_INT64_EXTREMES = {"arith.maxsi": (True, True), "arith.minsi": (False, True), "arith.maxui": (True, False),
+                   "arith.minui": (False, False)}
+_INT64_OPS = ("addi", "subi", "muli", "andi", "ori", "xori", "max/min (signed and unsigned)", "cmpi", "select",
+              "shifts by constants", "extsi/extui/trunci/index_cast")
+# Ops of a dispatch that handle i64 tensors (as pairs of int32 tensors); any other op on
+# one is UNIMPLEMENTED.
+_WIDE_AWARE = ("iree_tensor_ext.dispatch.tensor.load", "iree_tensor_ext.dispatch.tensor.store", "linalg.generic",
+               "tensor.extract", "arith.constant", "tensor.empty")
 DYNAMIC = -(1 << 63)  # MLIR's kDynamic in static offsets and sizes
 # iree_linalg_ext ops built from gathers and fused kernels -> DispatchLowering's method.
 _NETWORK_OPS = {"iree_linalg_ext.sort": "sort", "iree_linalg_ext.topk": "topk", "iree_linalg_ext.topk_v2": "topk",
                 "iree_linalg_ext.arg_compare": "topk", "iree_linalg_ext.scan": "scan",
                 "iree_linalg_ext.scatter": "scatter", "iree_linalg_ext.map_load": "map_load",
-                "iree_linalg_ext.map_store": "map_store", "iree_linalg_ext.gather": "gather"}
+                "iree_linalg_ext.map_store": "map_store", "iree_linalg_ext.gather": "gather",
+                "iree_linalg_ext.fft": "fft"}
 SCATTER_LIMIT = 1 << 22  # elements of a scatter's (original, update) comparison space
 
 
@@ -692,6 +804,34 @@ def _access(op, subspan) -> tuple:
     return binding, offset, (offsets, sizes) if all(s == 1 for s in strides) else (offsets, sizes, strides)
 
 
+def _words(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """i64 values as their (low, high) int32 words."""
+    values = values.astype(np.int64)
+    return (values & 0xFFFFFFFF).astype(np.uint32).view(np.int32), (values >> 32).astype(np.int32)
+
+
+def _offsets(op, ints: Integers) -> list:
+    """The offsets of a dispatch.tensor.load or store's slice: ints, or the MLIR values
+    of those computed from tensor data (Integers.runtime)."""
+    dynamic = iter(op.opview.offsets)
+    offsets = []
+    for o in ir.DenseI64ArrayAttr(op.attributes["static_offsets"]):
+        if o == DYNAMIC:
+            value = next(dynamic)
+            o = value if value in ints.runtime else ints[value]
+        offsets.append(o)
+    return offsets
+
+
+def _data_offsets(op, ints: Integers) -> bool:
+    """Does a load or store take offsets computed from tensor data?"""
+    return any(v in ints.runtime for v in op.opview.offsets)
+
+
+# How load() tells its fallback that the slice's offsets come from tensor data.
+_DATA_OFFSETS = HalError(StatusCode.UNIMPLEMENTED, "offsets computed from tensor data")
+
+
 def _slice_indices(full, offsets, sizes, strides=None) -> np.ndarray:
     """The flat indices, in a row-major tensor of shape `full`, of a slice's elements."""
     strides = strides or (1,) * len(full)
@@ -704,7 +844,9 @@ def _merged_window(op, full, offsets, sizes) -> tuple[tuple, Window]:
     contiguous dims merged into at most three (batch, rows, columns)."""
     strides = [math.prod(full[i + 1:]) for i in range(len(full))]
     merged = _merged([(n, s) for n, s in zip(sizes, strides) if n != 1]) or [(1, 1)]
-    if merged[-1][1] != 1 or len(merged) > 3:
+    if merged[-1][1] != 1:  # no contiguous innermost dim (a column): rows of one element
+        merged.append((1, 1))
+    if len(merged) > 3:
         raise unimplemented(op, f"{op.name} of a slice (offsets {list(offsets)}, sizes {list(sizes)} of "
                                 f"{list(full)}) that is not a batch of evenly spaced matrices in memory")
     merged = [(1, merged[0][0])] * (len(merged) == 1) + merged
@@ -899,7 +1041,7 @@ class DispatchLowering:
             if op.name == "hal.interface.binding.subspan":
                 subspans[op.results[0]] = (op.opview.binding.value, ints[op.opview.byte_offset],
                                            _binding_shape(op, ints))
-            elif op.name == "iree_tensor_ext.dispatch.tensor.load":
+            elif op.name == "iree_tensor_ext.dispatch.tensor.load" and not _data_offsets(op, ints):
                 found[_access(op, subspans[op.operands[0]])] = _shape(op, op.results[0].type)
             elif op.name == "iree_tensor_ext.dispatch.tensor.store":
                 found[_access(op, subspans[op.operands[1]])] = _shape(op, op.operands[0].type)
@@ -918,6 +1060,10 @@ class DispatchLowering:
             name = op.name
             if ints.handle(op) or name == "func.return":
                 continue
+            if name not in _WIDE_AWARE and any(isinstance(v.type, ir.ShapedType) and is_wide(v.type)
+                                               for v in [*op.operands, *op.results]):
+                raise unimplemented(op, f"{name} on i64: the bridge takes i64 tensors through loads, stores, "
+                                        f"elementwise generics and extracts")
             if name == "arith.constant":
                 if isinstance(op.results[0].type, ir.RankedTensorType):
                     self.values[op.results[0]] = self.constant(op)
@@ -940,17 +1086,38 @@ class DispatchLowering:
                 getattr(self, _NETWORK_OPS[name])(op)
             elif name in _CASTS and isinstance(op.operands[0].type, ir.RankedTensorType):
                 self.tensor_cast(op)
-            elif name == "tensor.extract" and len(op.operands) == 1:  # the value of a 0-d tensor
-                self.scalars[op.results[0]] = self.values[op.operands[0]]
+            elif name == "tensor.extract":
+                self.scalars[op.results[0]] = self.extract(op)
             else:
                 raise unimplemented(op, f"{name} has no Tensix lowering yet")
         return self
 
+    def extract(self, op) -> Tensor:
+        """The 0-d tensor of a scalar a tensor.extract takes out of a tensor (at indices
+        known when the dispatch is lowered): the tensor itself if it is 0-d, else gathered."""
+        source = self.values[op.operands[0]]
+        if len(op.operands) == 1:
+            return source
+        indices = [self.ints[v] for v in op.operands[1:]]
+        if not all(isinstance(i, int) and 0 <= i < n for i, n in zip(indices, source.shape)):
+            raise unimplemented(op, f"tensor.extract at {indices} of a tensor of shape {list(source.shape)}: the "
+                                    f"lowering extracts at indices known when it lowers, inside the tensor")
+        flat = np.array(np.ravel_multi_index(indices, source.shape))
+        low = self._gather(op, source, flat)
+        if source.high is not None:
+            low.high = self._gather(op, source.high, flat)
+        return low
+
     def constant(self, op) -> Tensor:
         """A tensor constant of the dispatch: a fill if it is a splat, else a module
         constant (an export tensor, written when the executable is prepared)."""
-        _check_element_type(op, op.results[0].type)
         shape = _shape(op, op.results[0].type)
+        if is_wide(op.results[0].type):
+            data = dense_array(op, op.attributes["value"]).reshape(shape).astype(np.int64)
+            low, high = (self._constant_words(words, shape) for words in _words(data))
+            low.high = high
+            return low
+        _check_element_type(op, op.results[0].type)
         data = dense_array(op, op.attributes["value"]).reshape(shape)
         width = integer_width(op.results[0].type)
         fmt = INTEGER_FORMAT if width else None
@@ -959,6 +1126,12 @@ class DispatchLowering:
         if width:
             data = np.vectorize(lambda x: _canonical_integer(int(x), width), otypes=[np.int32])(data)
         return Tensor(shape, ref=("constant", data), data_format=fmt)
+
+    @staticmethod
+    def _constant_words(words: np.ndarray, shape) -> Tensor:
+        if words.size and (words == words.flat[0]).all():
+            return Tensor(shape, fill=int(words.flat[0]), data_format=INTEGER_FORMAT)
+        return Tensor(shape, ref=("constant", words), data_format=INTEGER_FORMAT)
 
     def tensor_cast(self, op) -> None:
         """A cast of a whole tensor outside a generic (an i1 argument's bytes to i1, an i1
@@ -996,22 +1169,34 @@ class DispatchLowering:
         is sign-extended into int32 tiles (but an i1 argument's bytes, which are 0 or 1)."""
         shape = _shape(op, op.results[0].type)
         result = op.results[0]
+        if is_wide(result.type):
+            self.values[result] = self._load_wide(op, shape)
+            return
+        if integer_width(result.type) in PACKED_WIDTHS:
+            self.values[result] = self._load_packed(op, shape, integer_width(result.type))
+            return
         _check_element_type(op, result.type)
         element = str(result.type.element_type)
         width = integer_width(result.type)
         if element not in MEMORY_FORMATS:
             raise unimplemented(op, f"a load of {element}: the bridge loads {', '.join(MEMORY_FORMATS)}")
+        device_shape = default_device_shape(shape)
         try:
+            if _data_offsets(op, self.ints):
+                raise _DATA_OFFSETS
             access, device_shape, window = self._placed(op, op.operands[0], shape)
             raw = Tensor(shape, device_shape, ("binding", access), data_format=MEMORY_FORMATS[element],
                          window=window)
         except HalError as error:  # a slice the tilize stage cannot read: gathered from the whole binding
             binding, offset, full = self.subspans[op.operands[0]]
-            access = _access(op, self.subspans[op.operands[0]])
-            if error.code != StatusCode.UNIMPLEMENTED or access[2] is None:
-                raise
             whole = Tensor(full, ref=("binding", (binding, offset, None)), data_format=MEMORY_FORMATS[element])
-            raw = self._gather(op, whole, _slice_indices(full, *access[2]).reshape(shape))
+            if error is _DATA_OFFSETS:
+                raw = self._gather_at(op, whole, self._slice_table(op, full, shape))
+            else:
+                access = _access(op, self.subspans[op.operands[0]])
+                if error.code != StatusCode.UNIMPLEMENTED or access[2] is None:
+                    raise
+                raw = self._gather(op, whole, _slice_indices(full, *access[2]).reshape(shape))
         if width in (8, 16) and not all(use.owner.name == "arith.trunci" and
                                         integer_width(use.owner.results[0].type) == 1 for use in result.uses):
             out = self._temp(shape, device_shape, INTEGER_FORMAT)
@@ -1020,9 +1205,141 @@ class DispatchLowering:
             raw = out
         self.values[result] = raw
 
+    def _load_wide(self, op, shape) -> Tensor:
+        """An i64 tensor loaded: its low and its high words gathered from the binding read
+        as int32 words."""
+        binding, offset, full = self.subspans[op.operands[0]]
+        if None in full:
+            raise unimplemented(op, f"a load of i64 from a binding of dynamic shape {full}")
+        words = Tensor((2 * math.prod(full),), ref=("binding", (binding, offset, None)), data_format=INTEGER_FORMAT)
+        if _data_offsets(op, self.ints):
+            table = self._slice_table(op, full, shape)
+            halves = []
+            for word in (0, 1):
+                places = self._temp(shape, table.device_shape, INTEGER_FORMAT)
+                code = [Input(0), Constant(2, True), Binary(SfpuOp.MUL_INT, 0, 1), Constant(word, True),
+                        Binary(SfpuOp.ADD_INT, 2, 3)]
+                self._fused(op, code, [(table, FusedInput(INTEGER_FORMAT))], places)
+                halves.append(self._gather_at(op, words, places))
+        else:
+            access = _access(op, self.subspans[op.operands[0]])
+            flat = np.arange(math.prod(full)) if access[2] is None else _slice_indices(full, *access[2])
+            flat = flat.reshape(shape)
+            device_shape = self.bound.get(access) or default_device_shape(shape)  # as the dispatch's other tensors
+            halves = [self._gather(op, words, 2 * flat + word, out=self._temp(shape, device_shape, INTEGER_FORMAT))
+                      for word in (0, 1)]
+        halves[0].high = halves[1]
+        return halves[0]
+
+    def _load_packed(self, op, shape, bits: int) -> Tensor:
+        """An i2 or i4 tensor loaded (IREE packs 8 / bits of them in a byte, the first in
+        the low bits): each element's byte gathered, shifted down and sign-extended."""
+        binding, offset, full = self.subspans[op.operands[0]]
+        access = _access(op, self.subspans[op.operands[0]])
+        if None in full:
+            raise unimplemented(op, f"a load of i{bits} from a binding of dynamic shape {full}")
+        per_byte = 8 // bits
+        flat = np.arange(math.prod(full)) if access[2] is None else _slice_indices(full, *access[2])
+        flat = flat.reshape(shape)
+        data = Tensor((ceil_div(math.prod(full), per_byte),), ref=("binding", (binding, offset, None)),
+                      data_format=DataFormat.uint8)
+        device_shape = self.bound.get(access) or default_device_shape(shape)
+        data = self._gather(op, data, flat // per_byte, out=self._temp(shape, device_shape, INTEGER_FORMAT))
+        shifts = Tensor(shape, ref=("constant", (flat % per_byte * bits).astype(np.int32)), data_format=INTEGER_FORMAT)
+        inputs: list = []
+        code = _Code({}, inputs, lambda v: None)
+        x = code.emit(Binary(SfpuOp.SHRU, code.emit(self._leaf(op, data, inputs, device_shape)),
+                             code.emit(self._leaf(op, shifts, inputs, device_shape))))
+        code.narrowed(x, bits)
+        out = self._temp(shape, device_shape, INTEGER_FORMAT)
+        self._fused(op, code.code, inputs, out)
+        return out
+
+    def _store_packed(self, op, tensor: Tensor, bits: int) -> None:
+        """An i2 or i4 tensor stored whole, packed 8 / bits to a byte: the elements of each
+        byte gathered (one gather per place in the byte), masked, shifted up and ORed."""
+        access = _access(op, self.subspans[op.operands[1]])
+        if access[2] is not None:
+            raise unimplemented(op, f"a store of i{bits} into a slice ({access[2]}): the bridge packs whole bindings")
+        per_byte, n = 8 // bits, math.prod(tensor.shape)
+        places = np.arange(ceil_div(n, per_byte) * per_byte).reshape(-1, per_byte)
+        places[places >= n] = -1
+        inputs: list = []
+        code = _Code({}, inputs, lambda v: None)
+        mask, packed = code.emit(Constant((1 << bits) - 1, True)), None
+        for j in range(per_byte):
+            word = code.emit(Binary(SfpuOp.AND, code.emit(self._leaf(op, self._gather(op, tensor, places[:, j]),
+                                                                          inputs, (1, places.shape[0]))), mask))
+            if j:
+                word = code.emit(Binary(SfpuOp.SHL, word, code.emit(Constant(j * bits, True))))
+            packed = word if packed is None else code.emit(Binary(SfpuOp.OR, packed, word))
+        out = Tensor((places.shape[0],), None, ("output", access), data_format=DataFormat.uint8)
+        self._fused(op, code.code, inputs, out)
+        self.outputs[access] = (out.device_shape, DataFormat.uint8, None)
+
+    def _store_wide(self, op, tensor: Tensor) -> None:
+        """An i64 tensor stored: its words interleaved (low, high) into an (n, 2) int32
+        tensor over the binding's bytes, by two gathers (each word's other column zero) and
+        an OR."""
+        binding, offset, full = self.subspans[op.operands[1]]
+        access = _access(op, self.subspans[op.operands[1]])
+        n = math.prod(tensor.shape)
+        window = None
+        if access[2] is not None:
+            flat = _slice_indices(full, *access[2]).reshape(-1)
+            if not np.array_equal(flat, np.arange(flat[0], flat[0] + n)):
+                raise unimplemented(op, f"a store of i64 into a slice ({access[2]} of {list(full)}) that is not one "
+                                        f"contiguous range")
+            window = Window(2 * int(flat[0]), 2, 2 * n)
+        order, none = np.arange(n), np.full(n, -1)
+        columns = [self._gather(op, word, np.stack(pair, axis=1))
+                   for word, pair in ((tensor, (order, none)), (tensor.high, (none, order)))]
+        out = Tensor((n, 2), (n, 2), ("output", access), data_format=INTEGER_FORMAT)
+        self._fused(op, (Input(0), Input(1), Binary(SfpuOp.OR, 0, 1)),
+                    [(column, FusedInput(INTEGER_FORMAT)) for column in columns], out)
+        self.outputs[access] = ((n, 2), INTEGER_FORMAT, window)
+
+    def _slice_table(self, op, full, shape) -> Tensor:
+        """The flat indices, in the row-major tensor of shape `full` a load reads, of the
+        elements of its slice whose offsets are computed from tensor data: the static part
+        as a constant, each data offset (clamped into its dim, as out of range is
+        undefined) times its dim's stride added by a fused kernel."""
+        sizes = tuple(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
+        strides = tuple(ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
+        if DYNAMIC in sizes or DYNAMIC in strides or None in full:
+            raise unimplemented(op, f"{op.name} of a slice of sizes {sizes} and strides {strides} of {full}, at "
+                                    f"offsets computed from tensor data: the bridge gathers static sizes")
+        offsets = _offsets(op, self.ints)
+        static = [o if isinstance(o, int) else 0 for o in offsets]
+        base = _slice_indices(full, static, sizes, strides).reshape(shape).astype(np.int32)
+        inputs: list = []
+        code = _Code({}, inputs, lambda v: self._scalar_leaf(v, inputs))
+        flat = code.emit(self._leaf(op, Tensor(shape, ref=("constant", base), data_format=INTEGER_FORMAT), inputs,
+                                    default_device_shape(shape)))
+        for d, offset in enumerate(offsets):
+            if isinstance(offset, int):
+                continue
+            i = code.integer_value(offset)
+            i = code.emit(Binary(SfpuOp.MAX_INT, i, code.emit(Constant(0, True))))
+            last = full[d] - (sizes[d] - 1) * strides[d] - 1  # the last offset whose slice fits
+            i = code.emit(Binary(SfpuOp.MIN_INT, i, code.emit(Constant(last, True))))
+            stride = math.prod(full[d + 1:])
+            if stride != 1:
+                i = code.emit(Binary(SfpuOp.MUL_INT, i, code.emit(Constant(stride, True))))
+            flat = code.emit(Binary(SfpuOp.ADD_INT, flat, i))
+        table = self._temp(shape, default_device_shape(shape), INTEGER_FORMAT)
+        self._fused(op, code.code, inputs, table)
+        return table
+
     def store(self, op) -> None:
         value = op.operands[0]
         tensor = self.values[value]
+        if is_wide(value.type):
+            self._store_wide(op, tensor)
+            return
+        if integer_width(value.type) in PACKED_WIDTHS:
+            self._store_packed(op, tensor, integer_width(value.type))
+            return
         try:
             access, wanted, window = self._placed(op, op.operands[1], tensor.shape)
         except HalError as error:  # a slice whose dims the tensor's do not follow: its elements regrouped
@@ -1247,6 +1564,43 @@ class DispatchLowering:
         out = self._temp(like.shape, device_shape, like.data_format)
         self._fused(op, sub_code, sub_inputs, out)
         return out
+
+    def fft(self, op) -> None:
+        """iree_linalg_ext.fft: one Cooley-Tukey stage s along the last dim (IREE's
+        FftOp::generateScalarImplementation): with m = 2^s and h = m / 2, place p at j = p
+        mod m takes u = a[l] and t = w * a[l + h], l = p - j + j mod h, and becomes u + t
+        if j < h, else u - t; w = exp(-2 pi i (j mod h) / m), or the op's coefficients.
+        The partners are gathers of the real and imaginary parts, w and the sign constants,
+        and each part one fused kernel."""
+        operands = list(op.operands)
+        real, imag = (self.values[v] for v in operands[-2:])
+        for v in operands[-2:]:
+            _check_element_type(op, v.type)
+        stage = self.ints[operands[0]]
+        shape, d = real.shape, len(real.shape) - 1
+        m, n = 1 << stage, real.shape[-1]
+        half = m // 2
+        p = np.arange(n)
+        j = p % m
+        lhs = p - j + j % half
+        if len(operands) == 5:  # coefficients given (h of each part)
+            w = [self._gather(op, self.values[v], np.broadcast_to(j % half, shape)) for v in operands[1:3]]
+        else:  # computed as IREE's scalar code does, in float32
+            angle = np.float32(-2 * math.pi) / np.float32(m) * (j % half).astype(np.float32)
+            w = [Tensor(shape, ref=("constant", np.broadcast_to(f(angle), shape).astype(np.float32)))
+                 for f in (np.cos, np.sin)]
+        sign = Tensor(shape, ref=("constant", np.broadcast_to(np.where(j < half, 1.0, -1.0), shape).astype(np.float32)))
+        parts = [self._along(op, t, positions, d) for positions in (lhs, lhs + half) for t in (real, imag)]
+        inputs: list = []
+        leaves = [self._leaf(op, t, inputs, real.device_shape) for t in [*parts, *w, sign]]
+        u_re, u_im, a_re, a_im, w_re, w_im, s = range(7)
+        for result, (x, y, z, sub) in zip(op.results, ((u_re, a_re, a_im, SfpuOp.SUB), (u_im, a_im, a_re, SfpuOp.ADD))):
+            # t = w_re * y -/+ w_im * z (the real part: xu - yv; the imaginary one: xv + yu); x + s * t
+            code = [*leaves, Binary(SfpuOp.MUL, w_re, y), Binary(SfpuOp.MUL, w_im, z), Binary(sub, 7, 8),
+                    Binary(SfpuOp.MUL, s, 9), Binary(SfpuOp.ADD, x, 10)]
+            out = self._temp(shape, real.device_shape)
+            self._fused(op, code, inputs, out)
+            self.values[result] = out
 
     def scan(self, op) -> None:
         """iree_linalg_ext.scan along `dimension`: out[i] = init + x[0] + ... + x[i] for
@@ -1509,27 +1863,27 @@ class DispatchLowering:
                                     [t for t, _ in inputs] + masks + [out], n))
 
     def _split(self, op, code: Sequence[Instruction], inputs: list[tuple[Tensor, FusedInput]], out: Tensor) -> None:
-        """Code too big for one fused kernel (its Dst tiles or its inputs): each operand of
-        its last instruction is computed into a scratch tensor of the output's shape first
-        (split again as needed), then the last instruction reads those."""
-        last = code[-1]
-        new_code, new_inputs, number = [], [], {}
-        for v in dict.fromkeys(last.operands):
-            sub_code, sub_inputs = _cone(code, v, inputs)
-            number[v] = len(new_code)
-            if len(sub_code) == 1 and isinstance(sub_code[0], (Constant, Scalar)):
-                new_code.append(sub_code[0])
+        """Code too big for one fused kernel (its Dst tiles or its inputs), cut into
+        kernels: in program order, each value whose code (reading the values cut so far)
+        does not fit has its operands computed into scratch tensors of the output's shape
+        first, each once however many later values read it."""
+        integer = fused.integer_values(code, [fi for _, fi in inputs])
+        cut: dict[int, tuple[Tensor, FusedInput]] = {}
+
+        def fits(v: int) -> bool:
+            sub_code, sub_inputs = _cone(code, v, inputs, cut)
+            return len(sub_code) == 1 or fused.fits(tuple(sub_code), tuple(fi for _, fi in sub_inputs), True)
+
+        for v, instruction in enumerate(code):
+            if fits(v):
                 continue
-            if len(sub_code) == 1:  # an input, read as it was
-                source = sub_inputs[0]
-            else:
-                integer = fused.integer_values(sub_code, [fi for _, fi in sub_inputs])[-1]
-                temp = self._temp(out.shape, out.device_shape, INTEGER_FORMAT if integer else None)
-                self._fused(op, sub_code, sub_inputs, temp)
-                source = (temp, FusedInput(self._format(temp)))
-            new_code.append(Input(len(new_inputs)))
-            new_inputs.append(source)
-        self._fused(op, [*new_code, _renumbered(last, number)], new_inputs, out)
+            for u in dict.fromkeys(instruction.operands):
+                if u in cut or isinstance(code[u], (Input, Constant, Scalar)):
+                    continue
+                temp = self._temp(out.shape, out.device_shape, INTEGER_FORMAT if integer[u] else None)
+                self._fused(op, *_cone(code, u, inputs, cut), temp)
+                cut[u] = (temp, FusedInput(self._format(temp)))
+        self._fused(op, *_cone(code, len(code) - 1, inputs, cut), out)
 
     def _transpose(self, op, tensor: Tensor, out: Tensor) -> None:
         fmt = self._format(tensor)
@@ -1566,7 +1920,7 @@ class DispatchLowering:
         if n_out == 1:
             return self._generic(op, n_in, 0)
         if "reduction" in _iterators(op):
-            raise unimplemented(op, f"a linalg.generic with {n_out} results that reduces")
+            return self._tree_reduction(op, n_in, n_out)
         block = op.regions[0].blocks[0]
         outputs = {block.arguments[n_in + k] for k in range(n_out)}
         for inner in block.operations:
@@ -1575,6 +1929,114 @@ class DispatchLowering:
         for k in range(n_out):
             self._generic(op, n_in, k)
 
+    def _tree_reduction(self, op, n_in: int, n_out: int) -> None:
+        """A reduction with several results (an argmax: value and index): a tree. The body
+        reads each accumulator (an out argument) against a value computed from the
+        element alone (an input, or a function of it and of linalg.index, as when IREE
+        fuses argmax's iota into it): those element values are computed for every element
+        first; then each step applies the body to the first half of the reduced dim (as
+        accumulators) and the second (as element values), a gather of each half and one
+        fused kernel per result, an odd element passing through; last, the body with the
+        init values. The body must be associative and commutative, as a reduce's is taken
+        to be (StableHLO leaves the order to the implementation)."""
+        iterators, exprs = _iterators(op), _affine(op)
+        maps = [_projection(e) for e in exprs]
+        reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
+        parallel = [d for d in range(len(iterators)) if d != (reductions or [None])[0]]
+        if len(reductions) != 1 or any(m is None for m in maps) or any(m != parallel for m in maps[n_in:]):
+            raise unimplemented(op, f"a linalg.generic with {n_out} results that reduces over several dims or "
+                                    f"through maps that are not projections ({exprs})")
+        operands = list(op.operands)
+        for v in operands:
+            _check_element_type(op, v.type)
+        block = op.regions[0].blocks[0]
+        body, yields = list(block.operations)[:-1], list(block.operations)[-1].operands
+        accumulators = list(block.arguments)[n_in:]
+        elements = self._element_values(op, body, yields, list(block.arguments)[:n_in], accumulators)
+        r = reductions[0]
+        ins = [self.values[v] for v in operands[:n_in]]
+        inits = [self.values[v] for v in operands[n_in:]]
+        formats = [INTEGER_FORMAT if integer_width(v.type) else None for v in operands[n_in:]]
+        extents = [0] * len(iterators)
+        for v, dims in zip(operands, maps):
+            for j, d in enumerate(dims):
+                extents[d] = _shape(op, v.type)[j]
+        if extents[r] == 0:
+            for result, init in zip(op.results, inits):
+                self.values[result] = init
+            return
+        # The element values over the whole loop space.
+        space, axis = self._space(ins, None, [*maps[:n_in], list(range(len(iterators)))], extents)
+        inputs: list = []
+        builder = self._code(op, ins, maps, space, axis, n_in, inputs)
+        x = []
+        for value, fmt in zip(elements, formats):
+            code, value_inputs = _cone(builder.code, builder.result(value), inputs)
+            x.append(self._temp(tuple(extents), space, fmt))
+            self._fused(op, code, value_inputs, x[-1])
+
+        def combined(firsts: list[Tensor], seconds: list[Tensor], mask: Tensor | None) -> list[Tensor]:
+            """The body with accumulators `firsts` and element values `seconds`, each result
+            kept from the accumulator where `mask` is 0."""
+            shape = firsts[0].shape
+            device_shape = default_device_shape(shape)
+            results = []
+            for k in range(n_out):
+                inputs: list = []
+                leaves = {v: self._leaf(op, t, inputs, device_shape)
+                          for v, t in [*zip(accumulators, firsts), *zip(elements, seconds)]}
+                code = _Code(leaves, inputs, lambda v, inputs=inputs: self._scalar_leaf(v, inputs))
+                value = code.result(yields[k])
+                if mask is not None:
+                    value = code.emit(Ternary(SfpuOp.WHERE_INT, code.emit(self._leaf(op, mask, inputs, device_shape)),
+                                              value, code.value(accumulators[k])))
+                sub_code, sub_inputs = _cone(code.code, value, inputs)
+                out = self._temp(shape, device_shape, formats[k])
+                self._fused(op, sub_code, sub_inputs, out)
+                results.append(out)
+            return results
+
+        n = extents[r]
+        while n > 1:
+            half = (n + 1) // 2
+            first = [self._along(op, t, range(half), r) for t in x]
+            second = [self._along(op, t, [i + half if i + half < n else -1 for i in range(half)], r) for t in x]
+            x = combined(first, second, self._positions(first[0].shape, r, [int(i + half < n) for i in range(half)]))
+            n = half
+        reduced = [self._along(op, t, [0], r, init.shape) for t, init in zip(x, inits)]
+        for result, out in zip(op.results, combined(inits, reduced, None)):
+            self.values[result] = out
+
+    @staticmethod
+    def _element_values(op, body, yields, arguments, accumulators) -> list:
+        """For each accumulator, the body's value computed from the element alone (no
+        accumulator) that it is combined with: the one value of its type that shares an
+        op with it. Every op that reads an accumulator must read no other element value,
+        so that the body is a function of the accumulators and these values only."""
+        from_accumulators = set(accumulators)
+        for inner in body:
+            if any(v in from_accumulators for v in inner.operands):
+                from_accumulators.update(inner.results)
+        element = set(arguments) | {r for inner in body if not set(inner.results) & from_accumulators
+                                    for r in inner.results}
+        values = []
+        for accumulator in accumulators:
+            partners = {v for inner in body if accumulator in list(inner.operands) for v in inner.operands
+                        if v in element and v.type == accumulator.type}
+            if len(partners) != 1:
+                raise unimplemented(op, f"a reduction with {len(accumulators)} results whose body does not combine "
+                                        f"each accumulator with one value of the element ({len(partners)} found)")
+            values.extend(partners)
+        for inner in body:
+            if set(inner.results) & from_accumulators and any(v in element and v not in values for v in
+                                                                inner.operands):
+                raise unimplemented(op, f"a reduction with {len(accumulators)} results whose body reads the element "
+                                        f"other than through the values it combines the accumulators with")
+        if any(v in element and v not in values for v in yields):
+            raise unimplemented(op, "a reduction with several results that yields an element value it does not "
+                                    "combine")
+        return values
+
     def _generic(self, op, n_in: int, k: int) -> None:
         """Result `k` of a linalg.generic with `n_in` inputs."""
         operands = list(op.operands)
@@ -1582,8 +2044,10 @@ class DispatchLowering:
         exprs = _affine(op)
         exprs = exprs[:n_in] + [exprs[n_in + k]]
         maps, iterators = [_projection(e) for e in exprs], _iterators(op)
+        wide = any(is_wide(v.type) for v in operands)
         for v in operands:
-            _check_element_type(op, v.type)
+            if not is_wide(v.type):
+                _check_element_type(op, v.type)
         width = integer_width(op.results[k].type)
         result_format = INTEGER_FORMAT if width else None
         ins = [self.values[v] if isinstance(v.type, ir.RankedTensorType) else None for v in operands[:n_in]]
@@ -1606,6 +2070,15 @@ class DispatchLowering:
         if 0 in extents and not any(0 in _shape(op, v.type) for v in operands):
             raise unimplemented(op, "a loop dim that no operand's map reads as a plain dim")
         reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
+        if wide and (reductions or any(m is None for m in maps[:n_in])):
+            raise unimplemented(op, "a linalg.generic on i64 that is not elementwise over projections of its "
+                                    "loops: the bridge's i64 generics are elementwise (tt_hal.compiler.int64)")
+        if wide and is_wide(op.results[k].type) and len(body) == 1:
+            source = operands[result.arg_number] if isinstance(result, ir.BlockArgument) else result
+            fill = self._wide_fill(source, init.shape)
+            if fill is not None:
+                self.values[op.results[k]] = fill
+                return
         if any(m is None for m in maps[:n_in]) or len(reductions) > 1:
             ins, maps, iterators, extents = self._regrouped(op, ins, exprs, maps, iterators, extents, body)
             reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
@@ -1649,6 +2122,21 @@ class DispatchLowering:
                                                            self._temp(init.shape, space, result_format))
         else:
             self.values[op.results[k]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
+
+    def _wide_fill(self, v, shape) -> Tensor | None:
+        """A tensor of `shape` filled with an i64 scalar (a constant, or a 0-d tensor's
+        value), its words as fills; None if `v` is not such a scalar."""
+        known = _constant(v)
+        known = self.ints.env.get(v) if known is None else known
+        if isinstance(known, int):
+            low, high = int64.split(known)
+            return Tensor(shape, fill=low, data_format=INTEGER_FORMAT,
+                          high=Tensor(shape, fill=high, data_format=INTEGER_FORMAT))
+        if v in self.scalars:
+            words = [t.fill if t.fill is not None else t for t in (self.scalars[v], self.scalars[v].high)]
+            return Tensor(shape, fill=words[0], data_format=INTEGER_FORMAT,
+                          high=Tensor(shape, fill=words[1], data_format=INTEGER_FORMAT))
+        return None
 
     def _regrouped(self, op, ins, exprs, maps, iterators, extents, body):
         """The generic's operands and loops made ones the tile kernels follow: each input
@@ -1802,8 +2290,19 @@ class DispatchLowering:
             return scalar.fill if scalar.fill is not None else scalar
         return None
 
-    def _scalar_leaf(self, v, inputs: list) -> Instruction | None:
-        """The instruction of a scalar's value (_scalar_fill), None if it is not known."""
+    def _scalar_leaf(self, v, inputs: list):
+        """The instruction of a scalar's value (_scalar_fill), None if it is not known; of
+        an i64, the (low, high) pair of them."""
+        if is_wide(v.type):
+            known = _constant(v)
+            known = self.ints.env.get(v) if known is None else known
+            if isinstance(known, int):
+                return tuple(Constant(word, True) for word in int64.split(known))
+            if v in self.scalars:
+                tensor = self.scalars[v]
+                return tuple(self._fill_leaf(t.fill if t.fill is not None else t, inputs)
+                             for t in (tensor, tensor.high))
+            return None
         fill = self._scalar_fill(v)
         return None if fill is None else self._fill_leaf(fill, inputs)
 
@@ -1891,16 +2390,21 @@ class DispatchLowering:
             Broadcast.COL if columns else Broadcast.NONE
         return tensor, FusedInput(self._format(tensor), broadcast, outer == 1 != outer_space)
 
-    def _code(self, op, ins, maps, space, axis, n_in, result, inputs):
-        """eltwise_fused code for `result` over the generic's inputs; fills become constants."""
+    def _code(self, op, ins, maps, space, axis, n_in, inputs) -> _Code:
+        """The builder of eltwise_fused code over the generic's inputs (fills become
+        constants; an i64 input's leaf is the pair of its words' leaves)."""
         leaves = {}
         arguments = op.regions[0].blocks[0].arguments
-        for i, (tensor, dims) in enumerate(zip(ins, maps[:n_in])):
+
+        def leaf(tensor: Tensor, dims) -> Instruction:
             if tensor.fill is not None:
-                leaves[arguments[i]] = self._fill_leaf(tensor.fill, inputs)
-            else:
-                leaves[arguments[i]] = Input(len(inputs))
-                inputs.append(self._view(op, tensor, dims, space, axis))
+                return self._fill_leaf(tensor.fill, inputs)
+            inputs.append(self._view(op, tensor, dims, space, axis))
+            return Input(len(inputs) - 1)
+
+        for i, (tensor, dims) in enumerate(zip(ins, maps[:n_in])):
+            leaves[arguments[i]] = leaf(tensor, dims) if tensor.high is None else (leaf(tensor, dims),
+                                                                                    leaf(tensor.high, dims))
         index_inputs = {}
 
         def index_input(dim: int) -> Input:
@@ -1923,7 +2427,9 @@ class DispatchLowering:
             if source is None:
                 raise unimplemented(extract, "tensor.extract of a tensor that is not a value of the dispatch")
             if len(extract.operands) == 1:  # a 0-d tensor's value
-                return self._fill_leaf(source.fill if source.fill is not None else source, code.inputs)
+                leaves = [self._fill_leaf(t.fill if t.fill is not None else t, code.inputs)
+                          for t in (source, source.high) if t is not None]
+                return leaves[0] if len(leaves) == 1 else tuple(leaves)
             sub = _Code(code.leaves, code.inputs, code.scalar_leaf, code.index_input, code.extract_input)
             flat, stride = None, 1
             for v, extent in reversed(list(zip(extract.operands[1:], source.shape))):
@@ -1937,20 +2443,34 @@ class DispatchLowering:
             table_code, table_inputs = _cone(sub.code, flat, code.inputs)
             table = self._temp(space, space, INTEGER_FORMAT)
             self._fused(extract, table_code, table_inputs, table)
-            gathered = self._gather_at(extract, source, table)
-            code.inputs.append((gathered, FusedInput(self._format(gathered))))
-            return Input(len(code.inputs) - 1)
+            leaves = []
+            for word in (source, source.high):
+                if word is not None:
+                    gathered = self._gather_at(extract, word, table)
+                    code.inputs.append((gathered, FusedInput(self._format(gathered))))
+                    leaves.append(Input(len(code.inputs) - 1))
+            return leaves[0] if len(leaves) == 1 else tuple(leaves)
 
-        code = _Code(leaves, inputs, lambda v: self._scalar_leaf(v, inputs), index_input, extract_input)
-        code.result(result)
-        return code.code
+        return _Code(leaves, inputs, lambda v: self._scalar_leaf(v, inputs), index_input, extract_input)
 
     def _elementwise(self, op, ins, maps, space, axis, body, n_in, out: Tensor) -> Tensor:
         result = body[-1].operands[0]
         if isinstance(result, ir.BlockArgument) and result.arg_number == n_in:
             raise unimplemented(op, "a linalg.generic that yields its own output")
         inputs: list = []
-        code = self._code(op, ins, maps, space, axis, n_in, result, inputs)
+        builder = self._code(op, ins, maps, space, axis, n_in, inputs)
+        if is_wide(result.type):  # an i64: its words computed by two kernels
+            words = []
+            for word in builder.pair(result):
+                code, word_inputs = _cone(builder.code, word, inputs)
+                words.append(self._temp(out.shape, out.device_shape, INTEGER_FORMAT))
+                self._fused(op, code, word_inputs, words[-1])
+            words[0].high = words[1]
+            return words[0]
+        code = builder.code
+        index = builder.result(result)
+        if index != len(code) - 1:  # (an i64's low word, say): the code of that value alone
+            code, inputs = _cone(code, index, inputs)
         if code == [Input(0)] and inputs[0][1].broadcast is Broadcast.NONE and not inputs[0][1].batch_broadcast:
             tensor = inputs[0][0]
             if tensor.ref is not None and tensor.ref[0] == "temp":
@@ -2231,18 +2751,28 @@ def _renumbered(instruction: Instruction, number: dict[int, int]) -> Instruction
     return instruction
 
 
-def _cone(code: Sequence[Instruction], value: int, inputs: list) -> tuple[list[Instruction], list]:
-    """The code computing `value` alone, renumbered, and the inputs it reads."""
+def _cone(code: Sequence[Instruction], value: int, inputs: list, cut: dict | None = None) -> tuple[list[Instruction],
+                                                                                                  list]:
+    """The code computing `value` alone, renumbered, and the inputs it reads; a value in
+    `cut` (value -> (Tensor, FusedInput) it was computed into) is read as an input."""
+    cut = cut or {}
     needed, stack = set(), [value]
     while stack:
         v = stack.pop()
         if v not in needed:
             needed.add(v)
-            stack.extend(code[v].operands)
+            if v not in cut:
+                stack.extend(code[v].operands)
     number, sub_code, sub_inputs, input_number = {}, [], [], {}
     for v in sorted(needed):
         instruction = code[v]
-        if isinstance(instruction, Input):
+        if v in cut:
+            key = ("cut", v)
+            if key not in input_number:
+                input_number[key] = len(sub_inputs)
+                sub_inputs.append(cut[v])
+            instruction = Input(input_number[key])
+        elif isinstance(instruction, Input):
             if instruction.index not in input_number:
                 input_number[instruction.index] = len(sub_inputs)
                 sub_inputs.append(inputs[instruction.index])

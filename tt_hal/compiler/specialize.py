@@ -31,11 +31,20 @@ _SLICES = ("iree_tensor_ext.dispatch.tensor.load", "iree_tensor_ext.dispatch.ten
 
 def is_dynamic(func) -> bool:
     """Does the dispatch function bind a tensor of dynamic shape, or load or store a
-    slice at offsets or of sizes known only when it runs (dynamic_update_slice)?"""
-    return any((op.name == "hal.interface.binding.subspan" and op.opview.dynamic_dims) or
-               (op.name in _SLICES and any(DYNAMIC in ir.DenseI64ArrayAttr(op.attributes[name])
-                                           for name in ("static_offsets", "static_sizes")))
-               for op in frontend.operations(func))
+    slice of sizes known only when it runs, or at offsets IREE passes when it runs
+    (dynamic_update_slice)? Offsets computed from tensor data inside the dispatch are not
+    such: the chip computes them (tt_hal/compiler/lowering.py, DispatchLowering._slice_table)."""
+    data = set()  # values computed from tensor elements
+    for op in frontend.operations(func):
+        if op.name == "tensor.extract" or (any(v in data for v in op.operands) and
+                                           not any(isinstance(r.type, ir.ShapedType) for r in op.results)):
+            data.update(op.results)
+        if op.name == "hal.interface.binding.subspan" and op.opview.dynamic_dims:
+            return True
+        if op.name in _SLICES and (DYNAMIC in ir.DenseI64ArrayAttr(op.attributes["static_sizes"]) or
+                                   any(v not in data for v in op.opview.offsets)):
+            return True
+    return False
 
 
 def dynamic_export(name: str, constant_count: int, binding_count: int, func) -> Export:
