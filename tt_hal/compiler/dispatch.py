@@ -144,7 +144,8 @@ class _ExportBuilder:
         if window is None:
             constants = rowmajor.push_constants(rows, columns, [offset], batches)
         elif isinstance(offset, PushConstant):
-            raise HalError(StatusCode.UNIMPLEMENTED, "a slice of a binding whose offset is a push constant")
+            raise HalError(StatusCode.UNIMPLEMENTED, "a slice of a binding whose byte offset IREE passes as a push "
+                                                     "constant (a stage adds no offset to a push constant)")
         else:
             constants = rowmajor.push_constants(rows, columns, [offset + window.start * data_format.element_size],
                                                 batches, window.row_stride, window.batch_stride)
@@ -167,11 +168,15 @@ def lower_export(export_op, func) -> Export:
 def lower_function(name: str, constant_count: int, binding_count: int, func, where: str) -> Export:
     """The staged export `name` of dispatch function `func` (at `where`, for errors)."""
     try:
-        lowering = DispatchLowering(func, OPTIONS)
-        accesses = lowering.tensors()  # (binding, byte offset) -> shape
-        lowering.run(_folded(accesses))
+        return _lowered(name, constant_count, binding_count, func)
     except HalError as e:
         raise HalError(e.code, f"{e.message}\n  in dispatch @{name} at {where}") from None
+
+
+def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export:
+    lowering = DispatchLowering(func, OPTIONS)
+    accesses = lowering.tensors()  # (binding, byte offset) -> shape
+    lowering.run(_folded(accesses))
     out = _ExportBuilder()
     for key, tensor in _loads(lowering).items():
         data_format = tensor.data_format or FORMAT
