@@ -1192,14 +1192,15 @@ CASES["argmax_multi_result_reduce"] = Case(mlir("""
       return %v, %i : tensor<40xf32>, tensor<40xi32>
     }
 """), inputs=((0.0, 6.0),))
-# An RFFT of 64 points: IREE's Cooley-Tukey stages (iree_linalg_ext.fft, its
+# An RFFT of 64 points over 3 rows: IREE's Cooley-Tukey stages (iree_linalg_ext.fft, its
 # coefficients computed in the dispatch or given), each a gather of the partners and fused code.
-CASES["rfft_64"] = Case(mlir("""
-    func.func @main(%x: tensor<64xf32>) -> (tensor<33xf32>, tensor<33xf32>) {
-      %0 = stablehlo.fft %x, type = RFFT, length = [64] : (tensor<64xf32>) -> tensor<33xcomplex<f32>>
-      %1 = stablehlo.real %0 : (tensor<33xcomplex<f32>>) -> tensor<33xf32>
-      %2 = stablehlo.imag %0 : (tensor<33xcomplex<f32>>) -> tensor<33xf32>
-      return %1, %2 : tensor<33xf32>, tensor<33xf32>
+# IREE writes both parts into one buffer at a push-constant offset: lowered for each call.
+CASES["rfft_rows"] = Case(mlir("""
+    func.func @main(%x: tensor<3x64xf32>) -> (tensor<3x33xf32>, tensor<3x33xf32>) {
+      %0 = stablehlo.fft %x, type = RFFT, length = [64] : (tensor<3x64xf32>) -> tensor<3x33xcomplex<f32>>
+      %1 = stablehlo.real %0 : (tensor<3x33xcomplex<f32>>) -> tensor<3x33xf32>
+      %2 = stablehlo.imag %0 : (tensor<3x33xcomplex<f32>>) -> tensor<3x33xf32>
+      return %1, %2 : tensor<3x33xf32>, tensor<3x33xf32>
     }
 """))
 CASES["linalg_ext_gather_rows"] = Case(mlir("""

@@ -82,6 +82,11 @@ def _library(kernel: tuple) -> Export:
     return build_kernel(kernel)
 
 
+# A stage adds no window to a byte offset that is a push constant: such a dispatch is lowered for
+# each call's push constants instead (tt_hal/compiler/vmfb.py).
+PUSH_CONSTANT_WINDOW = "a slice of a binding whose byte offset IREE passes as a push constant"
+
+
 @functools.cache
 def _rowmajor(builder, data_format: DataFormat) -> Export:
     return builder(data_format, offsets=True)
@@ -144,8 +149,7 @@ class _ExportBuilder:
         if window is None:
             constants = rowmajor.push_constants(rows, columns, [offset], batches)
         elif isinstance(offset, PushConstant):
-            raise HalError(StatusCode.UNIMPLEMENTED, "a slice of a binding whose byte offset IREE passes as a push "
-                                                     "constant (a stage adds no offset to a push constant)")
+            raise HalError(StatusCode.UNIMPLEMENTED, PUSH_CONSTANT_WINDOW)
         else:
             constants = rowmajor.push_constants(rows, columns, [offset + window.start * data_format.element_size],
                                                 batches, window.row_stride, window.batch_stride)

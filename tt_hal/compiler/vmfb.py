@@ -25,6 +25,7 @@ import numpy as np
 from iree.compiler import ir
 
 from hal.device import DEVICE_ID
+from hal.status import HalError
 from tt_hal.compiler import dispatch, frontend, specialize, vm_rewrite
 from tt_hal.target.program import Export
 from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
@@ -63,7 +64,12 @@ def lower_dispatches(sources: str) -> list[Export]:
                 if specialize.is_dynamic(func):  # lowered for each dispatch's shapes
                     exports.append(specialize.dynamic_export(_symbol(op), *dispatch.pipeline_layout(op), func))
                 else:
-                    exports.append(dispatch.lower_export(op, func))
+                    try:
+                        exports.append(dispatch.lower_export(op, func))
+                    except HalError as error:  # a slice placed by a push constant: lowered for each call's
+                        if dispatch.PUSH_CONSTANT_WINDOW not in error.message:
+                            raise
+                        exports.append(specialize.dynamic_export(_symbol(op), *dispatch.pipeline_layout(op), func))
     return exports
 
 
