@@ -1,7 +1,7 @@
 """Semaphore timepoints as asyncio futures (iree.runtime's `HalDeviceLoopBridge`).
 
 IREE's bridge polls the semaphores from a thread of its own; here each semaphore already
-tells its listeners when it moves (HalSemaphore.add_listener), so the bridge needs no
+tells its listeners when it moves (HalSemaphore.when_reached), so the bridge needs no
 thread: the listener hands the result to the loop with `call_soon_threadsafe`.
 """
 
@@ -21,7 +21,7 @@ class HalDeviceLoopBridge:
         self.device = device
         self._loop = loop
         self._lock = threading.Lock()
-        self._pending: dict[asyncio.Future, tuple[HalSemaphore, object]] = {}  # future -> (semaphore, listener)
+        self._pending: dict[asyncio.Future, tuple | None] = {}  # future -> (semaphore, listener) once registered
         self._stopped = False
 
     def __repr__(self) -> str:
@@ -33,33 +33,24 @@ class HalDeviceLoopBridge:
         if semaphore.device is not None and semaphore.device is not self.device:
             raise HalError(StatusCode.INVALID_ARGUMENT,
                            f"{semaphore!r} belongs to {semaphore.device!r}, not to this bridge's device")
-        payload = int(payload)
         future = self._loop.create_future()
 
-        def listener() -> None:
-            failure, reached = semaphore.failure, False
-            if failure is None:
-                try:
-                    reached = semaphore.query() >= payload
-                except HalError as error:  # failed between the two looks
-                    failure = error
-            if failure is None and not reached:
-                return
+        def reached(failure: HalError | None) -> None:
             with self._lock:
-                if self._pending.pop(future, None) is None:
-                    return  # already settled or cancelled
-            semaphore.remove_listener(listener)
-            if failure is None:
-                self._loop.call_soon_threadsafe(_settle, future, value, None)
-            else:
-                self._loop.call_soon_threadsafe(_settle, future, None, RuntimeError(str(failure)))
+                if future not in self._pending:
+                    return  # cancelled by stop()
+                del self._pending[future]
+            error = None if failure is None else RuntimeError(str(failure))
+            self._loop.call_soon_threadsafe(_settle, future, value, error)
 
         with self._lock:
             if self._stopped:
                 raise HalError(StatusCode.FAILED_PRECONDITION, "the bridge was stopped; make a new one")
-            self._pending[future] = (semaphore, listener)
-        semaphore.add_listener(listener)
-        listener()  # it may have been reached already
+            self._pending[future] = None  # its listener comes next; it may act at once
+        listener = semaphore.when_reached(int(payload), reached)
+        with self._lock:
+            if future in self._pending:
+                self._pending[future] = (semaphore, listener)
         return future
 
     def stop(self) -> None:
@@ -67,15 +58,17 @@ class HalDeviceLoopBridge:
         with self._lock:
             self._stopped = True
             pending, self._pending = self._pending, {}
-        for future, (semaphore, listener) in pending.items():
-            semaphore.remove_listener(listener)
+        for future, entry in pending.items():
+            if entry is not None:
+                semaphore, listener = entry
+                semaphore.remove_listener(listener)
             if self._loop.is_closed():
                 continue
             self._loop.call_soon_threadsafe(future.cancel)
 
 
 def _settle(future: asyncio.Future, value, error: BaseException | None) -> None:
-    """Runs on the loop: sets the future unless it was cancelled meanwhile."""
+    """Runs on the loop: sets the future (to `error` if given) unless it was cancelled meanwhile."""
     if future.done():
         return
     if error is None:

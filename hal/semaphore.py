@@ -176,13 +176,9 @@ class HalSemaphore:
             raise HalError(StatusCode.INVALID_ARGUMENT,
                            f"{timepoint!r} was not exported by a semaphore of this driver; nothing to import")
         source_semaphore, source_value = source
-        value, once = int(value), threading.Lock()  # held for good by the first listener call that acts
+        value = int(value)
 
-        def listener() -> None:
-            failure = source_semaphore.failure
-            if failure is None and source_semaphore._value < source_value or not once.acquire(blocking=False):
-                return
-            source_semaphore.remove_listener(listener)
+        def reached(failure: HalError | None) -> None:
             if failure is not None:
                 self.fail(failure.copy())
                 return
@@ -192,10 +188,27 @@ class HalSemaphore:
                 if error.code != StatusCode.INVALID_ARGUMENT:
                     raise
 
-        source_semaphore.add_listener(listener)
-        listener()
+        source_semaphore.when_reached(source_value, reached)
 
-    # For queues and multi-waits.
+    # For queues, multi-waits and bridges.
+    def when_reached(self, value: int, callback: Callable[[HalError | None], None]) -> Callable[[], None]:
+        """Calls `callback(None)` once the timeline reaches `value`, or `callback(failure)`
+        if it fails first: at once if it has, else on the thread that moves it. Returns
+        the listener, for remove_listener to cancel it."""
+        once = threading.Lock()  # held for good by the first listener call that acts
+
+        def listener() -> None:
+            with self._cond:
+                failure, reached = self._failure, self._value >= value
+            if (failure is None and not reached) or not once.acquire(blocking=False):
+                return
+            self.remove_listener(listener)
+            callback(failure)
+
+        self.add_listener(listener)
+        listener()
+        return listener
+
     def add_listener(self, listener: Callable[[], None]) -> None:
         """`listener()` runs (without locks held) after every signal, failure or new timepoint."""
         with self._cond:

@@ -19,8 +19,8 @@ library (tt_hal/kernels/):
 
 Bodies compute float32 and integers of up to 32 bits (int32 tiles, int32 in a 32-bit
 Dst; docs/compiler.md says how narrow types and casts go), and i64 exactly as pairs of
-int32 words (tt_hal/compiler/int64.py) in elementwise generics, loads and stores. Values between ops live in
-temporaries: scratch tile tensors of the export (tt_hal/compiler/dispatch.py). Every
+int32 words (tt_hal/compiler/int64.py) in elementwise generics, loads and stores.
+Values between ops live in temporaries: scratch tile tensors of the export (tt_hal/compiler/dispatch.py). Every
 tensor is a tile tensor of its *device shape*: its logical shape with unit dims where a
 reduction left them, so a row max of (64, 512) is a (64, 1) column that broadcasts along
 rows. Padding stays zero (the tilize stage zeroes a partial tile's padding, fused kernels
@@ -434,13 +434,11 @@ class _Code:
         if v in self.pairs:
             return self.pairs[v]
         constant = _constant(v)
-        leaf = self.leaves.get(v) or self.scalar_leaf(v)
         if isinstance(constant, int):
             result = tuple(self.int64.constant(word) for word in int64.split(constant))
-        elif leaf is not None:
-            result = (self.emit(leaf[0]), self.emit(leaf[1]))
         else:
-            result = self.wide_op(v.owner.operation)
+            leaf = self.leaves.get(v) or self.scalar_leaf(v)
+            result = (self.emit(leaf[0]), self.emit(leaf[1])) if leaf is not None else self.wide_op(v.owner.operation)
         self.pairs[v] = result
         return result
 
@@ -804,6 +802,15 @@ def _access(op, subspan) -> tuple:
     return binding, offset, (offsets, sizes) if all(s == 1 for s in strides) else (offsets, sizes, strides)
 
 
+def _extents(op, operands, maps, loops: int) -> list[int]:
+    """Each loop's extent, from the operands read through projections of it (0: none does)."""
+    extents = [0] * loops
+    for v, dims in zip(operands, maps):
+        for j, d in enumerate(dims or ()):
+            extents[d] = _shape(op, v.type)[j]
+    return extents
+
+
 def _words(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """i64 values as their (low, high) int32 words."""
     values = values.astype(np.int64)
@@ -826,10 +833,6 @@ def _offsets(op, ints: Integers) -> list:
 def _data_offsets(op, ints: Integers) -> bool:
     """Does a load or store take offsets computed from tensor data?"""
     return any(v in ints.runtime for v in op.opview.offsets)
-
-
-# How load() tells its fallback that the slice's offsets come from tensor data.
-_DATA_OFFSETS = HalError(StatusCode.UNIMPLEMENTED, "offsets computed from tensor data")
 
 
 def _slice_indices(full, offsets, sizes, strides=None) -> np.ndarray:
@@ -1180,23 +1183,22 @@ class DispatchLowering:
         width = integer_width(result.type)
         if element not in MEMORY_FORMATS:
             raise unimplemented(op, f"a load of {element}: the bridge loads {', '.join(MEMORY_FORMATS)}")
+        full = self.subspans[op.operands[0]][2]
         device_shape = default_device_shape(shape)
-        try:
-            if _data_offsets(op, self.ints):
-                raise _DATA_OFFSETS
-            access, device_shape, window = self._placed(op, op.operands[0], shape)
-            raw = Tensor(shape, device_shape, ("binding", access), data_format=MEMORY_FORMATS[element],
-                         window=window)
-        except HalError as error:  # a slice the tilize stage cannot read: gathered from the whole binding
-            binding, offset, full = self.subspans[op.operands[0]]
-            whole = Tensor(full, ref=("binding", (binding, offset, None)), data_format=MEMORY_FORMATS[element])
-            if error is _DATA_OFFSETS:
-                raw = self._gather_at(op, whole, self._slice_table(op, full, shape))
-            else:
+        if _data_offsets(op, self.ints):
+            whole = self._whole(op, full, MEMORY_FORMATS[element])
+            raw = self._gather_at(op, whole, self._slice_table(op, full, shape))
+        else:
+            try:
+                access, device_shape, window = self._placed(op, op.operands[0], shape)
+                raw = Tensor(shape, device_shape, ("binding", access), data_format=MEMORY_FORMATS[element],
+                             window=window)
+            except HalError as error:  # a slice the tilize stage cannot read: gathered from the whole binding
                 access = _access(op, self.subspans[op.operands[0]])
                 if error.code != StatusCode.UNIMPLEMENTED or access[2] is None:
                     raise
-                raw = self._gather(op, whole, _slice_indices(full, *access[2]).reshape(shape))
+                raw = self._gather(op, self._whole(op, full, MEMORY_FORMATS[element]),
+                                   _slice_indices(full, *access[2]).reshape(shape))
         if width in (8, 16) and not all(use.owner.name == "arith.trunci" and
                                         integer_width(use.owner.results[0].type) == 1 for use in result.uses):
             out = self._temp(shape, device_shape, INTEGER_FORMAT)
@@ -1205,13 +1207,30 @@ class DispatchLowering:
             raw = out
         self.values[result] = raw
 
+    def _whole(self, op, shape, data_format: DataFormat) -> Tensor:
+        """The whole binding a load reads, as a tensor of `shape` in `data_format` (a
+        gather's source)."""
+        binding, offset, _ = self.subspans[op.operands[0]]
+        return Tensor(shape, ref=("binding", (binding, offset, None)), data_format=data_format)
+
+    def _elements(self, op, shape) -> tuple[np.ndarray, tuple]:
+        """(the flat indices of a load's elements in its binding's row-major tensor, as
+        `shape`; the device shape the dispatch's other tensors give it) of a load whose
+        words a gather picks (an i64, an i2 or i4)."""
+        full = self.subspans[op.operands[0]][2]
+        if None in full:
+            raise unimplemented(op, f"a load of {op.results[0].type} from a binding of dynamic shape {full}")
+        access = _access(op, self.subspans[op.operands[0]])
+        flat = np.arange(math.prod(full)) if access[2] is None else _slice_indices(full, *access[2])
+        return flat.reshape(shape), self.bound.get(access) or default_device_shape(shape)
+
     def _load_wide(self, op, shape) -> Tensor:
         """An i64 tensor loaded: its low and its high words gathered from the binding read
         as int32 words."""
-        binding, offset, full = self.subspans[op.operands[0]]
+        full = self.subspans[op.operands[0]][2]
         if None in full:
             raise unimplemented(op, f"a load of i64 from a binding of dynamic shape {full}")
-        words = Tensor((2 * math.prod(full),), ref=("binding", (binding, offset, None)), data_format=INTEGER_FORMAT)
+        words = self._whole(op, (2 * math.prod(full),), INTEGER_FORMAT)
         if _data_offsets(op, self.ints):
             table = self._slice_table(op, full, shape)
             halves = []
@@ -1222,10 +1241,7 @@ class DispatchLowering:
                 self._fused(op, code, [(table, FusedInput(INTEGER_FORMAT))], places)
                 halves.append(self._gather_at(op, words, places))
         else:
-            access = _access(op, self.subspans[op.operands[0]])
-            flat = np.arange(math.prod(full)) if access[2] is None else _slice_indices(full, *access[2])
-            flat = flat.reshape(shape)
-            device_shape = self.bound.get(access) or default_device_shape(shape)  # as the dispatch's other tensors
+            flat, device_shape = self._elements(op, shape)
             halves = [self._gather(op, words, 2 * flat + word, out=self._temp(shape, device_shape, INTEGER_FORMAT))
                       for word in (0, 1)]
         halves[0].high = halves[1]
@@ -1234,16 +1250,10 @@ class DispatchLowering:
     def _load_packed(self, op, shape, bits: int) -> Tensor:
         """An i2 or i4 tensor loaded (IREE packs 8 / bits of them in a byte, the first in
         the low bits): each element's byte gathered, shifted down and sign-extended."""
-        binding, offset, full = self.subspans[op.operands[0]]
-        access = _access(op, self.subspans[op.operands[0]])
-        if None in full:
-            raise unimplemented(op, f"a load of i{bits} from a binding of dynamic shape {full}")
         per_byte = 8 // bits
-        flat = np.arange(math.prod(full)) if access[2] is None else _slice_indices(full, *access[2])
-        flat = flat.reshape(shape)
-        data = Tensor((ceil_div(math.prod(full), per_byte),), ref=("binding", (binding, offset, None)),
-                      data_format=DataFormat.uint8)
-        device_shape = self.bound.get(access) or default_device_shape(shape)
+        flat, device_shape = self._elements(op, shape)
+        full = self.subspans[op.operands[0]][2]
+        data = self._whole(op, (ceil_div(math.prod(full), per_byte),), DataFormat.uint8)
         data = self._gather(op, data, flat // per_byte, out=self._temp(shape, device_shape, INTEGER_FORMAT))
         shifts = Tensor(shape, ref=("constant", (flat % per_byte * bits).astype(np.int32)), data_format=INTEGER_FORMAT)
         inputs: list = []
@@ -1942,7 +1952,7 @@ class DispatchLowering:
         iterators, exprs = _iterators(op), _affine(op)
         maps = [_projection(e) for e in exprs]
         reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
-        parallel = [d for d in range(len(iterators)) if d != (reductions or [None])[0]]
+        parallel = [d for d in range(len(iterators)) if d not in reductions]
         if len(reductions) != 1 or any(m is None for m in maps) or any(m != parallel for m in maps[n_in:]):
             raise unimplemented(op, f"a linalg.generic with {n_out} results that reduces over several dims or "
                                     f"through maps that are not projections ({exprs})")
@@ -1957,10 +1967,7 @@ class DispatchLowering:
         ins = [self.values[v] for v in operands[:n_in]]
         inits = [self.values[v] for v in operands[n_in:]]
         formats = [INTEGER_FORMAT if integer_width(v.type) else None for v in operands[n_in:]]
-        extents = [0] * len(iterators)
-        for v, dims in zip(operands, maps):
-            for j, d in enumerate(dims):
-                extents[d] = _shape(op, v.type)[j]
+        extents = _extents(op, operands, maps, len(iterators))
         if extents[r] == 0:
             for result, init in zip(op.results, inits):
                 self.values[result] = init
@@ -2063,10 +2070,7 @@ class DispatchLowering:
         if maps[-1] is None:
             raise unimplemented(op, f"a linalg.generic whose result map ({', '.join(exprs[-1])}) is not a "
                                     f"projection of the loops")
-        extents = [0] * len(iterators)
-        for v, dims in zip(operands, maps):
-            for j, d in enumerate(dims or ()):
-                extents[d] = _shape(op, v.type)[j]
+        extents = _extents(op, operands, maps, len(iterators))
         if 0 in extents and not any(0 in _shape(op, v.type) for v in operands):
             raise unimplemented(op, "a loop dim that no operand's map reads as a plain dim")
         reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
