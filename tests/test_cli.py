@@ -44,9 +44,9 @@ SIGNATURE = "float32[64, 64], float32[64, 64], float32[64]"
 UNSUPPORTED = """\
 func.func @main(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %0 = stablehlo.add %a, %b : tensor<64x64xf32>
-  %1 = stablehlo.convert %0 : (tensor<64x64xf32>) -> tensor<64x64xf16>
-  %2 = stablehlo.exponential %1 : tensor<64x64xf16>
-  %3 = stablehlo.convert %2 : (tensor<64x64xf16>) -> tensor<64x64xf32>
+  %1 = stablehlo.convert %0 : (tensor<64x64xf32>) -> tensor<64x64xf8E4M3FN>
+  %2 = stablehlo.exponential %1 : tensor<64x64xf8E4M3FN>
+  %3 = stablehlo.convert %2 : (tensor<64x64xf8E4M3FN>) -> tensor<64x64xf32>
   return %3 : tensor<64x64xf32>
 }
 """
@@ -223,15 +223,14 @@ def test_input_of_wrong_dtype_is_a_usage_error(work, tmp_path):
 
 @pytest.mark.parametrize("command", ["compile", "run"])
 def test_unsupported_op(work, tmp_path, command):
-    """Exit 3: UNIMPLEMENTED with the op and its line (5: f16 widened back) on stderr;
+    """Exit 3: UNIMPLEMENTED with the op and its line (5: f8E4M3FN widened back) on stderr;
     nothing written."""
     args = ["-o", tmp_path / "x.vmfb"] if command == "compile" else ["--random"]
     result = tt_hal(command, work / "unsupported.mlir", *args)
     assert result.returncode == 3
     assert result.stdout == ""
     assert result.stderr.startswith(f"tt-hal: cannot compile {work / 'unsupported.mlir'}:\nUNIMPLEMENTED; ")
-    assert re.search(r"\.mlir:5:\d+: arith\.extf in the body of a linalg\.generic has no Tensix lowering",
-                     result.stderr)
+    assert re.search(r"\.mlir:5:\d+: arith\.extf with f8E4M3FN: the bridge computes f32, bf16 and f16", result.stderr)
     assert not (tmp_path / "x.vmfb").exists()
 
 

@@ -35,13 +35,16 @@ Patterns (CASES, each a @main):
   start of a dynamic_slice read from the data), i4 and i2 packed to bytes (stored by one
   dispatch, loaded by the next); an RFFT (iree_linalg_ext.fft stages);
 - softmax, layernorm and rmsnorm as JAX writes them;
+- bf16 and f16 (loads, stores, constants, matmuls, sums, broadcasts, truncf in a body; f16's
+  conversions bit for bit over every pattern); i64 converted to float; a depthwise NCHW
+  convolution; a generic with a constant result beside a reduction;
 - several results (two of one linalg.generic), results that are transforms of the inputs
   (or the input itself),
   one executable at four call sites (binding offsets as push constants), a program
   with two public functions and a private helper.
 Errors: MLIR that does not parse or that IREE rejects (INVALID_ARGUMENT with the
-diagnostics' input.mlir:line:col), ops without a Tensix lowering, dynamic shapes and
-element types other than f32 (UNIMPLEMENTED naming the op and its line), and the
+diagnostics' input.mlir:line:col), ops without a Tensix lowering and element types
+without one (UNIMPLEMENTED naming the op and its line), and the
 loading and calling errors of a .vmfb.
 
 Cost: each MLIR is compiled once (`vmfb`), and the llvm-cpu references come from one
@@ -1345,6 +1348,103 @@ CASES["four_projections_combined"] = Case(mlir(f"""
 """), inputs=(1.0, W(50), W(50), W(50), W(50)))
 
 
+# bf16 (Tenstorrent's native format): loaded and stored as bf16 tiles, computed in float32 in
+# Dst (the packer rounds where a dispatch stores), bf16 constants in a dispatch, a matmul of bf16
+# operands into f32 (extf in its body) and into bf16, a sum and a broadcast of bf16, and
+# convert f32 -> bf16 followed by more math in the same dispatch (arith.truncf: rounded to
+# nearest even on the SFPU, as llvm-cpu rounds).
+CASES["bf16_layers"] = Case(mlir("""
+    func.func @main(%x: tensor<8x40xbf16>, %w: tensor<40x24xbf16>, %b: tensor<24xbf16>, %y: tensor<8x40xf32>)
+        -> (tensor<8x24xbf16>, tensor<8x24xf32>, tensor<8xbf16>, tensor<8x40xf32>) {
+      %k = stablehlo.constant dense<[[0.5, -1.25, 2.0], [0.75, 3.0, -0.125]]> : tensor<2x3xbf16>
+      %h = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x40xbf16>, tensor<40x24xbf16>)
+          -> tensor<8x24xbf16>
+      %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<24xbf16>) -> tensor<8x24xbf16>
+      %hb = stablehlo.add %h, %bb : tensor<8x24xbf16>
+      %t = stablehlo.tanh %hb : tensor<8x24xbf16>
+      %ks = stablehlo.slice %k [0:2, 0:1] : (tensor<2x3xbf16>) -> tensor<2x1xbf16>
+      %kr = stablehlo.reshape %ks : (tensor<2x1xbf16>) -> tensor<2xbf16>
+      %k0 = stablehlo.slice %kr [1:2] : (tensor<2xbf16>) -> tensor<1xbf16>
+      %kk = stablehlo.reshape %k0 : (tensor<1xbf16>) -> tensor<bf16>
+      %kb = stablehlo.broadcast_in_dim %kk, dims = [] : (tensor<bf16>) -> tensor<8x24xbf16>
+      %scaled = stablehlo.multiply %t, %kb : tensor<8x24xbf16>
+      %wide = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x40xbf16>, tensor<40x24xbf16>)
+          -> tensor<8x24xf32>
+      %z = stablehlo.constant dense<0.0> : tensor<bf16>
+      %sum = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1]
+          : (tensor<8x40xbf16>, tensor<bf16>) -> tensor<8xbf16>
+      %yb = stablehlo.convert %y : (tensor<8x40xf32>) -> tensor<8x40xbf16>
+      %ye = stablehlo.convert %yb : (tensor<8x40xbf16>) -> tensor<8x40xf32>
+      %err = stablehlo.subtract %y, %ye : tensor<8x40xf32>
+      return %scaled, %wide, %sum, %err : tensor<8x24xbf16>, tensor<8x24xf32>, tensor<8xbf16>, tensor<8x40xf32>
+    }
+"""), inputs=(1.0, W(40), 1.0, 1.0))
+# f16 (torch's .half()): computed as float32, its patterns converted where loaded and stored (see
+# test_f16_conversions_are_ieee_bit_for_bit); a matmul, a softmax and f16 constants.
+CASES["f16_layers"] = Case(mlir("""
+    func.func @main(%x: tensor<8x40xf16>, %w: tensor<40x24xf16>) -> (tensor<8x24xf16>, tensor<8x24xf32>) {
+      %k = stablehlo.constant dense<[0.5, -1.25, 2.0, 0.75]> : tensor<4xf16>
+      %h = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x40xf16>, tensor<40x24xf16>)
+          -> tensor<8x24xf16>
+      %k1 = stablehlo.slice %k [2:3] : (tensor<4xf16>) -> tensor<1xf16>
+      %kk = stablehlo.reshape %k1 : (tensor<1xf16>) -> tensor<f16>
+      %kb = stablehlo.broadcast_in_dim %kk, dims = [] : (tensor<f16>) -> tensor<8x24xf16>
+      %s = stablehlo.multiply %h, %kb : tensor<8x24xf16>
+      %e = stablehlo.exponential %s : tensor<8x24xf16>
+      %z = stablehlo.constant dense<0.0> : tensor<f16>
+      %sum = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [1]
+          : (tensor<8x24xf16>, tensor<f16>) -> tensor<8xf16>
+      %sb = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<8xf16>) -> tensor<8x24xf16>
+      %p = stablehlo.divide %e, %sb : tensor<8x24xf16>
+      %pf = stablehlo.convert %p : (tensor<8x24xf16>) -> tensor<8x24xf32>
+      return %h, %pf : tensor<8x24xf16>, tensor<8x24xf32>
+    }
+"""), inputs=(1.0, W(40)))
+# i64 to float (torch's mask and id casts): exactly rounded where the value fits 32 bits, and within
+# an ulp beyond (two roundings); signed and unsigned.
+CASES["int64_to_float"] = Case(mlir(f"""
+    func.func @main(%a: {_I64}, %b: {_I64}) -> (tensor<8x24xf32>, tensor<8x24xf32>, tensor<8x24xf32>) {{
+      %fa = stablehlo.convert %a : ({_I64}) -> tensor<8x24xf32>
+      %fb = stablehlo.convert %b : ({_I64}) -> tensor<8x24xf32>
+      %u = stablehlo.convert %a : ({_I64}) -> tensor<8x24xui64>
+      %fu = stablehlo.convert %u : (tensor<8x24xui64>) -> tensor<8x24xf32>
+      return %fa, %fb, %fu : tensor<8x24xf32>, tensor<8x24xf32>, tensor<8x24xf32>
+    }}
+"""), inputs=(INT64, (-3 * 10 ** 9, 3 * 10 ** 9)))
+# A depthwise convolution in NCHW (torch's layout): the result map permutes the parallel loops of
+# a reduction, numbered in the result's order.
+CASES["conv_depthwise_nchw"] = Case(mlir("""
+    func.func @main(%x: tensor<1x8x10x10xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<1x8x8x8xf32> {
+      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1],
+          window = {stride = [1, 1], pad = [[0, 0], [0, 0]]}
+          {batch_group_count = 1 : i64, feature_group_count = 8 : i64}
+          : (tensor<1x8x10x10xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x8x8xf32>
+      return %r : tensor<1x8x8x8xf32>
+    }
+"""), inputs=(1.0, W(9)))
+# A generic with two results, one a constant every iteration writes (torch's adaptive average
+# pooling yields its divisor beside the sum): the constant is a fill, the other result a reduction.
+CASES["generic_constant_result"] = Case(mlir("""
+    #in = affine_map<(d0, d1) -> (d0, d1)>
+    #row = affine_map<(d0, d1) -> (d0)>
+    #none = affine_map<(d0, d1) -> ()>
+    func.func @main(%x: tensor<32x64xf32>) -> (tensor<32xf32>, tensor<f32>) {
+      %zero = arith.constant 0.0 : f32
+      %count = arith.constant 64.0 : f32
+      %e = tensor.empty() : tensor<32xf32>
+      %z = linalg.fill ins(%zero : f32) outs(%e : tensor<32xf32>) -> tensor<32xf32>
+      %s = tensor.empty() : tensor<f32>
+      %r:2 = linalg.generic {indexing_maps = [#in, #row, #none], iterator_types = ["parallel", "reduction"]}
+          ins(%x : tensor<32x64xf32>) outs(%z, %s : tensor<32xf32>, tensor<f32>) {
+        ^bb0(%v: f32, %acc: f32, %n: f32):
+          %sum = arith.addf %v, %acc : f32
+          linalg.yield %sum, %count : f32, f32
+      } -> (tensor<32xf32>, tensor<f32>)
+      return %r#0, %r#1 : tensor<32xf32>, tensor<f32>
+    }
+"""))
+
+
 # ---- compiling, inputs and references, each once ------------------------------------------------
 
 @functools.cache
@@ -1728,6 +1828,52 @@ def test_compile_is_deterministic():
 
 
 # ---- errors and reflection: loading and calling ------------------------------------------------------
+
+# f16 has no tile format on this path: loads widen its bit patterns and stores narrow float32 to
+# them on the SFPU (tt_hal/compiler/float16.py). Both must be IEEE's conversions bit for bit:
+# every one of the 65536 patterns widened, and float32 values across f16's range narrowed
+# (subnormals, ties, the overflow threshold 65520, infinities, -0) stored and rounded inside a
+# body (truncf then more math), against numpy's float16.
+F16_CONVERSIONS = mlir("""
+    func.func @main(%h: tensor<256x256xf16>, %x: tensor<64x128xf32>)
+        -> (tensor<256x256xf32>, tensor<64x128xf16>, tensor<64x128xf32>) {
+      %w = stablehlo.convert %h : (tensor<256x256xf16>) -> tensor<256x256xf32>
+      %n = stablehlo.convert %x : (tensor<64x128xf32>) -> tensor<64x128xf16>
+      %e = stablehlo.convert %n : (tensor<64x128xf16>) -> tensor<64x128xf32>
+      %z = stablehlo.constant dense<0.0> : tensor<64x128xf32>
+      %back = stablehlo.add %e, %z : tensor<64x128xf32>
+      return %w, %n, %back : tensor<256x256xf32>, tensor<64x128xf16>, tensor<64x128xf32>
+    }
+""")
+
+
+def f16_test_values() -> np.ndarray:
+    """float32 values across f16's range and at its rounding edges."""
+    rng = np.random.default_rng(SEED)
+    spread = rng.standard_normal(6000) * 2.0 ** rng.integers(-30, 18, 6000)
+    ulp_ties = np.float16(rng.uniform(-60000, 60000, 600)).astype(np.float64)  # f16 values, then +- half an ulp
+    ulps = np.spacing(np.abs(np.float16(ulp_ties))).astype(np.float64)
+    subnormal_ties = rng.integers(0, 1024, 400) * 2.0 ** -24 + 2.0 ** -25
+    edges = [0.0, -0.0, 65504, 65519.99, 65520, -65520, 1e6, np.inf, -np.inf, 2.0 ** -14, 2.0 ** -24, 2.0 ** -25,
+             3 * 2.0 ** -26, 2.0 ** -26, -(2.0 ** -24) * 1.5, 1e-30, -1e-45]
+    values = np.concatenate([spread, ulp_ties + ulps / 2, ulp_ties - ulps / 2, subnormal_ties,
+                             -subnormal_ties, edges]).astype(np.float32)
+    return np.resize(values, (64, 128))
+
+
+def test_f16_conversions_are_ieee_bit_for_bit():
+    program = runtime.load_vm_flatbuffer(compiler.compile_vmfb(F16_CONVERSIONS), driver="tenstorrent")
+    patterns = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).reshape(256, 256)
+    x = f16_test_values()
+    widened, narrowed, rounded = (np.asarray(r) for r in program.main(patterns.view(np.float16), x))
+    want = patterns.view(np.float16).astype(np.float32)
+    assert np.array_equal(widened.view(np.uint32), want.view(np.uint32))
+    with np.errstate(over="ignore"):  # the values past f16's range become its infinities
+        want_narrowed = x.astype(np.float16)
+    assert np.array_equal(narrowed.view(np.uint16), want_narrowed.view(np.uint16))
+    back = want_narrowed.astype(np.float32) + np.float32(0)  # (-0 + 0 is +0, as in the program)
+    assert np.array_equal(rounded.view(np.uint32), back.view(np.uint32))
+
 
 @pytest.mark.parametrize("name", ["matmul_50x100_100x70", "several_results", "reduce_sum_middle_3d", "broadcast_scalar",
                                   "vecmat"])

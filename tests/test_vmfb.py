@@ -97,9 +97,9 @@ def test_modules_that_are_not_ours_or_not_modules_are_refused(concat):
 
 def test_dispatches_without_a_lowering_fail_at_compile_time():
     text = "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n" \
-           "  %0 = stablehlo.convert %a : (tensor<4xf32>) -> tensor<4xf16>\n" \
-           "  %1 = stablehlo.exponential %0 : tensor<4xf16>\n" \
-           "  %2 = stablehlo.convert %1 : (tensor<4xf16>) -> tensor<4xf32>\n  return %2 : tensor<4xf32>\n}"
+           "  %0 = stablehlo.convert %a : (tensor<4xf32>) -> tensor<4xf8E4M3FN>\n" \
+           "  %1 = stablehlo.exponential %0 : tensor<4xf8E4M3FN>\n" \
+           "  %2 = stablehlo.convert %1 : (tensor<4xf8E4M3FN>) -> tensor<4xf32>\n  return %2 : tensor<4xf32>\n}"
     with pytest.raises(HalError) as error:
         compile_vmfb(text)
     assert error.value.code == StatusCode.UNIMPLEMENTED and "input.mlir:4:" in error.value.message

@@ -5,7 +5,7 @@ uint32), and tt-mlir narrows i64 to i32. tt-hal keeps IREE's i64 exact instead: 
 value is a pair of int32 values, its low word and its high word, and each op below is
 built from int32 SFPU ops on the pairs (wrapping, as arith's i64 ops wrap). A tensor of
 i64 is two int32 tensors (tt_hal.compiler.lowering.Tensor.high). Ops not here (division,
-shifts by amounts known only at run time, conversions to float) are UNIMPLEMENTED.
+shifts by amounts known only at run time, conversions from float) are UNIMPLEMENTED.
 
 Each builder takes `emit(instruction) -> value number` of the code being built and
 value numbers of int32 values; a pair is (low, high).
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from tt_hal.kernels.fused import Binary, Constant, Instruction, Ternary
+from tt_hal.kernels.fused import Binary, Constant, Instruction, Ternary, Unary
 from tt_hal.target.isa import SfpuOp
 
 Pair = tuple[int, int]
@@ -116,6 +116,20 @@ class Pairs:
         else:  # gt, le: b < a
             result = self.less(b, a, signed)
         return result if relation in ("lt", "gt") else self._by(SfpuOp.XOR, result, 1)
+
+    def to_float(self, a: Pair, signed: bool) -> int:
+        """a as a float32 (arith.sitofp, uitofp): rounded to nearest even where it fits 32
+        bits (the int32 or uint32 conversion: ids, masks, counts), else high 2^32 + low,
+        rounded twice (within one unit in the last place)."""
+        low = self.emit(Unary(SfpuOp.U32_TO_F32, a[0]))
+        high = self.emit(Unary(SfpuOp.I32_TO_F32 if signed else SfpuOp.U32_TO_F32, a[1]))
+        wide = self._op(SfpuOp.ADD, self.emit(Unary(SfpuOp.MUL_SCALAR, high, float(WORD))), low)
+        if signed:
+            fits = self._op(SfpuOp.EQ_INT, a[1], self._by(SfpuOp.SHR, a[0], 31))
+            narrow = self.emit(Unary(SfpuOp.I32_TO_F32, a[0]))
+        else:
+            fits, narrow = self._op(SfpuOp.EQ_INT, a[1], self.constant(0)), low
+        return self.emit(Ternary(SfpuOp.WHERE_INT, fits, narrow, wide))
 
     def select(self, where: SfpuOp, condition: int, a: Pair, b: Pair) -> Pair:
         return (self.emit(Ternary(where, condition, a[0], b[0])), self.emit(Ternary(where, condition, a[1], b[1])))

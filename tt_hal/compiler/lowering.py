@@ -33,14 +33,15 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
+import ml_dtypes
 import numpy as np
 from iree.compiler import ir
 
 from hal.status import HalError, StatusCode
-from tt_hal.compiler import int64
+from tt_hal.compiler import float16, int64
 from tt_hal.kernels import fused, gather, matmul, reduce, rowmajor, transpose
 from tt_hal.kernels.fused import Binary, Constant, FusedInput, Input, Instruction, Scalar, Ternary, Unary
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp, float_bits
@@ -177,30 +178,60 @@ def _shape(op, type_) -> tuple:
 
 
 def dense_array(op, attr) -> np.ndarray:
-    """The values of a dense elements attribute (f32 as float32, integers as their width)."""
+    """The values of a dense elements attribute (f32 and bf16 as float32, integers as
+    their width)."""
     if not isinstance(attr, ir.DenseElementsAttr):
         raise unimplemented(op, f"a constant stored as {str(attr)[:40]}...: the bridge reads dense<...> constants")
     element = str(attr.type.element_type)
-    dtypes = {"f32": np.float32, "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64}
+    dtypes = {"f32": np.float32, "bf16": np.float32, "f16": np.float16, "i1": np.bool_, "i8": np.int8,
+              "i16": np.int16, "i32": np.int32, "i64": np.int64}
     if element not in dtypes:
-        raise unimplemented(op, f"a constant of {element}: the bridge reads f32 and integer constants")
+        raise unimplemented(op, f"a constant of {element}: the bridge reads f32, bf16, f16 and integer constants")
     if attr.is_splat:
         value = attr.get_splat_value().value
         return np.full(attr.type.shape, value, dtypes[element])
-    return np.array(attr, dtypes[element]).reshape(attr.type.shape)
+    if element == "bf16":
+        return _bfloat16_values(attr).reshape(attr.type.shape)
+    return np.array(attr, dtypes[element]).reshape(attr.type.shape).astype(np.float32 if element == "f16" else
+                                                                           dtypes[element])
+
+
+def _bfloat16_values(attr) -> np.ndarray:
+    """A bf16 dense attribute's values as float32, read from its printed form (the
+    Python bindings give bf16 no buffer): the hex of its raw data, or its literals
+    (those printed with 7 digits round back to the bf16 they are; a NaN or an infinity
+    is printed as its bits)."""
+    text = str(attr)
+    raw = re.match(r'dense<"0x([0-9A-Fa-f]*)">', text)
+    if raw:
+        return (np.frombuffer(bytes.fromhex(raw.group(1)), "<u2").astype(np.uint32) << 16).view(np.float32)
+    literals = re.findall(r"0x[0-9A-Fa-f]+|[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf|nan)", text[:text.rindex(" : ")])
+    values = [np.uint32(int(t, 16) << 16).view(np.float32) if t.startswith("0x") else float(t) for t in literals]
+    return np.array(values, np.float32).astype(ml_dtypes.bfloat16).astype(np.float32)
 
 
 # Integer sums and matmuls run bytewise through the FPU: exact while 255 * terms and
 # 255 * 255 * K stay below 2^24.
 INTEGER_SUM_LIMIT = (1 << 24) // 255
 INTEGER_MATMUL_LIMIT = (1 << 24) // (255 * 255)
-# Element types a dispatch computes: float32, and integers of up to 32 bits (index as
-# i32) held in int32 tiles (narrow ones sign-extended, i1 as 0 or 1).
+# Element types a dispatch computes: float32, bfloat16 (computed in float32 in Dst,
+# held in bfloat16 tiles: the packer rounds), f16 (computed and held as float32,
+# converted where loaded and stored: tt_hal.compiler.float16), and integers of up to 32
+# bits (index as i32) held in int32 tiles (narrow ones sign-extended, i1 as 0 or 1).
 INTEGER_FORMAT = DataFormat.int32
+FLOAT_TYPES = ("f32", "bf16", "f16")
 # The formats of the tiles a dispatch loads and stores each element type in: as IREE
-# keeps it in memory (i1 as a byte).
-MEMORY_FORMATS = {"f32": DataFormat.float32, "i1": DataFormat.uint8, "i8": DataFormat.uint8,
-                  "i16": DataFormat.uint16, "i32": DataFormat.int32}
+# keeps it in memory (i1 as a byte, f16 as its bit patterns).
+MEMORY_FORMATS = {"f32": DataFormat.float32, "bf16": DataFormat.bfloat16, "f16": DataFormat.uint16,
+                  "i1": DataFormat.uint8, "i8": DataFormat.uint8, "i16": DataFormat.uint16, "i32": DataFormat.int32}
+
+
+def _appender(code: list) -> Callable[[Instruction], int]:
+    """emit(instruction) -> its value number, for code built as a plain list."""
+    def emit(instruction) -> int:
+        code.append(instruction)
+        return len(code) - 1
+    return emit
 
 
 def _element(type_):
@@ -223,8 +254,17 @@ def is_wide(type_) -> bool:
 
 def _check_element_type(op, type_) -> None:
     element = _element(type_)
-    if str(element) != "f32" and not (integer_width(element) or 64) <= 32:
-        raise unimplemented(op, f"{op.name} on {element}: the bridge computes f32 and integers of up to 32 bits")
+    if str(element) not in FLOAT_TYPES and not (integer_width(element) or 64) <= 32:
+        raise unimplemented(op, f"{op.name} on {element}: the bridge computes f32, bf16, f16 and integers of up "
+                                f"to 32 bits")
+
+
+def tile_format(type_) -> DataFormat | None:
+    """The format of the tiles a value of `type_` is held in inside a dispatch: int32 for
+    an integer, bfloat16 for a bf16, None (the compute format) for f32 and f16."""
+    if integer_width(type_):
+        return INTEGER_FORMAT
+    return DataFormat.bfloat16 if str(_element(type_)) == "bf16" else None
 
 
 def _fill_value(value, width: int | None):
@@ -372,7 +412,7 @@ _UNSIGNED_BINARY = {"arith.divui": (None, SfpuOp.DIV_INT), "arith.remui": (SfpuO
                     "arith.maxui": (SfpuOp.MAX_UINT, SfpuOp.MAX_INT), "arith.minui": (SfpuOp.MIN_UINT, SfpuOp.MIN_INT),
                     "arith.shrui": (SfpuOp.SHRU, SfpuOp.SHRU)}
 _CASTS = ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui", "arith.sitofp",
-          "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.bitcast")
+          "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.bitcast", "arith.extf", "arith.truncf")
 _SPECIAL = {"math.fpowi", "arith.select", "arith.cmpf", "arith.cmpi", "math.round", "math.isnan", "math.isinf",
             "math.isfinite", "math.copysign", "math.absi", "math.ctpop", "math.ctlz", "math.cttz", "linalg.index",
             "tensor.extract", *_LOG_SCALE, *_CASTS,
@@ -492,6 +532,8 @@ class _Code:
             return self.int64.compare(predicate, self.pair(operands[0]), self.pair(operands[1]))
         if name == "arith.trunci":
             return self.narrowed(self.pair(operands[0])[0], integer_width(op.results[0].type))
+        if name in ("arith.sitofp", "arith.uitofp"):
+            return self.int64.to_float(self.pair(operands[0]), name == "arith.sitofp")
         if name in ("arith.index_cast", "arith.index_castui"):
             # An index is 32 bits here (the range of any address): one past it saturates, so that
             # a following clamp into a tensor (a gather's) makes of it what it makes of the i64.
@@ -549,9 +591,18 @@ class _Code:
         return result if name == "arith.cmpi" else self.narrowed(result, width)
 
     def cast(self, op) -> int:
-        """Casts between integer widths, index and float32."""
+        """Casts between integer widths, index, float32, bfloat16 and f16 (a bf16 or f16
+        value is its float32 value here)."""
         name, source = op.name, op.operands[0]
         width, out_width = integer_width(source.type), integer_width(op.results[0].type)
+        if name in ("arith.extf", "arith.truncf"):
+            narrow = str(_element((source if name == "arith.extf" else op.results[0]).type))
+            if narrow not in ("bf16", "f16"):
+                raise unimplemented(op, f"{name} with {narrow}: the bridge computes f32, bf16 and f16")
+            if name == "arith.extf":
+                return self.value(source)
+            rounded = float16.bfloat16_rounded if narrow == "bf16" else float16.rounded
+            return rounded(self.emit, self.value(source))
         if name == "arith.bitcast":
             if width == 32 and out_width is None and str(_element(op.results[0].type)) == "f32":
                 # i32 -> f32: where_tile moves b's bits whole and gives its result a's kind (a float)
@@ -753,11 +804,11 @@ _INT64_BITWISE = {"arith.andi": SfpuOp.AND, "arith.ori": SfpuOp.OR, "arith.xori"
 _INT64_EXTREMES = {"arith.maxsi": (True, True), "arith.minsi": (False, True), "arith.maxui": (True, False),
                    "arith.minui": (False, False)}
 _INT64_OPS = ("addi", "subi", "muli", "andi", "ori", "xori", "max/min (signed and unsigned)", "cmpi", "select",
-              "shifts by constants", "extsi/extui/trunci/index_cast")
+              "shifts by constants", "extsi/extui/trunci/index_cast", "sitofp/uitofp")
 # Ops of a dispatch that handle i64 tensors (as pairs of int32 tensors); any other op on
 # one is UNIMPLEMENTED.
 _WIDE_AWARE = ("iree_tensor_ext.dispatch.tensor.load", "iree_tensor_ext.dispatch.tensor.store", "linalg.generic",
-               "tensor.extract", "arith.constant", "tensor.empty")
+               "tensor.extract", "tensor.extract_slice", "arith.constant", "tensor.empty")
 DYNAMIC = -(1 << 63)  # MLIR's kDynamic in static offsets and sizes
 # iree_linalg_ext ops built from gathers and fused kernels -> DispatchLowering's method.
 _NETWORK_OPS = {"iree_linalg_ext.sort": "sort", "iree_linalg_ext.topk": "topk", "iree_linalg_ext.topk_v2": "topk",
@@ -1091,6 +1142,8 @@ class DispatchLowering:
                 self.tensor_cast(op)
             elif name == "tensor.extract":
                 self.scalars[op.results[0]] = self.extract(op)
+            elif name == "tensor.extract_slice":
+                self.values[op.results[0]] = self.extract_slice(op)
             else:
                 raise unimplemented(op, f"{name} has no Tensix lowering yet")
         return self
@@ -1111,6 +1164,20 @@ class DispatchLowering:
             low.high = self._gather(op, source.high, flat)
         return low
 
+    def extract_slice(self, op) -> Tensor:
+        """A slice of a tensor of the dispatch (of a constant, say) at offsets known when
+        the dispatch is lowered: a gather (of an i64, of both words)."""
+        if len(op.operands) > 1:
+            raise unimplemented(op, "tensor.extract_slice at offsets or of sizes known only at run time")
+        offsets, sizes, strides = (list(ir.DenseI64ArrayAttr(op.attributes[f"static_{key}"]))
+                                   for key in ("offsets", "sizes", "strides"))
+        source = self.values[op.operands[0]]
+        indices = _slice_indices(source.shape, offsets, sizes, strides).reshape(_shape(op, op.results[0].type))
+        low = self._gather(op, source, indices)
+        if source.high is not None:
+            low.high = self._gather(op, source.high, indices)
+        return low
+
     def constant(self, op) -> Tensor:
         """A tensor constant of the dispatch: a fill if it is a splat, else a module
         constant (an export tensor, written when the executable is prepared)."""
@@ -1123,7 +1190,7 @@ class DispatchLowering:
         _check_element_type(op, op.results[0].type)
         data = dense_array(op, op.attributes["value"]).reshape(shape)
         width = integer_width(op.results[0].type)
-        fmt = INTEGER_FORMAT if width else None
+        fmt = tile_format(op.results[0].type)
         if data.size and (data == data.flat[0]).all():
             return Tensor(shape, fill=_fill_value(data.flat[0], width), data_format=fmt)
         if width:
@@ -1150,7 +1217,7 @@ class DispatchLowering:
         inputs = [(tensor, FusedInput(self._format(tensor)))]
         code = _Code({source: Input(0)}, inputs, lambda v: self._scalar_leaf(v, inputs))
         code.result(result)
-        out = self._temp(tensor.shape, tensor.device_shape, INTEGER_FORMAT if integer_width(result.type) else None)
+        out = self._temp(tensor.shape, tensor.device_shape, tile_format(result.type))
         self._fused(op, code.code, inputs, out)
         self.values[result] = out
 
@@ -1199,8 +1266,14 @@ class DispatchLowering:
                     raise
                 raw = self._gather(op, self._whole(op, full, MEMORY_FORMATS[element]),
                                    _slice_indices(full, *access[2]).reshape(shape))
-        if width in (8, 16) and not all(use.owner.name == "arith.trunci" and
-                                        integer_width(use.owner.results[0].type) == 1 for use in result.uses):
+        if element == "f16":  # the bit patterns widened to float32
+            out = self._temp(shape, device_shape)
+            code = [Input(0)]
+            float16.to_float(_appender(code), 0)
+            self._fused(op, code, [(raw, FusedInput(raw.data_format))], out)
+            raw = out
+        elif width in (8, 16) and not all(use.owner.name == "arith.trunci" and
+                                          integer_width(use.owner.results[0].type) == 1 for use in result.uses):
             out = self._temp(shape, device_shape, INTEGER_FORMAT)
             extended = [Input(0), Constant(32 - width, True), Binary(SfpuOp.SHL, 0, 1), Binary(SfpuOp.SHR, 2, 1)]
             self._fused(op, extended, [(raw, FusedInput(raw.data_format))], out)
@@ -1365,6 +1438,16 @@ class DispatchLowering:
             raise unimplemented(op, f"a store of {element}: the bridge stores {', '.join(MEMORY_FORMATS)}")
         data_format = MEMORY_FORMATS[element]
         out = Tensor(tensor.shape, wanted, ("output", access), data_format=data_format)
+        if element == "f16" and tensor.fill is not None:  # a fill stored as its f16 pattern
+            tensor = Tensor(tensor.shape, fill=int(np.float16(tensor.fill).view(np.uint16)),
+                            data_format=DataFormat.uint16)
+        elif element == "f16":  # float32 values narrowed to f16 patterns
+            tensor = self._as(op, tensor, wanted)
+            code = [Input(0)]
+            float16.from_float(_appender(code), 0)
+            self._fused(op, code, [(tensor, FusedInput(self._format(tensor)))], out)
+            self.outputs[access] = (wanted, data_format, window)
+            return
         if tensor.fill is not None:
             inputs = []
             self._fused(op, (self._fill_leaf(tensor.fill, inputs),), inputs, out)
@@ -1929,6 +2012,9 @@ class DispatchLowering:
         n_in, n_out = ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])
         if n_out == 1:
             return self._generic(op, n_in, 0)
+        varying = self._constant_results(op, n_in, n_out)
+        if len(varying) == 1:
+            return self._generic(op, n_in, varying[0])
         if "reduction" in _iterators(op):
             return self._tree_reduction(op, n_in, n_out)
         block = op.regions[0].blocks[0]
@@ -1936,8 +2022,25 @@ class DispatchLowering:
         for inner in block.operations:
             if any(v in outputs for v in inner.operands):
                 raise unimplemented(op, f"a linalg.generic with {n_out} results whose body reads an output")
-        for k in range(n_out):
+        for k in varying:
             self._generic(op, n_in, k)
+
+    def _constant_results(self, op, n_in: int, n_out: int) -> list[int]:
+        """The results a generic computes, after giving those it yields a constant for
+        (every iteration writes the same: torch's average pooling yields its divisor
+        beside the sum) their fill. A generic with an empty operand keeps them all."""
+        yields = list(op.regions[0].blocks[0].operations)[-1].operands
+        if any(0 in _shape(op, v.type) for v in op.operands):
+            return list(range(n_out))
+        varying = []
+        for k, (value, result) in enumerate(zip(yields, op.results)):
+            constant = _constant(value)
+            if constant is None:
+                varying.append(k)
+                continue
+            fill = _fill_value(constant, integer_width(result.type))
+            self.values[result] = Tensor(_shape(op, result.type), fill=fill, data_format=tile_format(result.type))
+        return varying
 
     def _tree_reduction(self, op, n_in: int, n_out: int) -> None:
         """A reduction with several results (an argmax: value and index): a tree. The body
@@ -1966,7 +2069,7 @@ class DispatchLowering:
         r = reductions[0]
         ins = [self.values[v] for v in operands[:n_in]]
         inits = [self.values[v] for v in operands[n_in:]]
-        formats = [INTEGER_FORMAT if integer_width(v.type) else None for v in operands[n_in:]]
+        formats = [tile_format(v.type) for v in operands[n_in:]]
         extents = _extents(op, operands, maps, len(iterators))
         if extents[r] == 0:
             for result, init in zip(op.results, inits):
@@ -2055,8 +2158,7 @@ class DispatchLowering:
         for v in operands:
             if not is_wide(v.type):
                 _check_element_type(op, v.type)
-        width = integer_width(op.results[k].type)
-        result_format = INTEGER_FORMAT if width else None
+        result_format = tile_format(op.results[k].type)
         ins = [self.values[v] if isinstance(v.type, ir.RankedTensorType) else None for v in operands[:n_in]]
         arguments = op.regions[0].blocks[0].arguments
         for i, tensor in enumerate(ins):
@@ -2103,10 +2205,11 @@ class DispatchLowering:
                 return
         if scalars:
             raise unimplemented(op, "a linalg.generic with scalar operands")
-        if sorted(maps[-1]) == list(range(len(iterators))) and maps[-1] != sorted(maps[-1]):
+        if sorted(maps[-1] + reductions) == list(range(len(iterators))) and maps[-1] != sorted(maps[-1]):
             # A transpose writes through a permuted map: number the loops in the
-            # result's order, so the permutation moves to the inputs' maps.
-            order = maps[-1]  # new loop i is loop order[i]
+            # result's order (the reductions after them), so the permutation moves to
+            # the inputs' maps.
+            order = maps[-1] + reductions  # new loop i is loop order[i]
             position = {d: i for i, d in enumerate(order)}
             maps = [[position[d] for d in dims] for dims in maps]
             iterators = [iterators[d] for d in order]
@@ -2156,6 +2259,8 @@ class DispatchLowering:
             if any(inner.name == "linalg.index" for inner in body[:-1]):
                 raise unimplemented(op, "linalg.index in a reduction over several or outer dims")
             parallel = [d for d in range(len(iterators)) if d not in reductions]
+            if sorted(maps[-1]) == parallel:  # numbered in the result's order: its map becomes the identity
+                parallel = list(maps[-1])
             number = {d: i for i, d in enumerate(parallel)} | dict.fromkeys(reductions, len(parallel))
 
             def groups_of(used):
@@ -2212,10 +2317,15 @@ class DispatchLowering:
         operand, offset, order = self._rows(op, source)
         logical = np.where(indices >= 0, order.reshape(-1)[np.maximum(indices, 0)], -1)
         out = out or self._temp(shape, default_device_shape(shape), source.data_format)
+        # The gather moves 4-byte elements: into a bf16 `out` through a copy.
+        gathered = out if self._format(out) is self._format(source) else \
+            self._temp(shape, out.device_shape, source.data_format)
         table = np.empty(logical.size, np.int32)
         table[_device_order(out).reshape(-1)] = logical.reshape(-1)  # in the order of out's device shape
         table_tensor = Tensor(table.shape, ref=("constant", table), data_format=gather.TABLE_FORMAT, row_major=True)
-        self._gather_launch(source, operand, offset, table_tensor, out, fill)
+        self._gather_launch(source, operand, offset, table_tensor, gathered, fill)
+        if gathered is not out:
+            self._elementwise_copy(op, gathered, out)
         return out
 
     def _gather_at(self, op, source: Tensor, table: Tensor) -> Tensor:
@@ -2503,11 +2613,13 @@ class DispatchLowering:
 
     def _contraction(self, op, ins, init, maps, iterators, extents, body, n_in) -> bool:
         """matmul if the body is out + a * b over one reduction dim with matmul maps (of
-        floats, or of integers whose operands may be sign-extended first)."""
+        floats whose operands may be extended from bf16 first, or of integers whose
+        operands may be sign-extended first)."""
         integer = integer_width(op.results[0].type) is not None
         names = [inner.name for inner in body[:-1]]
-        multiply = ["arith.muli", "arith.addi"] if integer else ["arith.mulf", "arith.addf"]
-        if n_in != 2 or names[-2:] != multiply or any(name != "arith.extsi" or not integer for name in names[:-2]):
+        multiply, extend = (["arith.muli", "arith.addi"], "arith.extsi") if integer else \
+            (["arith.mulf", "arith.addf"], "arith.extf")
+        if n_in != 2 or names[-2:] != multiply or any(name != extend for name in names[:-2]):
             return False
         product, accumulate = body[-3], body[-2]
         if {v.arg_number for v in map(_uncast, product.operands) if isinstance(v, ir.BlockArgument)} != {0, 1}:
@@ -2539,9 +2651,9 @@ class DispatchLowering:
             out = self._integer_matmul(op, a_tensor, b_tensor, constants, init.shape, device, extents[k])
             self.values[op.results[0]] = self._combine(op, init, out, SfpuOp.ADD_INT, (0,), device)
             return True
-        out = self._temp(init.shape, device)
-        fmt = self.options.data_format
-        kernel = ("matmul", fmt, fmt, fmt, self.options.math_fidelity, self.options.fp32_dest_acc_en)
+        out = self._temp(init.shape, device, tile_format(op.results[0].type))
+        kernel = ("matmul", self._format(a_tensor), self._format(b_tensor), self._format(out),
+                  self.options.math_fidelity, self.options.fp32_dest_acc_en)
         self.launches.append(Launch(kernel, constants, [a_tensor, b_tensor, out], total))
         self.values[op.results[0]] = self._combine(op, init, out, SfpuOp.ADD, (0.0,), device)
         return True
@@ -2638,7 +2750,8 @@ class DispatchLowering:
 
     def _reduce(self, full: Tensor, kind: ReduceKind, space, reduced_axis: int, partial: Tensor) -> Tensor:
         """A reduce launch: `full` (of device shape `space`) reduced along its dim
-        `reduced_axis` (-1 or -2) into `partial`, in partial's format."""
+        `reduced_axis` (-1 or -2) into `partial`, in partial's format (a bf16 `full` is
+        unpacked as it is)."""
         fmt = self._format(partial)
         extent = space[reduced_axis]
         valid = extent % TILE
@@ -2647,7 +2760,7 @@ class DispatchLowering:
         constants = [rows_tiles, width_tiles, 1] if reduced_axis == -1 else \
             [math.prod(space[:-2]) * width_tiles, tiles(space[-2]), width_tiles]
         masks = ([("mask", valid, reduced_axis)] if valid else []) + ([("mask", columns, -1)] if columns else [])
-        kernel = ("reduce", kind, fmt, fmt, bool(valid), bool(columns),
+        kernel = ("reduce", kind, self._format(full), fmt, bool(valid), bool(columns),
                   self.options.fp32_dest_acc_en or fmt is DataFormat.float32)
         self.launches.append(Launch(kernel, constants, [full] + masks + [partial], constants[0]))
         return partial
