@@ -16,6 +16,13 @@ def token_ids(shape, vocabulary: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, vocabulary, shape).astype(np.int32)
 
 
+def padding_mask(shape, padded: int) -> np.ndarray:
+    """1 for a token, 0 for padding: the last sequence's last `padded` positions."""
+    mask = np.ones(shape, np.int32)
+    mask[-1, shape[1] - padded:] = 0
+    return mask
+
+
 # model (its .mlir's stem) -> [(function, [inputs])]
 CALLS = {
     "torch_mlp": [("main", [normal((8, 64), 0)])],
@@ -24,7 +31,18 @@ CALLS = {
     "jax_attention": [("main", [normal((1, 16, 64), 0)])],
     "torch_mlp_dynamic": [("main", [normal((b, 64), i)]) for i, b in enumerate((8, 5, 33, 8))],
     "torch_stateful": [("step", [normal((8, 64), i)]) for i in range(3)] + [("read", [])],
+    "torch_resnet": [("main", [normal((1, 3, 16, 16), 0)])],
+    "torch_mobilenetv2": [("main", [normal((1, 3, 32, 32), 0)])],
+    "torch_bert": [("main", [token_ids((1, 16), 100, 0).astype(np.int64), padding_mask((1, 16), 4).astype(np.int64)])],
+    "torch_lstm": [("main", [normal((2, 8, 16), 0)])],
+    "torch_mixer": [("main", [normal((1, 3, 32, 32), 0)])],
     "jax_control_flow": [("main", [normal((8, 64), i, s)]) for i, s in enumerate((0.5, -0.5))],
     "jax_cnn": [("main", [normal((2, 28, 28, 1), 0)])],
     "jax_gpt": [("main", [token_ids((1, 16), 128, 0)])],
+    "jax_resnet": [("main", [normal((1, 16, 16, 3), 0)])],
+    "jax_mobilenetv2": [("main", [normal((1, 32, 32, 3), 0)])],
+    "jax_bert": [("main", [token_ids((2, 16), 100, 0), padding_mask((2, 16), 5)])],
+    "jax_bert_bf16": [("main", [token_ids((2, 16), 100, 0), padding_mask((2, 16), 5)])],
+    "jax_lstm": [("main", [normal((2, 8, 16), 0)])],
+    "jax_mixer": [("main", [normal((1, 32, 32, 3), 0)])],
 }

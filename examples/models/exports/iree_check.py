@@ -59,15 +59,15 @@ def random_input(shape, seed: int = SEED) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
 
 
-def compare(label: str, got, want) -> float:
-    """Prints and returns max|got - want|; SystemExit beyond MAX_ABS_ERROR or on a shape mismatch."""
+def compare(label: str, got, want, limit: float = MAX_ABS_ERROR) -> float:
+    """Prints and returns max|got - want|; SystemExit beyond `limit` or on a shape mismatch."""
     got, want = np.asarray(got), np.asarray(want)
     if got.shape != want.shape:
         raise SystemExit(f"{label}: IREE shape {got.shape}, framework shape {want.shape}")
     error = float(np.abs(got.astype(np.float64) - want.astype(np.float64)).max()) if got.size else 0.0
-    verdict = "ok" if error <= MAX_ABS_ERROR else f"BEYOND {MAX_ABS_ERROR}"
+    verdict = "ok" if error <= limit else f"BEYOND {limit}"
     print(f"{label}: shape {list(got.shape)}, max abs error vs framework {error:.3g} {verdict}")
-    if not error <= MAX_ABS_ERROR:
+    if not error <= limit:
         raise SystemExit(1)
     return error
 
