@@ -1422,6 +1422,17 @@ CASES["conv_depthwise_nchw"] = Case(mlir("""
       return %r : tensor<1x8x8x8xf32>
     }
 """), inputs=(1.0, W(9)))
+# A 1x1 convolution in NCHW with a stride (torch's projection shortcut): out[n, o, h, w] = sum_c
+# w[o, c] x[n, c, 2h, 2w], a contraction whose columns span n, h and w.
+CASES["conv2d_nchw_1x1_stride_2"] = Case(mlir("""
+    func.func @main(%x: tensor<2x16x8x8xf32>, %w: tensor<32x16x1x1xf32>) -> tensor<2x32x4x4xf32> {
+      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1],
+          window = {stride = [2, 2], pad = [[0, 0], [0, 0]]}
+          {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+          : (tensor<2x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<2x32x4x4xf32>
+      return %r : tensor<2x32x4x4xf32>
+    }
+"""), inputs=(1.0, W(16)))
 # A generic with two results, one a constant every iteration writes (torch's adaptive average
 # pooling yields its divisor beside the sum): the constant is a fill, the other result a reduction.
 CASES["generic_constant_result"] = Case(mlir("""
@@ -1549,6 +1560,17 @@ def test_collapsed_to_one_dim(name, size):
     sources = frontend.compile_to_sources(CASES[name].text)
     assert re.findall(r"func\.func @(main_dispatch_\w+)\(\)", sources) == [f"main_dispatch_0_elementwise_{size}_f32"]
     assert re.search(r'iterator_types = \["parallel"\]\} ins\(%\d+, %\d+ : tensor<' + str(size), sources)
+
+
+@pytest.mark.parametrize("name", ["conv2d_nchw_relu", "conv2d_nchw_1x1_stride_2"])
+def test_nchw_convolutions_are_matmuls(name):
+    """A convolution in NCHW is a contraction whose rows or columns span several dims: it
+    runs as the matmul kernel over gathered operands, not as products over the whole loop
+    space reduced after (which pads its last two dims to tiles: many times the work)."""
+    exports = read_executable(embedded_executable(vmfb(name)))
+    kernels = {kernel.name for export in exports for stage in export.stages for kernel in stage.program.kernels}
+    assert any("matmul" in kernel for kernel in kernels), kernels
+    assert not any(kernel.startswith("reduce") for kernel in kernels), kernels
 
 
 def test_repeated_calls_fresh_inputs():

@@ -2632,31 +2632,68 @@ class DispatchLowering:
             return False
         k = iterators.index("reduction")
         a_dims, b_dims, out_dims = maps
-        if len(out_dims) < 2 or k not in a_dims or k not in b_dims:
+        if k not in a_dims or k not in b_dims:
             return False
-        m, n = out_dims[-2], out_dims[-1]
+        add, identity = (SfpuOp.ADD_INT, (0,)) if integer else (SfpuOp.ADD, (0.0,))
+        m, n = (out_dims[-2], out_dims[-1]) if len(out_dims) >= 2 else (None, None)
         batch = out_dims[:-2]
-        if sorted(a_dims) != sorted(batch + [m, k]) or not set(b_dims) <= set(batch + [k, n]) or n not in b_dims:
-            return False  # not a matmul: a reduction of a product
+        if m is None or sorted(a_dims) != sorted(batch + [m, k]) or not set(b_dims) <= set(batch + [k, n]) or \
+                n not in b_dims:
+            return self._grouped_contraction(op, ins, init, maps, k, extents)
         a_tensor = self._operand(op, ins[0], a_dims, batch + [m, k], extents)
         b_batch = [d for d in batch if d in b_dims]
         if b_batch not in ([], batch):
             b_batch = batch  # b gathered over every batch dim
         b_tensor = self._operand(op, ins[1], b_dims, b_batch + [k, n], extents)
         device = tuple(extents[d] for d in out_dims)
-        mt, nt, kt = tiles(extents[m]), tiles(extents[n]), tiles(extents[k])
-        total = math.prod(extents[d] for d in batch) * mt * nt
-        constants = [total, kt, nt, mt, kt * nt if b_batch else 0]
-        if integer:
-            out = self._integer_matmul(op, a_tensor, b_tensor, constants, init.shape, device, extents[k])
-            self.values[op.results[0]] = self._combine(op, init, out, SfpuOp.ADD_INT, (0,), device)
-            return True
-        out = self._temp(init.shape, device, tile_format(op.results[0].type))
-        kernel = ("matmul", self._format(a_tensor), self._format(b_tensor), self._format(out),
-                  self.options.math_fidelity, self.options.fp32_dest_acc_en)
-        self.launches.append(Launch(kernel, constants, [a_tensor, b_tensor, out], total))
-        self.values[op.results[0]] = self._combine(op, init, out, SfpuOp.ADD, (0.0,), device)
+        out = self._matmul(op, a_tensor, b_tensor, device, extents[k], bool(b_batch), init.shape)
+        self.values[op.results[0]] = self._combine(op, init, out, add, identity, device)
         return True
+
+    def _grouped_contraction(self, op, ins, init, maps, k: int, extents) -> bool:
+        """A contraction whose rows or columns span several loop dims, in any order of the
+        result's (torch's convolutions in NCHW: out[n, o, h, w] = sum_c x[n, c, h, w] w[o, c],
+        im2col'd for a larger window): each operand gathered into a batch of matrices (the
+        dims of a group merged), one matmul, and its result gathered back to the result's
+        dims. False if the maps are not those of a contraction (a reduction of a product)."""
+        a_dims, b_dims, out_dims = maps
+        batch = [d for d in out_dims if d in a_dims and d in b_dims]
+        free = [d for d in out_dims if d not in batch]
+        if free and free[0] in b_dims:  # the first free dim is a row: from b, so b a (the product commutes)
+            ins, a_dims, b_dims = ins[::-1], b_dims, a_dims
+        rows = [d for d in free if d in a_dims]
+        columns = [d for d in free if d in b_dims]
+        if not rows or not columns or len(rows) + len(columns) != len(free) or \
+                sorted(a_dims) != sorted(batch + rows + [k]) or sorted(b_dims) != sorted(batch + [k] + columns):
+            return False
+        outer = [[d] for d in batch]
+        a = self._gather_operand(op, ins[0], [f"d{d}" for d in a_dims], outer + [rows, [k]], extents)
+        b = self._gather_operand(op, ins[1], [f"d{d}" for d in b_dims], outer + [[k], columns], extents)
+        device = tuple(extents[d] for d in batch) + tuple(math.prod(extents[d] for d in g) for g in (rows, columns))
+        product = self._matmul(op, a, b, device, extents[k], bool(batch), device)
+        place = dict(zip(out_dims, np.indices([extents[d] for d in out_dims])))
+        merged = [np.ravel_multi_index([place[d] for d in g], [extents[d] for d in g]) for g in (rows, columns)]
+        index = np.ravel_multi_index([place[d] for d in batch] + merged, device)
+        out = self._gather(op, product, index.reshape(init.shape))
+        integer = integer_width(op.results[0].type) is not None
+        add, identity = (SfpuOp.ADD_INT, (0,)) if integer else (SfpuOp.ADD, (0.0,))
+        self.values[op.results[0]] = self._combine(op, init, out, add, identity, out.device_shape)
+        return True
+
+    def _matmul(self, op, a: Tensor, b: Tensor, device, k_extent: int, b_batched: bool, shape) -> Tensor:
+        """a @ b over the batch dims of `device` (the product's device shape, rows and
+        columns last; b shared by the batch unless `b_batched`), as a tensor of logical
+        shape `shape`: the matmul kernel, or exact integer matmuls."""
+        mt, nt, kt = tiles(device[-2]), tiles(device[-1]), tiles(k_extent)
+        total = math.prod(device[:-2]) * mt * nt
+        constants = [total, kt, nt, mt, kt * nt if b_batched else 0]
+        if integer_width(op.results[0].type) is not None:
+            return self._integer_matmul(op, a, b, constants, shape, device, k_extent)
+        out = self._temp(shape, device, tile_format(op.results[0].type))
+        kernel = ("matmul", self._format(a), self._format(b), self._format(out),
+                  self.options.math_fidelity, self.options.fp32_dest_acc_en)
+        self.launches.append(Launch(kernel, constants, [a, b, out], total))
+        return out
 
     def _integer_matmul(self, op, a: Tensor, b: Tensor, constants, shape, device, k_extent: int) -> Tensor:
         """The wrapping int32 matmul a @ b, exactly: with a = sum_i a_i 2^8i (its bytes, 0..255)
