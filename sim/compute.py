@@ -27,9 +27,8 @@ from tt_hal.sim.numerics import (
     fidelity_product,
     is_bits_binary,
     is_bits_unary,
-    matmul_tile_exact,
+    matmul_tile_fast,
     pack_tile,
-    products_exact,
     sfpu_binary,
     sfpu_binary_bits,
     sfpu_ternary,
@@ -150,17 +149,7 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         # Dst += in0 @ in1 (in1 transposed when f); in0 feeds SrcB, in1 SrcA.
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_b)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_a)
-        if products_exact(src_a) and products_exact(src_b):
-            matmul_tile_exact(src_b, src_a, f != 0, out, fidelity, fp32_dest)
-            return Fault.OK
-        for i in range(TILE):
-            for j in range(TILE):
-                total = np.float32(0.0)
-                for k in range(TILE):
-                    in1 = src_a[FACE_INDEX[j, k]] if f else src_a[FACE_INDEX[k, j]]
-                    total += fidelity_product(in1, src_b[FACE_INDEX[i, k]], fidelity)
-                at = FACE_INDEX[i, j]
-                out[at] = dst_store(out[at] + total, fp32_dest)
+        matmul_tile_fast(src_b, src_a, f != 0, out, fidelity, fp32_dest)
     elif op == Op.REDUCE_TILE:
         # ROW: each row -> column 0; COL: each column -> row 0; SCALAR: all -> (0, 0),
         # every value times the scaler tile's first element. MAX combines with Dst by

@@ -17,6 +17,7 @@ column) to that order.
 
 from __future__ import annotations
 
+import enum
 import math
 
 import numba
@@ -253,6 +254,204 @@ def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest):
         for j in range(width):
             at = FACE_INDEX[i, j]
             out[at] = dst_store(out[at] + total[j], fp32_dest)
+
+
+@numba.njit(cache=True, nogil=True)
+def matmul_tile_fast(in0, in1, transpose, out, fidelity, fp32_dest):
+    """Dst += in0 @ in1 (in1 transposed when `transpose`) in the fast model: each
+    element's 32 fidelity products summed in float32 over k = 0..31, added to Dst and
+    stored once (dst_store). in0 feeds SrcB, in1 SrcA."""
+    if products_exact(in0) and products_exact(in1):
+        matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest)
+        return
+    for i in range(TILE):
+        for j in range(TILE):
+            total = np.float32(0.0)
+            for k in range(TILE):
+                a = in1[FACE_INDEX[j, k]] if transpose else in1[FACE_INDEX[k, j]]
+                total += fidelity_product(a, in0[FACE_INDEX[i, k]], fidelity)
+            at = FACE_INDEX[i, j]
+            out[at] = dst_store(out[at] + total, fp32_dest)
+
+
+# ---- The FPU datapath bit for bit (the `exact` numerics) ----
+# Facts from tt-isa-documentation (MVMUL.md, ELWADD.md, ELWMUL.md: Src values are 19
+# bits, the multipliers take 5 bits of SrcA and 7 of SrcB per fidelity phase, denormals
+# flush to zero) and ttsim's datapath (src/tensix.cpp: mvmul, elwadd, elwmul and
+# fpu_accum_normalize_encode), which Tenstorrent keeps bit-exact to silicon. Values are
+# float32 bit patterns in int64; Src is read BF16-style (its low 16 bits dropped), as
+# Wormhole's FPU reads a Float32 or Float16_b SrcA format. A term is (sign, exponent,
+# mantissa): a mantissa of 2^23 at exponent E is 2^(E - 127).
+
+
+class FpuModel(enum.IntEnum):
+    """How a device computes FPU ops: `FAST` is float32 arithmetic on the fidelity
+    phases' products (numerics=fast); the others the datapath bit for bit
+    (numerics=exact), which differs between the chips in one renormalisation."""
+
+    FAST = 0
+    WORMHOLE = 1  # renormalises a result of exactly -1 unit 27 binades too high (ttsim)
+    BLACKHOLE = 2
+
+
+SRC_BF16 = 0xFFFF0000
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def fidelity_phases(fidelity):
+    """Phases the LLK runs: LoFi 1, HiFi2 2, HiFi3 3, HiFi4 4 (MathFidelity's values)."""
+    return max(fidelity, 1)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _exponent_adjust(phase):
+    """The product exponent's rebias for the phase's mantissa slices: SrcA's low slice
+    sits 5 bits, SrcB's 7 bits below the high one."""
+    return -127 - (5 if phase & 1 else 0) - (7 if phase & 2 else 0)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def fpu_slice_a(bits, phase):
+    """SrcA's 5 mantissa bits the multiplier takes in `phase`: hidden bit + 4 MSBs, or
+    the next 5 (bf16's 3 LSBs, then zeros)."""
+    man = ((bits >> 13) & 0x3FF) | 0x400
+    return (man >> 1) & 31 if phase & 1 else man >> 6
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def fpu_slice_b(bits, phase):
+    """SrcB's 7 mantissa bits of `phase`: hidden bit + 6 MSBs, or the last 4 shifted up 3."""
+    man = ((bits >> 13) & 0x3FF) | 0x400
+    return (man & 15) << 3 if phase & 2 else man >> 4
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def fpu_product(a, b, phase):
+    """One multiplier lane: (sign, exponent, 12-bit mantissa) of a's and b's slices; an
+    operand with a zero exponent (zero, denormal) makes no product: (0, 0, 0)."""
+    if (a & 0x7F800000) == 0 or (b & 0x7F800000) == 0:
+        return 0, 0, 0
+    exponent = ((a >> 23) & 0xFF) + ((b >> 23) & 0xFF) + _exponent_adjust(phase)
+    return ((a ^ b) >> 31) & 1, exponent, fpu_slice_a(a, phase) * fpu_slice_b(b, phase)
+
+
+@numba.njit(cache=True, nogil=True)
+def fpu_group_sum(signs, exponents, mantissas, first):
+    """Lanes first..first+7 summed as the datapath does: each product aligned to the
+    group's largest exponent on the 12-bit grid, rounding half up, then added as
+    integers. Returns the group's term, its mantissa scaled to 2^23 = 1."""
+    top = exponents[first]
+    for k in range(first + 1, first + 8):
+        top = max(top, exponents[k])
+    if top <= 0:
+        return 0, 0, 0
+    total = 0
+    for k in range(first, first + 8):
+        shift = min(top - exponents[k], 30)
+        man = ((mantissas[k] << 1) + (1 << shift)) >> (shift + 1)
+        total += -man if signs[k] else man
+    return (1 if total < 0 else 0), top, abs(total) << 13
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _align_term(sign, exponent, man, top, fp32_dest):
+    """A term shifted to exponent `top`, rounding half up in its signed value; a 16-bit
+    Dst then keeps 11 bits of it (the add happens at Dst's precision)."""
+    if exponent < top:
+        shift = top - exponent
+        man = (man + (1 << (shift - 1)) - sign) >> shift if shift < 31 else 0
+    if not fp32_dest:
+        man = (man + (1 << 12) - sign) & ~0x1FFF
+    return man
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _bit_length(x):
+    n = 0
+    while x >> n:
+        n += 1
+    return n
+
+
+@numba.njit(cache=True, nogil=True)
+def fpu_accumulate(s0, e0, m0, s1, e1, m1, dst, fp32_dest, model):
+    """Dst's new bits after adding two terms to Dst (`dst`, float32 bits; a bf16 Dst's
+    value has its low 16 bits zero): the three aligned to the largest exponent, Dst's
+    mantissa rounding half away, added, renormalised and rounded half away to Dst's
+    precision. Underflow and cancellation give +0, overflow an infinity (saturation)."""
+    sign = (dst >> 31) & 1
+    dst_exponent = (dst >> 23) & 0xFF
+    dst_man = (dst & 0x7FFFFF) | 0x800000 if dst_exponent else 0
+    top = max(max(e0, e1), dst_exponent)
+    if top <= 0:
+        return 0
+    m0 = _align_term(s0, e0, m0, top, fp32_dest)
+    m1 = _align_term(s1, e1, m1, top, fp32_dest)
+    if dst_exponent < top:
+        shift = top - dst_exponent
+        dst_man = (dst_man + (1 << (shift - 1))) >> shift if shift < 31 else 0
+    if not fp32_dest:
+        dst_man = (dst_man + (1 << 12)) & ~0x1FFF
+    man = dst_man + (m0 if s0 == sign else -m0) + (m1 if s1 == sign else -m1)
+    if man < 0:
+        man, sign = -man, sign ^ 1
+    if man == 0:
+        return 0
+    shift = 24 - _bit_length(man)  # left shift that puts the leading 1 at bit 23
+    if model == FpuModel.WORMHOLE and sign and man == 1:
+        shift -= 27  # Wormhole counts the leading sign bits of -1 wrongly (ttsim)
+    top -= shift
+    if not fp32_dest:
+        shift -= 16
+    man = (man + (1 << (-shift - 1))) >> -shift if shift < 0 else man << shift
+    if not fp32_dest:
+        man <<= 16
+    if man & 0x1000000:
+        top += 1
+    if top <= 0:
+        return 0
+    if top >= 255:
+        return (sign << 31) | (255 << 23)
+    return (sign << 31) | (top << 23) | (man & 0x7FFFFF)
+
+
+@numba.njit(cache=True, nogil=True)
+def fpu_mvmul(a, b, dst, phase, fp32_dest, model, lanes):
+    """One Dst element of an MVMUL: Dst + the 16 lanes a[k] * b[k] of `phase`, in two
+    groups of 8 (a, b: 16 float32 bit patterns of SrcA's column and SrcB's row; lanes:
+    (3, 16) int64 scratch)."""
+    signs, exponents, mantissas = lanes[0], lanes[1], lanes[2]
+    for k in range(16):
+        signs[k], exponents[k], mantissas[k] = fpu_product(a[k] & SRC_BF16, b[k] & SRC_BF16, phase)
+    s0, e0, m0 = fpu_group_sum(signs, exponents, mantissas, 0)
+    s1, e1, m1 = fpu_group_sum(signs, exponents, mantissas, 8)
+    return fpu_accumulate(s0, e0, m0, s1, e1, m1, dst, fp32_dest, model)
+
+
+@numba.njit(cache=True, nogil=True)
+def fpu_matmul_tile(in0, in1, transpose, out, fidelity, fp32_dest, model):
+    """Dst += in0 @ in1 (in1 transposed when `transpose`) as matmul_tiles's MVMULs
+    compute it: for each fidelity phase, each Dst element takes the MVMUL of k = 0..15,
+    then that of k = 16..31, each rounding into Dst (tt-llk's matmul MOP). in0 feeds
+    SrcB, in1 SrcA."""
+    a = np.empty((TILE, TILE), np.int64)  # [j, k]: SrcA's column j
+    b = np.empty((TILE, TILE), np.int64)  # [i, k]: SrcB's row i
+    for x in range(TILE):
+        for k in range(TILE):
+            a[x, k] = f32_to_bits(in1[FACE_INDEX[x, k]] if transpose else in1[FACE_INDEX[k, x]])
+            b[x, k] = f32_to_bits(in0[FACE_INDEX[x, k]])
+    bits = out.view(np.uint32)
+    mask = 0xFFFFFFFF if fp32_dest else SRC_BF16
+    lanes = np.empty((3, 16), np.int64)
+    for i in range(TILE):
+        for j in range(TILE):
+            at = FACE_INDEX[i, j]
+            dst = np.int64(bits[at]) & mask
+            for phase in range(fidelity_phases(fidelity)):
+                for half in range(2):
+                    dst = fpu_mvmul(a[j, 16 * half:16 * half + 16], b[i, 16 * half:16 * half + 16], dst, phase,
+                                    fp32_dest, model, lanes)
+            bits[at] = dst
 
 
 # ---- SFPU ----

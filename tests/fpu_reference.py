@@ -1,0 +1,158 @@
+"""The FPU results a Tensix computes, from wolfpine's datapath (PyPI `wolfpine`, whose
+FPU is a port of Tenstorrent's ttsim), driven in the order TT-Metal's LLK issues the
+instructions. The differential tests (tests/test_fpu_wolfpine.py) and
+bench/fpu_agreement.py compare the simulator against these.
+
+What is wolfpine's here: the datapath of one instruction (MatrixUnit's batched group
+sums, products, sums and accumulate into Dst). What is ours: which operands and which
+Dst values each instruction gets, in the LLK's order (tt-llk's llk_math_matmul.h and
+llk_math_eltwise_binary.h):
+- matmul_tiles: per fidelity phase (LoFi 1, HiFi2 2, HiFi3 3, HiFi4 4 phases, outer), the
+  MOP's 16 MVMULs; each Dst element gets the k = 0..15 MVMUL, then k = 16..31;
+- add/sub_tiles: one ELWADD/ELWSUB (phase 0, no accumulation into Dst);
+- mul_tiles: one ELWMUL per fidelity phase, each accumulating into Dst.
+Src holds BF16-style values (Wormhole with ALU_FORMAT_SPEC_REG0_SrcA = Float32 or
+Float16_b, tt-isa-documentation MVMUL.md): the Src value's low 16 bits are dropped.
+
+Values are float32 bit patterns (int64 arrays), tiles (32, 32) row-major. The
+simulator's side (`simulate_*`) runs sim/numerics.py's functions on the same tiles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from framework.pe.tensix.backends.matrix import MatrixUnit  # wolfpine
+from framework.pe.tensix.util import DataFormatConversions
+
+from tt_hal.sim import numerics
+from tt_hal.sim.numerics import FACE_INDEX, FpuModel
+from tt_hal.target.layout import DataFormat
+
+PHASES = {0: 1, 2: 2, 3: 3, 4: 4}  # MathFidelity value -> phases the LLK runs
+SRC_BF16 = 0xFFFF0000
+
+
+def exp_adjust(phase: int) -> int:
+    """The product exponent's rebias for a phase's mantissa slices (ttsim fpu_exp_prod_adj)."""
+    return -127 - (5 if phase & 1 else 0) - (7 if phase & 2 else 0)
+
+
+def _src(bits) -> np.ndarray:
+    return np.asarray(bits, np.int64) & SRC_BF16
+
+
+def matmul_tiles(in0, in1, fidelity: int, fp32_dest: bool, dst=None, blackhole: bool = False) -> np.ndarray:
+    """Dst (bits) after matmul_tiles over K tiles: in0 (K, 32, 32) feeds SrcB, in1
+    (K, 32, 32) SrcA, one pair per K tile; Dst starts at `dst` (zeros)."""
+    in0, in1 = _src(in0), _src(in1)
+    out = np.zeros((32, 32), np.int64) if dst is None else np.asarray(dst, np.int64).copy()
+    for t in range(in0.shape[0]):
+        for phase in range(PHASES[fidelity]):
+            for half in (0, 1):
+                k = slice(16 * half, 16 * half + 16)
+                a = in1[t, k, :][:, np.newaxis, :]  # lanes, 1, columns j
+                b = np.ascontiguousarray(in0[t, :, k].T)[:, :, np.newaxis]  # lanes, rows i, 1
+                sums = MatrixUnit._fpu_group_sums_batch(a, b, phase, exp_adjust(phase))
+                out = MatrixUnit._fpu_accumulate_batch(sums, out, fp32_dest, not blackhole)
+    return out
+
+
+def eltwise(op: str, a, b, fidelity: int, fp32_dest: bool, dst=None, blackhole: bool = False) -> np.ndarray:
+    """Dst (bits) after add/sub/mul_tiles of SrcA = a and SrcB = b (same shapes)."""
+    a, b = _src(a), _src(b)
+    out = np.zeros(a.shape, np.int64) if dst is None else np.asarray(dst, np.int64).copy()
+    if op == "mul":
+        for phase in range(PHASES[fidelity]):
+            terms = MatrixUnit._fpu_product_batch(a, b, phase, exp_adjust(phase))
+            out = MatrixUnit._fpu_accumulate_batch(terms, out, fp32_dest, not blackhole)
+        return out
+    if op == "sub":
+        b = b ^ 0x80000000
+    terms = MatrixUnit._fpu_sum_batch(a, b)
+    return MatrixUnit._fpu_accumulate_batch(terms, np.zeros_like(out), fp32_dest, not blackhole)
+
+
+# ---- Data sets: float32 operands (n, 32, 32), as the unpacker hands them to Src ----
+
+def _wide(rng, shape, low, high):
+    """Random signs and mantissas at exponents spread over [low, high)."""
+    magnitude = np.ldexp(rng.uniform(1, 2, shape), rng.integers(low, high, shape))
+    return (magnitude * rng.choice([-1.0, 1.0], shape)).astype(np.float32)
+
+
+def _sprinkle(rng, x, fraction, values):
+    x = x.copy()
+    where = rng.random(x.shape) < fraction
+    x[where] = rng.choice(np.asarray(values, np.float32), int(where.sum()))
+    return x
+
+
+def _denormals(rng, x, fraction):
+    """Some entries replaced by float32 denormals (exponent field 0), either sign."""
+    bits = rng.integers(1, 0x800000, x.shape, dtype=np.uint32) | (rng.integers(0, 2, x.shape, dtype=np.uint32) << 31)
+    return np.where(rng.random(x.shape) < fraction, bits.view(np.float32), x)
+
+
+def _ties(rng, shape):
+    """Small integers at nearby powers of two: products and sums land exactly on the
+    halfway points of the alignment grids and of bf16."""
+    return np.ldexp(rng.integers(-255, 256, shape).astype(np.float64), rng.integers(-9, -3, shape)).astype(np.float32)
+
+
+DATA_SETS = {
+    "normal": lambda rng, shape: rng.standard_normal(shape).astype(np.float32),
+    "uniform": lambda rng, shape: rng.uniform(-1, 1, shape).astype(np.float32),
+    "wide": lambda rng, shape: _wide(rng, shape, -40, 40),
+    "huge": lambda rng, shape: _wide(rng, shape, 40, 127),  # products overflow: Dst saturates
+    "tiny": lambda rng, shape: _wide(rng, shape, -126, -40),  # products underflow to zero
+    "zeros": lambda rng, shape: _sprinkle(rng, rng.standard_normal(shape).astype(np.float32), 0.5, [0.0]),
+    "negative_zero": lambda rng, shape: _sprinkle(rng, rng.standard_normal(shape).astype(np.float32), 0.5,
+                                                  [-0.0, 0.0]),
+    "denormals": lambda rng, shape: _denormals(rng, rng.standard_normal(shape).astype(np.float32), 0.4),
+    "ties": _ties,
+    "cancel": lambda rng, shape: _sprinkle(rng, _ties(rng, shape), 0.3, [1.0, -1.0]),
+}
+KS = (1, 2, 5)  # K tiles of a matmul
+
+
+# ---- The packer (fp32 or bf16 Dst -> a bf16 tile), wolfpine's ttsim-following conversion ----
+
+def pack_bf16(dst, fp32_dest: bool) -> np.ndarray:
+    """bf16 bits the packer writes for Dst `dst` (float32 bits)."""
+    flat = np.asarray(dst, np.int64).ravel()
+    if fp32_dest:
+        to_dst = DataFormatConversions.FP32ToDstFormatFP32
+        packed = [DataFormatConversions.FP32InDstToBF16(to_dst(int(x))) for x in flat]
+    else:
+        to_dst = DataFormatConversions.FP32ToDstFormatBF16
+        packed = [DataFormatConversions.BF16InDstToBF16(to_dst(int(x))) for x in flat]
+    return np.array(packed, np.int64).reshape(np.shape(dst))
+
+
+# ---- The simulator on the same tiles ----
+
+def to_faces(tile) -> np.ndarray:
+    """A (32, 32) tile in stored (face) order, float32."""
+    faces = np.empty(1024, np.float32)
+    faces[FACE_INDEX.ravel()] = np.asarray(tile, np.float32).ravel()
+    return faces
+
+
+def simulate_matmul(in0, in1, fidelity: int, fp32_dest: bool, model: FpuModel, dst=None) -> np.ndarray:
+    """Dst bits (32, 32) after the simulator's matmul_tiles over the K tiles; Dst starts
+    at `dst` (bits; zeros)."""
+    out = to_faces(np.zeros((32, 32), np.uint32).view(np.float32) if dst is None else
+                   np.asarray(dst, np.uint32).view(np.float32))
+    for a, b in zip(in0, in1):
+        if model == FpuModel.FAST:
+            numerics.matmul_tile_fast(to_faces(a), to_faces(b), False, out, fidelity, fp32_dest)
+        else:
+            numerics.fpu_matmul_tile(to_faces(a), to_faces(b), False, out, fidelity, fp32_dest, int(model))
+    return out[FACE_INDEX].view(np.uint32).astype(np.int64)
+
+
+def simulate_pack_bf16(dst) -> np.ndarray:
+    """bf16 bits the simulator's packer writes for Dst `dst` (float32 bits, (32, 32))."""
+    row = np.zeros(2048, np.uint8)
+    numerics.pack_tile(to_faces(np.asarray(dst, np.uint32).view(np.float32)), row, 0, int(DataFormat.bfloat16))
+    return row.view(np.uint16)[FACE_INDEX].astype(np.int64)

@@ -1,0 +1,63 @@
+"""The exact numerics against the chip's FPU: the simulator's bit-exact datapath
+(sim/numerics.py fpu_*) against wolfpine's (whose FPU matches ttsim's, Tenstorrent's
+reference model of the silicon), in the LLK's instruction order (tests/fpu_reference.py),
+on every fidelity, both Dst modes and the data sets of fpu_reference.DATA_SETS. Every Dst
+value and every packed bf16 value must be bit-identical.
+
+`python bench/fpu_agreement.py` prints the same comparison as percentages, for the fast
+numerics too."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("framework.pe.tensix.backends.matrix", reason="wolfpine (the test extra) is not installed")
+
+from tests import fpu_reference as ref  # noqa: E402
+from tt_hal.sim.numerics import FpuModel  # noqa: E402
+from tt_hal.target.isa import MathFidelity  # noqa: E402
+
+FIDELITIES = list(MathFidelity)
+DST = {"fp32": True, "bf16": False}
+
+
+def assert_bits_equal(got, want, what):
+    differ = np.flatnonzero(np.asarray(got) != np.asarray(want))
+    assert differ.size == 0, (f"{what}: {differ.size} of {np.size(want)} differ; first at {differ[0]}: "
+                              f"{int(np.ravel(got)[differ[0]]):#010x} != {int(np.ravel(want)[differ[0]]):#010x}")
+
+
+def operands(data_set, k, *key):
+    rng = np.random.default_rng([*key, len(data_set)])
+    make = ref.DATA_SETS[data_set]
+    return make(rng, (k, 32, 32)), make(rng, (k, 32, 32))
+
+
+@pytest.mark.parametrize("data_set", ref.DATA_SETS)
+@pytest.mark.parametrize("dst", DST)
+@pytest.mark.parametrize("fidelity", FIDELITIES, ids=lambda f: f.name)
+def test_matmul_tiles_bit_exact(fidelity, dst, data_set):
+    """matmul_tiles over K = 1, 2 and 5 tiles: Dst and the packed bf16 tile."""
+    for k in ref.KS:
+        a, b = operands(data_set, k, int(fidelity), DST[dst])
+        want = ref.matmul_tiles(a.view(np.uint32), b.view(np.uint32), int(fidelity), DST[dst])
+        got = ref.simulate_matmul(a, b, int(fidelity), DST[dst], FpuModel.WORMHOLE)
+        assert_bits_equal(got, want, f"Dst, K={k}")
+        assert_bits_equal(ref.simulate_pack_bf16(got), ref.pack_bf16(want, DST[dst]), f"packed, K={k}")
+
+
+def test_wormhole_renormalises_minus_one_unit_27_binades_high():
+    """A sum of exactly -1 unit (Dst -(1 + 2^-23) plus a product of 1.0): Wormhole's
+    datapath counts the leading sign bits of -1 wrongly and lands 27 binades above
+    -2^-23, Blackhole's does not; each model agrees with wolfpine's for its chip. (A bf16
+    Dst adds on a grid of 2^13 units, so only fp32 Dst can meet it.)"""
+    a, b = np.zeros((2, 1, 32, 32), np.float32)
+    a[0, :, 0] = b[0, 0, :] = 1.0
+    dst = np.full((32, 32), -(1 + 2.0 ** -23), np.float32).view(np.uint32)
+    results = {}
+    for blackhole, model in ((False, FpuModel.WORMHOLE), (True, FpuModel.BLACKHOLE)):
+        want = ref.matmul_tiles(a.view(np.uint32), b.view(np.uint32), int(MathFidelity.LoFi), True, dst, blackhole)
+        got = ref.simulate_matmul(a, b, int(MathFidelity.LoFi), True, model, dst)
+        assert_bits_equal(got, want, model.name)
+        results[model] = got.astype(np.uint32).view(np.float32)
+    assert (results[FpuModel.BLACKHOLE] == -(2.0 ** -23)).all()
+    assert (results[FpuModel.WORMHOLE] == -(2.0 ** 4)).all()
