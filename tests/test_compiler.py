@@ -36,7 +36,7 @@ Patterns (CASES, each a @main):
   dispatch, loaded by the next); an RFFT (iree_linalg_ext.fft stages);
 - softmax, layernorm and rmsnorm as JAX writes them;
 - bf16 and f16 (loads, stores, constants, matmuls, sums, broadcasts, truncf in a body; f16's
-  conversions bit for bit over every pattern); i64 converted to float; a depthwise NCHW
+  conversions bit for bit over every pattern); complex FFTs (complex tensors between dispatches); i64 converted to float; a depthwise NCHW
   convolution; a generic with a constant result beside a reduction;
 - several results (two of one linalg.generic), results that are transforms of the inputs
   (or the input itself),
@@ -1433,6 +1433,21 @@ CASES["conv2d_nchw_1x1_stride_2"] = Case(mlir("""
       return %r : tensor<2x32x4x4xf32>
     }
 """), inputs=(1.0, W(16)))
+# complex<f32> as pairs of float32 words (real, imaginary), as i64 is pairs of int32 ones: complex
+# tensors at dispatch boundaries (interleaved words gathered apart and back), complex.re/im/conj/
+# create and extracts; an FFT of a complex input, and an inverse real FFT of rows, whose
+# conjugate-symmetric half is stored into a slice of a complex binding.
+CASES["complex_fft"] = Case(mlir("""
+    func.func @main(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
+      %c = stablehlo.complex %a, %b : tensor<4x16xcomplex<f32>>
+      %f = stablehlo.fft %c, type = FFT, length = [16] : (tensor<4x16xcomplex<f32>>) -> tensor<4x16xcomplex<f32>>
+      %r = stablehlo.real %f : (tensor<4x16xcomplex<f32>>) -> tensor<4x16xf32>
+      %i = stablehlo.imag %f : (tensor<4x16xcomplex<f32>>) -> tensor<4x16xf32>
+      %h = stablehlo.slice %c [0:4, 0:9] : (tensor<4x16xcomplex<f32>>) -> tensor<4x9xcomplex<f32>>
+      %ir = stablehlo.fft %h, type = IRFFT, length = [16] : (tensor<4x9xcomplex<f32>>) -> tensor<4x16xf32>
+      return %r, %i, %ir : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+    }
+"""))
 # A generic with two results, one a constant every iteration writes (torch's adaptive average
 # pooling yields its divisor beside the sum): the constant is a fill, the other result a reduction.
 CASES["generic_constant_result"] = Case(mlir("""
@@ -1708,15 +1723,6 @@ UNLOWERED = {
           return %r : tensor<40xi32>
         }
     """), "stablehlo.reduce", r"a reduction combining with arith.muli"),
-    # IREE expands the FFT into DFT arithmetic; what the bridge names is that expansion's op.
-    "complex_fft": (mlir("""
-        func.func @main(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x16xf32> {
-          %c = stablehlo.complex %a, %b : tensor<4x16xcomplex<f32>>
-          %f = stablehlo.fft %c, type = FFT, length = [16] : (tensor<4x16xcomplex<f32>>) -> tensor<4x16xcomplex<f32>>
-          %r = stablehlo.real %f : (tensor<4x16xcomplex<f32>>) -> tensor<4x16xf32>
-          return %r : tensor<4x16xf32>
-        }
-    """), "stablehlo.complex", r"[a-z_]+\.[a-z_.]+"),
 }
 
 

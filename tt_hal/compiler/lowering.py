@@ -252,6 +252,22 @@ def is_wide(type_) -> bool:
     return (integer_width(type_) or 0) > 32
 
 
+def is_complex(type_) -> bool:
+    """Is it a complex number (complex<f32>: its real and imaginary parts, two float32 words)?"""
+    return isinstance(_element(type_), ir.ComplexType)
+
+
+def is_pair(type_) -> bool:
+    """Is a value of this type held as two 32-bit words, each a tensor of its own (an i64's
+    low and high words, a complex's real and imaginary parts: Tensor.high)?"""
+    return is_wide(type_) or is_complex(type_)
+
+
+def word_format(type_) -> DataFormat:
+    """The format of each word of a pair type."""
+    return INTEGER_FORMAT if is_wide(type_) else DataFormat.float32
+
+
 def _check_element_type(op, type_) -> None:
     element = _element(type_)
     if str(element) not in FLOAT_TYPES and not (integer_width(element) or 64) <= 32:
@@ -460,7 +476,7 @@ class _Code:
     def value(self, v) -> int:
         if v in self.memo:
             return self.memo[v]
-        if is_wide(v.type):
+        if is_pair(v.type):
             owner = v.owner
             raise unimplemented(owner.operation if isinstance(owner, (ir.Operation, ir.OpView)) else None,
                                 f"{v.get_name()} of {v.type} used where the bridge computes 32 bits")
@@ -483,11 +499,13 @@ class _Code:
         return result
 
     def wide_op(self, op) -> tuple[int, int]:
-        """An op whose result is an i64 (int64's builders)."""
+        """An op whose result is an i64 (int64's builders) or a complex."""
         name, operands, ops = op.name, list(op.operands), self.int64
         if name == "tensor.extract":
             low, high = self.extracted(op)
             return self.emit(low), self.emit(high)
+        if is_complex(op.results[0].type):
+            return self.complex_op(op)
         if name in ("arith.extsi", "arith.index_cast", "arith.extui", "arith.index_castui"):
             source = operands[0]
             if is_wide(source.type):
@@ -518,15 +536,45 @@ class _Code:
             return ops.extreme(a, b, maximum, signed)
         raise unimplemented(op, f"{name} on i64: the bridge's i64 ops are {', '.join(_INT64_OPS)}")
 
+    def complex_op(self, op) -> tuple[int, int]:
+        """An op whose result is a complex: its (real, imaginary) parts."""
+        name, operands = op.name, list(op.operands)
+        if name == "complex.create":
+            return self.value(operands[0]), self.value(operands[1])
+        if name == "complex.conj":
+            real, imaginary = self.pair(operands[0])
+            return real, self.emit(Unary(SfpuOp.NEG, imaginary))
+        if name == "complex.neg":
+            return tuple(self.emit(Unary(SfpuOp.NEG, part)) for part in self.pair(operands[0]))
+        if name in ("complex.add", "complex.sub"):
+            sfpu = SfpuOp.ADD if name == "complex.add" else SfpuOp.SUB
+            return tuple(self.emit(Binary(sfpu, x, y)) for x, y in zip(self.pair(operands[0]), self.pair(operands[1])))
+        if name == "complex.mul":  # (a + bi)(c + di) = (ac - bd) + (ad + bc)i
+            (a, b), (c, d) = self.pair(operands[0]), self.pair(operands[1])
+            product = lambda x, y: self.emit(Binary(SfpuOp.MUL, x, y))  # noqa: E731
+            return (self.emit(Binary(SfpuOp.SUB, product(a, c), product(b, d))),
+                    self.emit(Binary(SfpuOp.ADD, product(a, d), product(b, c))))
+        if name == "arith.select":
+            condition = self.value(operands[0])
+            where = SfpuOp.WHERE_INT if self.integer[condition] else SfpuOp.WHERE
+            return tuple(self.emit(Ternary(where, condition, x, y))
+                         for x, y in zip(self.pair(operands[1]), self.pair(operands[2])))
+        raise unimplemented(op, f"{name} on complex: the bridge's complex ops are {', '.join(_COMPLEX_OPS)}")
+
     def extracted(self, op):
-        """The leaf of the values a tensor.extract takes (of an i64: the pair of leaves)."""
+        """The leaf of the values a tensor.extract takes (of an i64 or a complex: the pair
+        of leaves)."""
         if self.extract_input is None:
             raise unimplemented(op, "tensor.extract outside an elementwise body")
         return self.extract_input(op, self)
 
     def narrow_of_wide(self, op) -> int:
-        """An op of i64 operands whose result is 32 bits or less."""
+        """An op of i64 or complex operands whose result is 32 bits or less."""
         name, operands = op.name, list(op.operands)
+        if name in ("complex.re", "complex.im"):
+            return self.pair(operands[0])[name == "complex.im"]
+        if is_complex(operands[0].type):
+            raise unimplemented(op, f"{name} of a complex: the bridge's complex ops are {', '.join(_COMPLEX_OPS)}")
         if name == "arith.cmpi":
             predicate = _INTEGER_PREDICATES[int(ir.IntegerAttr(op.attributes["predicate"]).value)]
             return self.int64.compare(predicate, self.pair(operands[0]), self.pair(operands[1]))
@@ -636,7 +684,7 @@ class _Code:
     def op(self, op) -> int:
         name = op.name
         operands = list(op.operands)
-        if any(is_wide(v.type) and not isinstance(_constant(v), int) for v in operands):  # (fpowi's constant power)
+        if any(is_pair(v.type) and not isinstance(_constant(v), int) for v in operands):  # (fpowi's constant power)
             return self.narrow_of_wide(op)
         if name in _UNARY:
             return self.emit(Unary(_UNARY[name], self.value(operands[0])))
@@ -803,6 +851,7 @@ _INT64_BINARY = {"arith.addi": "add", "arith.subi": "subtract", "arith.muli": "m
 _INT64_BITWISE = {"arith.andi": SfpuOp.AND, "arith.ori": SfpuOp.OR, "arith.xori": SfpuOp.XOR}
 _INT64_EXTREMES = {"arith.maxsi": (True, True), "arith.minsi": (False, True), "arith.maxui": (True, False),
                    "arith.minui": (False, False)}
+_COMPLEX_OPS = ("complex.create", "re", "im", "conj", "neg", "add", "sub", "mul", "select")
 _INT64_OPS = ("addi", "subi", "muli", "andi", "ori", "xori", "max/min (signed and unsigned)", "cmpi", "select",
               "shifts by constants", "extsi/extui/trunci/index_cast", "sitofp/uitofp")
 # Ops of a dispatch that handle i64 tensors (as pairs of int32 tensors); any other op on
@@ -822,8 +871,8 @@ SCATTER_LIMIT = 1 << 22  # elements of a scatter's (original, update) comparison
 def _binding_shape(subspan, ints) -> tuple:
     """The shape of the tensor a hal.interface.binding.subspan binds (None for a dynamic
     dim not known at compile time)."""
-    match = re.search(r"tensor<([^<>]*)>", str(subspan.results[0].type))
-    dims = match.group(1).split("x")[:-1] if match else []
+    # !iree_tensor_ext.dispatch.tensor<readonly:tensor<4x?xf32>>: the inner tensor's dims
+    dims = re.findall(r"tensor<((?:[0-9?]+x)*)", str(subspan.results[0].type))[-1].split("x")[:-1]
     dynamic = iter(subspan.opview.dynamic_dims)
     shape = []
     for d in dims:
@@ -1114,9 +1163,9 @@ class DispatchLowering:
             name = op.name
             if ints.handle(op) or name == "func.return":
                 continue
-            if name not in _WIDE_AWARE and any(isinstance(v.type, ir.ShapedType) and is_wide(v.type)
+            if name not in _WIDE_AWARE and any(isinstance(v.type, ir.ShapedType) and is_pair(v.type)
                                                for v in [*op.operands, *op.results]):
-                raise unimplemented(op, f"{name} on i64: the bridge takes i64 tensors through loads, stores, "
+                raise unimplemented(op, f"{name} on i64 or complex: the bridge takes them through loads, stores, "
                                         f"elementwise generics and extracts")
             if name == "arith.constant":
                 if isinstance(op.results[0].type, ir.RankedTensorType):
@@ -1239,7 +1288,7 @@ class DispatchLowering:
         is sign-extended into int32 tiles (but an i1 argument's bytes, which are 0 or 1)."""
         shape = _shape(op, op.results[0].type)
         result = op.results[0]
-        if is_wide(result.type):
+        if is_pair(result.type):
             self.values[result] = self._load_wide(op, shape)
             return
         if integer_width(result.type) in PACKED_WIDTHS:
@@ -1298,12 +1347,13 @@ class DispatchLowering:
         return flat.reshape(shape), self.bound.get(access) or default_device_shape(shape)
 
     def _load_wide(self, op, shape) -> Tensor:
-        """An i64 tensor loaded: its low and its high words gathered from the binding read
-        as int32 words."""
+        """An i64 (or complex) tensor loaded: its low and its high words (real and
+        imaginary parts) gathered from the binding read as int32 (float32) words."""
         full = self.subspans[op.operands[0]][2]
         if None in full:
-            raise unimplemented(op, f"a load of i64 from a binding of dynamic shape {full}")
-        words = self._whole(op, (2 * math.prod(full),), INTEGER_FORMAT)
+            raise unimplemented(op, f"a load of {op.results[0].type} from a binding of dynamic shape {full}")
+        fmt = word_format(op.results[0].type)
+        words = self._whole(op, (2 * math.prod(full),), fmt)
         if _data_offsets(op, self.ints):
             table = self._slice_table(op, full, shape)
             halves = []
@@ -1315,7 +1365,7 @@ class DispatchLowering:
                 halves.append(self._gather_at(op, words, places))
         else:
             flat, device_shape = self._elements(op, shape)
-            halves = [self._gather(op, words, 2 * flat + word, out=self._temp(shape, device_shape, INTEGER_FORMAT))
+            halves = [self._gather(op, words, 2 * flat + word, out=self._temp(shape, device_shape, fmt))
                       for word in (0, 1)]
         halves[0].high = halves[1]
         return halves[0]
@@ -1361,26 +1411,26 @@ class DispatchLowering:
         self.outputs[access] = (out.device_shape, DataFormat.uint8, None)
 
     def _store_wide(self, op, tensor: Tensor) -> None:
-        """An i64 tensor stored: its words interleaved (low, high) into an (n, 2) int32
-        tensor over the binding's bytes, by two gathers (each word's other column zero) and
-        an OR."""
+        """An i64 (or complex) tensor stored: its words interleaved (low, high; real,
+        imaginary) into a tensor of 32-bit words over the binding's bytes (a slice's rows
+        and matrices as evenly spaced runs of words), by two gathers (each word's other
+        places zero bits) and an OR of the bits."""
         binding, offset, full = self.subspans[op.operands[1]]
         access = _access(op, self.subspans[op.operands[1]])
         n = math.prod(tensor.shape)
-        window = None
+        wanted, window = (n, 2), None
         if access[2] is not None:
-            flat = _slice_indices(full, *access[2]).reshape(-1)
-            if not np.array_equal(flat, np.arange(flat[0], flat[0] + n)):
-                raise unimplemented(op, f"a store of i64 into a slice ({access[2]} of {list(full)}) that is not one "
-                                        f"contiguous range")
-            window = Window(2 * int(flat[0]), 2, 2 * n)
-        order, none = np.arange(n), np.full(n, -1)
-        columns = [self._gather(op, word, np.stack(pair, axis=1))
-                   for word, pair in ((tensor, (order, none)), (tensor.high, (none, order)))]
-        out = Tensor((n, 2), (n, 2), ("output", access), data_format=INTEGER_FORMAT)
+            if len(access[2]) == 3:
+                raise unimplemented(op, f"a store of {op.operands[0].type} into a slice with strides {access[2][2]}")
+            offsets, sizes = access[2]
+            wanted, window = _merged_window(op, (*full, 2), (*offsets, 0), (*sizes, 2))
+        places = np.arange(2 * n).reshape(wanted)  # word places, in the slice's row-major order
+        columns = [self._gather(op, word, np.where(places % 2 == w, places // 2, -1))
+                   for w, word in enumerate((tensor, tensor.high))]
+        out = Tensor(wanted, wanted, ("output", access), data_format=INTEGER_FORMAT)
         self._fused(op, (Input(0), Input(1), Binary(SfpuOp.OR, 0, 1)),
-                    [(column, FusedInput(INTEGER_FORMAT)) for column in columns], out)
-        self.outputs[access] = ((n, 2), INTEGER_FORMAT, window)
+                    [(column, FusedInput(self._format(column))) for column in columns], out)
+        self.outputs[access] = (wanted, INTEGER_FORMAT, window)
 
     def _slice_table(self, op, full, shape) -> Tensor:
         """The flat indices, in the row-major tensor of shape `full` a load reads, of the
@@ -1417,7 +1467,7 @@ class DispatchLowering:
     def store(self, op) -> None:
         value = op.operands[0]
         tensor = self.values[value]
-        if is_wide(value.type):
+        if is_pair(value.type):
             self._store_wide(op, tensor)
             return
         if integer_width(value.type) in PACKED_WIDTHS:
@@ -2154,9 +2204,9 @@ class DispatchLowering:
         exprs = _affine(op)
         exprs = exprs[:n_in] + [exprs[n_in + k]]
         maps, iterators = [_projection(e) for e in exprs], _iterators(op)
-        wide = any(is_wide(v.type) for v in operands)
+        wide = any(is_pair(v.type) for v in operands)
         for v in operands:
-            if not is_wide(v.type):
+            if not is_pair(v.type):
                 _check_element_type(op, v.type)
         result_format = tile_format(op.results[k].type)
         ins = [self.values[v] if isinstance(v.type, ir.RankedTensorType) else None for v in operands[:n_in]]
@@ -2406,8 +2456,8 @@ class DispatchLowering:
 
     def _scalar_leaf(self, v, inputs: list):
         """The instruction of a scalar's value (_scalar_fill), None if it is not known; of
-        an i64, the (low, high) pair of them."""
-        if is_wide(v.type):
+        an i64 or a complex, the pair of them."""
+        if is_pair(v.type):
             known = _constant(v)
             known = self.ints.env.get(v) if known is None else known
             if isinstance(known, int):
@@ -2573,11 +2623,11 @@ class DispatchLowering:
             raise unimplemented(op, "a linalg.generic that yields its own output")
         inputs: list = []
         builder = self._code(op, ins, maps, space, axis, n_in, inputs)
-        if is_wide(result.type):  # an i64: its words computed by two kernels
+        if is_pair(result.type):  # an i64 or a complex: its words computed by two kernels
             words = []
             for word in builder.pair(result):
                 code, word_inputs = _cone(builder.code, word, inputs)
-                words.append(self._temp(out.shape, out.device_shape, INTEGER_FORMAT))
+                words.append(self._temp(out.shape, out.device_shape, word_format(result.type)))
                 self._fused(op, code, word_inputs, words[-1])
             words[0].high = words[1]
             return words[0]
