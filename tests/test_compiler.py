@@ -36,8 +36,9 @@ Patterns (CASES, each a @main):
   dispatch, loaded by the next); an RFFT (iree_linalg_ext.fft stages);
 - softmax, layernorm and rmsnorm as JAX writes them;
 - bf16 and f16 (loads, stores, constants, matmuls, sums, broadcasts, truncf in a body; f16's
-  conversions bit for bit over every pattern); complex FFTs (complex tensors between dispatches); i64 converted to float; a depthwise NCHW
-  convolution; a generic with a constant result beside a reduction;
+  conversions bit for bit over every pattern); complex FFTs (complex tensors between
+  dispatches); i64 converted to float; a depthwise NCHW convolution; a generic with a
+  constant result beside a reduction;
 - several results (two of one linalg.generic), results that are transforms of the inputs
   (or the input itself),
   one executable at four call sites (binding offsets as push constants), a program
@@ -1438,7 +1439,8 @@ CASES["conv2d_nchw_1x1_stride_2"] = Case(mlir("""
 # create and extracts; an FFT of a complex input, and an inverse real FFT of rows, whose
 # conjugate-symmetric half is stored into a slice of a complex binding.
 CASES["complex_fft"] = Case(mlir("""
-    func.func @main(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
+    func.func @main(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>)
+        -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
       %c = stablehlo.complex %a, %b : tensor<4x16xcomplex<f32>>
       %f = stablehlo.fft %c, type = FFT, length = [16] : (tensor<4x16xcomplex<f32>>) -> tensor<4x16xcomplex<f32>>
       %r = stablehlo.real %f : (tensor<4x16xcomplex<f32>>) -> tensor<4x16xf32>
