@@ -43,7 +43,7 @@ GOLDEN_EXPORTS = {
 }
 
 
-def _library_exports():
+def library_exports():
     """Every program shape of the kernel library, named."""
     yield "eltwise_add", eltwise.eltwise_binary("add", BF16, BF16, BF16)
     for op in ("sub", "mul"):
@@ -102,7 +102,7 @@ def _syntax_check(source: str, compute: bool, tmp_path: pathlib.Path) -> None:
 
 
 @pytest.mark.skipif(CXX is None, reason="no C++ compiler on this machine")
-@pytest.mark.parametrize("name,export", list(_library_exports()), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize("name,export", list(library_exports()), ids=lambda v: v if isinstance(v, str) else "")
 def test_library_kernels_compile_against_kernel_api(name, export, tmp_path):
     for processor, source in codegen.program_sources(export.program).items():
         _syntax_check(source, processor == Processor.COMPUTE, tmp_path)
