@@ -252,6 +252,13 @@ BACKENDS = {"mock": "tt_hal.sim", "hardware": "tt_hal.native"}
 MODES = (*BACKENDS, "auto")
 
 
+# How a simulated chip computes its FPU ops (device option numerics=, docs/fidelity.md): "fast"
+# is float32 arithmetic on the fidelity phases' products, "exact" the chip's datapath bit for
+# bit. TT_HAL_NUMERICS sets it for mock devices whose URI does not.
+NUMERICS = ("fast", "exact")
+NUMERICS_ENVIRONMENT = "TT_HAL_NUMERICS"
+
+
 def backend_package(mode: str):
     """The package of the backend for a resolved mode ('mock' or 'hardware')."""
     return importlib.import_module(BACKENDS[mode])

@@ -12,7 +12,14 @@ import threading
 import urllib.parse
 from typing import Callable
 
-from hal.backend import backend_package, hardware_unavailable_reason, open_backend, resolve_mode
+from hal.backend import (
+    NUMERICS,
+    NUMERICS_ENVIRONMENT,
+    backend_package,
+    hardware_unavailable_reason,
+    open_backend,
+    resolve_mode,
+)
 from hal.device import HalDevice
 from hal.log import get_logger
 from hal.status import HalError, StatusCode
@@ -31,10 +38,17 @@ def positive_int(value: str) -> int:
     return number
 
 
+def numerics(value: str) -> str:
+    """How a simulated chip computes FPU ops: one of hal.backend.NUMERICS."""
+    if value not in NUMERICS:
+        raise ValueError(value)
+    return value
+
+
 # URI query options a device accepts, and how to parse each. grid_x / grid_y shrink the
 # simulated chip's worker grid (columns / rows), e.g. for tests of small core counts.
 _DEVICE_OPTIONS = {"arch": str, "num_hw_cqs": int, "l1_unreserved_base": int, "l1_small_size": int,
-                   "grid_x": positive_int, "grid_y": positive_int}
+                   "grid_x": positive_int, "grid_y": positive_int, "numerics": numerics}
 
 
 class HalDriver:
@@ -118,6 +132,8 @@ class HalDriver:
         mode = mode or self.mode
         if mode == "mock" and "arch" not in options:
             options["arch"] = os.environ.get("TT_HAL_MOCK_ARCH", "wormhole_b0")
+        if mode == "mock" and "numerics" not in options and os.environ.get(NUMERICS_ENVIRONMENT):
+            options |= _parse_options({"numerics": os.environ[NUMERICS_ENVIRONMENT]})
         backend = open_backend(mode, ordinal, **options)
         query = urllib.parse.urlencode(options)
         device = HalDevice(self, backend, f"{self.name}://{ordinal}" + (f"?{query}" if query else ""), ordinal)

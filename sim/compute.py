@@ -21,10 +21,14 @@ from tt_hal.sim.dataflow import cb_page_address
 from tt_hal.sim.faults import Fault
 from tt_hal.sim.numerics import (
     FACE_INDEX,
+    FpuModel,
     bits_to_f32,
     dst_store,
+    eltwise_tile_fast,
     f32_to_bits,
     fidelity_product,
+    fpu_eltwise,
+    fpu_matmul_tile,
     is_bits_binary,
     is_bits_unary,
     matmul_tile_fast,
@@ -61,26 +65,24 @@ def _read_cb_tile(l1_row, cb_config, cb_popped, c, cb, index, out, to_dest=False
     unpack_tile(l1_row, at, cb_config[cb, 0], out, to_dest)
 
 
-@numba.njit(cache=True, nogil=True)
-def _eltwise(op, src_a, src_b, out, fidelity, fp32_dest):
-    """Dst = a + b, a - b or a * b element by element (no broadcast)."""
-    if op == Op.ADD_TILES:
-        for k in range(TILE_ELEMENTS):
-            out[k] = dst_store(src_a[k] + src_b[k], fp32_dest)
-    elif op == Op.SUB_TILES:
-        for k in range(TILE_ELEMENTS):
-            out[k] = dst_store(src_a[k] - src_b[k], fp32_dest)
-    else:
-        for k in range(TILE_ELEMENTS):
-            out[k] = dst_store(fidelity_product(src_a[k], src_b[k], fidelity), fp32_dest)
+@numba.njit(cache=True, nogil=True, inline="always")
+def _broadcast_at(broadcast, i, j):
+    """Where SrcB's element for Dst element (i, j) is: its own, B's first row, first
+    column or element (0, 0)."""
+    if broadcast == Broadcast.ROW:
+        return FACE_INDEX[0, j]
+    if broadcast == Broadcast.COL:
+        return FACE_INDEX[i, 0]
+    return 0 if broadcast == Broadcast.SCALAR else FACE_INDEX[i, j]
 
 
 @numba.njit(cache=True, nogil=True)
 def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst, acquired, fidelity,
-            fp32_dest, dst_capacity, src_a, src_b, scratch, fault):
+            fp32_dest, dst_capacity, fpu_model, src_a, src_b, scratch, fault):
     """One compute instruction of core c (registers r, L1 row `row`) on its Dst;
     returns a fault code. acquired: the kernel holds Dst (tile_regs_acquire); dirty[c]:
-    Dst tiles [0, dirty) were written since the last release."""
+    Dst tiles [0, dirty) were written since the last release. fpu_model (FpuModel):
+    the FPU's ops in the fast model, or bit for bit."""
     if not acquired:
         return Fault.DST_NOT_ACQUIRED
     # (Dst tile, circular buffers read or written; -1 for none)
@@ -126,18 +128,21 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
     elif op == Op.ADD_TILES or op == Op.SUB_TILES or op == Op.MUL_TILES:
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_a)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_b)
+        if fpu_model != FpuModel.FAST:
+            bits, a_bits, b_bits = out.view(np.uint32), src_a.view(np.uint32), src_b.view(np.uint32)
+            for i in range(TILE):
+                for j in range(TILE):
+                    k = FACE_INDEX[i, j]
+                    bits[k] = fpu_eltwise(op != Op.MUL_TILES, op == Op.SUB_TILES, np.int64(a_bits[k]),
+                                          np.int64(b_bits[_broadcast_at(f, i, j)]), np.int64(bits[k]), fidelity,
+                                          fp32_dest, fpu_model)
+            return Fault.OK
         if f == Broadcast.NONE:  # element k with element k
-            _eltwise(op, src_a, src_b, out, fidelity, fp32_dest)
+            eltwise_tile_fast(op, src_a, src_b, out, fidelity, fp32_dest)
             return Fault.OK
         for i in range(TILE):
             for j in range(TILE):
-                k = FACE_INDEX[i, j]
-                if f == Broadcast.ROW:  # B's first row
-                    kb = FACE_INDEX[0, j]
-                elif f == Broadcast.COL:  # B's first column
-                    kb = FACE_INDEX[i, 0]
-                else:  # Broadcast.SCALAR: B's element (0, 0)
-                    kb = 0
+                k, kb = FACE_INDEX[i, j], _broadcast_at(f, i, j)
                 if op == Op.ADD_TILES:
                     value = src_a[k] + src_b[kb]
                 elif op == Op.SUB_TILES:
@@ -149,7 +154,10 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         # Dst += in0 @ in1 (in1 transposed when f); in0 feeds SrcB, in1 SrcA.
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_b)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_a)
-        matmul_tile_fast(src_b, src_a, f != 0, out, fidelity, fp32_dest)
+        if fpu_model == FpuModel.FAST:
+            matmul_tile_fast(src_b, src_a, f != 0, out, fidelity, fp32_dest)
+        else:
+            fpu_matmul_tile(src_b, src_a, f != 0, out, fidelity, fp32_dest, fpu_model)
     elif op == Op.REDUCE_TILE:
         # ROW: each row -> column 0; COL: each column -> row 0; SCALAR: all -> (0, 0),
         # every value times the scaler tile's first element. MAX combines with Dst by

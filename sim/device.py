@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from hal.backend import BackendDevice, Capability, LaunchProgram, interrupts_deferred
+from hal.backend import NUMERICS, BackendDevice, Capability, LaunchProgram, interrupts_deferred
 from hal.log import get_logger
 from hal.status import HalError, StatusCode, as_error
 from tt_hal.sim.dispatch import (
@@ -25,6 +25,7 @@ from tt_hal.sim.dispatch import (
     run_program,
 )
 from tt_hal.sim.memory import ChipMemory, SimBuffer, system_memory_buffer
+from tt_hal.sim.numerics import FpuModel
 from tt_hal.target import conversions
 from tt_hal.target.arch import DEFAULT_ARCH, ArchSpec, get_arch
 from tt_hal.target.placement import BufferType, ShardedPages
@@ -206,8 +207,11 @@ class SimDevice(BackendDevice):
     mode = "mock"
     capabilities = Capability.PROFILING | Capability.BUFFER_PLACEMENT | Capability.SHARDED_BINDINGS
 
-    def __init__(self, arch: str | ArchSpec | None = None, num_hw_cqs: int = 2, **arch_options):
+    def __init__(self, arch: str | ArchSpec | None = None, num_hw_cqs: int = 2, numerics: str = "fast",
+                 **arch_options):
         spec = arch if isinstance(arch, ArchSpec) else get_arch(arch or DEFAULT_ARCH)
+        if numerics not in NUMERICS:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"numerics={numerics!r}; expected one of {', '.join(NUMERICS)}")
         for key in ("grid_x", "grid_y"):  # a smaller grid models part of the chip; a larger one no chip
             if key in arch_options and not 1 <= arch_options[key] <= getattr(spec, key):
                 raise HalError(StatusCode.INVALID_ARGUMENT, f"{key}={arch_options[key]}; {spec.name}'s worker grid "
@@ -218,6 +222,10 @@ class SimDevice(BackendDevice):
             raise HalError(StatusCode.INVALID_ARGUMENT,
                            f"num_hw_cqs={num_hw_cqs}; {spec.name} has 1..{spec.max_hw_cqs}")
         self.arch = spec
+        self.numerics = numerics
+        # The FPU as computed: the exact datapaths differ between the chips in one renormalisation.
+        self.fpu_model = FpuModel.FAST if numerics == "fast" else (
+            FpuModel.WORMHOLE if spec.name.startswith("wormhole") else FpuModel.BLACKHOLE)
         self.num_hw_cqs = num_hw_cqs
         self.memory = ChipMemory(spec)
         self.instruction_budget = DEFAULT_INSTRUCTION_BUDGET  # per dispatch, before a kernel counts as runaway
@@ -321,7 +329,7 @@ class SimDevice(BackendDevice):
             "bindings": [f"{_where(b.buffer, b.offset)} ({b.length} B)" for b in launch.bindings],
             "constants": [int(c) for c in launch.constants]})
         self._queue(cq).enqueue(run_program, launch, prepared, self.memory, self._binding_tables,
-                                self.instruction_budget, self.profiler,
+                                self.instruction_budget, self.fpu_model, self.profiler,
                                 inline=prepared.seconds is not None and prepared.seconds < INLINE_SECONDS, trace=trace)
 
     def enqueue_host_function(self, cq: int, function: Callable, *args) -> None:

@@ -27,6 +27,7 @@ from tt_hal.sim.compute import DST_TILES
 from tt_hal.sim.faults import FAULTS, Fault
 from tt_hal.sim.interpreter import PROCESSORS
 from tt_hal.sim.memory import ChipMemory
+from tt_hal.sim.numerics import FpuModel
 from tt_hal.target.isa import ADDRGEN_SLOTS, NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, WIDTH, Op, Processor, disassemble
 from tt_hal.target.placement import BufferType
 from tt_hal.target.program import KernelConfig, Program
@@ -202,9 +203,10 @@ _POOL = concurrent.futures.ThreadPoolExecutor(THREADS, "tt-hal-cores")
 
 
 def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMemory, binding_tables: BindingTables,
-                budget: int, recorder=None) -> None:
-    """Runs every workgroup of `launch` within `budget` instructions; raises a HalError
-    on a fault. `recorder` (a hal.profiling.TraceRecorder) gets a slice per core and round."""
+                budget: int, fpu_model: FpuModel = FpuModel.FAST, recorder=None) -> None:
+    """Runs every workgroup of `launch` within `budget` instructions, its FPU ops in
+    `fpu_model`; raises a HalError on a fault. `recorder` (a hal.profiling.TraceRecorder)
+    gets a slice per core and round."""
     arch = memory.arch
     counts = launch.workgroup_count
     if launch.indirect is not None:
@@ -232,7 +234,8 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
             lo, hi = bounds[g], bounds[g + 1]
             return interpreter.run_round(*prepared.program_arrays, constants, tables[4], workgroup_count, first, lo, hi,
                                          memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4],
-                                         *prepared.config, budget * (hi - lo) // active, *state.arrays, faults[g])
+                                         *prepared.config, int(fpu_model), budget * (hi - lo) // active,
+                                         *state.arrays, faults[g])
 
         budget -= run(0) if groups == 1 else builtins.sum(_POOL.map(run, range(groups)))
         error = None

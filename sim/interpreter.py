@@ -47,7 +47,7 @@ NO_WAIT = -1  # waiting[c, p, 0] of a kernel that is not blocked
 @numba.njit(cache=True, nogil=True)
 def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, workgroup_count, first, lo, hi,
               l1, dram, l1_base, buffers, buffer_banks, page_rows, page_addresses, cb_config,
-              fidelity, fp32_dest, dst_capacity, budget,
+              fidelity, fp32_dest, dst_capacity, fpu_model, budget,
               workgroup_ids, rt_args, pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst,
               instructions, fault):
     """Cores [lo, hi) of a round whose core 0 runs workgroup `first`: sets up their
@@ -69,7 +69,7 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     instructions[lo:hi] = 0
     return run_cores(codes, ct_args, rt_args[lo:hi], rt_counts, constants, workgroup_ids[lo:hi], workgroup_count,
                      np.arange(lo, hi), l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows,
-                     page_addresses, fidelity, fp32_dest, dst_capacity, budget, pcs[lo:hi], regs[lo:hi],
+                     page_addresses, fidelity, fp32_dest, dst_capacity, fpu_model, budget, pcs[lo:hi], regs[lo:hi],
                      done[lo:hi], waiting[lo:hi], cb_pushed[lo:hi], cb_popped[lo:hi], cb_reserved[lo:hi],
                      addrgens[lo:hi], dst[lo:hi], instructions[lo:hi], fault)
 
@@ -77,7 +77,7 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
 @numba.njit(cache=True, nogil=True)
 def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
               l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses,
-              fidelity, fp32_dest, dst_capacity, budget,
+              fidelity, fp32_dest, dst_capacity, fpu_model, budget,
               pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst, instructions, fault):
     """Runs the kernels of every core until all halt, or a fault. State arrays are
     the caller's, so that a fault can be reported from them:
@@ -92,7 +92,7 @@ def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, work
     dirty = np.zeros(core_rows.shape[0], np.int64)  # Dst tiles [0, dirty) written since the last release
     executed = _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
                           l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses, fidelity,
-                          fp32_dest, dst_capacity, budget, pcs, regs, done, waiting, cb_pushed, cb_popped,
+                          fp32_dest, dst_capacity, fpu_model, budget, pcs, regs, done, waiting, cb_pushed, cb_popped,
                           cb_reserved, addrgens, dst, dirty, instructions, fault)
     for c in range(core_rows.shape[0]):
         dst[c, :dirty[c], :] = 0.0
@@ -102,7 +102,7 @@ def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, work
 @numba.njit(cache=True, nogil=True)
 def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
                l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses,
-               fidelity, fp32_dest, dst_capacity, budget,
+               fidelity, fp32_dest, dst_capacity, fpu_model, budget,
                pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst, dirty, instructions,
                fault):
     cores = core_rows.shape[0]
@@ -246,7 +246,8 @@ def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, wor
                     else:
                         spent += TILE_OP_COST - 1
                         err = compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty,
-                                      dst, acquired[c], fidelity, fp32_dest, dst_capacity, src_a, src_b, scratch, fault)
+                                      dst, acquired[c], fidelity, fp32_dest, dst_capacity, fpu_model, src_a, src_b,
+                                      scratch, fault)
                     if err != Fault.OK:
                         fault[0], fault[1], fault[2], fault[3] = err, c, p, pc
                         pcs[c, p] = pc

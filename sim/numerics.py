@@ -38,7 +38,7 @@ from tt_hal.target.formats import (
     bfp_encode_row,
     bfp_shared_exponent,
 )
-from tt_hal.target.isa import MathFidelity, SfpuOp
+from tt_hal.target.isa import MathFidelity, Op, SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.sizes import FACE, TILE, TILE_ELEMENTS
 from tt_hal.target.tiles import EXPONENT_BYTES
@@ -257,6 +257,21 @@ def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest):
 
 
 @numba.njit(cache=True, nogil=True)
+def eltwise_tile_fast(op, src_a, src_b, out, fidelity, fp32_dest):
+    """Dst = a + b, a - b or a * b element by element (no broadcast) in the fast model:
+    float32 arithmetic on the Src values, the product in fidelity phases, stored once."""
+    if op == Op.ADD_TILES:
+        for k in range(TILE_ELEMENTS):
+            out[k] = dst_store(src_a[k] + src_b[k], fp32_dest)
+    elif op == Op.SUB_TILES:
+        for k in range(TILE_ELEMENTS):
+            out[k] = dst_store(src_a[k] - src_b[k], fp32_dest)
+    else:
+        for k in range(TILE_ELEMENTS):
+            out[k] = dst_store(fidelity_product(src_a[k], src_b[k], fidelity), fp32_dest)
+
+
+@numba.njit(cache=True, nogil=True)
 def matmul_tile_fast(in0, in1, transpose, out, fidelity, fp32_dest):
     """Dst += in0 @ in1 (in1 transposed when `transpose`) in the fast model: each
     element's 32 fidelity products summed in float32 over k = 0..31, added to Dst and
@@ -452,6 +467,50 @@ def fpu_matmul_tile(in0, in1, transpose, out, fidelity, fp32_dest, model):
                     dst = fpu_mvmul(a[j, 16 * half:16 * half + 16], b[i, 16 * half:16 * half + 16], dst, phase,
                                     fp32_dest, model, lanes)
             bits[at] = dst
+
+
+@numba.njit(cache=True, nogil=True)
+def fpu_add(a, b, fp32_dest, model):
+    """ELWADD of SrcA value a and SrcB value b (bits; ELWSUB flips b's sign first) into
+    a Dst that does not accumulate: the smaller operand's 11-bit mantissa aligned to the
+    larger's exponent rounding half up (gone past 11 places), added as integers, then
+    rounded into Dst as fpu_accumulate does."""
+    a, b = a & SRC_BF16, b & SRC_BF16
+    a = a if a & 0x7F800000 else 0  # zero and denormal operands are zero
+    b = b if b & 0x7F800000 else 0
+    if (a & 0x7FFFFFFF) < (b & 0x7FFFFFFF):
+        a, b = b, a
+    a_exponent, b_exponent = (a >> 23) & 0xFF, (b >> 23) & 0xFF
+    a_man = ((a >> 13) & 0x3FF) | 0x400 if a else 0
+    b_man = ((b >> 13) & 0x3FF) | 0x400 if b else 0
+    if b_exponent < a_exponent:
+        shift = a_exponent - b_exponent
+        b_man = (b_man + (1 << (shift - 1))) >> shift if shift < 12 else 0
+    sign = (a >> 31) & 1
+    man = a_man + b_man if sign == (b >> 31) & 1 else a_man - b_man
+    return fpu_accumulate(sign, a_exponent, man << 13, 0, 0, 0, 0, fp32_dest, model)
+
+
+@numba.njit(cache=True, nogil=True)
+def fpu_mul(a, b, dst, phase, fp32_dest, model):
+    """ELWMUL of a and b (bits) in one fidelity phase, added to Dst (`dst`): ELWMUL
+    always accumulates, so mul_tiles runs one per phase into the same Dst value."""
+    sign, exponent, man = fpu_product(a & SRC_BF16, b & SRC_BF16, phase)
+    if exponent <= 0:
+        sign, exponent, man = 0, 0, 0
+    return fpu_accumulate(sign, exponent, man << 13, 0, 0, 0, dst, fp32_dest, model)
+
+
+@numba.njit(cache=True, nogil=True)
+def fpu_eltwise(add, subtract, a, b, dst, fidelity, fp32_dest, model):
+    """add/sub/mul_tiles' Dst bits for one element: one ELWADD or ELWSUB (LoFi only: the
+    LLK runs no phases for them), or one ELWMUL per fidelity phase onto Dst's bits `dst`."""
+    if add:
+        return fpu_add(a, b ^ 0x80000000 if subtract else b, fp32_dest, model)
+    dst &= 0xFFFFFFFF if fp32_dest else SRC_BF16
+    for phase in range(fidelity_phases(fidelity)):
+        dst = fpu_mul(a, b, dst, phase, fp32_dest, model)
+    return dst
 
 
 # ---- SFPU ----

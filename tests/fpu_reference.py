@@ -26,7 +26,10 @@ from framework.pe.tensix.util import DataFormatConversions
 
 from tt_hal.sim import numerics
 from tt_hal.sim.numerics import FACE_INDEX, FpuModel
+from tt_hal.target.isa import Op
 from tt_hal.target.layout import DataFormat
+
+_OPS = {"add": int(Op.ADD_TILES), "sub": int(Op.SUB_TILES), "mul": int(Op.MUL_TILES)}
 
 PHASES = {0: 1, 2: 2, 3: 3, 4: 4}  # MathFidelity value -> phases the LLK runs
 SRC_BF16 = 0xFFFF0000
@@ -156,3 +159,16 @@ def simulate_pack_bf16(dst) -> np.ndarray:
     row = np.zeros(2048, np.uint8)
     numerics.pack_tile(to_faces(np.asarray(dst, np.uint32).view(np.float32)), row, 0, int(DataFormat.bfloat16))
     return row.view(np.uint16)[FACE_INDEX].astype(np.int64)
+
+
+def simulate_eltwise(op: str, a, b, fidelity: int, fp32_dest: bool, model: FpuModel, dst=None) -> np.ndarray:
+    """Dst bits after the simulator's add/sub/mul_tiles of tiles a (SrcA) and b (SrcB)."""
+    if model == FpuModel.FAST:
+        out = np.zeros(1024, np.float32)
+        numerics.eltwise_tile_fast(_OPS[op], to_faces(a), to_faces(b), out, fidelity, fp32_dest)
+        return out[FACE_INDEX].view(np.uint32).astype(np.int64)
+    a, b = np.asarray(a, np.float32).view(np.uint32), np.asarray(b, np.float32).view(np.uint32)
+    out = np.zeros(a.shape, np.int64) if dst is None else np.asarray(dst, np.int64)
+    return np.array([numerics.fpu_eltwise(op != "mul", op == "sub", int(x), int(y), int(d), fidelity, fp32_dest,
+                                          int(model)) for x, y, d in zip(a.ravel(), b.ravel(), out.ravel())],
+                    np.int64).reshape(a.shape)

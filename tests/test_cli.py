@@ -169,6 +169,24 @@ def test_run_vmfb_with_inputs_matches_numpy(work, tmp_path):
     assert result.stdout == f"output 0: float32[64, 64]\n{printed}\n"
 
 
+def test_run_numerics_exact_and_fast(work, tmp_path):
+    """`run --numerics exact` computes the FPU's ops bit for bit as the chip (slower), the
+    default fast mode in float32: both within the float32 tolerance, not the same bits;
+    a device URI's numerics= means the same; an unknown mode is a usage error."""
+    inputs = [x for name in ("a", "b", "bias") for x in ("--input", work / f"{name}.npy")]
+    outputs = {}
+    for mode, options in (("fast", ["--numerics", "fast"]), ("exact", ["--numerics", "exact"]),
+                          ("uri", ["--device", "tenstorrent://mock?numerics=exact"])):
+        result = tt_hal("run", work / "matmul.vmfb", *inputs, *options, "--output-dir", tmp_path / mode)
+        assert result.returncode == 0, result.stderr
+        outputs[mode] = np.load(tmp_path / mode / "output0.npy")
+        assert tolerance.max_error(outputs[mode], numpy_matmul_bias(work)) <= F32_TOLERANCE
+    assert (outputs["exact"] != outputs["fast"]).any()
+    np.testing.assert_array_equal(outputs["exact"], outputs["uri"])
+    bad = tt_hal("run", work / "matmul.vmfb", *inputs, "--numerics", "bitexact")
+    assert bad.returncode == 2 and "invalid choice: 'bitexact'" in bad.stderr
+
+
 def test_check_needs_the_mlir(work):
     result = tt_hal("run", work / "matmul.vmfb", "--random", "--check")
     assert result.returncode == 2 and "run the .mlir" in result.stderr and result.stdout == ""

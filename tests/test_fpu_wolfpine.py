@@ -61,3 +61,38 @@ def test_wormhole_renormalises_minus_one_unit_27_binades_high():
         results[model] = got.astype(np.uint32).view(np.float32)
     assert (results[FpuModel.BLACKHOLE] == -(2.0 ** -23)).all()
     assert (results[FpuModel.WORMHOLE] == -(2.0 ** 4)).all()
+
+
+@pytest.mark.parametrize("data_set", ref.DATA_SETS)
+@pytest.mark.parametrize("dst", DST)
+@pytest.mark.parametrize("op, fidelity", [("add", MathFidelity.LoFi), ("sub", MathFidelity.LoFi),
+                                          *[("mul", f) for f in FIDELITIES]], ids=lambda x: getattr(x, "name", x))
+def test_eltwise_tiles_bit_exact(op, fidelity, dst, data_set):
+    """add/sub/mul_tiles (the LLK runs phases for mul only): Dst and the packed bf16 tile.
+    mul_tiles accumulates into the Dst it finds (ELWMUL always does), so it starts from
+    random Dst values here."""
+    a, b = operands(data_set, 2, int(fidelity), DST[dst], ["add", "sub", "mul"].index(op))
+    start = ref.DATA_SETS[data_set](np.random.default_rng(9), (32, 32)).view(np.uint32).astype(np.int64)
+    start &= 0xFFFFFFFF if DST[dst] else 0xFFFF0000
+    want = ref.eltwise(op, a[0].view(np.uint32), b[0].view(np.uint32), int(fidelity), DST[dst], start)
+    got = ref.simulate_eltwise(op, a[0], b[0], int(fidelity), DST[dst], FpuModel.WORMHOLE, start)
+    assert_bits_equal(got, want, "Dst")
+    assert_bits_equal(ref.simulate_pack_bf16(got), ref.pack_bf16(want, DST[dst]), "packed")
+
+
+@pytest.mark.parametrize("fidelity", [MathFidelity.LoFi, MathFidelity.HiFi4], ids=lambda f: f.name)
+def test_device_with_exact_numerics_matches_wolfpine(fidelity):
+    """The whole path on a device opened with numerics=exact: ops.matmul (K = 3 tiles,
+    bf16 Dst) gives the chip's bits."""
+    import hal
+    from tt_hal import ops
+    device = hal.create_device("tenstorrent://mock?numerics=exact&grid_x=2&grid_y=1")
+    rng = np.random.default_rng(int(fidelity))
+    a, b = rng.standard_normal((32, 96)).astype(np.float32), rng.standard_normal((96, 32)).astype(np.float32)
+    va, vb = device.to_device(a, "bfloat16", "tile"), device.to_device(b, "bfloat16", "tile")
+    got = ops.matmul(va, vb, math_fidelity=fidelity.name, dtype="float32").to_host()
+    qa, qb = va.to_host(np.float32), vb.to_host(np.float32)
+    want = ref.matmul_tiles(qa.reshape(32, 3, 32).transpose(1, 0, 2).view(np.uint32),
+                            qb.reshape(3, 32, 32).view(np.uint32), int(fidelity), False)
+    assert_bits_equal(got.view(np.uint32), want, "matmul")
+    device.close()

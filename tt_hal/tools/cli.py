@@ -115,6 +115,13 @@ def _inputs(function, args) -> list:
     return arrays
 
 
+def _set_numerics(args) -> None:
+    """--numerics: the default of every simulated device this process opens (scripts' too)."""
+    from hal.backend import NUMERICS_ENVIRONMENT
+    if args.numerics:
+        os.environ[NUMERICS_ENVIRONMENT] = args.numerics
+
+
 def _load(args):
     """(module, function, input arrays) for `run` and `trace`."""
     from hal.status import HalError, StatusCode
@@ -167,6 +174,7 @@ def cmd_run(args) -> int:
             os.makedirs(args.output_dir, exist_ok=True)
         except OSError as e:
             raise _Failure(EXIT_USAGE, f"tt-hal: cannot write outputs to {args.output_dir}: {e.strerror}") from None
+    _set_numerics(args)
     module, function, arrays = _load(args)
     outputs = _invoke(module, function, arrays)
     for i, out in enumerate(outputs):
@@ -235,6 +243,7 @@ def cmd_trace(args) -> int:
         raise _Failure(EXIT_USAGE, f"tt-hal: --chip {args.chip}: the chip picture is a .png")
     if not os.path.isfile(args.model):
         raise _Failure(EXIT_USAGE, f"tt-hal: cannot read {args.model}: no such file")
+    _set_numerics(args)
     if args.model.endswith(".py"):
         if args.graph or args.chip:
             raise _Failure(EXIT_USAGE, "tt-hal: --graph and --chip need a program (.mlir or .vmfb), not a script")
@@ -457,6 +466,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="the .vmfb file (default: beside the source)")
     p.set_defaults(run=cmd_compile)
 
+    from hal.backend import NUMERICS
+
     def run_options(p):
         p.add_argument("--function", help="the function to run (default: the only one, or main)")
         p.add_argument("--input", action="append", default=[], help="a .npy file per argument, in order")
@@ -464,6 +475,9 @@ def parser() -> argparse.ArgumentParser:
                        help="uniform(-1, 1) inputs of the function's types (matrices scaled by sqrt(3 / rows))")
         p.add_argument("--seed", type=int, default=0, help="seed of --random (default: 0)")
         p.add_argument("--device", default="tenstorrent", help="device URI (default: tenstorrent)")
+        p.add_argument("--numerics", choices=NUMERICS,
+                       help="how a simulated chip computes FPU ops: fast (float32, the default) or exact (the "
+                            "chip's datapath bit for bit, slower; docs/fidelity.md); a device URI's numerics= wins")
 
     p = commands.add_parser("run", help="run a .mlir or .vmfb on the device and print its outputs")
     p.add_argument("model", help="a .mlir file (compiled first) or a .vmfb")

@@ -1,0 +1,224 @@
+"""The bit-exact FPU datapath's functions (sim/numerics.py fpu_*) against numpy twins,
+on random operands with the edges mixed in (zeros, -0, denormals, the largest and
+smallest exponents, ties of the alignments). Facts: tt-isa-documentation MVMUL.md /
+ELWADD.md / ELWMUL.md and ttsim's datapath (docs/fidelity.md). The twins work on whole
+arrays of float32 bit patterns (int64); tests/test_fpu_wolfpine.py checks the same
+functions against the chip's model."""
+
+import numba
+import numpy as np
+import pytest
+
+from tt_hal.sim import numerics
+from tt_hal.sim.numerics import FpuModel
+
+MODELS = [FpuModel.WORMHOLE, FpuModel.BLACKHOLE]
+
+
+def operand_bits(rng, shape) -> np.ndarray:
+    """float32 bit patterns: random, with zeros, -0, denormals and extreme exponents."""
+    bits = rng.integers(0, 1 << 32, shape, dtype=np.int64)
+    edge = rng.random(shape)
+    exponent = np.where(edge < 0.1, 0, np.where(edge < 0.15, 1, np.where(edge < 0.2, 254, (bits >> 23) & 0xFF)))
+    bits = (bits & ~0x7F800000) | (exponent << 23)
+    bits = np.where(rng.random(shape) < 0.05, bits & 0x80000000, bits)  # +-0
+    near = rng.random(shape) < 0.5  # half of them at exponents near 127, where sums mix
+    return np.where(near, (bits & ~0x7F800000) | (rng.integers(120, 135, shape) << 23), bits)
+
+
+# ---- numpy twins ----
+
+def twin_product(a, b, phase):
+    a, b = a & 0xFFFF0000, b & 0xFFFF0000
+    live = ((a & 0x7F800000) != 0) & ((b & 0x7F800000) != 0)
+    man_a, man_b = ((a >> 13) & 0x3FF) | 0x400, ((b >> 13) & 0x3FF) | 0x400
+    slice_a = (man_a >> 1) & 31 if phase & 1 else man_a >> 6
+    slice_b = (man_b & 15) << 3 if phase & 2 else man_b >> 4
+    exponent = ((a >> 23) & 0xFF) + ((b >> 23) & 0xFF) - 127 - 5 * (phase & 1) - 7 * (phase >> 1 & 1)
+    return np.where(live, ((a ^ b) >> 31) & 1, 0), np.where(live, exponent, 0), np.where(live, slice_a * slice_b, 0)
+
+
+def twin_group_sum(signs, exponents, mantissas):
+    """Rows of 8 lanes -> (sign, exponent, mantissa << 13) per row."""
+    top = exponents.max(axis=-1)
+    shift = np.minimum(top[..., None] - exponents, 30)
+    aligned = (2 * mantissas + (1 << shift)) >> (shift + 1)  # half up
+    total = np.where(signs == 1, -aligned, aligned).sum(axis=-1)
+    live = top > 0
+    return np.where(live & (total < 0), 1, 0), np.where(live, top, 0), np.where(live, np.abs(total) << 13, 0)
+
+
+def twin_accumulate(terms, dst, fp32_dest, model):
+    sign = (dst >> 31) & 1
+    dst_exponent = (dst >> 23) & 0xFF
+    dst_man = np.where(dst_exponent > 0, (dst & 0x7FFFFF) | 0x800000, 0)
+    top = np.maximum(np.maximum(terms[0][1], terms[1][1]), dst_exponent)
+    total = np.zeros_like(dst)
+    for s, e, m in terms:
+        shift = np.minimum(top - e, 40)
+        m = np.where(shift >= 31, 0, np.where(shift > 0, (m + (1 << np.maximum(shift - 1, 0)) - s) >> shift, m))
+        if not fp32_dest:
+            m = (m + 4096 - s) & ~0x1FFF
+        total += np.where(s == sign, m, -m)
+    shift = np.minimum(top - dst_exponent, 40)
+    dst_man = np.where(shift >= 31, 0, np.where(shift > 0, (dst_man + (1 << np.maximum(shift - 1, 0))) >> shift,
+                                                dst_man))
+    if not fp32_dest:
+        dst_man = (dst_man + 4096) & ~0x1FFF
+    total += dst_man
+    sign = np.where(total < 0, sign ^ 1, sign)
+    man = np.abs(total)
+    length = np.array([int(x).bit_length() for x in man.ravel()], np.int64).reshape(man.shape)
+    shift = 24 - length
+    if model == FpuModel.WORMHOLE:
+        shift = np.where((sign == 1) & (man == 1), shift - 27, shift)
+    exponent = top - shift
+    if not fp32_dest:
+        shift = shift - 16
+    right = np.maximum(-shift, 0)
+    man = np.where(shift < 0, (man + (1 << np.maximum(right - 1, 0))) >> right, man << np.maximum(shift, 0))
+    if not fp32_dest:
+        man = man << 16
+    exponent = exponent + ((man >> 24) & 1)
+    result = np.where(exponent >= 255, (sign << 31) | (255 << 23), (sign << 31) | (exponent << 23) | (man & 0x7FFFFF))
+    return np.where((top <= 0) | (total == 0) | (exponent <= 0), 0, result)
+
+
+def twin_add(a, b, fp32_dest, model):
+    a, b = a & 0xFFFF0000, b & 0xFFFF0000
+    a, b = np.where(a & 0x7F800000, a, 0), np.where(b & 0x7F800000, b, 0)
+    swap = (a & 0x7FFFFFFF) < (b & 0x7FFFFFFF)
+    a, b = np.where(swap, b, a), np.where(swap, a, b)
+    man_a = np.where(a != 0, ((a >> 13) & 0x3FF) | 0x400, 0)
+    man_b = np.where(b != 0, ((b >> 13) & 0x3FF) | 0x400, 0)
+    shift = ((a >> 23) & 0xFF) - ((b >> 23) & 0xFF)
+    man_b = np.where(shift >= 12, 0, np.where(shift > 0, (man_b + (1 << np.maximum(shift - 1, 0))) >> np.minimum(
+        shift, 12), man_b))
+    sign = (a >> 31) & 1
+    man = np.where(sign == ((b >> 31) & 1), man_a + man_b, man_a - man_b)
+    zero = np.zeros_like(a)
+    return twin_accumulate([(sign, (a >> 23) & 0xFF, man << 13), (zero, zero, zero)], zero, fp32_dest, model)
+
+
+# ---- the checks ----
+
+@numba.njit
+def _products(a, b, phase):
+    out = np.empty((3, a.shape[0]), np.int64)
+    for i in range(a.shape[0]):
+        out[0, i], out[1, i], out[2, i] = numerics.fpu_product(a[i], b[i], phase)
+    return out
+
+
+@pytest.mark.parametrize("phase", range(4))
+def test_product_takes_the_phase_slices(phase):
+    rng = np.random.default_rng(phase)
+    a, b = operand_bits(rng, 20000), operand_bits(rng, 20000)
+    got = _products(a & 0xFFFF0000, b & 0xFFFF0000, phase)
+    np.testing.assert_array_equal(got, np.stack(twin_product(a, b, phase)))
+    # the four phases' slices together are the whole bf16 mantissas
+    whole = sum(twin_product(a, b, p)[2].astype(np.float64) * 2.0 ** (-5 * (p & 1) - 7 * (p >> 1 & 1))
+                for p in range(4))
+    live = ((a & 0x7F800000) != 0) & ((b & 0x7F800000) != 0)
+    man = lambda x: ((x >> 16) & 0x7F) | 0x80  # noqa: E731
+    np.testing.assert_array_equal(whole[live] * 2 ** 4, (man(a) * man(b))[live])
+
+
+@numba.njit
+def _group_sums(signs, exponents, mantissas):
+    out = np.empty((3, signs.shape[0]), np.int64)
+    for i in range(signs.shape[0]):
+        out[0, i], out[1, i], out[2, i] = numerics.fpu_group_sum(signs[i], exponents[i], mantissas[i], 0)
+    return out
+
+
+@pytest.mark.parametrize("phase", range(4))
+def test_group_sum_aligns_on_the_largest_exponent_rounding_half_up(phase):
+    rng = np.random.default_rng(10 + phase)
+    signs, exponents, mantissas = twin_product(operand_bits(rng, (20000, 8)), operand_bits(rng, (20000, 8)), phase)
+    got = _group_sums(signs, exponents, mantissas)
+    np.testing.assert_array_equal(got, np.stack(twin_group_sum(signs, exponents, mantissas)))
+    # a tie of the alignment rounds up in magnitude: 3 units shifted by 1 -> 2, -3 -> -2
+    lanes = np.zeros((2, 8), np.int64)
+    exps = np.array([[10, 9, 0, 0, 0, 0, 0, 0]] * 2)
+    mans = np.array([[0, 3, 0, 0, 0, 0, 0, 0]] * 2)
+    lanes[1, 1] = 1
+    assert _group_sums(lanes, exps, mans)[2].tolist() == [2 << 13, 2 << 13]
+
+
+@numba.njit
+def _accumulate(terms, dst, fp32_dest, model):
+    out = np.empty(dst.shape[0], np.int64)
+    for i in range(dst.shape[0]):
+        out[i] = numerics.fpu_accumulate(terms[0, 0, i], terms[0, 1, i], terms[0, 2, i], terms[1, 0, i],
+                                         terms[1, 1, i], terms[1, 2, i], dst[i], fp32_dest, model)
+    return out
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
+@pytest.mark.parametrize("fp32_dest", [True, False], ids=["fp32", "bf16"])
+def test_accumulate_into_dst(fp32_dest, model):
+    rng = np.random.default_rng(int(model) + 2 * fp32_dest)
+    n = 20000
+    groups = [twin_group_sum(*twin_product(operand_bits(rng, (n, 8)), operand_bits(rng, (n, 8)), p)) for p in (0, 3)]
+    dst = operand_bits(rng, n) & (0xFFFFFFFF if fp32_dest else 0xFFFF0000)
+    terms = np.array([np.stack(g) for g in groups])
+    got = _accumulate(terms, dst, fp32_dest, int(model))
+    np.testing.assert_array_equal(got, twin_accumulate(groups, dst, fp32_dest, model))
+    if not fp32_dest:
+        assert not (got & 0xFFFF).any()  # a bf16 Dst value
+
+
+@numba.njit
+def _adds(a, b, fp32_dest, model):
+    out = np.empty(a.shape[0], np.int64)
+    for i in range(a.shape[0]):
+        out[i] = numerics.fpu_add(a[i], b[i], fp32_dest, model)
+    return out
+
+
+@pytest.mark.parametrize("fp32_dest", [True, False], ids=["fp32", "bf16"])
+def test_add_aligns_the_smaller_operand(fp32_dest):
+    rng = np.random.default_rng(30 + fp32_dest)
+    a, b = operand_bits(rng, 20000), operand_bits(rng, 20000)
+    got = _adds(a, b, fp32_dest, int(FpuModel.WORMHOLE))
+    np.testing.assert_array_equal(got, twin_add(a, b, fp32_dest, FpuModel.WORMHOLE))
+    # x + (-x) and -0 + -0 are +0; denormals are zero
+    x = np.array([0x40490000, 0x80000000, 0x00400000], np.int64)
+    assert _adds(x, x ^ np.array([0x80000000, 0, 0]), fp32_dest, 1).tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("fidelity", [0, 2, 3, 4])
+def test_mul_accumulates_one_product_per_phase(fidelity):
+    rng = np.random.default_rng(40 + fidelity)
+    a, b, dst = operand_bits(rng, 5000), operand_bits(rng, 5000), operand_bits(rng, 5000)
+    got = np.array([numerics.fpu_eltwise(False, False, x, y, d, fidelity, True, 1) for x, y, d in zip(a, b, dst)])
+    want = dst.copy()
+    zero = np.zeros_like(a)
+    for phase in range(max(fidelity, 1)):
+        s, e, m = twin_product(a, b, phase)
+        live = e > 0
+        term = (np.where(live, s, 0), np.where(live, e, 0), np.where(live, m << 13, 0))
+        want = twin_accumulate([term, (zero, zero, zero)], want, True, FpuModel.WORMHOLE)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_device_numerics_option(monkeypatch):
+    """numerics= in the device URI (or TT_HAL_NUMERICS) picks the FPU model of a
+    simulated chip; the exact datapath is the chip's own; a bad value is INVALID_ARGUMENT."""
+    import hal
+    from hal.status import HalError, StatusCode
+    monkeypatch.delenv("TT_HAL_NUMERICS", raising=False)
+    for uri, model in (("tenstorrent://mock", FpuModel.FAST), ("tenstorrent://mock?numerics=fast", FpuModel.FAST),
+                       ("tenstorrent://mock?numerics=exact", FpuModel.WORMHOLE),
+                       ("tenstorrent://mock?numerics=exact&arch=blackhole_p150", FpuModel.BLACKHOLE)):
+        device = hal.create_device(uri)
+        assert device.backend.fpu_model == model, uri
+        device.close()
+    monkeypatch.setenv("TT_HAL_NUMERICS", "exact")
+    device = hal.create_device("tenstorrent://mock")
+    assert device.backend.fpu_model == FpuModel.WORMHOLE and "numerics=exact" in device.uri
+    device.close()
+    with pytest.raises(HalError) as error:
+        hal.create_device("tenstorrent://mock?numerics=bitexact")
+    assert error.value.code == StatusCode.INVALID_ARGUMENT and "numerics" in str(error.value)
