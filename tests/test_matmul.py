@@ -38,23 +38,31 @@ def operands():
     return rng.uniform(0.5, 2.0, (64, 160)).astype(np.float32), rng.uniform(0.5, 2.0, (160, 96)).astype(np.float32)
 
 
+# How far a device's matmul (fp32 Dst) may be from the exact sum of the fidelity phases'
+# products, per output, in units of sum_k |a_k b_k| (docs/fidelity.md#fpu-numerics): the
+# exact numerics align each MVMUL's products on a 12-bit grid (half a unit: 2^-11 of the
+# largest) and round into Dst on every MVMUL; the fast numerics only sum in float32.
+FP32_DST_BOUND = 2.0 ** -11
+
+
 @pytest.mark.parametrize("fidelity", FIDELITY_PHASES)
 def test_matmul_follows_the_fidelity_phases(device, operands, fidelity):
-    """float32 output and Dst: only float32 summation order separates the device from
-    the phase model (relative 1e-5); the exact bf16 product is further away the fewer
-    phases run, by the amount the dropped phases carry."""
+    """float32 output and Dst: within FP32_DST_BOUND of the phase model, in either
+    numerics; the exact bf16 product is further away the fewer phases run, by the
+    amount the dropped phases carry."""
     a, b = operands
     va, vb = device.to_device(a, "bfloat16", "tile"), device.to_device(b, "bfloat16", "tile")
     got = ops.matmul(va, vb, math_fidelity=fidelity, fp32_dest_acc_en=True, dtype="float32").to_host()
     model = fidelity_matmul(a, b, FIDELITY_PHASES[fidelity])
-    np.testing.assert_allclose(got, model, rtol=1e-5)
+    scale = np.abs(bf16(a)).astype(np.float64) @ np.abs(bf16(b)).astype(np.float64)
+    assert (np.abs(got - model) <= FP32_DST_BOUND * scale).all()
     exact = bf16(a).astype(np.float64) @ bf16(b).astype(np.float64)
     dropped = exact - model
-    np.testing.assert_allclose(got - model, 0, atol=1e-5 * np.abs(exact).max())
     if fidelity == "HiFi4":
         assert np.abs(dropped).max() == 0
-    else:  # positive inputs: dropped phases only ever lower the product
-        assert (dropped > 0).all() and np.abs(got - exact).max() > 2e-5 * np.abs(exact).max()
+    else:  # positive inputs: dropped phases only ever lower the product (HiFi3's by under the bound)
+        assert (dropped > 0).all()
+        assert fidelity == "HiFi3" or np.abs(got - exact).max() > 2 * FP32_DST_BOUND * scale.max()
 
 
 def test_lofi_error_exceeds_hifi2_exceeds_hifi4(device, operands):
@@ -63,8 +71,10 @@ def test_lofi_error_exceeds_hifi2_exceeds_hifi4(device, operands):
     exact = bf16(a).astype(np.float64) @ bf16(b).astype(np.float64)
     errors = [np.abs(ops.matmul(va, vb, math_fidelity=f, fp32_dest_acc_en=True, dtype="float32").to_host()
                      - exact).max() for f in ("LoFi", "HiFi2", "HiFi3", "HiFi4")]
-    assert errors[0] > errors[1] > errors[2] > errors[3]
-    assert errors[3] < 1e-5 * np.abs(exact).max()
+    # HiFi3 drops only a 2^-12 phase, below the exact datapath's rounding: HiFi3 and HiFi4
+    # are both within the bound there, in either order
+    assert errors[0] > errors[1] > max(errors[2:])
+    assert max(errors[2:]) <= FP32_DST_BOUND * np.abs(exact).max()
 
 
 @pytest.mark.parametrize("in_format, tolerance", [("bfloat16", 2.0 ** -7), ("bfloat8_b", 2.0 ** -5)])
