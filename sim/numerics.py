@@ -382,10 +382,8 @@ def _align_term(sign, exponent, man, top, fp32_dest):
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _bit_length(x):
-    n = 0
-    while x >> n:
-        n += 1
-    return n
+    """Bits of a non-negative integer below 2^53 (frexp is exact there)."""
+    return math.frexp(float(x))[1]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -431,16 +429,18 @@ def fpu_accumulate(s0, e0, m0, s1, e1, m1, dst, fp32_dest, model):
 
 
 @numba.njit(cache=True, nogil=True)
-def fpu_mvmul(a, b, dst, phase, fp32_dest, model, lanes):
-    """One Dst element of an MVMUL: Dst + the 16 lanes a[k] * b[k] of `phase`, in two
-    groups of 8 (a, b: 16 float32 bit patterns of SrcA's column and SrcB's row; lanes:
-    (3, 16) int64 scratch)."""
-    signs, exponents, mantissas = lanes[0], lanes[1], lanes[2]
-    for k in range(16):
-        signs[k], exponents[k], mantissas[k] = fpu_product(a[k] & SRC_BF16, b[k] & SRC_BF16, phase)
-    s0, e0, m0 = fpu_group_sum(signs, exponents, mantissas, 0)
-    s1, e1, m1 = fpu_group_sum(signs, exponents, mantissas, 8)
-    return fpu_accumulate(s0, e0, m0, s1, e1, m1, dst, fp32_dest, model)
+def _lane_fields(bits, fields):
+    """fields[:, x, k] of SrcB-style bits (x, k): live (exponent not 0), sign, exponent,
+    SrcA's two mantissa slices and SrcB's two (phase bit clear, set), so that a tile's
+    MVMULs need not cut each operand 32 times."""
+    for x in range(TILE):
+        for k in range(TILE):
+            value = bits[x, k] & SRC_BF16
+            fields[0, x, k] = 1 if value & 0x7F800000 else 0
+            fields[1, x, k] = (value >> 31) & 1
+            fields[2, x, k] = (value >> 23) & 0xFF
+            fields[3, x, k], fields[4, x, k] = fpu_slice_a(value, 0), fpu_slice_a(value, 1)
+            fields[5, x, k], fields[6, x, k] = fpu_slice_b(value, 0), fpu_slice_b(value, 2)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -448,24 +448,39 @@ def fpu_matmul_tile(in0, in1, transpose, out, fidelity, fp32_dest, model):
     """Dst += in0 @ in1 (in1 transposed when `transpose`) as matmul_tiles's MVMULs
     compute it: for each fidelity phase, each Dst element takes the MVMUL of k = 0..15,
     then that of k = 16..31, each rounding into Dst (tt-llk's matmul MOP). in0 feeds
-    SrcB, in1 SrcA."""
+    SrcB, in1 SrcA. The lanes are fpu_product's, from fields cut once per tile."""
     a = np.empty((TILE, TILE), np.int64)  # [j, k]: SrcA's column j
     b = np.empty((TILE, TILE), np.int64)  # [i, k]: SrcB's row i
     for x in range(TILE):
         for k in range(TILE):
             a[x, k] = f32_to_bits(in1[FACE_INDEX[x, k]] if transpose else in1[FACE_INDEX[k, x]])
             b[x, k] = f32_to_bits(in0[FACE_INDEX[x, k]])
+    fa = np.empty((7, TILE, TILE), np.int64)
+    fb = np.empty((7, TILE, TILE), np.int64)
+    _lane_fields(a, fa)
+    _lane_fields(b, fb)
     bits = out.view(np.uint32)
     mask = 0xFFFFFFFF if fp32_dest else SRC_BF16
-    lanes = np.empty((3, 16), np.int64)
+    signs = np.empty(16, np.int64)
+    exponents = np.empty(16, np.int64)
+    mantissas = np.empty(16, np.int64)
     for i in range(TILE):
         for j in range(TILE):
             at = FACE_INDEX[i, j]
             dst = np.int64(bits[at]) & mask
             for phase in range(fidelity_phases(fidelity)):
+                adjust = _exponent_adjust(phase)
+                slice_a, slice_b = 4 if phase & 1 else 3, 6 if phase & 2 else 5
                 for half in range(2):
-                    dst = fpu_mvmul(a[j, 16 * half:16 * half + 16], b[i, 16 * half:16 * half + 16], dst, phase,
-                                    fp32_dest, model, lanes)
+                    for lane in range(16):
+                        k = 16 * half + lane
+                        live = fa[0, j, k] & fb[0, i, k]
+                        signs[lane] = (fa[1, j, k] ^ fb[1, i, k]) * live
+                        exponents[lane] = (fa[2, j, k] + fb[2, i, k] + adjust) * live
+                        mantissas[lane] = fa[slice_a, j, k] * fb[slice_b, i, k] * live
+                    s0, e0, m0 = fpu_group_sum(signs, exponents, mantissas, 0)
+                    s1, e1, m1 = fpu_group_sum(signs, exponents, mantissas, 8)
+                    dst = fpu_accumulate(s0, e0, m0, s1, e1, m1, dst, fp32_dest, model)
             bits[at] = dst
 
 
