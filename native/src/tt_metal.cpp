@@ -102,7 +102,9 @@ class Program {
 class Buffer {
  public:
   explicit Buffer(std::shared_ptr<distributed::MeshBuffer> buffer) : buffer_(std::move(buffer)) {}
-  uint64_t address() const { return buffer_->address(); }
+  // MeshBuffer::address() is inline in 0.81.1 (a member the stubs do not lay out); the reference buffer, whose
+  // allocation every device mirrors, exports its address.
+  uint64_t address() const { return buffer_->get_reference_buffer()->address(); }
   void deallocate() { buffer_->deallocate(); }
   const std::shared_ptr<distributed::MeshBuffer>& get() const { return buffer_; }
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <tt-metalium/buffer_types.hpp>
 #include <tt-metalium/core_coord.hpp>
@@ -16,10 +17,12 @@ struct ShardSpec {
     CoreRangeSet grid;
     std::array<uint32_t, 2> shape;
     ShardOrientation orientation = ShardOrientation::ROW_MAJOR;
+    // Inline in 0.81.1 (not exported by libtt_metal.so).
     ShardSpec(
         const CoreRangeSet& core_sets_,
         const std::array<uint32_t, 2>& shard_shape_,
-        const ShardOrientation& shard_orientation_ = ShardOrientation::ROW_MAJOR);
+        const ShardOrientation& shard_orientation_ = ShardOrientation::ROW_MAJOR) :
+        grid(core_sets_), shape(shard_shape_), orientation(shard_orientation_) {}
 };
 
 // buffer.hpp: struct ShardSpecBuffer
@@ -30,26 +33,41 @@ struct ShardSpecBuffer {
     // ShardSpecBuffer(const CoreRangeSet& core_sets_, const std::array<uint32_t, 2>& shard_shape_,
     //                 const ShardOrientation& shard_orientation_, const std::array<uint32_t, 2>& page_shape,
     //                 const std::array<uint32_t, 2>& tensor2d_shape_in_pages)    (no `halo` argument any more)
+    //   (inline in 0.81.1: not exported by libtt_metal.so)
     ShardSpecBuffer(
         const CoreRangeSet& core_sets_,
         const std::array<uint32_t, 2>& shard_shape_,
         const ShardOrientation& shard_orientation_,
         const std::array<uint32_t, 2>& page_shape,
-        const std::array<uint32_t, 2>& tensor2d_shape_in_pages);
+        const std::array<uint32_t, 2>& tensor2d_shape_in_pages) :
+        tensor_shard_spec(core_sets_, shard_shape_, shard_orientation_),
+        page_shape(page_shape),
+        tensor2d_shape_in_pages(tensor2d_shape_in_pages) {}
     // std::array<uint32_t, 2> shape_in_pages() const;   DeviceAddr num_pages() const;
     std::array<uint32_t, 2> shape_in_pages() const;
     DeviceAddr num_pages() const;
 };
 
-// buffer.hpp: class BufferShardingArgs (how a buffer is laid out over the banks of one device)
+class BufferShardingArgsImpl;
+
+// buffer.hpp: class BufferShardingArgs (how a buffer is laid out over the banks of one device). A handle to its
+// implementation, not an empty type: libtt_metal.so exports its copy, move, assignments and destructor.
 class BufferShardingArgs {
 public:
     // BufferShardingArgs()  -> interleaved
     BufferShardingArgs();
+    BufferShardingArgs(const BufferShardingArgs& other);
+    BufferShardingArgs(BufferShardingArgs&& other);
+    BufferShardingArgs& operator=(const BufferShardingArgs& other);
+    BufferShardingArgs& operator=(BufferShardingArgs&& other);
+    ~BufferShardingArgs();
     // BufferShardingArgs(ShardSpecBuffer shard_spec, TensorMemoryLayout buffer_layout)
     BufferShardingArgs(ShardSpecBuffer shard_spec, TensorMemoryLayout buffer_layout);
     // BufferShardingArgs(std::optional<ShardSpecBuffer> shard_spec, TensorMemoryLayout buffer_layout)
     BufferShardingArgs(std::optional<ShardSpecBuffer> shard_spec, TensorMemoryLayout buffer_layout);
+
+private:
+    std::unique_ptr<BufferShardingArgsImpl> impl_;
 };
 
 // buffer.hpp: struct BufferRegion { DeviceAddr offset; DeviceAddr size; BufferRegion() = delete; }

@@ -2,9 +2,11 @@
 // / CreateBuffer(ShardedBufferConfig): MeshBuffer::create(ReplicatedBufferConfig{size},
 // DeviceLocalBufferConfig{page_size, buffer_type, BufferShardingArgs(...)}, mesh_device.get()).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <variant>
 #include <tt-metalium/buffer.hpp>
 #include <tt-metalium/buffer_types.hpp>
@@ -28,12 +30,32 @@ struct ReplicatedBufferConfig {
     DeviceAddr size = 0;
 };
 
-// mesh_buffer.hpp: struct ShardedBufferConfig (split across the devices of a mesh; not needed for one chip, not stubbed)
-struct ShardedBufferConfig;
+// shape2d.hpp: class Shape2D (height, width)
+class Shape2D {
+public:
+    Shape2D(std::size_t height, std::size_t width) : height_(height), width_(width) {}
+    std::size_t height() const { return height_; }
+    std::size_t width() const { return width_; }
+
+private:
+    std::size_t height_ = 0;
+    std::size_t width_ = 0;
+};
+
+// mesh_buffer.hpp: struct ShardedBufferConfig (split across the devices of a mesh; tt-hal does not use it, but it is
+// the second alternative of MeshBufferConfig, which is part of MeshBuffer::create's mangled name)
+struct ShardedBufferConfig {
+    DeviceAddr global_size = 0;
+    Shape2D global_buffer_shape = {0, 0};
+    Shape2D shard_shape = {0, 0};
+    ShardOrientation shard_orientation = ShardOrientation::ROW_MAJOR;
+    uint32_t compute_datum_size_bytes() const;
+    std::pair<bool, bool> replicated_dims() const;
+    Shape2D physical_shard_shape() const;
+};
 
 // mesh_buffer.hpp: using MeshBufferConfig = std::variant<ReplicatedBufferConfig, ShardedBufferConfig>;
-// (stubbed with ReplicatedBufferConfig only, since ShardedBufferConfig is left incomplete here)
-using MeshBufferConfig = std::variant<ReplicatedBufferConfig>;
+using MeshBufferConfig = std::variant<ReplicatedBufferConfig, ShardedBufferConfig>;
 
 // mesh_buffer.hpp: class MeshBuffer
 class MeshBuffer {
@@ -54,12 +76,11 @@ public:
     void deallocate();
     MeshDevice* device() const;
     DeviceAddr size() const;
-    DeviceAddr device_local_size() const;
-    // mesh_buffer.hpp: DeviceAddr address() const { return address_; }   (same address on every device)
-    DeviceAddr address() const;
+    // mesh_buffer.hpp: DeviceAddr address() const { return address_; }   (inline in 0.81.1: it reads a member whose
+    // offset these stubs do not reproduce, so it is not declared; the reference buffer's address is the same)
     // mesh_buffer.hpp: Buffer* get_device_buffer(const MeshCoordinate& device_coord) const;
     Buffer* get_device_buffer(const MeshCoordinate& device_coord) const;
-    uint32_t page_size() const;
-    uint32_t num_pages() const;
+    // mesh_buffer.hpp: Buffer* get_reference_buffer() const;   (the buffer every device's allocation mirrors)
+    Buffer* get_reference_buffer() const;
 };
 }  // namespace tt::tt_metal::distributed

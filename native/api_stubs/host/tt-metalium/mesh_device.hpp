@@ -25,17 +25,20 @@ public:
     MeshDevice(const MeshDevice&) = delete;
     MeshDevice& operator=(const MeshDevice&) = delete;
 
-    tt::ARCH arch() const override;
-    int id() const override;
-    int num_dram_channels() const override;
-    uint32_t l1_size_per_core() const override;
-    uint32_t dram_size_per_channel() const override;
-    CoreCoord grid_size() const override;
-    CoreCoord logical_grid_size() const override;
-    CoreCoord dram_grid_size() const override;
-    CoreCoord compute_with_storage_grid_size() const override;
-    CoreCoord worker_core_from_logical_core(const CoreCoord& logical_core) const override;
-    bool close() override;
+    // device.hpp/mesh_device.hpp: IDevice's virtual functions, overridden by MeshDevice (which has no subclass in
+    // libtt_metal.so 0.81.1). Declared without `virtual`, so that a call is a direct call to MeshDevice's exported
+    // override: see device.hpp for why the stub cannot place them in IDevice's vtable.
+    tt::ARCH arch() const;
+    int id() const;
+    int num_dram_channels() const;
+    uint32_t l1_size_per_core() const;
+    uint32_t dram_size_per_channel() const;
+    CoreCoord grid_size() const;
+    CoreCoord logical_grid_size() const;
+    CoreCoord dram_grid_size() const;
+    CoreCoord compute_with_storage_grid_size() const;
+    CoreCoord worker_core_from_logical_core(const CoreCoord& logical_core) const;
+    bool close();
 
     // mesh_device.hpp: size_t num_devices() const;   const MeshShape& shape() const;
     size_t num_devices() const;
