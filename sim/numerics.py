@@ -1,10 +1,12 @@
 """Numerics of the Tensix compute engine (numba), stated in docs/tensix.md:
 - unpack: tiles go to the Src registers as bf16 / tf32: float32 tiles lose their
   13 low mantissa bits, bf16 and block-float tiles are exact;
-- math: the FPU multiplies in the math fidelity's phases (operand A split as
-  hidden+4 MSBs | 3 LSBs, operand B as hidden+6 MSBs | 1 LSB of the bf16 mantissa),
-  adds in float32, and Dst stores float32 (fp32_dest_acc_en) or rounds to bf16
-  (nearest even);
+- math, in the fast numerics (FpuModel.FAST, the default): the FPU multiplies in the
+  math fidelity's phases (operand A split as hidden+4 MSBs | 3 LSBs, operand B as
+  hidden+6 MSBs | 1 LSB of the bf16 mantissa), adds in float32, and Dst stores float32
+  (fp32_dest_acc_en) or rounds to bf16 (nearest even); in the exact numerics
+  (numerics=exact) the fpu_* functions compute the chip's datapath bit for bit
+  (docs/fidelity.md#fpu-numerics);
 - SFPU: float32 on the Dst tile, then stored like any Dst result; the integer ops
   work on int32 bit patterns in a 32-bit Dst;
 - pack: Dst to the circular buffer's format with the packer's rounding, ties away
