@@ -1590,6 +1590,18 @@ def test_nchw_convolutions_are_matmuls(name):
     assert not any(kernel.startswith("reduce") for kernel in kernels), kernels
 
 
+@pytest.mark.parametrize("name", ["conv2d_depthwise", "conv_depthwise_nchw", "max_pool_2x2_stride_2"])
+def test_small_window_reductions_are_unrolled(name):
+    """A float reduction over a few elements per result that is not a contraction (a
+    depthwise window, a pooling window) runs over the result's shape: each window position
+    gathered (and its element computed) there, then fused combines. No reduce kernel,
+    whose tiles would pad the window's 4 or 9 elements to 32."""
+    exports = read_executable(embedded_executable(vmfb(name)))
+    kernels = [kernel.name for export in exports for stage in export.stages for kernel in stage.program.kernels]
+    assert not any(kernel.startswith("reduce") for kernel in kernels), kernels
+    assert "eltwise_fused" in kernels, kernels
+
+
 def test_repeated_calls_fresh_inputs():
     """A program called again with other inputs gives their results (no state, no stale padding)."""
     name = "matmul_chained_both_operands"

@@ -866,6 +866,11 @@ _NETWORK_OPS = {"iree_linalg_ext.sort": "sort", "iree_linalg_ext.topk": "topk", 
                 "iree_linalg_ext.map_store": "map_store", "iree_linalg_ext.gather": "gather",
                 "iree_linalg_ext.fft": "fft"}
 SCATTER_LIMIT = 1 << 22  # elements of a scatter's (original, update) comparison space
+# A float reduction over at most this many elements per result (a 3x3 depthwise window, a
+# 2x2 pooling window) is unrolled over the result's shape (_unrolled_reduction).
+UNROLLED_REDUCTION = 16
+_UNROLLED_COMBINES = {"arith.addf": SfpuOp.ADD, "arith.maximumf": SfpuOp.MAXIMUM, "arith.maxnumf": SfpuOp.MAXIMUM,
+                      "arith.minimumf": SfpuOp.MINIMUM, "arith.minnumf": SfpuOp.MINIMUM}
 
 
 def _binding_shape(subspan, ints) -> tuple:
@@ -2235,6 +2240,11 @@ class DispatchLowering:
             if fill is not None:
                 self.values[op.results[k]] = fill
                 return
+        unrolled = self._unrolled_reduction(op, ins, init, exprs, iterators, extents, body, result_format) \
+            if reductions and not wide else None
+        if unrolled is not None:
+            self.values[op.results[k]] = unrolled
+            return
         if any(m is None for m in maps[:n_in]) or len(reductions) > 1:
             ins, maps, iterators, extents = self._regrouped(op, ins, exprs, maps, iterators, extents, body)
             reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
@@ -2279,6 +2289,68 @@ class DispatchLowering:
                                                            self._temp(init.shape, space, result_format))
         else:
             self.values[op.results[k]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
+
+    def _unrolled_reduction(self, op, ins, init, exprs, iterators, extents, body, result_format) -> Tensor | None:
+        """A float reduction over at most UNROLLED_REDUCTION elements per result that is
+        not a contraction (a depthwise convolution, a pooling window), unrolled: for each
+        reduced position the element expression over the result's shape (its operands
+        gathered there), then the results combined in order by fused kernels. The reduce
+        kernel would pad the reduced dim to a whole tile: up to 32 / n times the work.
+        None where it does not apply."""
+        n_in = len(ins)
+        reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
+        result = body[-1].operands[0]
+        combine = result.owner.operation if not isinstance(result, ir.BlockArgument) else None
+        out_dims = _projection(exprs[-1])
+        if math.prod(extents[d] for d in reductions) > UNROLLED_REDUCTION or combine is None or \
+                combine.name not in _UNROLLED_COMBINES or out_dims is None or \
+                sorted(out_dims) != [d for d in range(len(iterators)) if d not in reductions] or \
+                any(inner.name == "linalg.index" for inner in body[:-1]) or \
+                any(t is not None and t.high is not None for t in ins):
+            return None
+        is_out = [isinstance(v, ir.BlockArgument) and v.arg_number == n_in for v in combine.operands]
+        used = [set(_dims(e)) for e in exprs[:n_in]]
+        if is_out.count(True) != 1 or n_in == 2 and all(  # a contraction: a matmul's
+                any(d in mine and d not in other for d in out_dims) for mine, other in (used, used[::-1])):
+            return None
+        element = combine.operands[1] if is_out[0] else combine.operands[0]
+        space = tuple(extents[d] for d in out_dims)
+        loops = list(range(len(space)))  # loop i is the result's dim i
+        values = []
+        for position in np.ndindex(*(extents[d] for d in reductions)):
+            fixed = dict(zip(reductions, position))
+            position_ins, position_maps = [], []
+            for tensor, map_exprs in zip(ins, exprs[:n_in]):
+                map_exprs = [re.sub(r"d(\d+)", lambda m, fixed=fixed: str(fixed.get(int(m.group(1)), m.group(0))), e)
+                             for e in map_exprs]
+                dims = [d for d in out_dims if f"d{d}" in re.findall(r"d\d+", " ".join(map_exprs))]
+                if tensor is not None and tensor.fill is None:
+                    tensor = self._gather_operand(op, tensor, map_exprs, [[d] for d in dims], extents)
+                position_ins.append(tensor)
+                position_maps.append([out_dims.index(d) for d in dims])
+            view, axis = self._space(position_ins, None, position_maps + [loops], list(space))
+            values.append(self._elementwise(op, position_ins, position_maps + [loops], view, axis,
+                                            body[:-1] + [_Yield(element)], n_in, self._temp(space, view)))
+        binary = _UNROLLED_COMBINES[combine.name]
+        if init.fill is None or init.fill != {SfpuOp.ADD: 0.0, SfpuOp.MAXIMUM: -math.inf,
+                                              SfpuOp.MINIMUM: math.inf}[binary]:
+            values.insert(0, self._as(op, init, values[0].device_shape) if init.fill is None else init)
+        while len(values) > 1:  # in order, as many as a kernel takes at a time
+            take, values = values[:fused.MAX_FUSED_INPUTS - 2], values[fused.MAX_FUSED_INPUTS - 2:]
+            inputs, code, total = [], [], None
+            for tensor in take:
+                if tensor.fill is not None:
+                    code.append(self._fill_leaf(tensor.fill, inputs))
+                else:
+                    code.append(Input(len(inputs)))
+                    inputs.append((tensor, FusedInput(self._format(tensor))))
+                if total is not None:
+                    code.append(Binary(binary, total, len(code) - 1))
+                total = len(code) - 1
+            out = self._temp(space, view, result_format if not values else None)
+            self._fused(op, code, inputs, out)
+            values.insert(0, out)
+        return values[0]
 
     def _wide_fill(self, v, shape) -> Tensor | None:
         """A tensor of `shape` filled with an i64 scalar (a constant, or a 0-d tensor's
