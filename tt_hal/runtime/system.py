@@ -40,6 +40,9 @@ DRIVER = "tenstorrent"
 VmModule = rt.VmModule  # what a SystemContext takes, as in iree.runtime
 # "CODE; message" in the text of a VM failure; a hal import's own error ends at "; while calling import".
 _CODES = "|".join(code.name for code in StatusCode)
+# What iree.runtime raises for a failed status: ValueError for INVALID_ARGUMENT, IndexError for
+# OUT_OF_RANGE (e.g. its bytecode verifier's "global byte_offset out of range"), RuntimeError otherwise.
+VM_ERRORS = (RuntimeError, ValueError, IndexError)
 _STATUS = re.compile(r"\b(" + _CODES + r")\b;\s*([^\n]*?)(?:; while calling import.*)?$", re.M)
 
 
@@ -81,7 +84,7 @@ class SystemContext:
         self._modules.append(vm_module)
         try:
             self.vm_context = rt.VmContext(self.instance, modules=[self.config.hal_module, *self._modules])
-        except (RuntimeError, ValueError) as error:
+        except VM_ERRORS as error:
             self._modules.pop()
             raise _load_error(vm_module, error) from None
         setattr(self.modules, vm_module.name, BoundModule(self, vm_module))
@@ -157,7 +160,7 @@ class FunctionInvoker:
         results = rt.VmVariantList(4)
         try:
             self._context.vm_context.invoke(self.function, arguments, results)
-        except (RuntimeError, ValueError) as error:
+        except VM_ERRORS as error:
             raise _call_error(self.name, error) from None
         if done is not None:
             done.wait()
@@ -202,12 +205,12 @@ def _status(error: Exception) -> tuple[StatusCode, str]:
     return StatusCode.INTERNAL, text
 
 
-def _call_error(name: str, error: RuntimeError) -> HalError:
+def _call_error(name: str, error: Exception) -> HalError:
     code, message = _status(error)
     return HalError(code, f"{name}: {message}")
 
 
-def _load_error(vm_module: rt.VmModule, error: RuntimeError) -> HalError:
+def _load_error(vm_module: rt.VmModule, error: Exception) -> HalError:
     code, message = _status(error)
     text = str(error)
     if "not found or unavailable" in text or "signature mismatch between module and source hal" in text or \
@@ -230,7 +233,7 @@ def load_vm_flatbuffer(vm_flatbuffer: bytes, *, driver: str | None = None,
     config = Config(driver, device=device)
     try:
         vm_module = rt.VmModule.copy_buffer(config.vm_instance, vm_flatbuffer)
-    except (RuntimeError, ValueError) as error:
+    except VM_ERRORS as error:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"not a .vmfb (IREE VM flatbuffer): {error}") from None
     return load_vm_module(vm_module, config)
 
