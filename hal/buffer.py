@@ -10,6 +10,7 @@ when the mapping and every array made from it are gone.
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 import weakref
 from typing import NamedTuple, Sequence
@@ -469,7 +470,7 @@ class HalBufferView:
                                f"tensor spec's {list(spec.shape)} / {int(expected):#x}")
             self._byte_length = spec.size
         else:
-            bits = HalElementType.bit_count(self._element_type) * int(np.prod(self._shape, dtype=np.int64))
+            bits = HalElementType.bit_count(self._element_type) * math.prod(self._shape)  # exact: never wraps
             self._byte_length = (bits + 7) // 8
         if self._byte_length > buffer.byte_length():
             raise HalError(

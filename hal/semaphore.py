@@ -50,9 +50,11 @@ def deadline_from(timeout: int | None, deadline: int | None) -> int | None:
 
 
 def _seconds_left(deadline_ns: int | None) -> float | None:
+    """Seconds to the deadline, at most what a lock's wait takes (threading.TIMEOUT_MAX, about
+    292 years): a wait of a larger timeout wakes then and waits again, rather than raise."""
     if deadline_ns is None:
         return None
-    return max(deadline_ns - time.monotonic_ns(), 0) / 1e9
+    return min(max(deadline_ns - time.monotonic_ns(), 0) / 1e9, threading.TIMEOUT_MAX)
 
 
 class HalSemaphore:

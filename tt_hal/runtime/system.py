@@ -105,6 +105,8 @@ class BoundModule:
         try:
             return self[name]
         except HalError as error:
+            if error.code != StatusCode.NOT_FOUND:
+                raise  # a function there but damaged is the program's error, not a missing attribute
             raise AttributeError(error.message) from None
 
     def __getitem__(self, name: str) -> FunctionInvoker:
@@ -135,8 +137,12 @@ class FunctionInvoker:
     def __init__(self, context: SystemContext, function):
         self._context = context
         self.function = function
-        self.name = function.name
-        reflection = dict(function.reflection)
+        try:  # a damaged .vmfb's strings may not decode (nanobind raises RuntimeError)
+            self.name = function.name
+            reflection = dict(function.reflection)
+        except (RuntimeError, UnicodeError) as error:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"a function's name or reflection metadata does not decode "
+                                                        f"({error}): a damaged .vmfb") from None
         self.coarse_fences = reflection.get("iree.abi.model") == "coarse-fences"
         self.declaration = reflection.get("iree.abi.declaration", "")
         # The argument and result types (TensorType; None where the declaration gives none).
