@@ -8,10 +8,10 @@ explicit:
 - an input without broadcast is loaded by copy_tile: bf16 tiles exactly; float32
   tiles keep all 32 bits with fp32_dest_acc_en (unpack to Dst), else go through Src
   as tf32 (13 low bits dropped) and Dst as bf16 (nearest even);
-- a broadcast input (ROW (.., 1, W), COL (.., H, 1), SCALAR) is loaded as
-  0 + b with add_tiles_bcast against a zero tile: its operand goes through Src, so
-  a float32 input is tf32 even with fp32_dest_acc_en, and -0 becomes +0 (0 + -0);
-  an input with `batch_broadcast` serves every batch;
+- a broadcast input (ROW (.., 1, W), COL (.., H, 1), SCALAR) is loaded by
+  unary_bcast, as copy_tile loads a whole one (its row, column or element repeated):
+  exact with fp32_dest_acc_en, -0 kept; an input with `batch_broadcast` serves every
+  batch;
 - a constant is FILL_TILE of float32(x) (the ISA stores immediates as float32),
   stored like any Dst value;
 - each SFPU op is one float32 result (see below) stored in Dst: float32 with
@@ -239,11 +239,10 @@ def binary(op: SfpuOp, a32: np.ndarray, b32: np.ndarray) -> np.ndarray:
 
 
 def load(values: np.ndarray, source: FusedInput, fp32: bool) -> np.ndarray:
-    """An input tile's values (as the device tensor holds them, float32) in Dst."""
+    """An input tile's values (as the device tensor holds them, float32) in Dst: by
+    copy_tile, or unary_bcast for a broadcast one (the same unpacking)."""
     values = np.asarray(values, np.float32)
-    if source.broadcast is Broadcast.NONE:  # copy_tile
-        return dst(values if fp32 else tf32(values), fp32)
-    return dst(np.float32(0.0) + tf32(values), fp32)  # add_tiles_bcast(zero tile, b): b through Src
+    return dst(values if fp32 else tf32(values), fp32)
 
 
 def twin(code, inputs, values, out_shape, out_fmt: str, fp32: bool, transcendental=sim_unary) -> np.ndarray:
@@ -847,19 +846,19 @@ def test_broadcast_pages(device, broadcast, batch_broadcast):
     np.testing.assert_array_equal(out.to_host(np.float32), np.broadcast_to(x, out_shape))
 
 
-def test_float32_broadcast_input_goes_through_src(device):
-    """With fp32_dest_acc_en a float32 input loaded by copy_tile keeps its 32 bits, but
-    a broadcast one goes through Src as tf32 (add_tiles_bcast): the 13 low mantissa
-    bits are lost. Also, 0 + (-0) loads a broadcast -0 as +0."""
+def test_float32_broadcast_input_keeps_its_bits(device):
+    """With fp32_dest_acc_en a float32 input keeps its 32 bits whether it is whole
+    (copy_tile) or broadcast (unary_bcast: the FPU's add_tiles_bcast would have passed
+    it through Src as tf32, losing 13 mantissa bits and the sign of -0), so a value
+    broadcast in one kernel equals the same value read whole in another."""
     x = np.full((32, 32), 1 + 2.0 ** -20, np.float32)
     x[0, 0] = -0.0
-    for broadcast, expected_first in ((Broadcast.NONE, 1 + 2.0 ** -20), (Broadcast.ROW, 1.0)):
+    for broadcast in (Broadcast.NONE, Broadcast.ROW, Broadcast.COL, Broadcast.SCALAR):
         source = FusedInput(DataFormat.float32, broadcast)
-        out, _ = run_fused(device, [source], [x[:1] if broadcast is Broadcast.ROW else x],
-                           [Input(0)], (32, 32), F32, fp32=True)
+        given = {Broadcast.NONE: x, Broadcast.ROW: x[:1], Broadcast.COL: x[:, :1], Broadcast.SCALAR: x[:1, :1]}
+        out, _ = run_fused(device, [source], [given[broadcast]], [Input(0)], (32, 32), F32, fp32=True)
         got = out.to_host(np.float32)
-        assert got[0, 1] == np.float32(expected_first)
-        assert math.copysign(1.0, got[0, 0]) == (-1.0 if broadcast is Broadcast.NONE else 1.0)
+        np.testing.assert_array_equal(got.view(np.uint32), np.broadcast_to(given[broadcast], (32, 32)).view(np.uint32))
 
 
 # ================================================================================================

@@ -2316,24 +2316,32 @@ class DispatchLowering:
         element = combine.operands[1] if is_out[0] else combine.operands[0]
         space = tuple(extents[d] for d in out_dims)
         loops = list(range(len(space)))  # loop i is the result's dim i
-        values = []
+        values, gathered = [], {}
         for position in np.ndindex(*(extents[d] for d in reductions)):
             fixed = dict(zip(reductions, position))
             position_ins, position_maps = [], []
-            for tensor, map_exprs in zip(ins, exprs[:n_in]):
+            for i, (tensor, map_exprs) in enumerate(zip(ins, exprs[:n_in])):
                 map_exprs = [re.sub(r"d(\d+)", lambda m, fixed=fixed: str(fixed.get(int(m.group(1)), m.group(0))), e)
                              for e in map_exprs]
                 dims = [d for d in out_dims if f"d{d}" in re.findall(r"d\d+", " ".join(map_exprs))]
-                if tensor is not None and tensor.fill is None:
-                    tensor = self._gather_operand(op, tensor, map_exprs, [[d] for d in dims], extents)
+                plain = _projection(map_exprs)
+                if plain is not None and plain == dims:  # read as it is, as in any elementwise generic
+                    pass
+                elif tensor is not None and tensor.fill is None:  # the place the window puts it, each once
+                    key = (i, tuple(map_exprs))
+                    if key not in gathered:
+                        gathered[key] = self._gather_operand(op, tensor, map_exprs, [[d] for d in dims], extents)
+                    tensor = gathered[key]
                 position_ins.append(tensor)
                 position_maps.append([out_dims.index(d) for d in dims])
-            view, axis = self._space(position_ins, None, position_maps + [loops], list(space))
+            # a 1-D result as a column (its rows' values), as the reduce kernel leaves it
+            view, axis = self._space(position_ins, None, position_maps + [loops], [*space, 1][:max(2, len(space))])
             values.append(self._elementwise(op, position_ins, position_maps + [loops], view, axis,
                                             body[:-1] + [_Yield(element)], n_in, self._temp(space, view)))
         binary = _UNROLLED_COMBINES[combine.name]
-        if init.fill is None or init.fill != {SfpuOp.ADD: 0.0, SfpuOp.MAXIMUM: -math.inf,
-                                              SfpuOp.MINIMUM: math.inf}[binary]:
+        identities = {SfpuOp.ADD: (0.0,), SfpuOp.MAXIMUM: (-math.inf, math.nan), SfpuOp.MINIMUM: (math.inf, math.nan)}
+        if not (isinstance(init.fill, float) and any(init.fill == v or math.isnan(init.fill) and math.isnan(v)
+                                                     for v in identities[binary])):  # as _combine takes them
             values.insert(0, self._as(op, init, values[0].device_shape) if init.fill is None else init)
         while len(values) > 1:  # in order, as many as a kernel takes at a time
             take, values = values[:fused.MAX_FUSED_INPUTS - 2], values[fused.MAX_FUSED_INPUTS - 2:]

@@ -3,9 +3,10 @@
 What a compiler makes of a linalg.generic body: each output tile is computed in Dst
 from the input tiles by a short program of SFPU ops. An input is a full tensor of
 the output's shape, or a row (1, W), a column (H, 1) or a scalar repeated in the
-tile (loaded as 0 + b with add_tiles_bcast against a zero tile, or for integers
-unpacked whole with unary_bcast), and its outer (batch) dimensions are the output's
-or all 1. Values are float32, or int32 (integer_values), which need a 32-bit Dst.
+tile (unpacked whole into Dst with unary_bcast: the FPU's add_tiles_bcast against a
+zero tile would round a float32 operand to its Src format, so that a value broadcast
+in one kernel and read whole in another would differ), and its outer (batch)
+dimensions are the output's or all 1. Values are float32, or int32 (integer_values), which need a 32-bit Dst.
 """
 
 from __future__ import annotations
@@ -19,11 +20,9 @@ from tt_hal.kernels.common import (
     address_generators,
     buffer_args,
     circular_buffers,
-    intermediate_format,
     last_index,
     mask_when,
     read_tile,
-    stage,
     tile_grid,
     tile_range,
     writer_unary,
@@ -33,7 +32,7 @@ from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import Export, KernelConfig, Program, Stage
 
-CB_ZERO, CB_FUSED_COLUMN_MASK, CB_FUSED_ROW_MASK = 8, 9, 10
+CB_FUSED_COLUMN_MASK, CB_FUSED_ROW_MASK = 9, 10
 MAX_FUSED_INPUTS = ADDRGEN_SLOTS  # inputs and mask tiles, one address generator each
 
 
@@ -53,7 +52,7 @@ class FusedInput:
 
 @dataclasses.dataclass(frozen=True)
 class Input:
-    """Input `index`'s tile: copy_tile, or 0 + b with add_tiles_bcast if it is broadcast."""
+    """Input `index`'s tile: copy_tile, or unary_bcast if it is broadcast."""
     index: int
     operands = ()
 
@@ -175,10 +174,8 @@ def _allocate_fused(k: KernelBuilder, code: tuple[Instruction, ...], inputs, cap
             tile, source = take(ins), inputs[ins.index]
             if source.broadcast is Broadcast.NONE:
                 k.copy_tile(ins.index, 0, tile)
-            elif source.data_format.is_integer:  # unpacked to Dst whole: the FPU would round it
+            else:  # unpacked to Dst whole: the FPU would round it
                 k.unary_bcast(ins.index, 0, tile, int(source.broadcast))
-            else:
-                k.add_tiles(CB_ZERO, ins.index, 0, 0, tile, int(source.broadcast))
         elif isinstance(ins, Constant):
             tile = take(ins)
             k.fill_tile(tile, Bits(ins.value) if ins.integer else ins.value)
@@ -276,10 +273,6 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
     c = KernelBuilder(name)
     capacity = KernelConfig(fp32_dest_acc_en=fp32_dest_acc_en).dst_capacity()
     first, end = tile_range(c)
-    broadcasts = any(i.broadcast is not Broadcast.NONE and not i.data_format.is_integer for i in inputs)
-    if broadcasts:
-        stage(c, CB_ZERO, lambda: c.fill_tile(0, 0.0))
-        c.cb_wait_front(CB_ZERO, 1)
     for cb in masks:
         c.cb_wait_front(cb, 1)
     if masks:
@@ -312,8 +305,6 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
     compute = c.build(Processor.COMPUTE, fp32_dest_acc_en=fp32_dest_acc_en)
     writer, writer_args = writer_unary(out, len(inputs) + len(masks))
     extra = {cb: (DataFormat.bfloat16, 1) for cb in masks}
-    if broadcasts:
-        extra[CB_ZERO] = (intermediate_format(fp32_dest_acc_en), 1)
     cbs = circular_buffers([(cb, i.data_format) for cb, i in enumerate(inputs)], out, extra)
     program = Program(cbs, (reader, compute, writer), (buffer_args(range(len(inputs) + len(masks))), (), writer_args))
     scalars = max((ins.index + 1 for ins in code if isinstance(ins, Scalar)), default=0)
