@@ -9,6 +9,7 @@ import pytest
 from tt_hal.sim import interpreter
 from tt_hal.sim.dispatch import CoreState
 from tt_hal.sim.faults import Fault
+from tt_hal.sim.numerics import FpuModel
 from tt_hal.target.isa import NUM_CIRCULAR_BUFFERS, WIDTH, Op, Processor
 
 
@@ -25,7 +26,8 @@ def run_compute_instruction(opcode: int) -> Fault:
         codes, np.zeros((len(Processor), 1), np.int64), np.zeros((len(Processor), 1, 2), np.int64),
         np.zeros(len(Processor), np.int64), none, np.zeros((0, 4), np.int64), np.ones(3, np.int64), 0, 0, 1,
         np.zeros((1, 4096), np.uint8), np.zeros((1, 4096), np.uint8), 0, np.zeros((0, 8), np.int64), none, none,
-        none, np.zeros((NUM_CIRCULAR_BUFFERS, 4), np.int64), 4, False, 8, 1000, *CoreState(1, 1).arrays, fault)
+        none, np.zeros((NUM_CIRCULAR_BUFFERS, 4), np.int64), 4, False, 8, int(FpuModel.FAST), 1000,
+        *CoreState(1, 1).arrays, fault)
     return Fault(int(fault[0]))
 
 
