@@ -226,6 +226,13 @@ MEMORY_FORMATS = {"f32": DataFormat.float32, "bf16": DataFormat.bfloat16, "f16":
                   "i1": DataFormat.uint8, "i8": DataFormat.uint8, "i16": DataFormat.uint16, "i32": DataFormat.int32}
 
 
+def _is_identity(init: Tensor, identity: tuple) -> bool:
+    """Is `init` a fill with one of a combining op's identities (NaN for max and min:
+    maxnumf's, as IREE's softmax starts from it)?"""
+    return isinstance(init.fill, (int, float)) and any(
+        init.fill == v or math.isnan(init.fill) and math.isnan(v) for v in identity)
+
+
 def _appender(code: list) -> Callable[[Instruction], int]:
     """emit(instruction) -> its value number, for code built as a plain list."""
     def emit(instruction) -> int:
@@ -1212,11 +1219,7 @@ class DispatchLowering:
         if not all(isinstance(i, int) and 0 <= i < n for i, n in zip(indices, source.shape)):
             raise unimplemented(op, f"tensor.extract at {indices} of a tensor of shape {list(source.shape)}: the "
                                     f"lowering extracts at indices known when it lowers, inside the tensor")
-        flat = np.array(np.ravel_multi_index(indices, source.shape))
-        low = self._gather(op, source, flat)
-        if source.high is not None:
-            low.high = self._gather(op, source.high, flat)
-        return low
+        return self._gather_words(op, source, np.array(np.ravel_multi_index(indices, source.shape)))
 
     def extract_slice(self, op) -> Tensor:
         """A slice of a tensor of the dispatch (of a constant, say) at offsets known when
@@ -1227,6 +1230,10 @@ class DispatchLowering:
                                    for key in ("offsets", "sizes", "strides"))
         source = self.values[op.operands[0]]
         indices = _slice_indices(source.shape, offsets, sizes, strides).reshape(_shape(op, op.results[0].type))
+        return self._gather_words(op, source, indices)
+
+    def _gather_words(self, op, source: Tensor, indices: np.ndarray) -> Tensor:
+        """_gather of a tensor and, for a pair type (i64, complex), of its high words too."""
         low = self._gather(op, source, indices)
         if source.high is not None:
             low.high = self._gather(op, source.high, indices)
@@ -2340,8 +2347,7 @@ class DispatchLowering:
                                             body[:-1] + [_Yield(element)], n_in, self._temp(space, view)))
         binary = _UNROLLED_COMBINES[combine.name]
         identities = {SfpuOp.ADD: (0.0,), SfpuOp.MAXIMUM: (-math.inf, math.nan), SfpuOp.MINIMUM: (math.inf, math.nan)}
-        if not (isinstance(init.fill, float) and any(init.fill == v or math.isnan(init.fill) and math.isnan(v)
-                                                     for v in identities[binary])):  # as _combine takes them
+        if not _is_identity(init, identities[binary]):
             values.insert(0, self._as(op, init, values[0].device_shape) if init.fill is None else init)
         while len(values) > 1:  # in order, as many as a kernel takes at a time
             take, values = values[:fused.MAX_FUSED_INPUTS - 2], values[fused.MAX_FUSED_INPUTS - 2:]
@@ -2725,8 +2731,7 @@ class DispatchLowering:
     def _combine(self, op, init: Tensor, partial: Tensor, binary: SfpuOp, identity: tuple[float, ...],
                  device_shape) -> Tensor:
         """init <op> partial, unless init is a fill with the op's identity."""
-        if isinstance(init.fill, (int, float)) and any(init.fill == v or math.isnan(init.fill) and math.isnan(v)
-                                                       for v in identity):
+        if _is_identity(init, identity):
             return partial
         out = self._temp(partial.shape, device_shape, partial.data_format)
         inputs, code = [], []
@@ -2764,7 +2769,6 @@ class DispatchLowering:
         a_dims, b_dims, out_dims = maps
         if k not in a_dims or k not in b_dims:
             return False
-        add, identity = (SfpuOp.ADD_INT, (0,)) if integer else (SfpuOp.ADD, (0.0,))
         m, n = (out_dims[-2], out_dims[-1]) if len(out_dims) >= 2 else (None, None)
         batch = out_dims[:-2]
         if m is None or sorted(a_dims) != sorted(batch + [m, k]) or not set(b_dims) <= set(batch + [k, n]) or \
@@ -2777,7 +2781,7 @@ class DispatchLowering:
         b_tensor = self._operand(op, ins[1], b_dims, b_batch + [k, n], extents)
         device = tuple(extents[d] for d in out_dims)
         out = self._matmul(op, a_tensor, b_tensor, device, extents[k], bool(b_batch), init.shape)
-        self.values[op.results[0]] = self._combine(op, init, out, add, identity, device)
+        self.values[op.results[0]] = self._accumulated(op, init, out)
         return True
 
     def _grouped_contraction(self, op, ins, init, maps, k: int, extents) -> bool:
@@ -2804,11 +2808,14 @@ class DispatchLowering:
         place = dict(zip(out_dims, np.indices([extents[d] for d in out_dims])))
         merged = [np.ravel_multi_index([place[d] for d in g], [extents[d] for d in g]) for g in (rows, columns)]
         index = np.ravel_multi_index([place[d] for d in batch] + merged, device)
-        out = self._gather(op, product, index.reshape(init.shape))
-        integer = integer_width(op.results[0].type) is not None
-        add, identity = (SfpuOp.ADD_INT, (0,)) if integer else (SfpuOp.ADD, (0.0,))
-        self.values[op.results[0]] = self._combine(op, init, out, add, identity, out.device_shape)
+        self.values[op.results[0]] = self._accumulated(op, init, self._gather(op, product, index.reshape(init.shape)))
         return True
+
+    def _accumulated(self, op, init: Tensor, product: Tensor) -> Tensor:
+        """A contraction's init plus its product (int32 or float addition)."""
+        if integer_width(op.results[0].type) is not None:
+            return self._combine(op, init, product, SfpuOp.ADD_INT, (0,), product.device_shape)
+        return self._combine(op, init, product, SfpuOp.ADD, (0.0,), product.device_shape)
 
     def _matmul(self, op, a: Tensor, b: Tensor, device, k_extent: int, b_batched: bool, shape) -> Tensor:
         """a @ b over the batch dims of `device` (the product's device shape, rows and
