@@ -19,7 +19,6 @@ Shape of the protocol (tt-metalium names in brackets):
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import importlib
 import os
@@ -39,27 +38,57 @@ COMPUTE_QUEUE = 0
 TRANSFER_QUEUE = 1
 
 
-@contextlib.contextmanager
-def interrupts_deferred():
-    """Ctrl-C (SIGINT) that lands inside the block is held until the block ends, then
-    delivered as it would have been: a queue's busy flag, a scheduler's lists and the
-    locks around them are never left half-changed by a KeyboardInterrupt, which would
-    wedge the device for good. Only the main thread receives SIGINT; elsewhere (and
-    where Python signal handling is unavailable) this does nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    received = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(frame))
-    try:
-        yield
-    finally:
+class _InterruptDeferral:
+    """The main thread's deferral of SIGINT (interrupts_deferred). Blocks nest (a
+    submission's enqueues run inside the submission's block): only the outermost one
+    swaps the handler, since a swap costs microseconds and a dispatch makes several
+    such calls."""
+
+    def __init__(self):
+        self.depth = 0
+        self.previous = None  # the handler to restore and deliver to
+        self.received = []  # frames of SIGINTs held
+
+    def _hold(self, signum, frame) -> None:
+        self.received.append(frame)
+
+    def __enter__(self):
+        if threading.get_ident() != threading.main_thread().ident:
+            return self
+        if self.depth == 0:
+            self.received.clear()
+            self.previous = signal.signal(signal.SIGINT, self._hold)
+        self.depth += 1
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if threading.get_ident() != threading.main_thread().ident:
+            return
+        self.depth -= 1
+        if self.depth:
+            return
+        previous, self.previous = self.previous, None
         signal.signal(signal.SIGINT, previous)
-        if received:
+        if self.received:
+            frame = self.received[0]
+            self.received.clear()
             if callable(previous):
-                previous(signal.SIGINT, received[0])  # Python's default raises KeyboardInterrupt here
+                previous(signal.SIGINT, frame)  # Python's default raises KeyboardInterrupt here
             elif previous == signal.SIG_DFL:
                 os.kill(os.getpid(), signal.SIGINT)
+
+
+_DEFERRAL = _InterruptDeferral()
+
+
+def interrupts_deferred() -> _InterruptDeferral:
+    """`with interrupts_deferred():` holds a Ctrl-C (SIGINT) that lands inside the block
+    until the block ends, then delivers it as it would have been: a queue's busy flag, a
+    scheduler's lists and the locks around them are never left half-changed by a
+    KeyboardInterrupt, which would wedge the device for good. Only the main thread
+    receives SIGINT; elsewhere (and where Python signal handling is unavailable) this
+    does nothing."""
+    return _DEFERRAL
 
 
 class BackendEvent(Protocol):
@@ -217,6 +246,12 @@ class BackendDevice:
 
     def enqueue_program(self, cq: int, launch: LaunchProgram) -> None:
         raise self._missing("enqueue_program")
+
+    def enqueue_commands(self, cq: int, commands) -> None:
+        """A submission's queue commands, in order. A backend may take them as one unit
+        (the simulator runs them as one item of its queue); by default each is enqueued."""
+        for command in commands:
+            command.enqueue(self, cq)
 
     def enqueue_record_event(self, cq: int,
                              on_complete: Callable[[HalError | None], None] | None = None) -> BackendEvent:
