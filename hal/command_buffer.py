@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 from typing import Sequence
 
 import numpy as np
@@ -162,12 +163,19 @@ class DispatchCommand:
         elif not isinstance(self.workgroup_count, tuple):
             validation.indirect_workgroup_count(self.workgroup_count, 0, f"{self.what} workgroup count")
 
+    @functools.cached_property
+    def _fixed(self) -> tuple:
+        """What every execution lowers the same way: (export, the message prefix, push
+        constants as uint32, the executable's tensors)."""
+        export = validation.dispatch(self.executable, self.export_ordinal, self.constants, len(self.bindings),
+                                     self.what)
+        return (export, f"{self.what} of {export.name}", np.frombuffer(self.constants, np.uint32),
+                self.executable.tensor_bindings(self.export_ordinal))
+
     def lower(self, table: Sequence[HalBuffer]) -> list:
         """One LaunchProgram per stage of the export, in order (the compute queue runs
         each to completion before the next)."""
-        export = validation.dispatch(self.executable, self.export_ordinal, self.constants, len(self.bindings),
-                                     self.what)
-        what = f"{self.what} of {export.name}"
+        export, what, constants, tensors = self._fixed
         bindings = []
         for k, (operand, offset, length) in enumerate(self.bindings):
             where = f"{what} binding {k}"
@@ -180,8 +188,6 @@ class DispatchCommand:
             buffer, offset, _ = _resolve(workgroup_count, table, 0, validation.INDIRECT_COUNT_BYTES, where)
             r = validation.indirect_workgroup_count(buffer, offset, where)
             workgroup_count, indirect = None, (r.buffer.allocation.backend_buffer, r.allocation_offset)
-        constants = np.frombuffer(self.constants, np.uint32)
-        tensors = self.executable.tensor_bindings(self.export_ordinal)
         return [_launch(export, s, workgroup_count, indirect, constants, tuple(bindings), tensors)
                 for s in range(len(export.stages))]
 
@@ -235,6 +241,10 @@ class HalCommandBuffer:
         self._dispatch_allocations: set = set()  # what kernels address: memory of the executing device only
         self._dispatch_slots: set[int] = set()
         self._slots: set[int] = set()  # binding-table slots the commands reference
+        self._buffers: dict[int, HalBuffer] = {}  # the commands' direct buffers, by id
+        # Without binding-table slots a recording lowers to the same queue commands every
+        # time: (commands, allocations, dispatch allocations), kept from the first execution.
+        self._lowered: tuple | None = None
         self._state = _State.INITIAL
         self.submitted = False  # a one-shot command buffer runs once
         if begin:
@@ -285,6 +295,7 @@ class HalCommandBuffer:
                     self._dispatch_slots.add(operand.slot)
             elif isinstance(operand, HalBuffer):
                 self._allocations.add(operand.allocation)
+                self._buffers[id(operand)] = operand
                 if dispatch:
                     self._dispatch_allocations.add(operand.allocation)
         if dispatch:
@@ -357,7 +368,21 @@ class HalCommandBuffer:
     def lower(self, table: Sequence[HalBuffer]) -> list:
         """The backend queue commands of every recorded command, validated against the
         binding table (hal.validation.binding_table's buffers)."""
-        return [queue_command for command in self.commands for queue_command in command.lower(table)]
+        return self.prepare(table)[0]
+
+    def prepare(self, table: Sequence[HalBuffer]) -> tuple[list, set, set]:
+        """(lower(table), allocations(table), dispatch_allocations(table)) for an execution.
+        A recording without binding-table slots lowers the same way every time once it
+        has ended, so that is done once; its buffers are checked alive each time."""
+        if self._lowered is not None:
+            for buffer in self._buffers.values():
+                buffer.check_alive()
+            return self._lowered
+        prepared = ([queue_command for command in self.commands for queue_command in command.lower(table)],
+                    self.allocations(table), self.dispatch_allocations(table))
+        if self._state is _State.EXECUTABLE and not self._slots:
+            self._lowered = prepared
+        return prepared
 
     def dispatch_allocations(self, table: Sequence[HalBuffer]) -> set:
         """The allocations its dispatches' kernels address (bindings, slots resolved, and

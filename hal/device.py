@@ -252,9 +252,10 @@ class HalDevice:
         commands, allocations, dispatches = [], set(), False
         for command_buffer in command_buffers:
             validation.submission(command_buffer, has_waits, len(table))
-            commands += command_buffer.lower(table)
-            validation.own_memory(self, command_buffer.dispatch_allocations(table), "queue_execute")
-            allocations |= command_buffer.allocations(table)
+            lowered, used, dispatched = command_buffer.prepare(table)
+            commands += lowered
+            validation.own_memory(self, dispatched, "queue_execute")
+            allocations |= used
             dispatches |= command_buffer.has_dispatches
         for command_buffer in command_buffers:
             if command_buffer.mode & CommandBufferMode.ONE_SHOT:

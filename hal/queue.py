@@ -153,8 +153,7 @@ class QueueScheduler:
             try:
                 for event in {id(e): e for e in events}.values():
                     backend.enqueue_wait_for_event(cq, event)
-                for command in submission.commands:
-                    command.enqueue(backend, cq)
+                backend.enqueue_commands(cq, submission.commands)
             except HalError as error:  # refused when enqueued (e.g. UNIMPLEMENTED on this backend): it fails alone
                 backend.enqueue_record_event(cq)  # ends any failure stretch its earlier commands began
                 self._fail(submission, error)

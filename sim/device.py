@@ -8,6 +8,7 @@ is done when its queue reaches it; a queue waiting on another queue's event stal
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import threading
 from typing import Callable
@@ -79,6 +80,8 @@ class SimEvent:
 class CommandQueue:
     """One hardware command queue: commands run in order, on the queue's thread or,
     when the queue is idle and the command small, at once on the enqueuing thread.
+    An item of the queue is a list of commands (function, args, trace, inline): one,
+    or a submission's batch, which takes one hand-over between threads, not one each.
 
     A failing command poisons the queue until the next recorded event, which then
     completes with the failure; later commands of that stretch are skipped.
@@ -93,24 +96,45 @@ class CommandQueue:
         self._error: HalError | None = None
         self._closed = False
         self.profiler = None  # a hal.profiling.TraceRecorder while the device profiles
+        self._collecting = threading.local()  # .items: the batch this thread is collecting, or None
         self._thread = threading.Thread(target=self._run, name=f"{device_name}-cq{index}", daemon=True)
         self._thread.start()
 
     def enqueue(self, function: Callable, *args, inline: bool = False, trace: tuple[str, dict] | None = None) -> None:
         """Queues a command. With `inline`, an idle queue runs it now on this thread:
         in order all the same, without two thread switches per small command. `trace`
-        (name, args) names the command in profiling traces."""
-        command = (function, args, trace)
+        (name, args) names the command in profiling traces. Inside `batch()` the command
+        joins the batch instead."""
+        command = (function, args, trace, inline)
+        batch = getattr(self._collecting, "items", None)
+        if batch is not None:
+            batch.append(command)
+            return
+        self._put([command], inline)
+
+    @contextlib.contextmanager
+    def batch(self):
+        """Commands this thread enqueues inside the block become one item of the queue, run
+        inline when each of them could be (and the queue is idle)."""
+        items = self._collecting.items = []
+        try:
+            yield
+        finally:
+            self._collecting.items = None
+            if items:
+                self._put(items, all(command[3] for command in items))
+
+    def _put(self, items: list, inline: bool) -> None:
         with interrupts_deferred():  # the busy flag set here is cleared only by _run_one
             with self._ready:
                 if self._closed:
                     raise HalError(StatusCode.FAILED_PRECONDITION, f"command queue {self.index} is closed")
                 if not (inline and not self._busy and not self._commands):
-                    self._commands.append(command)
+                    self._commands.append(items)
                     self._ready.notify_all()
                     return
                 self._busy = True
-            self._run_one(command)
+            self._run_one(items)
 
     def finish(self) -> None:
         with self._ready:
@@ -132,23 +156,25 @@ class CommandQueue:
                     self._ready.wait()
                 if not self._commands:
                     return
-                command = self._commands.popleft()
+                items = self._commands.popleft()
                 self._busy = True
-            self._run_one(command)
-            del command  # let go of the command's buffers while idle
+            self._run_one(items)
+            del items  # let go of the commands' buffers while idle
 
-    def _run_one(self, command) -> None:
+    def _run_one(self, items: list) -> None:
         recorder = self.profiler
         try:
-            if recorder is None or command[2] is None:
-                self._error = self._execute(command, self._error)
-            else:
-                start = recorder.now()
-                self._error = self._execute(command, self._error)
-                name, args = command[2]
-                if self._error is not None:
-                    args = {**args, "error": f"{self._error.code.name}: {self._error.message}"}
-                recorder.complete(recorder.queue_track(self.index), name, start, recorder.now(), args, "command")
+            for function, args, trace, _ in items:
+                if recorder is None or trace is None:
+                    self._error = self._execute(function, args, self._error)
+                else:
+                    start = recorder.now()
+                    self._error = self._execute(function, args, self._error)
+                    name, trace_args = trace
+                    if self._error is not None:
+                        trace_args = {**trace_args, "error": f"{self._error.code.name}: {self._error.message}"}
+                    recorder.complete(recorder.queue_track(self.index), name, start, recorder.now(), trace_args,
+                                      "command")
         finally:
             with self._ready:
                 self._busy = False
@@ -156,9 +182,8 @@ class CommandQueue:
                     self._ready.notify_all()
 
     @staticmethod
-    def _execute(command, error: HalError | None) -> HalError | None:
+    def _execute(function, args, error: HalError | None) -> HalError | None:
         """Runs one command; returns the queue's error state after it."""
-        function, args, _ = command
         if function is _record:
             args[0]._complete(error)
             return None
@@ -331,6 +356,11 @@ class SimDevice(BackendDevice):
         self._queue(cq).enqueue(run_program, launch, prepared, self.memory, self._binding_tables,
                                 self.instruction_budget, self.fpu_model, self.profiler,
                                 inline=prepared.seconds is not None and prepared.seconds < INLINE_SECONDS, trace=trace)
+
+    def enqueue_commands(self, cq: int, commands) -> None:
+        with self._queue(cq).batch():
+            for command in commands:
+                command.enqueue(self, cq)
 
     def enqueue_host_function(self, cq: int, function: Callable, *args) -> None:
         """Runs `function(*args)` in order on the queue (the simulator's stand-in for a

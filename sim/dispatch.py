@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import concurrent.futures
 import functools
+import logging
 import os
 import threading
 import time
@@ -221,6 +222,7 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
     constants = launch.constants.astype(np.int64)
     workgroup_count = np.array(counts, np.int64)
     cores = arch.worker_cores
+    fpu = int(fpu_model)
     threads = THREADS if (prepared.seconds or 0.0) > PARALLEL_SECONDS else 1
     for first in range(0, total, cores):
         active = min(cores, total - first)
@@ -234,7 +236,7 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
             lo, hi = bounds[g], bounds[g + 1]
             return interpreter.run_round(*prepared.program_arrays, constants, tables[4], workgroup_count, first, lo, hi,
                                          memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4],
-                                         *prepared.config, int(fpu_model), budget * (hi - lo) // active,
+                                         *prepared.config, fpu, budget * (hi - lo) // active,
                                          *state.arrays, faults[g])
 
         budget -= run(0) if groups == 1 else builtins.sum(_POOL.map(run, range(groups)))
@@ -249,8 +251,9 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
         if error is not None:
             raise error
     prepared.seconds = time.perf_counter() - start
-    log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", launch.name, total, min(total, cores),
-              ceil_div(total, cores), prepared.seconds * 1e3)
+    if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", launch.name, total, min(total, cores),
+                  ceil_div(total, cores), prepared.seconds * 1e3)
 
 
 def _trace_round(recorder, prepared: PreparedProgram, name: str, counts, state, active: int, round_index: int,
