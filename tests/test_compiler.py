@@ -1607,6 +1607,15 @@ def test_small_window_reductions_are_unrolled(name):
     assert "eltwise_fused" in kernels, kernels
 
 
+def test_short_axis_reductions_use_the_reduce_kernel():
+    """A softmax over 16 keys reduces along an axis: a reduce kernel per reduction, not a
+    gather and a combine per element (which made a BERT softmax dispatch 61 launches)."""
+    exports = read_executable(embedded_executable(vmfb("softmax_16")))
+    kernels = [kernel.name for export in exports for stage in export.stages for kernel in stage.program.kernels]
+    assert sum(kernel.startswith("reduce") for kernel in kernels) == 2, kernels
+    assert sum(len(export.stages) for export in exports) <= 8, [len(export.stages) for export in exports]
+
+
 def test_repeated_calls_fresh_inputs():
     """A program called again with other inputs gives their results (no state, no stale padding)."""
     name = "matmul_chained_both_operands"

@@ -2298,8 +2298,9 @@ class DispatchLowering:
             self.values[op.results[k]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
 
     def _unrolled_reduction(self, op, ins, init, exprs, iterators, extents, body, result_format) -> Tensor | None:
-        """A float reduction over at most UNROLLED_REDUCTION elements per result that is
-        not a contraction (a depthwise convolution, a pooling window), unrolled: for each
+        """A float reduction over at most UNROLLED_REDUCTION elements per result of a
+        window (some operand indexed by a sum of dims) that is not a contraction (a
+        depthwise convolution, a pooling window), unrolled: for each
         reduced position the element expression over the result's shape (its operands
         gathered there), then the results combined in order by fused kernels. The reduce
         kernel would pad the reduced dim to a whole tile: up to 32 / n times the work.
@@ -2313,8 +2314,9 @@ class DispatchLowering:
                 combine.name not in _UNROLLED_COMBINES or out_dims is None or \
                 sorted(out_dims) != [d for d in range(len(iterators)) if d not in reductions] or \
                 any(inner.name == "linalg.index" for inner in body[:-1]) or \
-                any(t is not None and t.high is not None for t in ins):
-            return None
+                any(t is not None and t.high is not None for t in ins) or \
+                all(_projection(e) is not None for e in exprs[:n_in]):
+            return None  # a reduction along axes (a softmax's row) is one reduce kernel: no gather per element
         is_out = [isinstance(v, ir.BlockArgument) and v.arg_number == n_in for v in combine.operands]
         used = [set(_dims(e)) for e in exprs[:n_in]]
         if is_out.count(True) != 1 or n_in == 2 and all(  # a contraction: a matmul's
