@@ -169,20 +169,29 @@ _EMPTY = np.zeros(0, np.int64)
 
 class BindingTables:
     """One device's recent dispatch bindings as the cores see them: buffer_tables of
-    the bound buffers and each binding's BINDING_* args. A command buffer binds the
-    same buffers again and again, so the last few are kept. Safe across threads."""
+    the bound buffers and each binding's BINDING_* args. Programs bind the same memory
+    again and again: a command buffer its buffers, a module's calls their transient
+    buffers, which the allocator places at the same addresses each call. So entries are
+    kept by what the tables are made of (an interleaved buffer's placement; a sharded
+    one's page tables, by identity). Safe across threads."""
 
-    SIZE = 64
+    SIZE = 1024
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._entries: dict[tuple, tuple] = {}  # (id, offset, length) per binding -> (buffers, tables)
+        self._entries: dict[tuple, tuple] = {}  # _key(bindings) -> (buffers, tables)
+
+    @staticmethod
+    def _key(bindings: tuple[Binding, ...]) -> tuple:
+        return tuple((b.buffer.buffer_type, b.buffer.address, b.buffer.size, b.buffer.page_size,
+                      b.buffer.aligned_page_size, b.offset, b.length,
+                      None if b.buffer.shard is None else id(b.buffer)) for b in bindings)
 
     def get(self, bindings: tuple[Binding, ...]) -> tuple[np.ndarray, ...]:
-        key = tuple((id(b.buffer), b.offset, b.length) for b in bindings)
+        key = self._key(bindings)
         with self._lock:
             entry = self._entries.get(key)
-        if entry is not None and all(a is b.buffer for a, b in zip(entry[0], bindings)):
+        if entry is not None and all(a is b.buffer for a, b in zip(entry[0], bindings) if a.shard is not None):
             return entry[1]
         buffers = tuple(b.buffer for b in bindings)
         args = binding_table([(b.buffer.address, b.buffer.buffer_type is BufferType.DRAM, b.buffer.page_size, b.offset,
