@@ -88,7 +88,6 @@ from tt_hal.kernels.fused import (
 from tt_hal.sim import numerics
 from tt_hal.target.isa import Broadcast, SfpuOp
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import KernelConfig
 
 BF16, F32, I32 = "bfloat16", "float32", "int32"
 FORMATS = {BF16: DataFormat.bfloat16, F32: DataFormat.float32, I32: DataFormat.int32}
@@ -582,7 +581,7 @@ def check_case(device, case, transcendental):
     rng = np.random.default_rng(case["seed"])
     arrays = [input_values(rng, input_shape(case["out_shape"], source, drop), kind, quantized)
               for source, kind, drop, quantized in zip(inputs, case["ranges"], case["drop"], case["quantized"])]
-    capacity = KernelConfig(fp32_dest_acc_en=fp32).dst_capacity()
+    capacity = fused.dst_capacity(fp32)
     if tiles_needed(code) > capacity:
         with pytest.raises(HalError) as error:
             fused.eltwise_fused("fused", tuple(inputs), code, FORMATS[case["out_fmt"]], case["mask_columns"],
@@ -682,7 +681,7 @@ def test_integer_program_property(device, case):
     rng = np.random.default_rng(case["seed"])
     arrays = [rng.integers(-2 ** 31, 2 ** 31, input_shape(case["out_shape"], source)).astype(np.int32)
               for source in inputs]
-    if tiles_needed(code) > KernelConfig(fp32_dest_acc_en=True).dst_capacity():
+    if tiles_needed(code) > fused.dst_capacity(True):
         with pytest.raises(HalError) as error:
             fused.eltwise_fused("fused", tuple(inputs), code, DataFormat.int32, fp32_dest_acc_en=True)
         assert error.value.code == StatusCode.UNIMPLEMENTED
@@ -869,7 +868,7 @@ def test_float32_broadcast_input_keeps_its_bits(device):
 def test_dst_capacity(device, fp32):
     """capacity constants live at once fit and compute right; one more is UNIMPLEMENTED,
     and so is a copy of a live value when every tile is taken."""
-    capacity = KernelConfig(fp32_dest_acc_en=fp32).dst_capacity()
+    capacity = fused.dst_capacity(fp32)
 
     def summed(n):
         code = [Input(0)] + [Constant(float(k) + 0.5) for k in range(n - 1)]

@@ -205,14 +205,21 @@ def _allocate_fused(k: KernelBuilder, code: tuple[Instruction, ...], inputs, cap
     return where[len(code) - 1]
 
 
+def dst_capacity(fp32_dest_acc_en: bool) -> int:
+    """Dst tiles a fused kernel's body may use. Full sync: one tile is computed and packed
+    per acquire, so nothing overlaps that half of Dst would buy, and the whole of Dst holds
+    the body's values (fewer splits of a long body into kernels, each a launch and a round
+    trip of its values through L1)."""
+    return KernelConfig(fp32_dest_acc_en=fp32_dest_acc_en, dst_full_sync_en=True).dst_capacity()
+
+
 def fits(code: tuple[Instruction, ...], inputs: tuple[FusedInput, ...], fp32_dest_acc_en: bool) -> bool:
     """Does `code` fit in Dst (eltwise_fused would build it), and its inputs in the address
     generators (with two left for padding masks)?"""
     if len(inputs) > MAX_FUSED_INPUTS - 2:
         return False
     try:
-        capacity = KernelConfig(fp32_dest_acc_en=fp32_dest_acc_en).dst_capacity()
-        _allocate_fused(KernelBuilder("fits"), code, inputs, capacity)
+        _allocate_fused(KernelBuilder("fits"), code, inputs, dst_capacity(fp32_dest_acc_en))
     except HalError as error:
         if error.code != StatusCode.UNIMPLEMENTED:
             raise
@@ -271,7 +278,7 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
     reader = r.build(Processor.RISCV_1)
 
     c = KernelBuilder(name)
-    capacity = KernelConfig(fp32_dest_acc_en=fp32_dest_acc_en).dst_capacity()
+    capacity = dst_capacity(fp32_dest_acc_en)
     first, end = tile_range(c)
     for cb in masks:
         c.cb_wait_front(cb, 1)
@@ -302,7 +309,7 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
         c.cb_push_back(CB_OUT, 1)
         for cb in range(len(inputs)):
             c.cb_pop_front(cb, 1)
-    compute = c.build(Processor.COMPUTE, fp32_dest_acc_en=fp32_dest_acc_en)
+    compute = c.build(Processor.COMPUTE, fp32_dest_acc_en=fp32_dest_acc_en, dst_full_sync_en=True)
     writer, writer_args = writer_unary(out, len(inputs) + len(masks))
     extra = {cb: (DataFormat.bfloat16, 1) for cb in masks}
     cbs = circular_buffers([(cb, i.data_format) for cb, i in enumerate(inputs)], out, extra)
