@@ -33,11 +33,11 @@ from tt_hal.sim.numerics import (
     is_bits_unary,
     matmul_tile_fast,
     pack_tile,
-    sfpu_binary,
     sfpu_binary_bits,
+    sfpu_binary_values,
     sfpu_ternary,
-    sfpu_unary,
     sfpu_unary_bits,
+    sfpu_unary_values,
     unpack_tile,
 )
 from tt_hal.target.isa import Broadcast, Op, ReduceKind, SfpuOp
@@ -196,9 +196,10 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
             for k in range(TILE_ELEMENTS):
                 bits[k] = sfpu_unary_bits(a, np.int64(bits[k]))
             return Fault.OK
-        parameter = bits_to_f32(cc)
+        results = np.empty(TILE_ELEMENTS, np.float64)
+        sfpu_unary_values(a, out, bits_to_f32(cc), results)
         for k in range(TILE_ELEMENTS):
-            out[k] = dst_store(np.float32(sfpu_unary(a, out[k], parameter)), fp32_dest)
+            out[k] = dst_store(np.float32(results[k]), fp32_dest)
     elif op == Op.SFPU_BINARY:
         other = r[cc]
         if not 0 <= other < dst_capacity:
@@ -211,8 +212,10 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
             for k in range(TILE_ELEMENTS):
                 bits[k] = sfpu_binary_bits(a, np.int64(bits[k]), np.int64(other_bits[k]))
             return Fault.OK
+        results = np.empty(TILE_ELEMENTS, np.float64)
+        sfpu_binary_values(a, out, dst[c, other], results)
         for k in range(TILE_ELEMENTS):
-            out[k] = dst_store(np.float32(sfpu_binary(a, out[k], dst[c, other, k])), fp32_dest)
+            out[k] = dst_store(np.float32(results[k]), fp32_dest)
     elif op == Op.SFPU_TERNARY:  # Dst[c] = Dst[a] where Dst[c] != 0 else Dst[b], moved whole
         first, second = r[cc], r[d]
         for other in (first, second):

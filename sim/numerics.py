@@ -543,137 +543,284 @@ def _power(x, p):
 
 
 @numba.njit(cache=True, nogil=True)
-def sfpu_unary(op, x, parameter):
-    """One SFPU op in float64 (stored as float32 afterwards): the reference results,
-    not the hardware's polynomial approximations."""
+def sfpu_unary_values(op, values, parameter, out):
+    """out[k] = the SFPU op on values[k] (Dst's float32) for every k, in float64 (stored
+    as float32 afterwards): the reference results, not the hardware's polynomial
+    approximations. One loop per op: the op is chosen once per tile, and the simple
+    ones vectorize."""
+    n = out.shape[0]
     if op == SfpuOp.EXP:
-        return math.exp(x)
-    if op == SfpuOp.LOG:
-        return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
-    if op == SfpuOp.SQRT:
-        return math.sqrt(x) if x >= 0 else math.nan
-    if op == SfpuOp.RSQRT:
-        return 1.0 / math.sqrt(x) if x > 0 else (math.copysign(math.inf, x) if x == 0 else math.nan)
-    if op == SfpuOp.RECIP:
-        return 1.0 / x if x != 0 else math.copysign(math.inf, x)
-    if op == SfpuOp.RELU:
-        return max(x, 0.0)
-    if op == SfpuOp.GELU:
-        return 0.5 * x * math.erfc(-x / math.sqrt(2.0))  # erfc keeps the negative tail accurate
-    if op == SfpuOp.SIGMOID:
-        return 1.0 / (1.0 + math.exp(-x))
-    if op == SfpuOp.TANH:
-        return math.tanh(x)
-    if op == SfpuOp.SILU:
-        return x / (1.0 + math.exp(-x))
-    if op == SfpuOp.NEG:
-        return -x
-    if op == SfpuOp.ABS:
-        return abs(x)
-    if op == SfpuOp.SQUARE:
-        return x * x
-    if op == SfpuOp.SIN:
-        return math.sin(x)
-    if op == SfpuOp.COS:
-        return math.cos(x)
-    if op == SfpuOp.ADD_SCALAR:
-        return x + parameter
-    if op == SfpuOp.MUL_SCALAR:
-        return x * parameter
-    if op == SfpuOp.POWER:
-        return _power(x, parameter)
-    if op == SfpuOp.LEAKY_RELU:
-        return x if x >= 0 else x * parameter
-    if op == SfpuOp.GTZ:
-        return 1.0 if x > 0 else 0.0
-    if op == SfpuOp.GEZ:
-        return 1.0 if x >= 0 else 0.0
-    if op == SfpuOp.LTZ:
-        return 1.0 if x < 0 else 0.0
-    if op == SfpuOp.LEZ:
-        return 1.0 if x <= 0 else 0.0
-    if op == SfpuOp.EQZ:
-        return 1.0 if x == 0 else 0.0
-    if op == SfpuOp.NEZ:
-        return 1.0 if x != 0 else 0.0
-    if op == SfpuOp.FLOOR:
-        return np.floor(x)
-    if op == SfpuOp.CEIL:
-        return np.ceil(x)
-    if op == SfpuOp.TRUNC:
-        return np.trunc(x)
-    if op == SfpuOp.ROUND_EVEN:
-        return np.rint(x)
-    if op == SfpuOp.EXPM1:
-        return np.expm1(x)
-    if op == SfpuOp.LOG1P:
-        return np.log1p(x) if x >= -1 else math.nan
-    if op == SfpuOp.ERF:
-        return math.erf(x)
-    if op == SfpuOp.ERFC:
-        return math.erfc(x)
-    if op == SfpuOp.TAN:
-        return np.tan(x)
-    if op == SfpuOp.ATAN:
-        return np.arctan(x)
-    if op == SfpuOp.ASIN:
-        return np.arcsin(x) if -1 <= x <= 1 else math.nan
-    if op == SfpuOp.ACOS:
-        return np.arccos(x) if -1 <= x <= 1 else math.nan
-    if op == SfpuOp.SINH:
-        return np.sinh(x)
-    if op == SfpuOp.COSH:
-        return np.cosh(x)
-    if op == SfpuOp.ASINH:
-        return np.arcsinh(x)
-    if op == SfpuOp.ACOSH:
-        return np.arccosh(x) if x >= 1 else math.nan
-    if op == SfpuOp.ATANH:
-        return np.arctanh(x) if -1 < x < 1 else (math.copysign(math.inf, x) if abs(x) == 1 else math.nan)
-    if op == SfpuOp.EXP2:
-        return np.exp2(x)
-    if op == SfpuOp.SIGN:
-        return x if x == 0 or x != x else math.copysign(1.0, x)
-    if op == SfpuOp.CBRT:
-        return np.cbrt(x)
-    return math.nan  # an SfpuOp not implemented here (validated code never has one)
+        for k in range(n):
+            x = values[k]
+            out[k] = math.exp(x)
+    elif op == SfpuOp.LOG:
+        for k in range(n):
+            x = values[k]
+            out[k] = math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+    elif op == SfpuOp.SQRT:
+        for k in range(n):
+            x = values[k]
+            out[k] = math.sqrt(x) if x >= 0 else math.nan
+    elif op == SfpuOp.RSQRT:
+        for k in range(n):
+            x = values[k]
+            out[k] = 1.0 / math.sqrt(x) if x > 0 else (math.copysign(math.inf, x) if x == 0 else math.nan)
+    elif op == SfpuOp.RECIP:
+        for k in range(n):
+            x = values[k]
+            out[k] = 1.0 / x if x != 0 else math.copysign(math.inf, x)
+    elif op == SfpuOp.RELU:
+        for k in range(n):
+            x = values[k]
+            out[k] = max(x, 0.0)
+    elif op == SfpuOp.GELU:
+        for k in range(n):
+            x = values[k]
+            out[k] = 0.5 * x * math.erfc(-x / math.sqrt(2.0))  # erfc keeps the negative tail accurate
+    elif op == SfpuOp.SIGMOID:
+        for k in range(n):
+            x = values[k]
+            out[k] = 1.0 / (1.0 + math.exp(-x))
+    elif op == SfpuOp.TANH:
+        for k in range(n):
+            x = values[k]
+            out[k] = math.tanh(x)
+    elif op == SfpuOp.SILU:
+        for k in range(n):
+            x = values[k]
+            out[k] = x / (1.0 + math.exp(-x))
+    elif op == SfpuOp.NEG:
+        for k in range(n):
+            x = values[k]
+            out[k] = -x
+    elif op == SfpuOp.ABS:
+        for k in range(n):
+            x = values[k]
+            out[k] = abs(x)
+    elif op == SfpuOp.SQUARE:
+        for k in range(n):
+            x = values[k]
+            out[k] = x * x
+    elif op == SfpuOp.SIN:
+        for k in range(n):
+            x = values[k]
+            out[k] = math.sin(x)
+    elif op == SfpuOp.COS:
+        for k in range(n):
+            x = values[k]
+            out[k] = math.cos(x)
+    elif op == SfpuOp.ADD_SCALAR:
+        for k in range(n):
+            x = values[k]
+            out[k] = x + parameter
+    elif op == SfpuOp.MUL_SCALAR:
+        for k in range(n):
+            x = values[k]
+            out[k] = x * parameter
+    elif op == SfpuOp.POWER:
+        for k in range(n):
+            x = values[k]
+            out[k] = _power(x, parameter)
+    elif op == SfpuOp.LEAKY_RELU:
+        for k in range(n):
+            x = values[k]
+            out[k] = x if x >= 0 else x * parameter
+    elif op == SfpuOp.GTZ:
+        for k in range(n):
+            x = values[k]
+            out[k] = 1.0 if x > 0 else 0.0
+    elif op == SfpuOp.GEZ:
+        for k in range(n):
+            x = values[k]
+            out[k] = 1.0 if x >= 0 else 0.0
+    elif op == SfpuOp.LTZ:
+        for k in range(n):
+            x = values[k]
+            out[k] = 1.0 if x < 0 else 0.0
+    elif op == SfpuOp.LEZ:
+        for k in range(n):
+            x = values[k]
+            out[k] = 1.0 if x <= 0 else 0.0
+    elif op == SfpuOp.EQZ:
+        for k in range(n):
+            x = values[k]
+            out[k] = 1.0 if x == 0 else 0.0
+    elif op == SfpuOp.NEZ:
+        for k in range(n):
+            x = values[k]
+            out[k] = 1.0 if x != 0 else 0.0
+    elif op == SfpuOp.FLOOR:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.floor(x)
+    elif op == SfpuOp.CEIL:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.ceil(x)
+    elif op == SfpuOp.TRUNC:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.trunc(x)
+    elif op == SfpuOp.ROUND_EVEN:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.rint(x)
+    elif op == SfpuOp.EXPM1:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.expm1(x)
+    elif op == SfpuOp.LOG1P:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.log1p(x) if x >= -1 else math.nan
+    elif op == SfpuOp.ERF:
+        for k in range(n):
+            x = values[k]
+            out[k] = math.erf(x)
+    elif op == SfpuOp.ERFC:
+        for k in range(n):
+            x = values[k]
+            out[k] = math.erfc(x)
+    elif op == SfpuOp.TAN:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.tan(x)
+    elif op == SfpuOp.ATAN:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.arctan(x)
+    elif op == SfpuOp.ASIN:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.arcsin(x) if -1 <= x <= 1 else math.nan
+    elif op == SfpuOp.ACOS:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.arccos(x) if -1 <= x <= 1 else math.nan
+    elif op == SfpuOp.SINH:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.sinh(x)
+    elif op == SfpuOp.COSH:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.cosh(x)
+    elif op == SfpuOp.ASINH:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.arcsinh(x)
+    elif op == SfpuOp.ACOSH:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.arccosh(x) if x >= 1 else math.nan
+    elif op == SfpuOp.ATANH:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.arctanh(x) if -1 < x < 1 else (math.copysign(math.inf, x) if abs(x) == 1 else math.nan)
+    elif op == SfpuOp.EXP2:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.exp2(x)
+    elif op == SfpuOp.SIGN:
+        for k in range(n):
+            x = values[k]
+            out[k] = x if x == 0 or x != x else math.copysign(1.0, x)
+    elif op == SfpuOp.CBRT:
+        for k in range(n):
+            x = values[k]
+            out[k] = np.cbrt(x)
+    else:  # an SfpuOp not implemented here (validated code never has one)
+        out[:] = math.nan
+
+
+@numba.njit(cache=True, nogil=True)
+def sfpu_unary(op, x, parameter):
+    """One SFPU op on one float32 value (sfpu_unary_values of one element)."""
+    values = np.full(1, x, np.float32)
+    out = np.empty(1, np.float64)
+    sfpu_unary_values(op, values, np.float32(parameter), out)
+    return out[0]
+
+
+@numba.njit(cache=True, nogil=True)
+def sfpu_binary_values(op, values, others, out):
+    """out[k] = the SFPU op on (values[k], others[k]) (Dst's float32) for every k, in
+    float64 (stored as float32 afterwards); one loop per op, as sfpu_unary_values."""
+    n = out.shape[0]
+    if op == SfpuOp.ADD:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = a + b
+    elif op == SfpuOp.SUB:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = a - b
+    elif op == SfpuOp.MUL:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = a * b
+    elif op == SfpuOp.DIV:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = a / b if b != 0 else (math.nan if a == 0 else math.copysign(math.inf, a) * math.copysign(1.0, b))
+    elif op == SfpuOp.MAXIMUM:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = max(a, b)
+    elif op == SfpuOp.MINIMUM:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = min(a, b)
+    elif op == SfpuOp.MASK_NEG_INF:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = a if b != 0 else -math.inf
+    elif op == SfpuOp.EQ:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = 1.0 if a == b else 0.0
+    elif op == SfpuOp.NE:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = 1.0 if a != b else 0.0
+    elif op == SfpuOp.LT:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = 1.0 if a < b else 0.0
+    elif op == SfpuOp.GT:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = 1.0 if a > b else 0.0
+    elif op == SfpuOp.LE:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = 1.0 if a <= b else 0.0
+    elif op == SfpuOp.GE:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = 1.0 if a >= b else 0.0
+    elif op == SfpuOp.FMOD:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = np.fmod(a, b) if b != 0 and not math.isinf(a) else math.nan
+    elif op == SfpuOp.ATAN2:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = math.atan2(a, b)
+    elif op == SfpuOp.POW:
+        for k in range(n):
+            a, b = values[k], others[k]
+            out[k] = _power(a, b)
+    else:  # an SfpuOp not implemented here (validated code never has one)
+        out[:] = math.nan
 
 
 @numba.njit(cache=True, nogil=True)
 def sfpu_binary(op, a, b):
-    if op == SfpuOp.ADD:
-        return a + b
-    if op == SfpuOp.SUB:
-        return a - b
-    if op == SfpuOp.MUL:
-        return a * b
-    if op == SfpuOp.DIV:
-        return a / b if b != 0 else (math.nan if a == 0 else math.copysign(math.inf, a) * math.copysign(1.0, b))
-    if op == SfpuOp.MAXIMUM:
-        return max(a, b)
-    if op == SfpuOp.MINIMUM:
-        return min(a, b)
-    if op == SfpuOp.MASK_NEG_INF:
-        return a if b != 0 else -math.inf
-    if op == SfpuOp.EQ:
-        return 1.0 if a == b else 0.0
-    if op == SfpuOp.NE:
-        return 1.0 if a != b else 0.0
-    if op == SfpuOp.LT:
-        return 1.0 if a < b else 0.0
-    if op == SfpuOp.GT:
-        return 1.0 if a > b else 0.0
-    if op == SfpuOp.LE:
-        return 1.0 if a <= b else 0.0
-    if op == SfpuOp.GE:
-        return 1.0 if a >= b else 0.0
-    if op == SfpuOp.FMOD:
-        return np.fmod(a, b) if b != 0 and not math.isinf(a) else math.nan
-    if op == SfpuOp.ATAN2:
-        return math.atan2(a, b)
-    if op == SfpuOp.POW:
-        return _power(a, b)
-    return math.nan  # an SfpuOp not implemented here (validated code never has one)
+    """One SFPU op on two float32 values (sfpu_binary_values of one element)."""
+    out = np.empty(1, np.float64)
+    sfpu_binary_values(op, np.full(1, a, np.float32), np.full(1, b, np.float32), out)
+    return out[0]
 
 
 @numba.njit(cache=True, nogil=True)
