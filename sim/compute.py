@@ -29,6 +29,7 @@ from tt_hal.sim.numerics import (
     fidelity_product,
     fpu_eltwise,
     fpu_matmul_tile,
+    fpu_reduce_tile,
     is_bits_binary,
     is_bits_unary,
     matmul_tile_fast,
@@ -159,13 +160,16 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         else:
             fpu_matmul_tile(src_b, src_a, f != 0, out, fidelity, fp32_dest, fpu_model)
     elif op == Op.REDUCE_TILE:
-        # ROW: each row -> column 0; COL: each column -> row 0; SCALAR: all -> (0, 0),
-        # every value times the scaler tile's first element. MAX combines with Dst by
-        # max (fill Dst with -inf first), SUM accumulates into it; the rest of the Dst
-        # tile becomes 0.
+        # ROW: each row -> column 0; COL: each column -> row 0; SCALAR: all -> (0, 0).
+        # MAX combines with Dst by max (fill Dst with -inf first), SUM accumulates into
+        # it; the rest of the Dst tile becomes 0. Exact numerics: the LLK's GAPOOL /
+        # GMPOOL sequence; fast: every value times the scaler tile's first element.
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_a)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, cc, r[e], src_b)
         is_max, dim = a >> DIM_BITS == POOL_MAX, a & DIM_MASK
+        if fpu_model != FpuModel.FAST:
+            fpu_reduce_tile(src_a, src_b, out, is_max, dim, fidelity, fp32_dest, fpu_model)
+            return Fault.OK
         for k in range(TILE_ELEMENTS):
             scratch[k] = -math.inf if is_max else 0.0
         for i in range(TILE):

@@ -14,7 +14,7 @@ pytest.importorskip("framework.pe.tensix.backends.matrix", reason="wolfpine (the
 
 from tests import fpu_reference as ref  # noqa: E402
 from tt_hal.sim.numerics import FpuModel  # noqa: E402
-from tt_hal.target.isa import MathFidelity  # noqa: E402
+from tt_hal.target.isa import MathFidelity, ReduceKind  # noqa: E402
 
 FIDELITIES = list(MathFidelity)
 DST = {"fp32": True, "bf16": False}
@@ -78,6 +78,26 @@ def test_eltwise_tiles_bit_exact(op, fidelity, dst, data_set):
     got = ref.simulate_eltwise(op, a[0], b[0], int(fidelity), DST[dst], FpuModel.WORMHOLE, start)
     assert_bits_equal(got, want, "Dst")
     assert_bits_equal(ref.simulate_pack_bf16(got), ref.pack_bf16(want, DST[dst]), "packed")
+
+
+SCALERS = (1.0, 2.0 ** -5, 0.333984375, -3.0)  # bf16 values; a scaler tile holds one
+
+
+@pytest.mark.parametrize("data_set", ref.DATA_SETS)
+@pytest.mark.parametrize("dst", DST)
+@pytest.mark.parametrize("kind", list(ReduceKind), ids=lambda k: k.name)
+def test_reduce_tile_bit_exact(kind, dst, data_set):
+    """reduce_tile over 3 tiles accumulating into one Dst tile, every fidelity (MAX has no
+    phases) and a scaler per fidelity: the result row, column or element, bit for bit.
+    Dst starts at 0 (SUM) or -inf (MAX: the kernel's fill_tile)."""
+    results = {"ROW": (slice(None), 0), "COL": (0, slice(None)), "SCALAR": (0, 0)}[kind.name.split("_")[1]]
+    for fidelity, scale in zip(FIDELITIES[:1] if kind >= ReduceKind.MAX_ROW else FIDELITIES, SCALERS):
+        tiles = operands(data_set, 3, int(kind), int(fidelity), DST[dst])[0]
+        scaler = np.full((32, 32), scale, np.float32).view(np.uint32)
+        start = np.full((32, 32), -np.inf if kind >= ReduceKind.MAX_ROW else 0.0, np.float32).view(np.uint32)
+        want = ref.reduce_tiles(kind, tiles.view(np.uint32), scaler, int(fidelity), DST[dst], start)
+        got = ref.simulate_reduce(kind, tiles, scaler, int(fidelity), DST[dst], FpuModel.WORMHOLE, start)
+        assert_bits_equal(got[results], want[results], f"{fidelity.name}, scaler {scale}")
 
 
 @pytest.mark.parametrize("fidelity", [MathFidelity.LoFi, MathFidelity.HiFi4], ids=lambda f: f.name)
