@@ -168,3 +168,9 @@ def twin_reduce_tile(kind, tile, scaler, dst, fidelity, fp32_dest, model):
                                 model)
         out[0, 0] = twin_pool(is_max, scratch, np.full(16, scaler), dst[0, 0], fidelity, fp32_dest, model)
     return out
+
+
+def is_exact(device) -> bool:
+    """Does a simulated device compute the FPU bit for bit (numerics=exact), so that these
+    twins are its references?"""
+    return device.backend.fpu_model != FpuModel.FAST
