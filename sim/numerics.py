@@ -291,6 +291,30 @@ def matmul_tile_fast(in0, in1, transpose, out, fidelity, fp32_dest):
             out[at] = dst_store(out[at] + total, fp32_dest)
 
 
+@numba.njit(cache=True, nogil=True)
+def reduce_tile_fast(src, scaler, out, scratch, is_max, dim, fidelity, fp32_dest):
+    """reduce_tile of `src` into Dst tile `out` in the fast model (fpu_reduce_tile's
+    arguments; `scratch` a tile of working space): every value times the scaler tile's
+    first element in fidelity phases, summed in float32 or maxed, then combined with
+    Dst and stored once; the rest of the tile becomes 0."""
+    for k in range(TILE_ELEMENTS):
+        scratch[k] = -math.inf if is_max else 0.0
+    for i in range(TILE):
+        for j in range(TILE):
+            value = fidelity_product(src[FACE_INDEX[i, j]], scaler[0], fidelity)
+            at = FACE_INDEX[i, 0] if dim == ReduceKind.SUM_ROW else (FACE_INDEX[0, j] if dim == ReduceKind.SUM_COL
+                                                                      else 0)
+            scratch[at] = max(scratch[at], value) if is_max else scratch[at] + value
+    for i in range(TILE):
+        for j in range(TILE):
+            at = FACE_INDEX[i, j]
+            if (dim == ReduceKind.SUM_ROW and j == 0) or (dim == ReduceKind.SUM_COL and i == 0) or (i == 0 and j == 0):
+                combined = max(out[at], scratch[at]) if is_max else out[at] + scratch[at]
+                out[at] = dst_store(combined, fp32_dest)
+            else:
+                out[at] = 0.0
+
+
 # ---- The FPU datapath bit for bit (the `exact` numerics) ----
 # Facts from tt-isa-documentation (MVMUL.md, ELWADD.md, ELWMUL.md: Src values are 19
 # bits, the multipliers take 5 bits of SrcA and 7 of SrcB per fidelity phase, denormals

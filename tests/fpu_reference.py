@@ -120,6 +120,14 @@ def _movd2b(dst, fp32_dest: bool) -> np.ndarray:
     return np.array([convert.BF16InSrcToFP32(x) for x in moved], np.int64)
 
 
+def reduce_results(kind: ReduceKind) -> np.ndarray:
+    """Where reduce_tile<kind>'s results are in its Dst tile: ROW column 0, COL row 0,
+    SCALAR (0, 0)."""
+    where = np.zeros((32, 32), bool)
+    where[{ReduceKind.SUM_ROW: (slice(None), 0), ReduceKind.SUM_COL: (0, slice(None))}.get(kind & 3, (0, 0))] = True
+    return where
+
+
 def reduce_tiles(kind: ReduceKind, tiles, scaler, fidelity: int, fp32_dest: bool, dst, blackhole: bool = False):
     """Dst (bits, (32, 32)) after reduce_tile<kind> of each tile (K, 32, 32) in turn,
     Dst starting at `dst`, in tt-llk's _llk_math_reduce_ order. SrcB holds the scaler
@@ -259,7 +267,12 @@ def simulate_reduce(kind: ReduceKind, tiles, scaler, fidelity: int, fp32_dest: b
     scaler = np.asarray(scaler, np.uint32).view(np.float32)
     is_max, dim = kind >= ReduceKind.MAX_ROW, kind & 3
     for tile in tiles:
-        numerics.fpu_reduce_tile(to_faces(tile), to_faces(scaler), out, is_max, dim, fidelity, fp32_dest, int(model))
+        if model == FpuModel.FAST:
+            numerics.reduce_tile_fast(to_faces(tile), to_faces(scaler), out, np.empty(1024, np.float32), is_max, dim,
+                                      fidelity, fp32_dest)
+        else:
+            numerics.fpu_reduce_tile(to_faces(tile), to_faces(scaler), out, is_max, dim, fidelity, fp32_dest,
+                                     int(model))
     return out[FACE_INDEX].view(np.uint32).astype(np.int64)
 
 

@@ -90,7 +90,7 @@ def test_reduce_tile_bit_exact(kind, dst, data_set):
     """reduce_tile over 3 tiles accumulating into one Dst tile, every fidelity (MAX has no
     phases) and a scaler per fidelity: the result row, column or element, bit for bit.
     Dst starts at 0 (SUM) or -inf (MAX: the kernel's fill_tile)."""
-    results = {"ROW": (slice(None), 0), "COL": (0, slice(None)), "SCALAR": (0, 0)}[kind.name.split("_")[1]]
+    results = ref.reduce_results(kind)
     for fidelity, scale in zip(FIDELITIES[:1] if kind >= ReduceKind.MAX_ROW else FIDELITIES, SCALERS):
         tiles = operands(data_set, 3, int(kind), int(fidelity), DST[dst])[0]
         scaler = np.full((32, 32), scale, np.float32).view(np.uint32)
