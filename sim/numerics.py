@@ -295,13 +295,15 @@ def matmul_tile_fast(in0, in1, transpose, out, fidelity, fp32_dest):
 def reduce_tile_fast(src, scaler, out, scratch, is_max, dim, fidelity, fp32_dest):
     """reduce_tile of `src` into Dst tile `out` in the fast model (fpu_reduce_tile's
     arguments; `scratch` a tile of working space): every value times the scaler tile's
-    first element in fidelity phases, summed in float32 or maxed, then combined with
-    Dst and stored once; the rest of the tile becomes 0."""
+    first element in fidelity phases (MAX: whole, GMPOOL has no phases), summed in
+    float32 or maxed, then combined with Dst and stored once; the rest of the tile
+    becomes 0."""
+    phases = MathFidelity.HiFi4 if is_max else fidelity
     for k in range(TILE_ELEMENTS):
         scratch[k] = -math.inf if is_max else 0.0
     for i in range(TILE):
         for j in range(TILE):
-            value = fidelity_product(src[FACE_INDEX[i, j]], scaler[0], fidelity)
+            value = fidelity_product(src[FACE_INDEX[i, j]], scaler[0], phases)
             at = FACE_INDEX[i, 0] if dim == ReduceKind.SUM_ROW else (FACE_INDEX[0, j] if dim == ReduceKind.SUM_COL
                                                                       else 0)
             scratch[at] = max(scratch[at], value) if is_max else scratch[at] + value
