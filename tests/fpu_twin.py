@@ -85,6 +85,19 @@ def twin_add(a, b, fp32_dest, model):
     return twin_accumulate([(sign, (a >> 23) & 0xFF, man << 13), (zero, zero, zero)], zero, fp32_dest, model)
 
 
+def twin_mul(a, b, dst, fidelity, fp32_dest, model):
+    """mul_tiles: one ELWMUL per fidelity phase, each accumulating its product into Dst
+    (a product whose exponent underflows adds nothing)."""
+    dst = np.asarray(dst, np.int64) & (0xFFFFFFFF if fp32_dest else SRC_BF16)
+    zero = np.zeros_like(dst)
+    for phase in range(max(fidelity, 1)):
+        signs, exponents, mantissas = twin_product(a, b, phase)
+        live = exponents > 0
+        term = (np.where(live, signs, 0), np.where(live, exponents, 0), np.where(live, mantissas << 13, 0))
+        dst = twin_accumulate([term, (zero, zero, zero)], dst, fp32_dest, model)
+    return dst
+
+
 # ---- the LLK's sequences ----
 
 def twin_matmul_tiles(in0, in1, fidelity, fp32_dest, model, dst=None):

@@ -9,7 +9,15 @@ import numba
 import numpy as np
 import pytest
 
-from tests.fpu_twin import twin_accumulate, twin_add, twin_group_sum, twin_matmul_tiles, twin_product, twin_reduce_tile
+from tests.fpu_twin import (
+    twin_accumulate,
+    twin_add,
+    twin_group_sum,
+    twin_matmul_tiles,
+    twin_mul,
+    twin_product,
+    twin_reduce_tile,
+)
 from tt_hal.sim import numerics
 from tt_hal.sim.numerics import FACE_INDEX, FpuModel
 from tt_hal.target.isa import ReduceKind
@@ -121,14 +129,7 @@ def test_mul_accumulates_one_product_per_phase(fidelity):
     rng = np.random.default_rng(40 + fidelity)
     a, b, dst = operand_bits(rng, 5000), operand_bits(rng, 5000), operand_bits(rng, 5000)
     got = np.array([numerics.fpu_eltwise(False, False, x, y, d, fidelity, True, 1) for x, y, d in zip(a, b, dst)])
-    want = dst.copy()
-    zero = np.zeros_like(a)
-    for phase in range(max(fidelity, 1)):
-        s, e, m = twin_product(a, b, phase)
-        live = e > 0
-        term = (np.where(live, s, 0), np.where(live, e, 0), np.where(live, m << 13, 0))
-        want = twin_accumulate([term, (zero, zero, zero)], want, True, FpuModel.WORMHOLE)
-    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, twin_mul(a, b, dst, fidelity, True, FpuModel.WORMHOLE))
 
 
 def faces(bits) -> np.ndarray:
