@@ -116,3 +116,25 @@ def test_device_with_exact_numerics_matches_wolfpine(fidelity):
                             qb.reshape(3, 32, 32).view(np.uint32), int(fidelity), False)
     assert_bits_equal(got.view(np.uint32), want, "matmul")
     device.close()
+
+
+@pytest.mark.parametrize("fp32_dest", [False, True], ids=["bf16", "fp32"])
+def test_device_reductions_with_exact_numerics_match_wolfpine(fp32_dest):
+    """The whole path on a device opened with numerics=exact: ops.sum over rows and
+    ops.max over columns of 3 tiles (the kernels' HiFi4, scaler 1.0) give the chip's bits."""
+    import hal
+    from tt_hal import ops
+    device = hal.create_device("tenstorrent://mock?numerics=exact&grid_x=2&grid_y=1")
+    rng = np.random.default_rng(7 + fp32_dest)
+    x = rng.standard_normal((32, 96)).astype(np.float32)
+    one = np.ones((32, 32), np.float32).view(np.uint32)
+    for op, dim, kind, start in ((ops.sum, -1, ReduceKind.SUM_ROW, 0.0), (ops.max, -2, ReduceKind.MAX_COL, -np.inf)):
+        data = x if dim == -1 else x.T.copy()
+        view = device.to_device(data, "bfloat16", "tile")
+        got = op(view, dim, dtype="float32", fp32_dest_acc_en=fp32_dest).to_host().view(np.uint32).ravel()
+        held = view.to_host(np.float32)
+        tiles = held.reshape(32, 3, 32).transpose(1, 0, 2) if dim == -1 else held.reshape(3, 32, 32)
+        dst = np.full((32, 32), start, np.float32).view(np.uint32)
+        want = ref.reduce_tiles(kind, tiles.view(np.uint32), one, int(MathFidelity.HiFi4), fp32_dest, dst)
+        assert_bits_equal(got, want[ref.reduce_results(kind)], kind.name)
+    device.close()
