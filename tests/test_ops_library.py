@@ -3,10 +3,11 @@ SFPU masks (SfpuOp.MASK, MASK_NEG_INF) their kernels hide tile padding with.
 
 Every op is checked two ways:
 - against a numpy *twin* of the kernel (tt_hal/kernels/: reduce.py, transpose.py,
-  normalization.py) chained through the stated numerics (docs/tensix.md,
-  sim/numerics.py), compared bit for bit where the twin is
-  exact (it is for sum, max, transpose, softmax, layernorm and rmsnorm in bf16 and
-  fp32-Dst modes);
+  normalization.py) chained through the device's numerics (the fast model,
+  docs/tensix.md, sim/numerics.py; or the chip's datapath, tests/fpu_twin.py), compared
+  bit for bit where the twin is exact (it is for sum, max, transpose, softmax,
+  layernorm and rmsnorm in bf16 and fp32-Dst modes); the reductions run on a device of
+  each numerics (numerics_device), the others on the default device;
 - against a float64 numpy reference with a tolerance derived from the formats, so
   the twins are not vacuous and a change of numerics has a stated budget.
 
