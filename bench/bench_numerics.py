@@ -5,8 +5,9 @@ side by side (medians of interleaved runs, bench/timing.py).
     python bench/bench_numerics.py [--runs N] [--quick] [--json out.json]
 
 Cases: ops.matmul of N x N bf16 tensors (bf16 Dst; LoFi and HiFi4: HiFi4 runs 4 MVMULs
-where LoFi runs 1) and ops.mul / ops.add of N x N bf16 tensors, on one core so that the
-time is the FPU's and not the host threads'. --quick: N = 128 and 2 runs; else N = 256.
+where LoFi runs 1), ops.mul / ops.add and ops.sum (rows, HiFi4) / ops.max (columns) of
+N x N bf16 tensors, on one core so that the time is the FPU's and not the host threads'.
+--quick: N = 128 and 2 runs; else N = 256.
 Agreement with the chip (not time) is bench/fpu_agreement.py's.
 """
 
@@ -42,6 +43,8 @@ def cases(devices: dict, n: int) -> dict[str, dict]:
                                       for m, (va, vb) in views.items()}
     work["mul HiFi4"] = {m: (lambda va=va, vb=vb: ops.mul(va, vb, grid=1).to_host()) for m, (va, vb) in views.items()}
     work["add"] = {m: (lambda va=va, vb=vb: ops.add(va, vb, grid=1).to_host()) for m, (va, vb) in views.items()}
+    work["sum rows"] = {m: (lambda va=va: ops.sum(va, -1, grid=1).to_host()) for m, (va, _) in views.items()}
+    work["max columns"] = {m: (lambda va=va: ops.max(va, -2, grid=1).to_host()) for m, (va, _) in views.items()}
     return work
 
 

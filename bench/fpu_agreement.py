@@ -3,11 +3,13 @@ configuration: the fast and the exact numerics against wolfpine's datapath (its 
 matches ttsim's), on the data sets of tests/fpu_reference.py, in the LLK's
 instruction order. Needs the test extra (`pip install -e ".[test]"`: wolfpine).
 
-    python bench/fpu_agreement.py [--tiles N] [--ops matmul,add,sub,mul] [--json out.json]
+    python bench/fpu_agreement.py [--tiles N] [--ops matmul,add,sub,mul,sum_row,...] [--json out.json]
 
 Each matmul case runs K = 1, 2 and 5 tiles, `--tiles` times each with fresh random
-operands; each eltwise case `--tiles` tiles. "Dst" counts Dst values after the last
-instruction, "packed" the bf16 tile the packer writes from them.
+operands; each eltwise case `--tiles` tiles; each reduce case (sum_row ... max_scalar:
+reduce_tile<SUM|MAX, ROW|COL|SCALAR>, scaler 1.0) 3 tiles into one Dst tile, `--tiles`
+times. "Dst" counts Dst values after the last instruction (a reduction's results only),
+"packed" the bf16 values the packer writes from them.
 """
 
 from __future__ import annotations
@@ -23,23 +25,39 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests import fpu_reference as ref  # noqa: E402
 from tt_hal.sim.numerics import FpuModel  # noqa: E402
-from tt_hal.target.isa import MathFidelity  # noqa: E402
+from tt_hal.target.isa import MathFidelity, ReduceKind  # noqa: E402
 
 MODELS = {"fast": FpuModel.FAST, "exact": FpuModel.WORMHOLE}
-OPS = ("matmul", "add", "sub", "mul")
+REDUCTIONS = tuple(kind.name.lower() for kind in ReduceKind)
+OPS = ("matmul", "add", "sub", "mul", *REDUCTIONS)
+ONE = np.full((32, 32), 1.0, np.float32).view(np.uint32)  # the kernels' scaler tile
+
+
+def reduce_run(kind: ReduceKind, a, fidelity: MathFidelity, fp32_dest: bool):
+    """(simulated Dst per model, wolfpine's Dst, where the results are) of reduce_tile
+    over the tiles a, from Dst 0 (SUM) or -inf (MAX: the kernels' fill_tile)."""
+    start = np.full((32, 32), -np.inf if kind >= ReduceKind.MAX_ROW else 0.0, np.float32).view(np.uint32)
+    want = ref.reduce_tiles(kind, a.view(np.uint32), ONE, int(fidelity), fp32_dest, start)
+    got = {m: ref.simulate_reduce(kind, a, ONE, int(fidelity), fp32_dest, model, start) for m, model in MODELS.items()}
+    return got, want, ref.reduce_results(kind)
 
 
 def cases(op: str, tiles: int):
-    """(fidelity, fp32_dest, data set, [(simulated Dst per model, wolfpine's Dst)])."""
-    fidelities = list(MathFidelity) if op in ("matmul", "mul") else [MathFidelity.LoFi]
+    """(fidelity, fp32_dest, data set, [(simulated Dst per model, wolfpine's Dst, where
+    to compare)])."""
+    phased = op in ("matmul", "mul") or op.startswith("sum")
+    fidelities = list(MathFidelity) if phased else [MathFidelity.LoFi]
     for fidelity in fidelities:
         for fp32_dest in (True, False):
             for name, data in ref.DATA_SETS.items():
                 rng = np.random.default_rng([int(fidelity), fp32_dest, len(name), OPS.index(op)])
                 runs = []
                 for _ in range(tiles):
-                    for k in (ref.KS if op == "matmul" else (1,)):
+                    for k in (ref.KS if op == "matmul" else (3,) if op in REDUCTIONS else (1,)):
                         a, b = data(rng, (k, 32, 32)), data(rng, (k, 32, 32))
+                        if op in REDUCTIONS:
+                            runs.append(reduce_run(ReduceKind[op.upper()], a, fidelity, fp32_dest))
+                            continue
                         if op == "matmul":
                             want = ref.matmul_tiles(a.view(np.uint32), b.view(np.uint32), int(fidelity), fp32_dest)
                             got = {m: ref.simulate_matmul(a, b, int(fidelity), fp32_dest, model)
@@ -49,7 +67,7 @@ def cases(op: str, tiles: int):
                                                fp32_dest)
                             got = {m: ref.simulate_eltwise(op, a[0], b[0], int(fidelity), fp32_dest, model)
                                    for m, model in MODELS.items()}
-                        runs.append((got, want))
+                        runs.append((got, want, np.ones((32, 32), bool)))
                 yield fidelity, fp32_dest, name, runs
 
 
@@ -57,9 +75,9 @@ def agreement(runs, fp32_dest: bool) -> dict:
     """{(model, "dst" | "packed"): fraction of bit-identical values}."""
     result = {}
     for m in MODELS:
-        dst = np.mean([np.mean(got[m] == want) for got, want in runs])
-        packed = np.mean([np.mean(ref.simulate_pack_bf16(got[m]) == ref.pack_bf16(want, fp32_dest))
-                          for got, want in runs])
+        dst = np.mean([np.mean((got[m] == want)[where]) for got, want, where in runs])
+        packed = np.mean([np.mean((ref.simulate_pack_bf16(got[m]) == ref.pack_bf16(want, fp32_dest))[where])
+                          for got, want, where in runs])
         result[m, "dst"], result[m, "packed"] = float(dst), float(packed)
     return result
 

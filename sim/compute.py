@@ -12,8 +12,6 @@ tile_regs_acquire .. release, and the simulator moves their bytes as they are
 
 from __future__ import annotations
 
-import math
-
 import numba
 import numpy as np
 
@@ -29,10 +27,12 @@ from tt_hal.sim.numerics import (
     fidelity_product,
     fpu_eltwise,
     fpu_matmul_tile,
+    fpu_reduce_tile,
     is_bits_binary,
     is_bits_unary,
     matmul_tile_fast,
     pack_tile,
+    reduce_tile_fast,
     sfpu_binary_bits,
     sfpu_binary_values,
     sfpu_ternary,
@@ -54,7 +54,6 @@ for _format in DataFormat:
 # ReduceKind is (pool << 2) | dim; SUM is pool 0, so the SUM kinds are the dims.
 DIM_BITS = 2
 DIM_MASK = (1 << DIM_BITS) - 1
-REDUCE_ROW, REDUCE_COL = int(ReduceKind.SUM_ROW), int(ReduceKind.SUM_COL)  # else SCALAR
 POOL_MAX = int(ReduceKind.MAX_ROW) >> DIM_BITS
 
 
@@ -159,28 +158,16 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         else:
             fpu_matmul_tile(src_b, src_a, f != 0, out, fidelity, fp32_dest, fpu_model)
     elif op == Op.REDUCE_TILE:
-        # ROW: each row -> column 0; COL: each column -> row 0; SCALAR: all -> (0, 0),
-        # every value times the scaler tile's first element. MAX combines with Dst by
-        # max (fill Dst with -inf first), SUM accumulates into it; the rest of the Dst
-        # tile becomes 0.
+        # ROW: each row -> column 0; COL: each column -> row 0; SCALAR: all -> (0, 0).
+        # MAX combines with Dst by max (fill Dst with -inf first), SUM accumulates into
+        # it; the rest of the Dst tile becomes 0.
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_a)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, cc, r[e], src_b)
         is_max, dim = a >> DIM_BITS == POOL_MAX, a & DIM_MASK
-        for k in range(TILE_ELEMENTS):
-            scratch[k] = -math.inf if is_max else 0.0
-        for i in range(TILE):
-            for j in range(TILE):
-                value = fidelity_product(src_a[FACE_INDEX[i, j]], src_b[0], fidelity)
-                at = FACE_INDEX[i, 0] if dim == REDUCE_ROW else (FACE_INDEX[0, j] if dim == REDUCE_COL else 0)
-                scratch[at] = max(scratch[at], value) if is_max else scratch[at] + value
-        for i in range(TILE):
-            for j in range(TILE):
-                at = FACE_INDEX[i, j]
-                if (dim == REDUCE_ROW and j == 0) or (dim == REDUCE_COL and i == 0) or (i == 0 and j == 0):
-                    combined = max(out[at], scratch[at]) if is_max else out[at] + scratch[at]
-                    out[at] = dst_store(combined, fp32_dest)
-                else:
-                    out[at] = 0.0
+        if fpu_model == FpuModel.FAST:
+            reduce_tile_fast(src_a, src_b, out, scratch, is_max, dim, fidelity, fp32_dest)
+        else:
+            fpu_reduce_tile(src_a, src_b, out, is_max, dim, fidelity, fp32_dest, fpu_model)
     elif op == Op.TRANSPOSE_WH_TILE:
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a, fp32_dest)
         bits, source = out.view(np.uint32), src_a.view(np.uint32)

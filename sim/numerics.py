@@ -40,7 +40,7 @@ from tt_hal.target.formats import (
     bfp_encode_row,
     bfp_shared_exponent,
 )
-from tt_hal.target.isa import MathFidelity, Op, SfpuOp
+from tt_hal.target.isa import MathFidelity, Op, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.sizes import FACE, TILE, TILE_ELEMENTS
 from tt_hal.target.tiles import EXPONENT_BYTES
@@ -291,6 +291,32 @@ def matmul_tile_fast(in0, in1, transpose, out, fidelity, fp32_dest):
             out[at] = dst_store(out[at] + total, fp32_dest)
 
 
+@numba.njit(cache=True, nogil=True)
+def reduce_tile_fast(src, scaler, out, scratch, is_max, dim, fidelity, fp32_dest):
+    """reduce_tile of `src` into Dst tile `out` in the fast model (fpu_reduce_tile's
+    arguments; `scratch` a tile of working space): every value times the scaler tile's
+    first element in fidelity phases (MAX: whole, GMPOOL has no phases), summed in
+    float32 or maxed, then combined with Dst and stored once; the rest of the tile
+    becomes 0."""
+    phases = MathFidelity.HiFi4 if is_max else fidelity
+    for k in range(TILE_ELEMENTS):
+        scratch[k] = -math.inf if is_max else 0.0
+    for i in range(TILE):
+        for j in range(TILE):
+            value = fidelity_product(src[FACE_INDEX[i, j]], scaler[0], phases)
+            at = FACE_INDEX[i, 0] if dim == ReduceKind.SUM_ROW else (FACE_INDEX[0, j] if dim == ReduceKind.SUM_COL
+                                                                      else 0)
+            scratch[at] = max(scratch[at], value) if is_max else scratch[at] + value
+    for i in range(TILE):
+        for j in range(TILE):
+            at = FACE_INDEX[i, j]
+            if (dim == ReduceKind.SUM_ROW and j == 0) or (dim == ReduceKind.SUM_COL and i == 0) or (i == 0 and j == 0):
+                combined = max(out[at], scratch[at]) if is_max else out[at] + scratch[at]
+                out[at] = dst_store(combined, fp32_dest)
+            else:
+                out[at] = 0.0
+
+
 # ---- The FPU datapath bit for bit (the `exact` numerics) ----
 # Facts from tt-isa-documentation (MVMUL.md, ELWADD.md, ELWMUL.md: Src values are 19
 # bits, the multipliers take 5 bits of SrcA and 7 of SrcB per fidelity phase, denormals
@@ -528,6 +554,105 @@ def fpu_eltwise(add, subtract, a, b, dst, fidelity, fp32_dest, model):
     for phase in range(fidelity_phases(fidelity)):
         dst = fpu_mul(a, b, dst, phase, fp32_dest, model)
     return dst
+
+
+# reduce_tile as tt-llk's _llk_math_reduce_ issues it (Wormhole): per face, GAPOOL (one
+# per fidelity phase) or GMPOOL, SrcA the face (transposed by the unpacker for ROW), SrcB
+# the scaler tile's face, row 0 used. ROW then moves the Dst row through SrcB to
+# transpose it (MOVD2B keeps bf16 of a 32-bit Dst) and writes it back with ELWADD.
+# SCALAR pools the faces' columns into Dst row 4, moves that row through SrcB into
+# SrcA's column 0 and pools it once more into element (0, 0).
+
+POOL_CLEARED = 0xFFFFFFFF  # a ZEROACC'd Dst row as GMPOOL reads it: all ones, below -inf
+
+
+@numba.njit(cache=True, nogil=True)
+def fpu_gapool(a, b, dst, fidelity, fp32_dest, model):
+    """One face's GAPOOLs into one Dst element (`dst`, bits), one per fidelity phase:
+    Dst += the 16 lanes' SrcA a[k] times SrcB b[k] (bits), summed in two groups of 8
+    as in MVMUL (GAPOOL is MVMUL's datapath with 4 Dst rows)."""
+    signs = np.empty(16, np.int64)
+    exponents = np.empty(16, np.int64)
+    mantissas = np.empty(16, np.int64)
+    dst &= 0xFFFFFFFF if fp32_dest else SRC_BF16
+    for phase in range(fidelity_phases(fidelity)):
+        for k in range(16):
+            signs[k], exponents[k], mantissas[k] = fpu_product(a[k] & SRC_BF16, b[k] & SRC_BF16, phase)
+        s0, e0, m0 = fpu_group_sum(signs, exponents, mantissas, 0)
+        s1, e1, m1 = fpu_group_sum(signs, exponents, mantissas, 8)
+        dst = fpu_accumulate(s0, e0, m0, s1, e1, m1, dst, fp32_dest, model)
+    return dst
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _pool_order(sign, exponent, man):
+    """GMPOOL's comparison: sign-magnitude on (9-bit exponent, 10-bit mantissa)."""
+    magnitude = (exponent << 10) + man
+    return -magnitude if sign else magnitude
+
+
+@numba.njit(cache=True, nogil=True)
+def fpu_gmpool(a, b, dst, fp32_dest):
+    """One face's GMPOOL into one Dst element (bits): the largest of Dst and the 16 SrcA
+    values a[k], each scaled by the power of two of SrcB b[k]'s exponent (a zero
+    exponent makes the lane the smallest value). SrcA keeps 7 mantissa bits and its
+    denormals are +0; Dst is read and written with 7 (bf16) or 10 (TF32) mantissa bits."""
+    kept = 0x3FF if fp32_dest else 0x3F8
+    sign, exponent, man = (dst >> 31) & 1, ((dst >> 23) & 0xFF) + 127, (dst >> 13) & kept
+    best = _pool_order(sign, exponent, man)
+    for k in range(16):
+        a_exponent, b_exponent = (a[k] >> 23) & 0xFF, (b[k] >> 23) & 0xFF
+        if b_exponent == 0:
+            s, e, m = 1, 0x1FF, 0x3FF
+        elif a_exponent == 0:
+            s, e, m = 0, 0, 0
+        else:
+            s, e, m = (a[k] >> 31) & 1, a_exponent + b_exponent, (a[k] >> 13) & 0x3F8
+        order = _pool_order(s, e, m)
+        if order >= best:
+            best, sign, exponent, man = order, s, e, m
+    if exponent == 0:
+        return 0
+    return (sign << 31) | (((exponent - 127) & 0xFF) << 23) | ((man & kept) << 13)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _pool(is_max, a, b, dst, fidelity, fp32_dest, model):
+    return fpu_gmpool(a, b, dst, fp32_dest) if is_max else fpu_gapool(a, b, dst, fidelity, fp32_dest, model)
+
+
+@numba.njit(cache=True, nogil=True)
+def fpu_reduce_tile(src, scaler, out, is_max, dim, fidelity, fp32_dest, model):
+    """reduce_tile of `src` (face order, as unpacked) with the scaler tile `scaler` into
+    Dst tile `out`; `dim` (a SUM ReduceKind): ROW each row into column 0, COL each
+    column into row 0, SCALAR all into (0, 0); SUM accumulates, MAX takes the larger.
+    The rest of the tile becomes 0 (on the chip: scratch and Dst's earlier values)."""
+    bits, x, s = out.view(np.uint32), src.view(np.uint32), scaler.view(np.uint32)
+    row, scalar = dim == ReduceKind.SUM_ROW, dim == ReduceKind.SUM_SCALAR
+    a = np.empty(16, np.int64)
+    b = np.empty(16, np.int64)
+    result = np.empty(32, np.int64)  # ROW: column 0; COL: row 0; SCALAR: (0, 0)
+    for k in range(32):
+        result[k] = bits[FACE_INDEX[k, 0] if row else FACE_INDEX[0, k]]
+    # SCALAR first pools the faces' columns into a scratch row (Dst row 4, cleared)
+    pooled = np.full(16, POOL_CLEARED if is_max else 0, np.int64) if scalar else result
+    for face in range(4):
+        for k in range(16):
+            b[k] = s[face * 256 + k]
+        for line in range(16):  # ROW: the face's row `line` (SrcA transposed); else its column
+            for k in range(16):
+                a[k] = x[face * 256 + line * 16 + k] if row else x[face * 256 + k * 16 + line]
+            at = line if scalar else (face // 2 if row else face % 2) * 16 + line
+            pooled[at] = _pool(is_max, a, b, pooled[at], fidelity, fp32_dest, model)
+    if row:  # MOVD2B (bf16 of a 32-bit Dst), TRNSPSRCB, ELWADD with a zeroed SrcA
+        for k in range(32):
+            result[k] = fpu_add(0, result[k], fp32_dest, model)
+    if scalar:  # MOVD2B, TRNSPSRCB, MOVB2A: the scratch row becomes SrcA's column 0
+        result[0] = _pool(is_max, pooled, b, result[0], fidelity, fp32_dest, model)  # (pools read Src's bf16)
+    for k in range(TILE_ELEMENTS):
+        bits[k] = 0
+    for k in range(1 if scalar else 32):
+        bits[FACE_INDEX[k, 0] if row else FACE_INDEX[0, k]] = result[k]
 
 
 # ---- SFPU ----

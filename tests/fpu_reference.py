@@ -10,7 +10,8 @@ llk_math_eltwise_binary.h):
 - matmul_tiles: per fidelity phase (LoFi 1, HiFi2 2, HiFi3 3, HiFi4 4 phases, outer), the
   MOP's 16 MVMULs; each Dst element gets the k = 0..15 MVMUL, then k = 16..31;
 - add/sub_tiles: one ELWADD/ELWSUB (phase 0, no accumulation into Dst);
-- mul_tiles: one ELWMUL per fidelity phase, each accumulating into Dst.
+- mul_tiles: one ELWMUL per fidelity phase, each accumulating into Dst;
+- reduce_tile (tt-llk's llk_math_reduce.h, Wormhole): see `reduce_tiles`.
 Src holds BF16-style values (Wormhole with ALU_FORMAT_SPEC_REG0_SrcA = Float32 or
 Float16_b, tt-isa-documentation MVMUL.md): the Src value's low 16 bits are dropped.
 
@@ -21,12 +22,13 @@ simulator's side (`simulate_*`) runs sim/numerics.py's functions on the same til
 from __future__ import annotations
 
 import numpy as np
-from framework.pe.tensix.backends.matrix import MatrixUnit  # wolfpine
+from framework.pe.tensix.backends.backend_base import DataFormat as WolfpineFormat  # wolfpine
+from framework.pe.tensix.backends.matrix import MatrixUnit
 from framework.pe.tensix.util import DataFormatConversions
 
 from tt_hal.sim import numerics
 from tt_hal.sim.numerics import FACE_INDEX, FpuModel
-from tt_hal.target.isa import Op
+from tt_hal.target.isa import Op, ReduceKind
 from tt_hal.target.layout import DataFormat
 
 _OPS = {"add": int(Op.ADD_TILES), "sub": int(Op.SUB_TILES), "mul": int(Op.MUL_TILES)}
@@ -73,6 +75,103 @@ def eltwise(op: str, a, b, fidelity: int, fp32_dest: bool, dst=None, blackhole: 
         b = b ^ 0x80000000
     terms = MatrixUnit._fpu_sum_batch(a, b)
     return MatrixUnit._fpu_accumulate_batch(terms, np.zeros_like(out), fp32_dest, not blackhole)
+
+
+def _gapool(a, b, dst, fidelity: int, fp32_dest: bool, blackhole: bool) -> np.ndarray:
+    """A face's GAPOOLs (one per fidelity phase): Dst row `dst` (16,) += SrcB's row 0
+    `b` (16 lanes) @ SrcA `a` (16 lanes, 16 columns), through MVMUL's datapath."""
+    for phase in range(PHASES[fidelity]):
+        sums = MatrixUnit._fpu_group_sums_batch(_src(a)[:, np.newaxis, :], _src(b)[:, np.newaxis, np.newaxis], phase,
+                                                exp_adjust(phase))
+        dst = MatrixUnit._fpu_accumulate_batch(sums, dst[np.newaxis, :], fp32_dest, not blackhole)[0]
+    return dst
+
+
+def _gmpool(a, b, dst, fp32_dest: bool, cleared: bool = False) -> np.ndarray:
+    """A face's GMPOOL: Dst row `dst` (16,) maxed with each column of SrcA `a` (16 lanes,
+    16 columns), lane k scaled by SrcB's b[k], in wolfpine's Src and Dst encodings; a
+    `cleared` (ZEROACC'd) Dst row reads as all ones."""
+    convert = DataFormatConversions
+    style = WolfpineFormat.TF32 if fp32_dest else WolfpineFormat.BF16
+    out = np.empty(16, np.int64)
+    for j in range(16):
+        if cleared:
+            value = 0xFFFFFFFF if fp32_dest else 0xFFFF0000
+        else:
+            value = convert.FP32ToDstFormatFP32(int(dst[j])) if fp32_dest else \
+                convert.BF16ToDstFormatBF16(int(dst[j]) >> 16) << 16
+        best = MatrixUnit._gmpool_read_dst(value, style)
+        for lane in range(16):
+            k = lane ^ 4 if lane < 8 else lane  # the hardware's visiting order (ties)
+            x = MatrixUnit._gmpool_read_and_scale_src(convert.BF16ToSrcBF16(int(a[k, j]) >> 16),
+                                                      WolfpineFormat.BF16, convert.BF16ToSrcBF16(int(b[k]) >> 16))
+            if MatrixUnit._gmpool_as_comparable(x) >= MatrixUnit._gmpool_as_comparable(best):
+                best = x
+        value = MatrixUnit._gmpool_write_dst(best, style)
+        out[j] = convert.FP32InDstToFP32(value) if fp32_dest else convert.BF16InDstToBF16(value >> 16) << 16
+    return out
+
+
+def _movd2b(dst, fp32_dest: bool) -> np.ndarray:
+    """Dst values moved to SrcB (Wormhole, SrcA format Float32: BF16-style), as IEEE bits."""
+    convert = DataFormatConversions
+    moved = [convert.ShuffleBF16((convert.FP32ToDstFormatFP32(int(x)) if fp32_dest else
+                                  convert.BF16ToDstFormatBF16(int(x) >> 16) << 16) >> 16) for x in dst]
+    return np.array([convert.BF16InSrcToFP32(x) for x in moved], np.int64)
+
+
+def reduce_results(kind: ReduceKind) -> np.ndarray:
+    """Where reduce_tile<kind>'s results are in its Dst tile: ROW column 0, COL row 0,
+    SCALAR (0, 0)."""
+    where = np.zeros((32, 32), bool)
+    where[{ReduceKind.SUM_ROW: (slice(None), 0), ReduceKind.SUM_COL: (0, slice(None))}.get(kind & 3, (0, 0))] = True
+    return where
+
+
+def reduce_tiles(kind: ReduceKind, tiles, scaler, fidelity: int, fp32_dest: bool, dst, blackhole: bool = False):
+    """Dst (bits, (32, 32)) after reduce_tile<kind> of each tile (K, 32, 32) in turn,
+    Dst starting at `dst`, in tt-llk's _llk_math_reduce_ order. SrcB holds the scaler
+    tile's face (row 0 used; GAPOOL's 3 further Dst rows are not followed). Per face:
+    GAPOOLs (one per fidelity phase) or a GMPOOL. ROW: SrcA is the face transposed (by
+    the unpacker), each face row's pooled Dst row goes MOVD2B, TRNSPSRCB, ELWADD (SrcA
+    zeroed) back into Dst: the row again in row 0, transposed in column 0. COL: pool
+    into Dst row 0. SCALAR: pool into Dst row 4, MOVD2B, TRNSPSRCB, MOVB2A to SrcA's
+    column 0 (denormals flushed), ZEROACC row 4, pool into Dst row 0 with face 3's SrcB.
+    Only ROW's column 0, COL's row 0 and SCALAR's (0, 0) are results."""
+    is_max, dim = kind >= ReduceKind.MAX_ROW, ReduceKind(kind & 3)
+    out = np.asarray(dst, np.int64).copy()
+    scaler = np.asarray(scaler, np.int64)
+    row4_cleared = False
+
+    def pool(a, b, row, cleared=False):
+        return _gmpool(a, b, row, fp32_dest, cleared) if is_max else _gapool(a, b, row, fidelity, fp32_dest, blackhole)
+
+    for tile in np.asarray(tiles, np.int64):
+        faces = [tile[16 * (f // 2):16 * (f // 2) + 16, 16 * (f % 2):16 * (f % 2) + 16] for f in range(4)]
+        b_rows = [scaler[16 * (f // 2), 16 * (f % 2):16 * (f % 2) + 16] for f in range(4)]
+        if dim == ReduceKind.SUM_ROW:
+            for half in (0, 1):
+                top = 16 * half
+                for f in (2 * half, 2 * half + 1):
+                    out[top, :16] = pool(faces[f].T, b_rows[f], out[top, :16])
+                moved = _movd2b(out[top, :16], fp32_dest)
+                written = eltwise("add", np.zeros(16, np.int64), moved, 0, fp32_dest, None, blackhole)
+                out[top, :16] = written
+                out[top:top + 16, 0] = written
+        elif dim == ReduceKind.SUM_COL:
+            for f in range(4):
+                columns = slice(16 * (f % 2), 16 * (f % 2) + 16)
+                out[0, columns] = pool(faces[f], b_rows[f], out[0, columns])
+        else:
+            for f in range(4):
+                out[4, :16] = pool(faces[f], b_rows[f], out[4, :16], row4_cleared and f == 0)
+            src_a = np.zeros((16, 16), np.int64)
+            column = _movd2b(out[4, :16], fp32_dest)
+            src_a[:, 0] = np.where(column & 0x7F800000, column, 0)  # MOVB2A flushes denormals
+            out[4, :16] = 0
+            row4_cleared = True
+            out[0, :16] = pool(src_a, b_rows[3], out[0, :16])
+    return out
 
 
 # ---- Data sets: float32 operands (n, 32, 32), as the unpacker hands them to Src ----
@@ -159,6 +258,22 @@ def simulate_pack_bf16(dst) -> np.ndarray:
     row = np.zeros(2048, np.uint8)
     numerics.pack_tile(to_faces(np.asarray(dst, np.uint32).view(np.float32)), row, 0, int(DataFormat.bfloat16))
     return row.view(np.uint16)[FACE_INDEX].astype(np.int64)
+
+
+def simulate_reduce(kind: ReduceKind, tiles, scaler, fidelity: int, fp32_dest: bool, model: FpuModel, dst):
+    """Dst bits (32, 32) after the simulator's reduce_tile<kind> of each tile (float32) in
+    turn; scaler and dst are bits."""
+    out = to_faces(np.asarray(dst, np.uint32).view(np.float32))
+    scaler = np.asarray(scaler, np.uint32).view(np.float32)
+    is_max, dim = kind >= ReduceKind.MAX_ROW, kind & 3
+    for tile in tiles:
+        if model == FpuModel.FAST:
+            numerics.reduce_tile_fast(to_faces(tile), to_faces(scaler), out, np.empty(1024, np.float32), is_max, dim,
+                                      fidelity, fp32_dest)
+        else:
+            numerics.fpu_reduce_tile(to_faces(tile), to_faces(scaler), out, is_max, dim, fidelity, fp32_dest,
+                                     int(model))
+    return out[FACE_INDEX].view(np.uint32).astype(np.int64)
 
 
 def simulate_eltwise(op: str, a, b, fidelity: int, fp32_dest: bool, model: FpuModel, dst=None) -> np.ndarray:

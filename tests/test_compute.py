@@ -22,7 +22,7 @@ def test_reduce_kinds_decode_to_their_pool_and_dimension():
     for kind in ReduceKind:
         pool, dim = kind.name.split("_")
         assert (kind >> compute.DIM_BITS == compute.POOL_MAX) == (pool == "MAX")
-        decoded = {compute.REDUCE_ROW: "ROW", compute.REDUCE_COL: "COL"}.get(kind & compute.DIM_MASK, "SCALAR")
+        decoded = {ReduceKind.SUM_ROW: "ROW", ReduceKind.SUM_COL: "COL"}.get(kind & compute.DIM_MASK, "SCALAR")
         assert decoded == dim, kind
 
 

@@ -9,8 +9,18 @@ import numba
 import numpy as np
 import pytest
 
+from tests.fpu_twin import (
+    twin_accumulate,
+    twin_add,
+    twin_group_sum,
+    twin_matmul_tiles,
+    twin_mul,
+    twin_product,
+    twin_reduce_tile,
+)
 from tt_hal.sim import numerics
-from tt_hal.sim.numerics import FpuModel
+from tt_hal.sim.numerics import FACE_INDEX, FpuModel
+from tt_hal.target.isa import ReduceKind
 
 MODELS = [FpuModel.WORMHOLE, FpuModel.BLACKHOLE]
 
@@ -24,80 +34,6 @@ def operand_bits(rng, shape) -> np.ndarray:
     bits = np.where(rng.random(shape) < 0.05, bits & 0x80000000, bits)  # +-0
     near = rng.random(shape) < 0.5  # half of them at exponents near 127, where sums mix
     return np.where(near, (bits & ~0x7F800000) | (rng.integers(120, 135, shape) << 23), bits)
-
-
-# ---- numpy twins ----
-
-def twin_product(a, b, phase):
-    a, b = a & 0xFFFF0000, b & 0xFFFF0000
-    live = ((a & 0x7F800000) != 0) & ((b & 0x7F800000) != 0)
-    man_a, man_b = ((a >> 13) & 0x3FF) | 0x400, ((b >> 13) & 0x3FF) | 0x400
-    slice_a = (man_a >> 1) & 31 if phase & 1 else man_a >> 6
-    slice_b = (man_b & 15) << 3 if phase & 2 else man_b >> 4
-    exponent = ((a >> 23) & 0xFF) + ((b >> 23) & 0xFF) - 127 - 5 * (phase & 1) - 7 * (phase >> 1 & 1)
-    return np.where(live, ((a ^ b) >> 31) & 1, 0), np.where(live, exponent, 0), np.where(live, slice_a * slice_b, 0)
-
-
-def twin_group_sum(signs, exponents, mantissas):
-    """Rows of 8 lanes -> (sign, exponent, mantissa << 13) per row."""
-    top = exponents.max(axis=-1)
-    shift = np.minimum(top[..., None] - exponents, 30)
-    aligned = (2 * mantissas + (1 << shift)) >> (shift + 1)  # half up
-    total = np.where(signs == 1, -aligned, aligned).sum(axis=-1)
-    live = top > 0
-    return np.where(live & (total < 0), 1, 0), np.where(live, top, 0), np.where(live, np.abs(total) << 13, 0)
-
-
-def twin_accumulate(terms, dst, fp32_dest, model):
-    sign = (dst >> 31) & 1
-    dst_exponent = (dst >> 23) & 0xFF
-    dst_man = np.where(dst_exponent > 0, (dst & 0x7FFFFF) | 0x800000, 0)
-    top = np.maximum(np.maximum(terms[0][1], terms[1][1]), dst_exponent)
-    total = np.zeros_like(dst)
-    for s, e, m in terms:
-        shift = np.minimum(top - e, 40)
-        m = np.where(shift >= 31, 0, np.where(shift > 0, (m + (1 << np.maximum(shift - 1, 0)) - s) >> shift, m))
-        if not fp32_dest:
-            m = (m + 4096 - s) & ~0x1FFF
-        total += np.where(s == sign, m, -m)
-    shift = np.minimum(top - dst_exponent, 40)
-    dst_man = np.where(shift >= 31, 0, np.where(shift > 0, (dst_man + (1 << np.maximum(shift - 1, 0))) >> shift,
-                                                dst_man))
-    if not fp32_dest:
-        dst_man = (dst_man + 4096) & ~0x1FFF
-    total += dst_man
-    sign = np.where(total < 0, sign ^ 1, sign)
-    man = np.abs(total)
-    length = np.array([int(x).bit_length() for x in man.ravel()], np.int64).reshape(man.shape)
-    shift = 24 - length
-    if model == FpuModel.WORMHOLE:
-        shift = np.where((sign == 1) & (man == 1), shift - 27, shift)
-    exponent = top - shift
-    if not fp32_dest:
-        shift = shift - 16
-    right = np.maximum(-shift, 0)
-    man = np.where(shift < 0, (man + (1 << np.maximum(right - 1, 0))) >> right, man << np.maximum(shift, 0))
-    if not fp32_dest:
-        man = man << 16
-    exponent = exponent + ((man >> 24) & 1)
-    result = np.where(exponent >= 255, (sign << 31) | (255 << 23), (sign << 31) | (exponent << 23) | (man & 0x7FFFFF))
-    return np.where((top <= 0) | (total == 0) | (exponent <= 0), 0, result)
-
-
-def twin_add(a, b, fp32_dest, model):
-    a, b = a & 0xFFFF0000, b & 0xFFFF0000
-    a, b = np.where(a & 0x7F800000, a, 0), np.where(b & 0x7F800000, b, 0)
-    swap = (a & 0x7FFFFFFF) < (b & 0x7FFFFFFF)
-    a, b = np.where(swap, b, a), np.where(swap, a, b)
-    man_a = np.where(a != 0, ((a >> 13) & 0x3FF) | 0x400, 0)
-    man_b = np.where(b != 0, ((b >> 13) & 0x3FF) | 0x400, 0)
-    shift = ((a >> 23) & 0xFF) - ((b >> 23) & 0xFF)
-    man_b = np.where(shift >= 12, 0, np.where(shift > 0, (man_b + (1 << np.maximum(shift - 1, 0))) >> np.minimum(
-        shift, 12), man_b))
-    sign = (a >> 31) & 1
-    man = np.where(sign == ((b >> 31) & 1), man_a + man_b, man_a - man_b)
-    zero = np.zeros_like(a)
-    return twin_accumulate([(sign, (a >> 23) & 0xFF, man << 13), (zero, zero, zero)], zero, fp32_dest, model)
 
 
 # ---- the checks ----
@@ -193,14 +129,50 @@ def test_mul_accumulates_one_product_per_phase(fidelity):
     rng = np.random.default_rng(40 + fidelity)
     a, b, dst = operand_bits(rng, 5000), operand_bits(rng, 5000), operand_bits(rng, 5000)
     got = np.array([numerics.fpu_eltwise(False, False, x, y, d, fidelity, True, 1) for x, y, d in zip(a, b, dst)])
-    want = dst.copy()
-    zero = np.zeros_like(a)
-    for phase in range(max(fidelity, 1)):
-        s, e, m = twin_product(a, b, phase)
-        live = e > 0
-        term = (np.where(live, s, 0), np.where(live, e, 0), np.where(live, m << 13, 0))
-        want = twin_accumulate([term, (zero, zero, zero)], want, True, FpuModel.WORMHOLE)
-    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, twin_mul(a, b, dst, fidelity, True, FpuModel.WORMHOLE))
+
+
+def faces(bits) -> np.ndarray:
+    """A (32, 32) tile of bits as the simulator's float32 tile in face order."""
+    out = np.empty(1024, np.uint32)
+    out[FACE_INDEX.ravel()] = np.asarray(bits, np.uint32).ravel()
+    return out.view(np.float32)
+
+
+def tile_bits(values) -> np.ndarray:
+    return values[FACE_INDEX].view(np.uint32).astype(np.int64)
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
+@pytest.mark.parametrize("fp32_dest", [True, False], ids=["fp32", "bf16"])
+@pytest.mark.parametrize("fidelity", [0, 2, 3, 4])
+def test_matmul_tile_matches_its_twin(fidelity, fp32_dest, model):
+    """fpu_matmul_tile over 2 K tiles from a random Dst against twin_matmul_tiles."""
+    rng = np.random.default_rng(50 + fidelity + 8 * fp32_dest)
+    in0, in1 = operand_bits(rng, (2, 32, 32)), operand_bits(rng, (2, 32, 32))
+    start = operand_bits(rng, (32, 32)) & (0xFFFFFFFF if fp32_dest else 0xFFFF0000)
+    out = faces(start)
+    for b, a in zip(in0, in1):
+        numerics.fpu_matmul_tile(faces(b), faces(a), False, out, fidelity, fp32_dest, int(model))
+    np.testing.assert_array_equal(tile_bits(out), twin_matmul_tiles(in0, in1, fidelity, fp32_dest, model, start))
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
+@pytest.mark.parametrize("fp32_dest", [True, False], ids=["fp32", "bf16"])
+@pytest.mark.parametrize("kind", list(ReduceKind), ids=lambda k: k.name)
+def test_reduce_tile_matches_its_twin(kind, fp32_dest, model):
+    """fpu_reduce_tile on random tiles (edges mixed in), each fidelity, two tiles in a row
+    into one Dst tile, against twin_reduce_tile."""
+    rng = np.random.default_rng(60 + int(kind) + 8 * fp32_dest)
+    for fidelity, scaler in zip([0, 2, 3, 4], [1.0, 2.0 ** -3, -0.333984375, 5.0]):
+        scaler_bits = int(np.float32(scaler).view(np.uint32))
+        dst = np.full((32, 32), -np.inf if kind >= ReduceKind.MAX_ROW else 0.0, np.float32).view(np.uint32)
+        want, out = dst.astype(np.int64), faces(dst)
+        for tile in operand_bits(rng, (2, 32, 32)):
+            numerics.fpu_reduce_tile(faces(tile), np.full(1024, scaler, np.float32), out, kind >= ReduceKind.MAX_ROW,
+                                     kind & 3, fidelity, fp32_dest, int(model))
+            want = twin_reduce_tile(kind, tile, scaler_bits, want, fidelity, fp32_dest, model)
+            np.testing.assert_array_equal(tile_bits(out), want)
 
 
 def test_device_numerics_option(monkeypatch):

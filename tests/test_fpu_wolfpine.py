@@ -14,7 +14,7 @@ pytest.importorskip("framework.pe.tensix.backends.matrix", reason="wolfpine (the
 
 from tests import fpu_reference as ref  # noqa: E402
 from tt_hal.sim.numerics import FpuModel  # noqa: E402
-from tt_hal.target.isa import MathFidelity  # noqa: E402
+from tt_hal.target.isa import MathFidelity, ReduceKind  # noqa: E402
 
 FIDELITIES = list(MathFidelity)
 DST = {"fp32": True, "bf16": False}
@@ -80,6 +80,26 @@ def test_eltwise_tiles_bit_exact(op, fidelity, dst, data_set):
     assert_bits_equal(ref.simulate_pack_bf16(got), ref.pack_bf16(want, DST[dst]), "packed")
 
 
+SCALERS = (1.0, 2.0 ** -5, 0.333984375, -3.0)  # bf16 values; a scaler tile holds one
+
+
+@pytest.mark.parametrize("data_set", ref.DATA_SETS)
+@pytest.mark.parametrize("dst", DST)
+@pytest.mark.parametrize("kind", list(ReduceKind), ids=lambda k: k.name)
+def test_reduce_tile_bit_exact(kind, dst, data_set):
+    """reduce_tile over 3 tiles accumulating into one Dst tile, every fidelity (MAX has no
+    phases) and a scaler per fidelity: the result row, column or element, bit for bit.
+    Dst starts at 0 (SUM) or -inf (MAX: the kernel's fill_tile)."""
+    results = ref.reduce_results(kind)
+    for fidelity, scale in zip(FIDELITIES[:1] if kind >= ReduceKind.MAX_ROW else FIDELITIES, SCALERS):
+        tiles = operands(data_set, 3, int(kind), int(fidelity), DST[dst])[0]
+        scaler = np.full((32, 32), scale, np.float32).view(np.uint32)
+        start = np.full((32, 32), -np.inf if kind >= ReduceKind.MAX_ROW else 0.0, np.float32).view(np.uint32)
+        want = ref.reduce_tiles(kind, tiles.view(np.uint32), scaler, int(fidelity), DST[dst], start)
+        got = ref.simulate_reduce(kind, tiles, scaler, int(fidelity), DST[dst], FpuModel.WORMHOLE, start)
+        assert_bits_equal(got[results], want[results], f"{fidelity.name}, scaler {scale}")
+
+
 @pytest.mark.parametrize("fidelity", [MathFidelity.LoFi, MathFidelity.HiFi4], ids=lambda f: f.name)
 def test_device_with_exact_numerics_matches_wolfpine(fidelity):
     """The whole path on a device opened with numerics=exact: ops.matmul (K = 3 tiles,
@@ -95,4 +115,26 @@ def test_device_with_exact_numerics_matches_wolfpine(fidelity):
     want = ref.matmul_tiles(qa.reshape(32, 3, 32).transpose(1, 0, 2).view(np.uint32),
                             qb.reshape(3, 32, 32).view(np.uint32), int(fidelity), False)
     assert_bits_equal(got.view(np.uint32), want, "matmul")
+    device.close()
+
+
+@pytest.mark.parametrize("fp32_dest", [False, True], ids=["bf16", "fp32"])
+def test_device_reductions_with_exact_numerics_match_wolfpine(fp32_dest):
+    """The whole path on a device opened with numerics=exact: ops.sum over rows and
+    ops.max over columns of 3 tiles (the kernels' HiFi4, scaler 1.0) give the chip's bits."""
+    import hal
+    from tt_hal import ops
+    device = hal.create_device("tenstorrent://mock?numerics=exact&grid_x=2&grid_y=1")
+    rng = np.random.default_rng(7 + fp32_dest)
+    x = rng.standard_normal((32, 96)).astype(np.float32)
+    one = np.ones((32, 32), np.float32).view(np.uint32)
+    for op, dim, kind, start in ((ops.sum, -1, ReduceKind.SUM_ROW, 0.0), (ops.max, -2, ReduceKind.MAX_COL, -np.inf)):
+        data = x if dim == -1 else x.T.copy()
+        view = device.to_device(data, "bfloat16", "tile")
+        got = op(view, dim, dtype="float32", fp32_dest_acc_en=fp32_dest).to_host().view(np.uint32).ravel()
+        held = view.to_host(np.float32)
+        tiles = held.reshape(32, 3, 32).transpose(1, 0, 2) if dim == -1 else held.reshape(3, 32, 32)
+        dst = np.full((32, 32), start, np.float32).view(np.uint32)
+        want = ref.reduce_tiles(kind, tiles.view(np.uint32), one, int(MathFidelity.HiFi4), fp32_dest, dst)
+        assert_bits_equal(got, want[ref.reduce_results(kind)], kind.name)
     device.close()

@@ -1,5 +1,7 @@
-"""ops.matmul (the library's multi-core tiled matmul) against numpy twins of the
-multiplier's fidelity phases (sim/numerics.py fidelity_product, docs/tensix.md)."""
+"""ops.matmul (the library's multi-core tiled matmul) in both numerics: within bounds
+derived from the exact datapath of numpy twins of the multiplier's fidelity phases
+(sim/numerics.py fidelity_product, docs/tensix.md), and in the exact numerics bit for bit
+against the datapath's twin (tests/fpu_twin.py, docs/fidelity.md#fpu-numerics)."""
 
 import ml_dtypes
 import numpy as np
@@ -7,7 +9,12 @@ import pytest
 
 import hal
 from hal.status import StatusCode
+from tests import reference as ref
+from tests.fpu_twin import is_exact, twin_matmul_tiles
 from tt_hal import ops
+from tt_hal.sim.numerics import FpuModel
+from tt_hal.target.formats import BFP8_MAGNITUDE_BITS
+from tt_hal.target.isa import MathFidelity
 
 FIDELITY_PHASES = {"LoFi": 1, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
 
@@ -32,6 +39,23 @@ def fidelity_matmul(a, b, phases):
     return sum(x @ y for x, y in terms)
 
 
+def twin_matmul(a, b, fidelity: str, fp32_dest: bool) -> np.ndarray:
+    """Dst values of ops.matmul of host values a (M, K) @ b (K, N), as the device holds
+    them, in the exact numerics: each output tile takes matmul_tiles over the K tiles in
+    order (in0 = a's tile, SrcB), from a zero Dst; the padding is zero."""
+    tiles = [-(-n // 32) for n in (a.shape[0], a.shape[1], b.shape[1])]
+    pa, pb = np.zeros((32 * tiles[0], 32 * tiles[1]), np.float32), np.zeros((32 * tiles[1], 32 * tiles[2]), np.float32)
+    pa[:a.shape[0], :a.shape[1]], pb[:b.shape[0], :b.shape[1]] = a, b
+    in0 = pa.view(np.uint32).reshape(tiles[0], 32, tiles[1], 32).transpose(0, 2, 1, 3)
+    in1 = pb.view(np.uint32).reshape(tiles[1], 32, tiles[2], 32).transpose(0, 2, 1, 3)
+    out = np.zeros((32 * tiles[0], 32 * tiles[2]), np.int64)
+    for i in range(tiles[0]):
+        for j in range(tiles[2]):
+            out[32 * i:32 * i + 32, 32 * j:32 * j + 32] = twin_matmul_tiles(
+                in0[i], in1[:, j], int(MathFidelity[fidelity]), fp32_dest, FpuModel.WORMHOLE)
+    return out.astype(np.uint32).view(np.float32)[:a.shape[0], :b.shape[1]]
+
+
 @pytest.fixture(scope="module")
 def operands():
     rng = np.random.default_rng(7)
@@ -46,13 +70,16 @@ FP32_DST_BOUND = 2.0 ** -11
 
 
 @pytest.mark.parametrize("fidelity", FIDELITY_PHASES)
-def test_matmul_follows_the_fidelity_phases(device, operands, fidelity):
+def test_matmul_follows_the_fidelity_phases(numerics_device, operands, fidelity):
     """float32 output and Dst: within FP32_DST_BOUND of the phase model, in either
-    numerics; the exact bf16 product is further away the fewer phases run, by the
-    amount the dropped phases carry."""
+    numerics (and in the exact one the datapath's bits); the exact bf16 product is
+    further away the fewer phases run, by the amount the dropped phases carry."""
     a, b = operands
-    va, vb = device.to_device(a, "bfloat16", "tile"), device.to_device(b, "bfloat16", "tile")
+    va, vb = numerics_device.to_device(a, "bfloat16", "tile"), numerics_device.to_device(b, "bfloat16", "tile")
     got = ops.matmul(va, vb, math_fidelity=fidelity, fp32_dest_acc_en=True, dtype="float32").to_host()
+    if is_exact(numerics_device):
+        np.testing.assert_array_equal(got.view(np.uint32), twin_matmul(bf16(a), bf16(b), fidelity, True).view(
+            np.uint32))
     model = fidelity_matmul(a, b, FIDELITY_PHASES[fidelity])
     scale = np.abs(bf16(a)).astype(np.float64) @ np.abs(bf16(b)).astype(np.float64)
     assert (np.abs(got - model) <= FP32_DST_BOUND * scale).all()
@@ -65,9 +92,9 @@ def test_matmul_follows_the_fidelity_phases(device, operands, fidelity):
         assert fidelity == "HiFi3" or np.abs(got - exact).max() > 2 * FP32_DST_BOUND * scale.max()
 
 
-def test_lofi_error_exceeds_hifi2_exceeds_hifi4(device, operands):
+def test_lofi_error_exceeds_hifi2_exceeds_hifi4(numerics_device, operands):
     a, b = operands
-    va, vb = device.to_device(a, "bfloat16", "tile"), device.to_device(b, "bfloat16", "tile")
+    va, vb = numerics_device.to_device(a, "bfloat16", "tile"), numerics_device.to_device(b, "bfloat16", "tile")
     exact = bf16(a).astype(np.float64) @ bf16(b).astype(np.float64)
     errors = [np.abs(ops.matmul(va, vb, math_fidelity=f, fp32_dest_acc_en=True, dtype="float32").to_host()
                      - exact).max() for f in ("LoFi", "HiFi2", "HiFi3", "HiFi4")]
@@ -79,14 +106,21 @@ def test_lofi_error_exceeds_hifi2_exceeds_hifi4(device, operands):
 
 @pytest.mark.parametrize("in_format, tolerance", [("bfloat16", 2.0 ** -7), ("bfloat8_b", 2.0 ** -5)])
 @pytest.mark.parametrize("grid", [1, 5, 64])
-def test_matmul_bf16_output_against_numpy(device, in_format, tolerance, grid):
-    """bf16 output with bf16 Dst (rounded after each K tile): within a few bf16 ulps of
-    the float64 product of the quantised inputs; shapes not multiples of 32, several grids."""
+def test_matmul_bf16_output_against_numpy(numerics_device, in_format, tolerance, grid):
+    """bf16 output with bf16 Dst (rounded after each K tile; exact numerics: on every
+    MVMUL, bit for bit the datapath's): within a few bf16 ulps of the float64 product of
+    the quantised inputs; shapes not multiples of 32, several grids."""
     rng = np.random.default_rng(grid)
     a = rng.standard_normal((70, 100)).astype(np.float32)
     b = rng.standard_normal((100, 45)).astype(np.float32)
-    va, vb = device.to_device(a, in_format, "tile"), device.to_device(b, in_format, "tile")
+    va, vb = numerics_device.to_device(a, in_format, "tile"), numerics_device.to_device(b, in_format, "tile")
     got = ops.matmul(va, vb, grid=grid).to_host(np.float32)
+    if is_exact(numerics_device):  # a bf16 Dst value packs to bf16 unchanged; to Bfp8_b with ties away
+        want = twin_matmul(va.to_host(np.float32), vb.to_host(np.float32), "HiFi4", False)
+        if in_format == "bfloat8_b":  # (the output takes the input's format)
+            want = ref.bfp_untiles(ref.bfp_tiles(want, BFP8_MAGNITUDE_BITS, "nearest_away"), want.shape,
+                                   BFP8_MAGNITUDE_BITS).view(np.float32)
+        np.testing.assert_array_equal(got, want)
     qa = va.to_host(np.float32).astype(np.float64)
     qb = vb.to_host(np.float32).astype(np.float64)
     reference = qa @ qb
