@@ -17,7 +17,7 @@ import numba
 import numpy as np
 
 from tt_hal.sim.faults import Fault
-from tt_hal.sim.memory import copy_bytes, page_span
+from tt_hal.sim.memory import move_bytes, page_span
 from tt_hal.target.isa import ADDRGEN_SLOTS, Op
 from tt_hal.target.sizes import ceil_div
 
@@ -109,10 +109,12 @@ def noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dra
     bank_row, at, _ = page_span(banks, page_rows[max(table, 0):table_end], page_addresses[max(table, 0):table_end],
                                 address, page_size, buffers[k, 4], page * page_size + offset, length)
     storage = dram if is_dram else l1
+    l1_at += row * l1.shape[1]  # flat offsets for move_bytes
+    at += bank_row * storage.shape[1]
     if op == Op.NOC_READ_PAGE or op == Op.NOC_READ:
-        copy_bytes(l1[row, l1_at:l1_at + length], storage[bank_row, at:at + length])
+        move_bytes(l1, l1_at, storage, at, length)
     else:
-        copy_bytes(storage[bank_row, at:at + length], l1[row, l1_at:l1_at + length])
+        move_bytes(storage, at, l1, l1_at, length)
     return Fault.OK
 
 
