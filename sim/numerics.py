@@ -213,10 +213,11 @@ def products_exact(tile):
     no product of two such values, nor any phase of it, overflows or is denormal."""
     bits = tile.view(np.uint32)
     largest, smallest = np.uint32(0), np.uint32(0xFFFFFFFF)
-    for k in range(tile.shape[0]):  # min and max only, so that the loop vectorizes
+    for k in range(tile.shape[0]):  # selects for min and max (not calls), so that the loop vectorizes
         magnitude = bits[k] & np.uint32(0x7FFFFFFF)
-        largest = max(largest, magnitude)
-        smallest = min(smallest, np.uint32(magnitude - np.uint32(1)))  # a zero wraps to the top: ignored
+        below = np.uint32(magnitude - np.uint32(1))  # a zero wraps to the top: ignored
+        largest = magnitude if magnitude > largest else largest
+        smallest = below if below < smallest else smallest
     return largest < np.uint32((127 + 62) << 23) and smallest >= np.uint32(((127 - 62) << 23) - 1)
 
 
