@@ -235,20 +235,31 @@ def _face_row_at(builder, row, face_column):
     return builder.add(builder.mul(face, i64(FACE * FACE)), builder.mul(builder.and_(row, i64(FACE - 1)), i64(FACE)))
 
 
+# Rows of matmul_tile_exact's operand array (float32 bits, face order): SrcA's slices
+# [k, j], SrcB's [i, k], the sums.
+A1, A2, B1, B2, TOTAL = range(5)
+
+
 @intrinsic
-def tile_products(typingctx, a1, b1, a2, b2, total, terms):
-    """total[i, j] = the sum over k = 0..31, in that order and starting from +0, in
-    float32, of a1[k, j] * b1[i, k] (terms == 1) or of a1[k, j] * b1[i, k] + a2[k, j] *
-    b2[i, k] (terms == 2); every tile 1024 float32 in face order. Each product (and
-    two-product term) must be exact in float32 (the caller's operands are): the fused
-    multiply-adds then round as a product and a sum would. Vectors of 8 lanes over j,
-    two rows i at a time, so that numba's missing alias facts cannot keep LLVM from
-    vectorizing (it does not vectorize the plain loops)."""
+def tile_products(typingctx, operands, terms):
+    """operands[TOTAL][i, j] = the sum over k = 0..31, in that order and starting from
+    +0, in float32, of a1[k, j] * b1[i, k] (terms == 1) or of a1[k, j] * b1[i, k] +
+    a2[k, j] * b2[i, k] (terms == 2), with a1 = operands[A1] and so on: float32 bit
+    patterns of tiles in face order, in a C-contiguous uint32 array (5, 1024), one
+    array and no row views (numba counts references to each view atomically). Each
+    product (and two-product term) must be exact in float32 (the caller's operands
+    are): the fused multiply-adds then round as a product and a sum would. Vectors of
+    8 lanes over j, two rows i at a time, so that numba's missing alias facts cannot
+    keep LLVM from vectorizing (it does not vectorize the plain loops)."""
+    if not (isinstance(operands, types.Array) and operands.dtype == types.uint32 and operands.layout == "C"):
+        return None
+
     def codegen(context, builder, signature, args):
         i64, f32 = ir.IntType(64), ir.FloatType()
         vector = ir.VectorType(f32, LANES)
-        a1_at, b1_at, a2_at, b2_at, total_at = (context.make_array(t)(context, builder, v).data
-                                                 for t, v in zip(signature.args[:5], args[:5]))
+        data = builder.bitcast(context.make_array(signature.args[0])(context, builder, args[0]).data, f32.as_pointer())
+        a1_at, a2_at, b1_at, b2_at, total_at = (builder.gep(data, [i64(row * TILE_ELEMENTS)])
+                                                 for row in (A1, A2, B1, B2, TOTAL))
         fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vector, [vector] * 3),
                                              f"llvm.fma.v{LANES}f32")
         splat_mask = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
@@ -264,7 +275,7 @@ def tile_products(typingctx, a1, b1, a2, b2, total, terms):
         # (i - 2p, vector v over j) accumulators; LLVM keeps them in registers
         sums = [[cgutils.alloca_once(builder, vector) for _ in range(TILE // LANES)] for _ in range(2)]
         vector_offsets = [(v * LANES // FACE) * FACE * FACE + v * LANES % FACE for v in range(TILE // LANES)]
-        two_terms = builder.icmp_signed("==", args[5], ir.Constant(args[5].type, 2))
+        two_terms = builder.icmp_signed("==", args[1], ir.Constant(args[1].type, 2))
         with cgutils.for_range(builder, i64(TILE // 2)) as pair:
             rows = [builder.add(builder.mul(pair.index, i64(2)), i64(r)) for r in range(2)]
             for row_sums in sums:
@@ -298,7 +309,7 @@ def tile_products(typingctx, a1, b1, a2, b2, total, terms):
                     builder.store(builder.load(sums[r][v]), vector_at(total_at, builder.add(row_at, i64(offset))),
                                   align=4)
         return context.get_dummy_value()
-    return types.void(a1, b1, a2, b2, total, terms), codegen
+    return types.void(operands, terms), codegen
 
 
 def _transposed_faces() -> np.ndarray:
@@ -320,29 +331,26 @@ def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest):
     ah*bh + al*bh = a*bh, + ah*bl stays exact, and + al*bl = a*b: LoFi is ah*bh, HiFi2
     a*bh, HiFi3 a*bh + ah*bl, HiFi4 a*b, each operand a mask of its bits. A sum that
     starts at +0 cannot see the sign of a zero product."""
-    operands = np.empty((5, TILE_ELEMENTS), np.float32)  # in1 (SrcA) [k, j] and in0 (SrcB) [i, k] slices
-    a1, a2, b1, b2, total = operands[0], operands[1], operands[2], operands[3], operands[4]
-    a_bits, a1_bits, a2_bits = in1.view(np.uint32), a1.view(np.uint32), a2.view(np.uint32)
-    b_bits, b1_bits = in0.view(np.uint32), b1.view(np.uint32)
+    operands = np.empty((5, TILE_ELEMENTS), np.uint32)
     a_mask = SRC_A_HIGH if fidelity == MathFidelity.LoFi else SRC_BF16
     b_mask = SRC_BF16 if fidelity == MathFidelity.HiFi4 else SRC_B_HIGH
     if transpose:
         for x in range(TILE_ELEMENTS):
-            a1_bits[x] = a_bits[FACE_TRANSPOSE[x]] & a_mask
+            operands[A1, x] = f32_to_bits(in1[FACE_TRANSPOSE[x]]) & a_mask
     else:
         for x in range(TILE_ELEMENTS):
-            a1_bits[x] = a_bits[x] & a_mask
+            operands[A1, x] = f32_to_bits(in1[x]) & a_mask
     for x in range(TILE_ELEMENTS):
-        b1_bits[x] = b_bits[x] & b_mask
+        operands[B1, x] = f32_to_bits(in0[x]) & b_mask
     terms = 1
     if fidelity == MathFidelity.HiFi3:  # + SrcA's high slice times SrcB's low one
         terms = 2
         for x in range(TILE_ELEMENTS):
-            a2_bits[x] = a1_bits[x] & SRC_A_HIGH
-            b2[x] = bits_to_f32(b_bits[x] & SRC_BF16) - b1[x]
-    tile_products(a1, b1, a2, b2, total, terms)
+            operands[A2, x] = operands[A1, x] & SRC_A_HIGH
+            operands[B2, x] = f32_to_bits(bits_to_f32(f32_to_bits(in0[x]) & SRC_BF16) - bits_to_f32(operands[B1, x]))
+    tile_products(operands, terms)
     for x in range(TILE_ELEMENTS):
-        out[x] = dst_store(out[x] + total[x], fp32_dest)
+        out[x] = dst_store(out[x] + bits_to_f32(operands[TOTAL, x]), fp32_dest)
 
 
 @numba.njit(cache=True, nogil=True)
