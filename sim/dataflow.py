@@ -29,7 +29,7 @@ NOC_TRANSFER_OPS = (Op.ADDRGEN, Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE, Op.NOC_READ
 # costs more than a circular-buffer instruction itself.
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")  # called with a literal index: see sim/compute.py
 def cb_page_address(address, page_size, pages, count, index):
     """L1 address of page `index` past page `count` (pages pushed or popped so far) of
     a circular buffer at `address`."""

@@ -94,7 +94,8 @@ def unpack_tile(row, at, fmt, out, to_dest=False):
             for k in range(TILE_ELEMENTS):
                 bits[k] = words[k] & mask
         elif to_dest:
-            bits[:] = words
+            for k in range(TILE_ELEMENTS):  # a loop, not slice assignment: that one compiles a shape check's message
+                bits[k] = words[k]
         else:
             for k in range(TILE_ELEMENTS):
                 out[k] = np.float32(np.int32(words[k])) if fmt == DataFormat.int32 else np.float32(words[k])
@@ -128,8 +129,9 @@ def pack_tile(values, row, at, fmt):
     the packer does; integer formats take the low bits of Dst's 32 (the program casts
     floats to integers first: typecast_tile)."""
     if fmt == DataFormat.float32 or fmt == DataFormat.int32 or fmt == DataFormat.uint32:
-        words = row[at:at + 4 * TILE_ELEMENTS].view(np.uint32)
-        words[:] = values.view(np.uint32)
+        words, bits = row[at:at + 4 * TILE_ELEMENTS].view(np.uint32), values.view(np.uint32)
+        for k in range(TILE_ELEMENTS):  # as in unpack_tile
+            words[k] = bits[k]
     elif fmt == DataFormat.bfloat16:
         halves = row[at:at + 2 * TILE_ELEMENTS].view(np.uint16)
         bits = values.view(np.uint32)
