@@ -209,17 +209,20 @@ def fidelity_product(src_a, src_b, fidelity):
     return np.float32(src_a) * np.float32(src_b) if special else phases
 
 
-@numba.njit(cache=True, nogil=True)
-def products_exact(tile):
-    """True if every value is 0 or a finite number of magnitude in [2^-62, 2^62): then
-    no product of two such values, nor any phase of it, overflows or is denormal."""
-    bits = tile.view(np.uint32)
-    largest, smallest = np.uint32(0), np.uint32(0xFFFFFFFF)
-    for k in range(tile.shape[0]):  # selects for min and max (not calls), so that the loop vectorizes
-        magnitude = bits[k] & np.uint32(0x7FFFFFFF)
-        below = np.uint32(magnitude - np.uint32(1))  # a zero wraps to the top: ignored
-        largest = magnitude if magnitude > largest else largest
-        smallest = below if below < smallest else smallest
+@numba.njit(cache=True, nogil=True, inline="always")
+def _widen(bits, largest, smallest):
+    """(largest, smallest) of the magnitudes seen, with float32 bits `bits` (uint32)
+    seen too; a zero wraps to the top of `smallest`, so zeros are ignored there.
+    Selects, not min and max calls, so that the loops calling it vectorize."""
+    magnitude = bits & np.uint32(0x7FFFFFFF)
+    below = np.uint32(magnitude - np.uint32(1))
+    return (magnitude if magnitude > largest else largest), (below if below < smallest else smallest)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _products_exact(largest, smallest):
+    """True if every value seen (_widen) is 0 or finite of magnitude in [2^-62, 2^62):
+    then no product of two such values, nor any phase of it, overflows or is denormal."""
     return largest < np.uint32((127 + 62) << 23) and smallest >= np.uint32(((127 - 62) << 23) - 1)
 
 
@@ -326,24 +329,34 @@ FACE_TRANSPOSE = _transposed_faces()
 
 @numba.njit(cache=True, nogil=True)
 def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest):
-    """Dst += in0 @ in1 for tiles whose products are exact (products_exact): the
-    scalar path's float32 sums over k = 0..31, with each phase sum replaced by the
-    single product it equals exactly there. The bf16 parts a = ah + al (SrcA: 4 + 3
-    mantissa bits) and b = bh + bl (SrcB: 6 + 1) have few enough bits that
+    """Dst += in0 @ in1 if the tiles' products are exact (_products_exact; else False,
+    Dst untouched): the scalar path's float32 sums over k = 0..31, with each phase sum
+    replaced by the single product it equals exactly there. The bf16 parts a = ah + al
+    (SrcA: 4 + 3 mantissa bits) and b = bh + bl (SrcB: 6 + 1) have few enough bits that
     ah*bh + al*bh = a*bh, + ah*bl stays exact, and + al*bl = a*b: LoFi is ah*bh, HiFi2
     a*bh, HiFi3 a*bh + ah*bl, HiFi4 a*b, each operand a mask of its bits. A sum that
-    starts at +0 cannot see the sign of a zero product."""
+    starts at +0 cannot see the sign of a zero product. The loops that mask the
+    operands also find their range."""
     operands = np.empty((5, TILE_ELEMENTS), np.uint32)
     a_mask = SRC_A_HIGH if fidelity == MathFidelity.LoFi else SRC_BF16
     b_mask = SRC_BF16 if fidelity == MathFidelity.HiFi4 else SRC_B_HIGH
+    largest, smallest = np.uint32(0), np.uint32(0xFFFFFFFF)
     if transpose:
         for x in range(TILE_ELEMENTS):
-            operands[A1, x] = f32_to_bits(in1[FACE_TRANSPOSE[x]]) & a_mask
+            bits = np.uint32(f32_to_bits(in1[FACE_TRANSPOSE[x]]))
+            operands[A1, x] = bits & a_mask
+            largest, smallest = _widen(bits, largest, smallest)
     else:
         for x in range(TILE_ELEMENTS):
-            operands[A1, x] = f32_to_bits(in1[x]) & a_mask
+            bits = np.uint32(f32_to_bits(in1[x]))
+            operands[A1, x] = bits & a_mask
+            largest, smallest = _widen(bits, largest, smallest)
     for x in range(TILE_ELEMENTS):
-        operands[B1, x] = f32_to_bits(in0[x]) & b_mask
+        bits = np.uint32(f32_to_bits(in0[x]))
+        operands[B1, x] = bits & b_mask
+        largest, smallest = _widen(bits, largest, smallest)
+    if not _products_exact(largest, smallest):
+        return False
     terms = 1
     if fidelity == MathFidelity.HiFi3:  # + SrcA's high slice times SrcB's low one
         terms = 2
@@ -353,6 +366,7 @@ def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest):
     tile_products(operands, terms)
     for x in range(TILE_ELEMENTS):
         out[x] = dst_store(out[x] + bits_to_f32(operands[TOTAL, x]), fp32_dest)
+    return True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -375,8 +389,7 @@ def matmul_tile_fast(in0, in1, transpose, out, fidelity, fp32_dest):
     """Dst += in0 @ in1 (in1 transposed when `transpose`) in the fast model: each
     element's 32 fidelity products summed in float32 over k = 0..31, added to Dst and
     stored once (dst_store). in0 feeds SrcB, in1 SrcA."""
-    if products_exact(in0) and products_exact(in1):
-        matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest)
+    if matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest):
         return
     for i in range(TILE):
         for j in range(TILE):

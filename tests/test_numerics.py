@@ -318,16 +318,22 @@ def test_matmul_tile_fast_bit_exact(fidelity, fp32_dest, transpose):
         expected = twin_matmul_tile(in0, in1, dst, int(fidelity), fp32_dest, transpose)
         np.testing.assert_array_equal(bits_of(out[numerics.FACE_INDEX]), bits_of(expected))
         if trial == 0:  # products are exact: the tiles take the vectorized path
-            assert numerics.products_exact(_faces(in0)) and numerics.products_exact(_faces(in1))
+            assert numerics.matmul_tile_exact(_faces(in0), _faces(in1), transpose, _faces(dst), int(fidelity),
+                                              fp32_dest)
 
 
 @pytest.mark.parametrize("magnitude, exact", [(0.0, True), (2.0 ** -62, True), (2.0 ** 62, False),
                                               (2.0 ** -63, False), (np.inf, False), (np.nan, False),
                                               (1e-45, False), (-(2.0 ** 61), True)])
-def test_products_exact_range(magnitude, exact):
-    tile = np.ones(1024, np.float32)
-    tile[517] = magnitude
-    assert numerics.products_exact(tile) == exact
+@pytest.mark.parametrize("operand", [0, 1])
+def test_matmul_tile_exact_takes_only_exact_products(magnitude, exact, operand):
+    """The vectorized path takes tiles of magnitudes in [2^-62, 2^62) (and zeros) only,
+    and leaves Dst alone otherwise; the scalar path handles the rest, as the twin does."""
+    tiles = [np.ones(1024, np.float32), np.ones(1024, np.float32)]
+    tiles[operand][517] = magnitude
+    out = np.full(1024, 3.0, np.float32)
+    assert numerics.matmul_tile_exact(tiles[0], tiles[1], False, out, 4, True) == exact
+    assert (out != 3.0).any() == exact
 
 
 def mixed_f32(rng, n) -> np.ndarray:
