@@ -7,11 +7,11 @@ Tensors are bf16 TILE in DRAM interleaved (where the default policy puts large t
 the placement does not change the times). Each case's first call warms it up and is
 checked against numpy.
 - add: ops.add of N x N on the 8x8 grid vs numpy float32 `x + y` (the ratio) and
-  `np.add(x, y, out=z)`; target at 2048 <= 3x. Growth over --add-sizes and --grids cores.
-- matmul N^3, HiFi4 and LoFi vs `x @ y`; targets at 1024 <= 5x and <= 2x. LoFi keeps ~5
+  `np.add(x, y, out=z)`; target at 2048 <= 2x. Growth over --add-sizes and --grids cores.
+- matmul N^3, HiFi4 and LoFi vs `x @ y`; targets at 1024 <= 3x and <= 2x. LoFi keeps ~5
   mantissa bits per operand: its error (~2.5e-2 of the norm) is checked at 5e-2, HiFi4's at 2e-2.
-- dispatch, target < 30 us: (a) ops.add of 32 x 32 end to end; (b) one command buffer of D
-  one-tile dispatches into separate outputs, executed and waited, / D (and recording it, / D).
+- dispatch, targets 30 us for (a) and 10 us for (b): (a) ops.add of 32 x 32 end to end; (b) one command
+  buffer of D one-tile dispatches into separate outputs, executed and waited, / D (and recording it, / D).
 - tt-lang-sim: the same add and matmul in TT-Lang, one-tile blocks on one node (its simulator
   computes bf16 in float32). It pulls torch: install it into a venv of this Python and pass
   that venv's site-packages as --ttlang-site.
@@ -47,7 +47,7 @@ from tt_hal.target.ttx import write_executable
 
 DRAM = hal.DRAM_MEMORY_CONFIG
 TARGET_ADD, TARGET_MATMUL = 2048, 1024
-TARGETS = {"add": 3.0, "HiFi4": 5.0, "LoFi": 2.0, "dispatch": 30e-6}
+TARGETS = {"add": 2.0, "HiFi4": 3.0, "LoFi": 2.0, "eager op": 30e-6, "dispatch": 10e-6}  # issue 19
 TOLERANCE = {"add": 1e-2, "HiFi4": 2e-2, "LoFi": 5e-2}
 WAIT_NS = 600 * 10**9
 ADD_SIZES, MATMUL_SIZES, GRIDS, DISPATCHES = "256,512,1024,2048,4096", "128,256,512,1024", "1,4,16,64", 200
@@ -247,10 +247,10 @@ def measure_all(runs: int, add_sizes: str, matmul_sizes: str, grids: str, count:
                 work[f"matmul {fidelity} {n}"] = hal_case(device, fidelity, n)
                 plans.append(Plan(f"matmul {fidelity}", f"{n}^3", f"matmul {fidelity} {n}", f"np matmul {n}", n ** 3,
                                   "MAC", ("ratio", TARGETS[fidelity]) if n == matmul_n else None))
-        small, per_dispatch = uniform(32, 1), ("per", TARGETS["dispatch"])
+        small, per_op, per_dispatch = uniform(32, 1), ("per", TARGETS["eager op"]), ("per", TARGETS["dispatch"])
         work |= {"add 32": hal_case(device, "add", 32), "np add 32": lambda: small + small}
         work["record"], work["execute"] = dispatches(device, count)
-        plans += [Plan("dispatch (a): ops.add end to end", "32^2", "add 32", "np add 32", 1, "op", per_dispatch),
+        plans += [Plan("dispatch (a): ops.add end to end", "32^2", "add 32", "np add 32", 1, "op", per_op),
                   Plan(f"dispatch (b): {count} in one cb, execute+wait", "32^2", "execute", None, count, "dispatch",
                        per_dispatch),
                   Plan(f"dispatch (b): recording {count} dispatches", "32^2", "record", None, count, "dispatch"),

@@ -57,11 +57,14 @@ DIM_MASK = (1 << DIM_BITS) - 1
 POOL_MAX = int(ReduceKind.MAX_ROW) >> DIM_BITS
 
 
-@numba.njit(cache=True, nogil=True)
+# Helpers called with a literal argument are inlined ("always"), or pass it on as a
+# plain value (`== True`): numba compiles a callee once more for each literal.
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def _read_cb_tile(l1_row, cb_config, cb_popped, c, cb, index, out, to_dest=False):
     """Unpacks tile `index` past the read pointer of circular buffer `cb`."""
     at = cb_page_address(cb_config[cb, 3], cb_config[cb, 1], cb_config[cb, 2], cb_popped[c, cb], index)
-    unpack_tile(l1_row, at, cb_config[cb, 0], out, to_dest)
+    unpack_tile(l1_row, at, cb_config[cb, 0], out, to_dest == True)  # noqa: E712 (a bool, not a literal)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -253,7 +256,7 @@ def untilize_rows(tiles, rows, block, size):
     _face_rows(rows, tiles, block, size, False)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _face_rows(rows, tiles, block, size, to_tiles):
     """Copies each face row (16 elements) between the row-major block and its tiles, row
     by row of the block, in 8-byte words (a face row is 16, 32 or 64 bytes, and both

@@ -17,7 +17,7 @@ import numba
 import numpy as np
 
 from tt_hal.sim.faults import Fault
-from tt_hal.sim.memory import copy_bytes, page_span
+from tt_hal.sim.memory import move_bytes, page_span
 from tt_hal.target.isa import ADDRGEN_SLOTS, Op
 from tt_hal.target.sizes import ceil_div
 
@@ -29,7 +29,7 @@ NOC_TRANSFER_OPS = (Op.ADDRGEN, Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE, Op.NOC_READ
 # costs more than a circular-buffer instruction itself.
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")  # called with a literal index: see sim/compute.py
 def cb_page_address(address, page_size, pages, count, index):
     """L1 address of page `index` past page `count` (pages pushed or popped so far) of
     a circular buffer at `address`."""
@@ -109,10 +109,12 @@ def noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dra
     bank_row, at, _ = page_span(banks, page_rows[max(table, 0):table_end], page_addresses[max(table, 0):table_end],
                                 address, page_size, buffers[k, 4], page * page_size + offset, length)
     storage = dram if is_dram else l1
+    l1_at += row * l1.shape[1]  # flat offsets for move_bytes
+    at += bank_row * storage.shape[1]
     if op == Op.NOC_READ_PAGE or op == Op.NOC_READ:
-        copy_bytes(l1[row, l1_at:l1_at + length], storage[bank_row, at:at + length])
+        move_bytes(l1, l1_at, storage, at, length)
     else:
-        copy_bytes(storage[bank_row, at:at + length], l1[row, l1_at:l1_at + length])
+        move_bytes(storage, at, l1, l1_at, length)
     return Fault.OK
 
 

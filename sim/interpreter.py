@@ -67,11 +67,24 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     cb_reserved[lo:hi] = 0
     addrgens[lo:hi] = 0
     instructions[lo:hi] = 0
-    return run_cores(codes, ct_args, rt_args[lo:hi], rt_counts, constants, workgroup_ids[lo:hi], workgroup_count,
-                     np.arange(lo, hi), l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows,
-                     page_addresses, fidelity, fp32_dest, dst_capacity, fpu_model, budget, pcs[lo:hi], regs[lo:hi],
-                     done[lo:hi], waiting[lo:hi], cb_pushed[lo:hi], cb_popped[lo:hi], cb_reserved[lo:hi],
-                     addrgens[lo:hi], dst[lo:hi], instructions[lo:hi], fault)
+    # _interpret itself, not through run_cores: numba optimizes a jitted function with
+    # everything it calls linked in, so each level of calls above the loop costs its
+    # compile again (seconds).
+    dirty = np.zeros(hi - lo, np.int64)
+    spent = _interpret(codes, ct_args, rt_args[lo:hi], rt_counts, constants, workgroup_ids[lo:hi], workgroup_count,
+                       np.arange(lo, hi), l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows,
+                       page_addresses, fidelity, fp32_dest, dst_capacity, fpu_model, budget, pcs[lo:hi], regs[lo:hi],
+                       done[lo:hi], waiting[lo:hi], cb_pushed[lo:hi], cb_popped[lo:hi], cb_reserved[lo:hi],
+                       addrgens[lo:hi], dst[lo:hi], dirty, instructions[lo:hi], fault)
+    release_dst(dst[lo:hi], dirty)
+    return spent
+
+
+@numba.njit(cache=True, nogil=True)
+def release_dst(dst, dirty):
+    """Zeroes the Dst tiles [0, dirty[c]) of each core c: Dst is clean between dispatches."""
+    for c in range(dirty.shape[0]):
+        dst[c, :dirty[c], :] = 0.0
 
 
 @numba.njit(cache=True, nogil=True)
@@ -94,8 +107,7 @@ def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, work
                           l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses, fidelity,
                           fp32_dest, dst_capacity, fpu_model, budget, pcs, regs, done, waiting, cb_pushed, cb_popped,
                           cb_reserved, addrgens, dst, dirty, instructions, fault)
-    for c in range(core_rows.shape[0]):
-        dst[c, :dirty[c], :] = 0.0
+    release_dst(dst, dirty)
     return executed
 
 

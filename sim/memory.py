@@ -17,6 +17,8 @@ import threading
 
 import numba
 import numpy as np
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
 from hal.status import HalError, StatusCode
 from tt_hal.target.arch import ArchSpec
@@ -209,6 +211,24 @@ def page_span(banks, page_rows, page_addresses, address, page_size, aligned_page
         return page_rows[page], page_addresses[page] + within, chunk
     n = banks.shape[0]
     return banks[page % n], address + (page // n) * aligned_page_size + within, chunk
+
+
+@intrinsic
+def move_bytes(typingctx, target, target_at, source, source_at, length):
+    """memmove of `length` bytes from flat offset `source_at` of C-contiguous uint8 array
+    `source` to flat offset `target_at` of `target` (the caller checks the bounds). No
+    slices: a slice is an array whose reference count numba updates atomically as it is
+    made and dropped, and a byte loop over slices does not vectorize."""
+    if not all(isinstance(t, types.Array) and t.dtype == types.uint8 and t.layout == "C" for t in (target, source)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        target_data, source_data = (context.make_array(t)(context, builder, v).data
+                                    for t, v in ((signature.args[0], args[0]), (signature.args[2], args[2])))
+        cgutils.raw_memmove(builder, builder.gep(target_data, [args[1]]), builder.gep(source_data, [args[3]]),
+                            args[4], 1)
+        return context.get_dummy_value()
+    return types.void(target, types.int64, source, types.int64, types.int64), codegen
 
 
 @numba.njit(cache=True, nogil=True)

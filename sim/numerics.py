@@ -25,7 +25,7 @@ import math
 import numba
 import numpy as np
 from llvmlite import ir
-from numba.core import types
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from tt_hal.target.formats import (
@@ -94,7 +94,8 @@ def unpack_tile(row, at, fmt, out, to_dest=False):
             for k in range(TILE_ELEMENTS):
                 bits[k] = words[k] & mask
         elif to_dest:
-            bits[:] = words
+            for k in range(TILE_ELEMENTS):  # a loop, not slice assignment: that one compiles a shape check's message
+                bits[k] = words[k]
         else:
             for k in range(TILE_ELEMENTS):
                 out[k] = np.float32(np.int32(words[k])) if fmt == DataFormat.int32 else np.float32(words[k])
@@ -128,8 +129,9 @@ def pack_tile(values, row, at, fmt):
     the packer does; integer formats take the low bits of Dst's 32 (the program casts
     floats to integers first: typecast_tile)."""
     if fmt == DataFormat.float32 or fmt == DataFormat.int32 or fmt == DataFormat.uint32:
-        words = row[at:at + 4 * TILE_ELEMENTS].view(np.uint32)
-        words[:] = values.view(np.uint32)
+        words, bits = row[at:at + 4 * TILE_ELEMENTS].view(np.uint32), values.view(np.uint32)
+        for k in range(TILE_ELEMENTS):  # as in unpack_tile
+            words[k] = bits[k]
     elif fmt == DataFormat.bfloat16:
         halves = row[at:at + 2 * TILE_ELEMENTS].view(np.uint16)
         bits = values.view(np.uint32)
@@ -207,55 +209,164 @@ def fidelity_product(src_a, src_b, fidelity):
     return np.float32(src_a) * np.float32(src_b) if special else phases
 
 
-@numba.njit(cache=True, nogil=True)
-def products_exact(tile):
-    """True if every value is 0 or a finite number of magnitude in [2^-62, 2^62): then
-    no product of two such values, nor any phase of it, overflows or is denormal."""
-    bits = tile.view(np.uint32)
-    ok = True
-    for k in range(tile.shape[0]):
-        exponent = (bits[k] >> 23) & 0xFF
-        ok &= (bits[k] & 0x7FFFFFFF) == 0 or (127 - 62 <= exponent < 127 + 62)
-    return ok
+@numba.njit(cache=True, nogil=True, inline="always")
+def _widen(bits, largest, smallest):
+    """(largest, smallest) of the magnitudes seen, with float32 bits `bits` (uint32)
+    seen too; a zero wraps to the top of `smallest`, so zeros are ignored there.
+    Selects, not min and max calls, so that the loops calling it vectorize."""
+    magnitude = bits & np.uint32(0x7FFFFFFF)
+    below = np.uint32(magnitude - np.uint32(1))
+    return (magnitude if magnitude > largest else largest), (below if below < smallest else smallest)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _products_exact(largest, smallest):
+    """True if every value seen (_widen) is 0 or finite of magnitude in [2^-62, 2^62):
+    then no product of two such values, nor any phase of it, overflows or is denormal."""
+    return largest < np.uint32((127 + 62) << 23) and smallest >= np.uint32(((127 - 62) << 23) - 1)
+
+
+# Masks of a bf16 operand's bits (float32 bit patterns) for the multiplier's high
+# slices: SrcA's hidden bit + 4 MSBs, SrcB's hidden bit + 6 MSBs (SRC_BF16: all of it).
+SRC_A_HIGH, SRC_B_HIGH = 0xFFF80000, 0xFFFE0000
+LANES = 8  # float32 lanes of the host's vectors (AVX2; LLVM splits them where narrower)
+
+
+def _face_row_at(builder, row, face_column):
+    """Offset of (row, 16 * face_column) of a tile in face order: the first element of
+    a 16-wide face row (IR; row and face_column are i64)."""
+    i64 = ir.IntType(64)
+    face = builder.add(builder.mul(builder.lshr(row, i64(4)), i64(2)), face_column)
+    return builder.add(builder.mul(face, i64(FACE * FACE)), builder.mul(builder.and_(row, i64(FACE - 1)), i64(FACE)))
+
+
+# Rows of matmul_tile_exact's operand array (float32 bits, face order): SrcA's slices
+# [k, j], SrcB's [i, k], the sums.
+A1, A2, B1, B2, TOTAL = range(5)
+
+
+@intrinsic
+def tile_products(typingctx, operands, terms):
+    """operands[TOTAL][i, j] = the sum over k = 0..31, in that order and starting from
+    +0, in float32, of a1[k, j] * b1[i, k] (terms == 1) or of a1[k, j] * b1[i, k] +
+    a2[k, j] * b2[i, k] (terms == 2), with a1 = operands[A1] and so on: float32 bit
+    patterns of tiles in face order, in a C-contiguous uint32 array (5, 1024), one
+    array and no row views (numba counts references to each view atomically). Each
+    product (and two-product term) must be exact in float32 (the caller's operands
+    are): the fused multiply-adds then round as a product and a sum would. Vectors of
+    8 lanes over j, two rows i at a time, so that numba's missing alias facts cannot
+    keep LLVM from vectorizing (it does not vectorize the plain loops)."""
+    if not (isinstance(operands, types.Array) and operands.dtype == types.uint32 and operands.layout == "C"):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i64, f32 = ir.IntType(64), ir.FloatType()
+        vector = ir.VectorType(f32, LANES)
+        data = builder.bitcast(context.make_array(signature.args[0])(context, builder, args[0]).data, f32.as_pointer())
+        a1_at, a2_at, b1_at, b2_at, total_at = (builder.gep(data, [i64(row * TILE_ELEMENTS)])
+                                                 for row in (A1, A2, B1, B2, TOTAL))
+        fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vector, [vector] * 3),
+                                             f"llvm.fma.v{LANES}f32")
+        splat_mask = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
+
+        def vector_at(base, offset):
+            return builder.bitcast(builder.gep(base, [offset]), vector.as_pointer())
+
+        def splat(base, offset):
+            one = builder.insert_element(ir.Constant(vector, ir.Undefined), builder.load(builder.gep(base, [offset])),
+                                         ir.IntType(32)(0))
+            return builder.shuffle_vector(one, ir.Constant(vector, ir.Undefined), splat_mask)
+
+        # (i - 2p, vector v over j) accumulators; LLVM keeps them in registers
+        sums = [[cgutils.alloca_once(builder, vector) for _ in range(TILE // LANES)] for _ in range(2)]
+        vector_offsets = [(v * LANES // FACE) * FACE * FACE + v * LANES % FACE for v in range(TILE // LANES)]
+        two_terms = builder.icmp_signed("==", args[1], ir.Constant(args[1].type, 2))
+        with cgutils.for_range(builder, i64(TILE // 2)) as pair:
+            rows = [builder.add(builder.mul(pair.index, i64(2)), i64(r)) for r in range(2)]
+            for row_sums in sums:
+                for at in row_sums:
+                    builder.store(ir.Constant(vector, [0.0] * LANES), at)
+            with cgutils.for_range(builder, i64(TILE)) as loop:
+                k = loop.index
+                a_row = _face_row_at(builder, k, i64(0))
+                a_offsets = [builder.add(a_row, i64(offset)) for offset in vector_offsets]
+                b_offsets = [builder.add(_face_row_at(builder, row, builder.lshr(k, i64(4))),
+                                         builder.and_(k, i64(FACE - 1))) for row in rows]
+                with builder.if_else(two_terms) as (hifi3, one_term):
+                    with hifi3:
+                        scales1 = [splat(b1_at, offset) for offset in b_offsets]
+                        scales2 = [splat(b2_at, offset) for offset in b_offsets]
+                        for v, offset in enumerate(a_offsets):
+                            x1 = builder.load(vector_at(a1_at, offset), align=4)
+                            x2 = builder.load(vector_at(a2_at, offset), align=4)
+                            for r in range(2):
+                                term = builder.call(fma, [scales1[r], x1, builder.fmul(scales2[r], x2)])
+                                builder.store(builder.fadd(builder.load(sums[r][v]), term), sums[r][v])
+                    with one_term:
+                        scales1 = [splat(b1_at, offset) for offset in b_offsets]
+                        for v, offset in enumerate(a_offsets):
+                            x1 = builder.load(vector_at(a1_at, offset), align=4)
+                            for r in range(2):
+                                builder.store(builder.call(fma, [scales1[r], x1, builder.load(sums[r][v])]), sums[r][v])
+            for r, row in enumerate(rows):
+                row_at = _face_row_at(builder, row, i64(0))
+                for v, offset in enumerate(vector_offsets):
+                    builder.store(builder.load(sums[r][v]), vector_at(total_at, builder.add(row_at, i64(offset))),
+                                  align=4)
+        return context.get_dummy_value()
+    return types.void(operands, terms), codegen
+
+
+def _transposed_faces() -> np.ndarray:
+    """Face-order index of element (j, i) at the face-order index of (i, j)."""
+    index = np.empty(TILE_ELEMENTS, np.int64)
+    index[FACE_INDEX] = FACE_INDEX.T
+    return index
+
+
+FACE_TRANSPOSE = _transposed_faces()
 
 
 @numba.njit(cache=True, nogil=True)
 def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest):
-    """Dst += in0 @ in1 for tiles whose products are exact (products_exact): the
-    scalar path's float32 sums over k = 0..31, with each phase sum replaced by the
-    single product it equals exactly there. The bf16 parts a = ah + al (SrcA: 4 + 3
-    mantissa bits) and b = bh + bl (SrcB: 6 + 1) have few enough bits that
-    ah*bh + al*bh = a*bh, + ah*bl stays exact, and + al*bl = a*b. A sum that starts at
-    +0 cannot see the sign of a zero product."""
-    a1 = np.empty(TILE_ELEMENTS, np.float32)  # in1 (SrcA), row k, column j
-    a2 = np.empty(TILE_ELEMENTS, np.float32)
-    b1 = np.empty(TILE_ELEMENTS, np.float32)  # in0 (SrcB), row i, column k
-    b2 = np.empty(TILE_ELEMENTS, np.float32)
-    for i in range(TILE):
-        for j in range(TILE):
-            a_high, a_low = _mantissa_split(in1[FACE_INDEX[j, i] if transpose else FACE_INDEX[i, j]], 4)
-            b_high, b_low = _mantissa_split(in0[FACE_INDEX[i, j]], 6)
-            a1[i * TILE + j] = a_high if fidelity == MathFidelity.LoFi else a_high + a_low
-            a2[i * TILE + j] = a_high
-            b1[i * TILE + j] = b_high + b_low if fidelity == MathFidelity.HiFi4 else b_high
-            b2[i * TILE + j] = b_low
-    width = out.shape[0] // TILE  # a run-time trip count: numba vectorizes the j loops then
-    total = np.empty(width, np.float32)
-    for i in range(width):
-        total[:] = 0.0
-        for k in range(width):
-            row1 = a1[k * width:(k + 1) * width]
-            scale1 = b1[i * width + k]
-            if fidelity == MathFidelity.HiFi3:
-                row2, scale2 = a2[k * width:(k + 1) * width], b2[i * width + k]
-                for j in range(width):
-                    total[j] += row1[j] * scale1 + row2[j] * scale2
-            else:
-                for j in range(width):
-                    total[j] += row1[j] * scale1
-        for j in range(width):
-            at = FACE_INDEX[i, j]
-            out[at] = dst_store(out[at] + total[j], fp32_dest)
+    """Dst += in0 @ in1 if the tiles' products are exact (_products_exact; else False,
+    Dst untouched): the scalar path's float32 sums over k = 0..31, with each phase sum
+    replaced by the single product it equals exactly there. The bf16 parts a = ah + al
+    (SrcA: 4 + 3 mantissa bits) and b = bh + bl (SrcB: 6 + 1) have few enough bits that
+    ah*bh + al*bh = a*bh, + ah*bl stays exact, and + al*bl = a*b: LoFi is ah*bh, HiFi2
+    a*bh, HiFi3 a*bh + ah*bl, HiFi4 a*b, each operand a mask of its bits. A sum that
+    starts at +0 cannot see the sign of a zero product. The loops that mask the
+    operands also find their range."""
+    operands = np.empty((5, TILE_ELEMENTS), np.uint32)
+    a_mask = SRC_A_HIGH if fidelity == MathFidelity.LoFi else SRC_BF16
+    b_mask = SRC_BF16 if fidelity == MathFidelity.HiFi4 else SRC_B_HIGH
+    largest, smallest = np.uint32(0), np.uint32(0xFFFFFFFF)
+    if transpose:
+        for x in range(TILE_ELEMENTS):
+            bits = np.uint32(f32_to_bits(in1[FACE_TRANSPOSE[x]]))
+            operands[A1, x] = bits & a_mask
+            largest, smallest = _widen(bits, largest, smallest)
+    else:
+        for x in range(TILE_ELEMENTS):
+            bits = np.uint32(f32_to_bits(in1[x]))
+            operands[A1, x] = bits & a_mask
+            largest, smallest = _widen(bits, largest, smallest)
+    for x in range(TILE_ELEMENTS):
+        bits = np.uint32(f32_to_bits(in0[x]))
+        operands[B1, x] = bits & b_mask
+        largest, smallest = _widen(bits, largest, smallest)
+    if not _products_exact(largest, smallest):
+        return False
+    terms = 1
+    if fidelity == MathFidelity.HiFi3:  # + SrcA's high slice times SrcB's low one
+        terms = 2
+        for x in range(TILE_ELEMENTS):
+            operands[A2, x] = operands[A1, x] & SRC_A_HIGH
+            operands[B2, x] = f32_to_bits(bits_to_f32(f32_to_bits(in0[x]) & SRC_BF16) - bits_to_f32(operands[B1, x]))
+    tile_products(operands, terms)
+    for x in range(TILE_ELEMENTS):
+        out[x] = dst_store(out[x] + bits_to_f32(operands[TOTAL, x]), fp32_dest)
+    return True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -278,8 +389,7 @@ def matmul_tile_fast(in0, in1, transpose, out, fidelity, fp32_dest):
     """Dst += in0 @ in1 (in1 transposed when `transpose`) in the fast model: each
     element's 32 fidelity products summed in float32 over k = 0..31, added to Dst and
     stored once (dst_store). in0 feeds SrcB, in1 SrcA."""
-    if products_exact(in0) and products_exact(in1):
-        matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest)
+    if matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest):
         return
     for i in range(TILE):
         for j in range(TILE):

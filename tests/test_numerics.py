@@ -282,6 +282,60 @@ def test_dst_store_rounds_bf16_to_nearest_even():
     np.testing.assert_array_equal(bits_of(_dst_store_many(values, True)), bits_of(values))
 
 
+def twin_matmul_tile(in0, in1, dst, fidelity: int, fp32_dest: bool, transpose: bool) -> np.ndarray:
+    """Dst (32, 32) after matmul_tiles in the fast numerics: each element's 32 fidelity
+    products summed in float32 over k = 0..31 from +0, added to Dst, stored once.
+    in0 (i, k) feeds SrcB, in1 (k, j), or (j, k) when `transpose`, SrcA."""
+    a = in1.T if transpose else in1
+    products = twin_fidelity_product(a.T[None, :, :], in0[:, None, :], fidelity)  # [i, j, k]
+    total = np.zeros((32, 32), np.float32)
+    for k in range(32):
+        total = total + products[:, :, k]  # float32, rounded at every step as the kernel adds
+    return twin_dst_store(dst + total, fp32_dest)
+
+
+def _faces(tile) -> np.ndarray:
+    faces = np.empty(1024, np.float32)
+    faces[numerics.FACE_INDEX.ravel()] = np.asarray(tile, np.float32).ravel()
+    return faces
+
+
+@pytest.mark.parametrize("fidelity", FIDELITIES, ids=lambda f: f.name)
+@pytest.mark.parametrize("fp32_dest", [False, True])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_matmul_tile_fast_bit_exact(fidelity, fp32_dest, transpose):
+    """The vectorized tile matmul (exact products: tile_products) sums in the stated
+    order: cancelling sums, signed zeros and Dst's rounding show any other order."""
+    rng = np.random.default_rng(seed("matmul", fidelity, fp32_dest, transpose))
+    for trial in range(6):
+        in0 = random_bf16_values(rng, 1024, -8, 8).reshape(32, 32)
+        in1 = random_bf16_values(rng, 1024, -8, 8).reshape(32, 32)
+        in0[rng.random((32, 32)) < 0.1] = -0.0
+        in1[:, 3] = 0.0
+        dst = random_bf16_values(rng, 1024, -4, 4).reshape(32, 32)
+        out = _faces(dst)
+        numerics.matmul_tile_fast(_faces(in0), _faces(in1), transpose, out, int(fidelity), fp32_dest)
+        expected = twin_matmul_tile(in0, in1, dst, int(fidelity), fp32_dest, transpose)
+        np.testing.assert_array_equal(bits_of(out[numerics.FACE_INDEX]), bits_of(expected))
+        if trial == 0:  # products are exact: the tiles take the vectorized path
+            assert numerics.matmul_tile_exact(_faces(in0), _faces(in1), transpose, _faces(dst), int(fidelity),
+                                              fp32_dest)
+
+
+@pytest.mark.parametrize("magnitude, exact", [(0.0, True), (2.0 ** -62, True), (2.0 ** 62, False),
+                                              (2.0 ** -63, False), (np.inf, False), (np.nan, False),
+                                              (1e-45, False), (-(2.0 ** 61), True)])
+@pytest.mark.parametrize("operand", [0, 1])
+def test_matmul_tile_exact_takes_only_exact_products(magnitude, exact, operand):
+    """The vectorized path takes tiles of magnitudes in [2^-62, 2^62) (and zeros) only,
+    and leaves Dst alone otherwise; the scalar path handles the rest, as the twin does."""
+    tiles = [np.ones(1024, np.float32), np.ones(1024, np.float32)]
+    tiles[operand][517] = magnitude
+    out = np.full(1024, 3.0, np.float32)
+    assert numerics.matmul_tile_exact(tiles[0], tiles[1], False, out, 4, True) == exact
+    assert (out != 3.0).any() == exact
+
+
 def mixed_f32(rng, n) -> np.ndarray:
     """Finite normals within 2^+-12, a third at a bf16 tie, with specials sprinkled in."""
     values = bits_of(random_bf16_values(rng, n, -12, 12)).copy()
