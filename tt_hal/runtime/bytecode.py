@@ -8,6 +8,8 @@ main as of b48a5955) misses them, and a one-byte change of a .vmfb then crashes 
   `IREE_VM_ISA_VALIDATE_REG_*` and `IREE_VM_ISA_VALIDATE_TYPE_ID`, which default to nothing:
   an instruction naming register 0xFF14 passes, and the interpreter writes outside the
   function's registers when it runs it;
+- branch operands are checked one register at a time, not that source and target are of
+  one bank: the VM then copies an i32 into the i32 registers at a ref register's ordinal;
 - `IREE_VM_ISA_VERIFY_FUNCTION_ORDINAL` compares `IREE_UNLIKELY(ordinal)` (0 or 1) with the
   function count: a call of function 0x1000000 passes, and the verifier itself reads that
   function's signature out of bounds.
@@ -84,7 +86,7 @@ class _Module:
             self.import_count = self._vector(IMPORTED_FUNCTIONS)[1]
             self.names = self._names()
             self.functions = self._functions()
-        except (IndexError, ValueError, struct.error, UnicodeError):
+        except (IndexError, TypeError, ValueError, struct.error):  # flatbuffers' reports of bad offsets
             raise _Unreadable from None
 
     def _vector(self, slot: int, item_size: int = 4) -> tuple[int, int]:
@@ -199,8 +201,14 @@ class _Function:
         return self._read(2)
 
     def _branch_operands(self) -> None:
-        for _ in range(2 * self._list_size()):
-            self._register("any", self._read(2))
+        """(source, target) register pairs of one bank: the VM copies an i32 source into the
+        i32 register file at the target's ordinal, whatever its bank."""
+        for _ in range(self._list_size()):
+            source, target = self._read(2), self._read(2)
+            self._register("any", source)
+            self._register("any", target)
+            if (source ^ target) & REF_REGISTER_TYPE_BIT:
+                raise _Invalid(f"branch operand {source:#x} passed to a register of the other bank, {target:#x}")
 
     def _register(self, bank: str, ordinal: int) -> None:
         """IREE's IREE_VM_VERIFY_REG_* rules: i32/f32 below the i32 count; i64/f64 an even
