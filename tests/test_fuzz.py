@@ -295,7 +295,7 @@ def _device_still_works(device) -> None:
     cb.end()
     sem = device.create_semaphore(0)
     device.queue_execute(cb, [], [(sem, 1)])
-    assert sem.wait(1, timeout=60 * SECOND)
+    assert sem.wait(1, timeout=600 * SECOND)  # the first dispatch of a fresh install compiles the simulator
     assert b.map_read(0, 256) == bytes(range(256))
     a.release()
     b.release()
