@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import os
 import threading
 from typing import Callable
 
@@ -19,10 +20,12 @@ from hal.backend import NUMERICS, BackendDevice, Capability, LaunchProgram, inte
 from hal.log import get_logger
 from hal.status import HalError, StatusCode, as_error
 from tt_hal.sim.dispatch import (
+    DEFAULT_DISPATCH_TIMEOUT,
     DEFAULT_INSTRUCTION_BUDGET,
     INLINE_SECONDS,
     BindingTables,
     PreparedPrograms,
+    Watchdog,
     run_program,
 )
 from tt_hal.sim.memory import ChipMemory, SimBuffer, system_memory_buffer
@@ -36,6 +39,7 @@ log = get_logger(__name__)
 
 # Transfers up to this size run on the enqueuing thread when their queue is idle.
 INLINE_BYTES = 64 * 1024
+DISPATCH_TIMEOUT_VARIABLE = "TT_HAL_DISPATCH_TIMEOUT"  # seconds; SimDevice.dispatch_timeout's default
 
 
 class SimEvent:
@@ -233,7 +237,7 @@ class SimDevice(BackendDevice):
     capabilities = Capability.PROFILING | Capability.BUFFER_PLACEMENT | Capability.SHARDED_BINDINGS
 
     def __init__(self, arch: str | ArchSpec | None = None, num_hw_cqs: int = 2, numerics: str = "fast",
-                 **arch_options):
+                 dispatch_timeout: float | None = None, **arch_options):
         spec = arch if isinstance(arch, ArchSpec) else get_arch(arch or DEFAULT_ARCH)
         if numerics not in NUMERICS:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"numerics={numerics!r}; expected one of {', '.join(NUMERICS)}")
@@ -254,6 +258,9 @@ class SimDevice(BackendDevice):
         self.num_hw_cqs = num_hw_cqs
         self.memory = ChipMemory(spec)
         self.instruction_budget = DEFAULT_INSTRUCTION_BUDGET  # per dispatch, before a kernel counts as runaway
+        # Wall-clock seconds per dispatch before it fails with DEADLINE_EXCEEDED (inf: none).
+        self.dispatch_timeout = _dispatch_timeout(dispatch_timeout)
+        self._watchdog = Watchdog(spec.name)
         self._programs = PreparedPrograms(spec)
         self._binding_tables = BindingTables()
         self._queues: list[CommandQueue | None] = [None] * num_hw_cqs
@@ -354,7 +361,8 @@ class SimDevice(BackendDevice):
             "bindings": [f"{_where(b.buffer, b.offset)} ({b.length} B)" for b in launch.bindings],
             "constants": [int(c) for c in launch.constants]})
         self._queue(cq).enqueue(run_program, launch, prepared, self.memory, self._binding_tables,
-                                self.instruction_budget, self.fpu_model, self.profiler,
+                                self.instruction_budget, self.fpu_model, self.profiler, self._watchdog,
+                                self.dispatch_timeout,
                                 inline=prepared.seconds is not None and prepared.seconds < INLINE_SECONDS, trace=trace)
 
     def enqueue_commands(self, cq: int, commands) -> None:
@@ -386,6 +394,22 @@ class SimDevice(BackendDevice):
             queues = [q for q in self._queues if q is not None]
         for queue in queues:
             queue.close()
+        self._watchdog.close()
+
+
+def _dispatch_timeout(seconds: float | None) -> float:
+    """`seconds`, else $TT_HAL_DISPATCH_TIMEOUT, else DEFAULT_DISPATCH_TIMEOUT; INVALID_ARGUMENT
+    unless positive (inf: no deadline)."""
+    if seconds is None:
+        text = os.environ.get(DISPATCH_TIMEOUT_VARIABLE, str(DEFAULT_DISPATCH_TIMEOUT))
+        try:
+            seconds = float(text)
+        except ValueError:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"{DISPATCH_TIMEOUT_VARIABLE}={text!r} is not a number of "
+                                                        f"seconds") from None
+    if not seconds > 0:
+        raise HalError(StatusCode.INVALID_ARGUMENT, f"dispatch_timeout={seconds}; expected seconds > 0 (inf for none)")
+    return float(seconds)
 
 
 @dataclasses.dataclass(frozen=True)

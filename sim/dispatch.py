@@ -13,6 +13,7 @@ import builtins
 import concurrent.futures
 import functools
 import logging
+import math
 import os
 import threading
 import time
@@ -40,6 +41,9 @@ log = get_logger(__name__)
 # What one dispatch may execute before it counts as a runaway kernel (SimDevice.instruction_budget):
 # instructions, a tile op counting as interpreter.TILE_OP_COST of them.
 DEFAULT_INSTRUCTION_BUDGET = 200_000_000
+# What one dispatch may take in wall-clock seconds (SimDevice.dispatch_timeout): the budget bounds
+# instructions, whose cost varies a thousandfold (a tile op, an SFPU loop, a load from other work).
+DEFAULT_DISPATCH_TIMEOUT = 60.0
 _PROCESSOR_ORDER = tuple(Processor)  # interpreter state row p runs Processor(p)
 
 
@@ -212,11 +216,64 @@ THREADS = max(1, min(os.cpu_count() or 1, 8))
 _POOL = concurrent.futures.ThreadPoolExecutor(THREADS, "tt-hal-cores")
 
 
+class Watchdog:
+    """One device's dispatch deadlines. The numba interpreter cannot be interrupted, so a
+    dispatch hands its `stop` flag (which the cores poll, interpreter.STOP_POLL) to this
+    one thread, which sets it when the deadline passes. The thread starts on first use,
+    sleeps until the earliest deadline and holds no reference to the device."""
+
+    def __init__(self, name: str):
+        self._name = name
+        self._changed = threading.Condition(threading.Lock())
+        self._deadlines: dict[int, tuple[float, np.ndarray]] = {}  # id(stop) -> (time.monotonic deadline, stop)
+        self._wake_at = math.inf  # when the thread looks next
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def watch(self, stop: np.ndarray, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        with self._changed:
+            if self._closed:
+                return
+            self._deadlines[id(stop)] = (deadline, stop)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=f"{self._name}-watchdog", daemon=True)
+                self._thread.start()
+            if deadline < self._wake_at:  # later deadlines wait for the next look: no thread switch per dispatch
+                self._changed.notify()
+
+    def unwatch(self, stop: np.ndarray) -> None:
+        with self._changed:
+            self._deadlines.pop(id(stop), None)
+
+    def close(self) -> None:
+        with self._changed:
+            self._closed = True
+            self._changed.notify()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=10)
+
+    def _run(self) -> None:
+        with self._changed:
+            while not self._closed:
+                now = time.monotonic()
+                pending = []
+                for deadline, stop in self._deadlines.values():
+                    if deadline <= now:
+                        stop[0] = 1
+                    else:
+                        pending.append(deadline)
+                self._wake_at = min(pending, default=math.inf)
+                self._changed.wait(None if self._wake_at == math.inf else self._wake_at - now)
+
+
 def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMemory, binding_tables: BindingTables,
-                budget: int, fpu_model: FpuModel = FpuModel.FAST, recorder=None) -> None:
-    """Runs every workgroup of `launch` within `budget` instructions, its FPU ops in
-    `fpu_model`; raises a HalError on a fault. `recorder` (a hal.profiling.TraceRecorder)
-    gets a slice per core and round."""
+                budget: int, fpu_model: FpuModel = FpuModel.FAST, recorder=None, watchdog: Watchdog | None = None,
+                timeout: float = math.inf) -> None:
+    """Runs every workgroup of `launch` within `budget` instructions and, watched by
+    `watchdog`, `timeout` seconds; its FPU ops in `fpu_model`; raises a HalError on a
+    fault. `recorder` (a hal.profiling.TraceRecorder) gets a slice per core and round."""
     arch = memory.arch
     counts = launch.workgroup_count
     if launch.indirect is not None:
@@ -233,32 +290,41 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
     cores = arch.worker_cores
     fpu = int(fpu_model)
     threads = THREADS if (prepared.seconds or 0.0) > PARALLEL_SECONDS else 1
-    for first in range(0, total, cores):
-        active = min(cores, total - first)
-        state = prepared.take_state(active)
-        round_start = recorder.now() if recorder is not None else 0
-        groups = min(threads, active)
-        bounds = [active * g // groups for g in range(groups + 1)]
-        faults = np.zeros((groups, 8), np.int64)
+    stop = np.zeros(1, np.int64)  # set by the watchdog at the deadline
+    try:
+        for first in range(0, total, cores):
+            active = min(cores, total - first)
+            state = prepared.take_state(active)
+            round_start = recorder.now() if recorder is not None else 0
+            groups = min(threads, active)
+            bounds = [active * g // groups for g in range(groups + 1)]
+            faults = np.zeros((groups, 8), np.int64)
 
-        def run(g, first=first, active=active, budget=budget, state=state, faults=faults, bounds=bounds):
-            lo, hi = bounds[g], bounds[g + 1]
-            return interpreter.run_round(*prepared.program_arrays, constants, tables[4], workgroup_count, first, lo, hi,
-                                         memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4],
-                                         *prepared.config, fpu, budget * (hi - lo) // active,
-                                         *state.arrays, faults[g])
+            def run(g, first=first, active=active, budget=budget, state=state, faults=faults, bounds=bounds, hi=None):
+                lo, hi = bounds[g], bounds[g + 1] if hi is None else hi
+                return interpreter.run_round(*prepared.program_arrays, constants, tables[4], workgroup_count, first, lo,
+                                             hi, memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4],
+                                             *prepared.config, fpu, budget * (hi - lo) // active, stop,
+                                             *state.arrays, faults[g])
 
-        budget -= run(0) if groups == 1 else builtins.sum(_POOL.map(run, range(groups)))
-        error = None
-        if faults[0, 0] if groups == 1 else faults[:, 0].any():
-            g = int(np.flatnonzero(faults[:, 0])[0])
-            faults[g, 1] += bounds[g]  # the core's index in the round
-            error = _fault_error(prepared, launch.name, state, faults[g], arch)
-        if recorder is not None:
-            _trace_round(recorder, prepared, launch.name, counts, state, active, first // cores, round_start, arch)
-        prepared.return_state(state)
-        if error is not None:
-            raise error
+            if first == 0 and watchdog is not None and timeout < math.inf:
+                if not interpreter.run_round.signatures:  # compiled at the first call (a minute on a fresh
+                    run(0, hi=0)  # install): on no cores, before the deadline's clock starts
+                watchdog.watch(stop, timeout)
+            budget -= run(0) if groups == 1 else builtins.sum(_POOL.map(run, range(groups)))
+            error = None
+            if faults[0, 0] if groups == 1 else faults[:, 0].any():
+                g = int(np.flatnonzero(faults[:, 0])[0])
+                faults[g, 1] += bounds[g]  # the core's index in the round
+                error = _fault_error(prepared, launch.name, state, faults[g], arch, timeout)
+            if recorder is not None:
+                _trace_round(recorder, prepared, launch.name, counts, state, active, first // cores, round_start, arch)
+            prepared.return_state(state)
+            if error is not None:
+                raise error
+    finally:
+        if watchdog is not None:
+            watchdog.unwatch(stop)
     prepared.seconds = time.perf_counter() - start
     if log.isEnabledFor(logging.DEBUG):
             log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", launch.name, total, min(total, cores),
@@ -312,10 +378,22 @@ def _core_name(index: int, arch) -> str:
     return f"core ({x},{y})"
 
 
-def _fault_error(prepared: PreparedProgram, name: str, state, fault, arch) -> HalError:
+def _shown(lines: list[str]) -> str:
+    """The first 12 lines of a report."""
+    return "\n".join(lines[:12] + ([f"  ... and {len(lines) - 12} more"] if len(lines) > 12 else []))
+
+
+def _fault_error(prepared: PreparedProgram, name: str, state, fault, arch, timeout: float) -> HalError:
+    """The fault's report; `timeout` the dispatch's deadline in seconds."""
     kernels, cb_config = prepared.kernels, prepared.cb_config
     code = Fault(int(fault[0]))
     status, what = FAULTS[code]
+    if code == Fault.DEADLINE:  # every core was running: where each kernel was
+        lines = [f"  {_core_name(c, arch)} {kernel.name} ({kernel.processor.name}) at pc {state.pcs[c, p]}: "
+                 f"`{_instruction(kernel, int(state.pcs[c, p]))}`, {state.instructions[c, p]} instructions executed"
+                 for c in range(state.pcs.shape[0]) for p, kernel in enumerate(kernels)
+                 if kernel is not None and not state.done[c, p]]
+        return HalError(status, f"{name}: {what}; stopped at {timeout:g} s\n{_shown(lines)}")
     if code == Fault.DEADLOCK:
         lines = []
         for c in range(state.pcs.shape[0]):
@@ -330,11 +408,14 @@ def _fault_error(prepared: PreparedProgram, name: str, state, fault, arch) -> Ha
                 lines.append(f"  {_core_name(c, arch)} {kernel.name} ({kernel.processor.name}) at pc "
                              f"{state.pcs[c, p]}: {op}(c_{cb}, {wanted}) but c_{cb} holds {held} of "
                              f"{cb_config[cb, 2]} pages")
-        shown = lines[:12] + ([f"  ... and {len(lines) - 12} more"] if len(lines) > 12 else [])
-        return HalError(status, f"{name}: {what}\n" + "\n".join(shown))
+        return HalError(status, f"{name}: {what}\n{_shown(lines)}")
     c, p, pc = int(fault[1]), int(fault[2]), int(fault[3])
     kernel = kernels[p]
-    instruction = disassemble(kernel.code[pc:pc + 1], kernel.register_names, first_pc=pc).split(None, 1)[-1]
     details = ", ".join(f"{v}" for v in fault[4:8])
     return HalError(status, f"{name}: {what}, on {_core_name(c, arch)} in {kernel.name} "
-                            f"({kernel.processor.name}) at pc {pc}: `{instruction.strip()}` (details {details})")
+                            f"({kernel.processor.name}) at pc {pc}: `{_instruction(kernel, pc)}` (details {details})")
+
+
+def _instruction(kernel, pc: int) -> str:
+    """The instruction at `pc`, disassembled."""
+    return disassemble(kernel.code[pc:pc + 1], kernel.register_names, first_pc=pc).split(None, 1)[-1].strip()

@@ -32,6 +32,7 @@ class Fault(enum.IntEnum):
     BLOCK_FORMAT = 19  # tilize_block / untilize_block of formats the simulator does not convert
     CB_PAGE_TOO_SMALL = 20  # a tile op on a circular buffer whose pages cannot hold a tile of its format
     INTEGER_NEEDS_32BIT_DST = 21  # an integer SFPU op in a kernel whose Dst holds bf16
+    DEADLINE = 22  # the dispatch ran past its wall-clock deadline (SimDevice.dispatch_timeout)
 
 
 # Every fault but OK. A deadlock's report lists each blocked kernel after the message.
@@ -45,6 +46,9 @@ FAULTS: dict[Fault, tuple[StatusCode, str]] = {
     Fault.L1_OUT_OF_BOUNDS: (StatusCode.ABORTED, "NoC transfer to or from L1 outside the core's usable L1"),
     Fault.DST_INDEX: (StatusCode.ABORTED, "Dst tile index beyond the Dst capacity"),
     Fault.BUDGET: (StatusCode.DEADLINE_EXCEEDED, "instruction budget exhausted: a runaway kernel"),
+    Fault.DEADLINE: (StatusCode.DEADLINE_EXCEEDED, ("wall-clock deadline passed: a runaway kernel, or a dispatch "
+                                                   "longer than the device allows (its backend's dispatch_timeout, "
+                                                   "$TT_HAL_DISPATCH_TIMEOUT)")),
     Fault.DIVIDE_BY_ZERO: (StatusCode.ABORTED, "integer division by zero"),
     Fault.CB_UNCONFIGURED: (StatusCode.ABORTED, "circular buffer not configured by the program"),
     Fault.ARG_INDEX: (StatusCode.ABORTED, "argument index beyond the arguments given"),

@@ -42,12 +42,15 @@ PROCESSORS = len(Processor)
 # (2.1M matmul_tiles) within the default budget.
 TILE_OP_COST = 64
 NO_WAIT = -1  # waiting[c, p, 0] of a kernel that is not blocked
+# Budget units between two looks at the `stop` flag a dispatch's watchdog sets at its
+# wall-clock deadline: microseconds of scalar instructions, a few dozen tile ops.
+STOP_POLL = 4096
 
 
 @numba.njit(cache=True, nogil=True)
 def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, workgroup_count, first, lo, hi,
               l1, dram, l1_base, buffers, buffer_banks, page_rows, page_addresses, cb_config,
-              fidelity, fp32_dest, dst_capacity, fpu_model, budget,
+              fidelity, fp32_dest, dst_capacity, fpu_model, budget, stop,
               workgroup_ids, rt_args, pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst,
               instructions, fault):
     """Cores [lo, hi) of a round whose core 0 runs workgroup `first`: sets up their
@@ -73,8 +76,8 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     dirty = np.zeros(hi - lo, np.int64)
     spent = _interpret(codes, ct_args, rt_args[lo:hi], rt_counts, constants, workgroup_ids[lo:hi], workgroup_count,
                        np.arange(lo, hi), l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows,
-                       page_addresses, fidelity, fp32_dest, dst_capacity, fpu_model, budget, pcs[lo:hi], regs[lo:hi],
-                       done[lo:hi], waiting[lo:hi], cb_pushed[lo:hi], cb_popped[lo:hi], cb_reserved[lo:hi],
+                       page_addresses, fidelity, fp32_dest, dst_capacity, fpu_model, budget, stop, pcs[lo:hi],
+                       regs[lo:hi], done[lo:hi], waiting[lo:hi], cb_pushed[lo:hi], cb_popped[lo:hi], cb_reserved[lo:hi],
                        addrgens[lo:hi], dst[lo:hi], dirty, instructions[lo:hi], fault)
     release_dst(dst[lo:hi], dirty)
     return spent
@@ -90,7 +93,7 @@ def release_dst(dst, dirty):
 @numba.njit(cache=True, nogil=True)
 def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
               l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses,
-              fidelity, fp32_dest, dst_capacity, fpu_model, budget,
+              fidelity, fp32_dest, dst_capacity, fpu_model, budget, stop,
               pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst, instructions, fault):
     """Runs the kernels of every core until all halt, or a fault. State arrays are
     the caller's, so that a fault can be reported from them:
@@ -99,14 +102,15 @@ def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, work
     (cores, 3, ADDRGEN_SLOTS, 3) = (address, page size, is_dram); dst (cores, 16,
     1024), all zero on entry and left so; instructions (cores, 3) counts what each
     kernel executed (for traces). fault: (code, core, processor, pc, a, b, c, d).
+    stop: (1,), set non-zero from another thread to stop the cores (Fault.DEADLINE).
     Returns the budget spent: an instruction costs 1 and a tile op (compute,
     tilize_block / untilize_block) TILE_OP_COST, so that the budget bounds time: a
     tile op is a thousand elements' work, a scalar instruction one."""
     dirty = np.zeros(core_rows.shape[0], np.int64)  # Dst tiles [0, dirty) written since the last release
     executed = _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
                           l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses, fidelity,
-                          fp32_dest, dst_capacity, fpu_model, budget, pcs, regs, done, waiting, cb_pushed, cb_popped,
-                          cb_reserved, addrgens, dst, dirty, instructions, fault)
+                          fp32_dest, dst_capacity, fpu_model, budget, stop, pcs, regs, done, waiting, cb_pushed,
+                          cb_popped, cb_reserved, addrgens, dst, dirty, instructions, fault)
     release_dst(dst, dirty)
     return executed
 
@@ -114,7 +118,7 @@ def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, work
 @numba.njit(cache=True, nogil=True)
 def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
                l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses,
-               fidelity, fp32_dest, dst_capacity, fpu_model, budget,
+               fidelity, fp32_dest, dst_capacity, fpu_model, budget, stop,
                pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst, dirty, instructions,
                fault):
     cores = core_rows.shape[0]
@@ -123,6 +127,7 @@ def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, wor
     scratch = np.empty(TILE_ELEMENTS, np.float32)
     executed = 0  # instructions, for traces
     spent = 0  # budget units: an instruction 1, a tile op TILE_OP_COST
+    poll = min(budget, STOP_POLL)  # where the budget and the stop flag are looked at next
     acquired = np.zeros(cores, np.bool_)
     while True:
         moved = False
@@ -138,11 +143,14 @@ def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, wor
                 pc = pcs[c, p]
                 before = executed
                 while True:
-                    if spent >= budget:
-                        fault[0], fault[1], fault[2], fault[3], fault[4] = Fault.BUDGET, c, p, pc, budget
-                        pcs[c, p] = pc
-                        instructions[c, p] += executed - before
-                        return spent
+                    if spent >= poll:
+                        if spent >= budget or stop[0] != 0:
+                            fault[0] = Fault.BUDGET if spent >= budget else Fault.DEADLINE
+                            fault[1], fault[2], fault[3], fault[4] = c, p, pc, budget
+                            pcs[c, p] = pc
+                            instructions[c, p] += executed - before
+                            return spent
+                        poll = min(budget, spent + STOP_POLL)
                     op = code[pc, 0]
                     a, b, cc, d, e, f = code[pc, 1], code[pc, 2], code[pc, 3], code[pc, 4], code[pc, 5], code[pc, 6]
                     executed += 1

@@ -154,7 +154,8 @@ class FakeDevice:
         run_cores(prepared.codes, prepared.ct_args, state.rt_args, np.full(3, width, np.int64), constants,
                   state.workgroup_ids, workgroup_count, rows, self.memory.l1, self.memory.dram,
                   self.memory.arch.l1_unreserved_base, prepared.cb_config, *tables, *prepared.config[1:],
-                  int(FpuModel.FAST), dispatch.DEFAULT_INSTRUCTION_BUDGET, *state.arrays[2:], fault)
+                  int(FpuModel.FAST), dispatch.DEFAULT_INSTRUCTION_BUDGET, np.zeros(1, np.int64), *state.arrays[2:],
+                  fault)
         if fault[0] != Fault.OK:
             raise RuntimeError(f"kernel fault on the fake chip: {Fault(int(fault[0])).name}, core "
                                f"{cores[int(fault[1])]}, processor {int(fault[2])}, pc {int(fault[3])}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from hal.status import StatusCode
 from tt_hal.sim.faults import FAULTS, Fault
 
@@ -10,3 +12,82 @@ def test_every_fault_has_a_status_and_a_message():
     assert set(FAULTS) == set(Fault) - {Fault.OK}
     for status, message in FAULTS.values():
         assert isinstance(status, StatusCode) and status != StatusCode.OK and message
+
+
+def _sfpu_forever():
+    """An export whose compute kernel applies exp to a Dst tile, forever."""
+    from tt_hal.target.isa import Processor, SfpuOp
+    from tt_hal.target.kernel_builder import KernelBuilder
+    from tt_hal.target.program import Export, Program, Stage
+
+    k = KernelBuilder("sfpu_forever")
+    tile = k.const(0)
+    k.tile_regs_acquire()
+    k.fill_tile(tile, 1.0)
+    top = k.label("top")
+    k.place(top)
+    k.sfpu_unary(SfpuOp.EXP, tile, 0.0)
+    k.jmp(top)
+    return Export("sfpu_forever", 0, 0, (1, 1, 1), (Stage(Program((), (k.build(Processor.COMPUTE),), ((),))),))
+
+
+def test_runaway_dispatch_meets_its_wall_clock_deadline():
+    """Issue 21: the runaway guard counted instructions only, and a loop of SFPU ops ran
+    for minutes before DEADLINE_EXCEEDED. With an instruction budget it would take hours
+    to exhaust, the dispatch fails at its dispatch_timeout (1.5 s) with a report of where
+    each kernel was, and the device runs checked work afterwards."""
+    import time
+
+    from test_fuzz import _device_still_works
+
+    import hal
+    from hal.executable import EXECUTABLE_FORMAT
+    from tt_hal.target.ttx import write_executable
+
+    device = hal.create_device("tenstorrent")
+    try:
+        _device_still_works(device)  # the simulator compiled (a minute on a fresh install), outside the timing
+        device.backend.dispatch_timeout = 1.5
+        device.backend.instruction_budget = 1 << 62
+        executable = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT,
+                                                                         write_executable([_sfpu_forever()]))
+        cb = hal.HalCommandBuffer(device)
+        cb.dispatch(executable, 0, (1, 1, 1), b"", [])
+        cb.end()
+        sem = device.create_semaphore(0)
+        start = time.monotonic()
+        device.queue_execute(cb, [], [(sem, 1)])
+        with pytest.raises(hal.HalError) as error:
+            sem.wait(1, timeout=60 * 10**9)
+        seconds = time.monotonic() - start
+        assert error.value.code == StatusCode.DEADLINE_EXCEEDED
+        assert 1.5 <= seconds < 6, f"the dispatch failed after {seconds:.1f} s; its deadline was 1.5 s"
+        message = error.value.message
+        assert "wall-clock deadline passed" in message and "core (0,0) sfpu_forever (COMPUTE) at pc" in message, \
+            message
+        _device_still_works(device)
+    finally:
+        device.close()
+
+
+def test_dispatch_timeout_must_be_positive(monkeypatch):
+    """SimDevice's dispatch_timeout (or $TT_HAL_DISPATCH_TIMEOUT) is seconds > 0; inf for none."""
+    import math
+
+    from hal.status import HalError
+    from tt_hal.sim.device import DISPATCH_TIMEOUT_VARIABLE, SimDevice
+    from tt_hal.sim.dispatch import DEFAULT_DISPATCH_TIMEOUT
+
+    for bad in (0, -1, math.nan):
+        with pytest.raises(HalError) as error:
+            SimDevice(dispatch_timeout=bad)
+        assert error.value.code == StatusCode.INVALID_ARGUMENT
+    monkeypatch.setenv(DISPATCH_TIMEOUT_VARIABLE, "soon")
+    with pytest.raises(HalError) as error:
+        SimDevice()
+    assert error.value.code == StatusCode.INVALID_ARGUMENT and DISPATCH_TIMEOUT_VARIABLE in error.value.message
+    monkeypatch.setenv(DISPATCH_TIMEOUT_VARIABLE, "2.5")
+    assert SimDevice().dispatch_timeout == 2.5
+    monkeypatch.delenv(DISPATCH_TIMEOUT_VARIABLE)
+    assert SimDevice().dispatch_timeout == DEFAULT_DISPATCH_TIMEOUT == 60
+    assert SimDevice(dispatch_timeout=math.inf).dispatch_timeout == math.inf

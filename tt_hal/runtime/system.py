@@ -33,11 +33,11 @@ from hal.buffer import HalBufferView
 from hal.driver import parse_uri
 from hal.status import HalError, StatusCode
 from hal.types import BufferUsage, HalElementType, MemoryType
+from tt_hal.runtime.bytecode import check_bytecode
 from tt_hal.runtime.hal_module import create_hal_module
 from tt_hal.runtime.signature import parse_declaration
 
 DRIVER = "tenstorrent"
-VmModule = rt.VmModule  # what a SystemContext takes, as in iree.runtime
 # "CODE; message" in the text of a VM failure; a hal import's own error ends at "; while calling import".
 _CODES = "|".join(code.name for code in StatusCode)
 # What iree.runtime raises for a failed status: ValueError for INVALID_ARGUMENT, IndexError for
@@ -53,6 +53,20 @@ def open_device(driver_name: str | None = None) -> hal.HalDevice:
     if parse_uri(uri)[0] != DRIVER:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"driver {uri!r}: tt-hal runs programs on '{DRIVER}' devices")
     return hal.get_device(uri)
+
+
+class VmModule:
+    """iree.runtime.VmModule's constructor from a .vmfb's bytes, checked first: IREE's
+    verifier lets through damage that crashes the process (tt_hal/runtime/bytecode.py)."""
+
+    @staticmethod
+    def copy_buffer(instance: rt.VmInstance, buffer) -> rt.VmModule:
+        """The module (what a SystemContext takes); INVALID_ARGUMENT for a damaged file."""
+        check_bytecode(buffer)
+        try:
+            return rt.VmModule.copy_buffer(instance, buffer)
+        except VM_ERRORS as error:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"not a .vmfb (IREE VM flatbuffer): {error}") from None
 
 
 class Config:
@@ -237,11 +251,7 @@ def load_vm_flatbuffer(vm_flatbuffer: bytes, *, driver: str | None = None,
     """A .vmfb's functions, callable on a tenstorrent device (`driver`: "tenstorrent" or a
     URI; or an open `device`, which programs may share)."""
     config = Config(driver, device=device)
-    try:
-        vm_module = rt.VmModule.copy_buffer(config.vm_instance, vm_flatbuffer)
-    except VM_ERRORS as error:
-        raise HalError(StatusCode.INVALID_ARGUMENT, f"not a .vmfb (IREE VM flatbuffer): {error}") from None
-    return load_vm_module(vm_module, config)
+    return load_vm_module(VmModule.copy_buffer(config.vm_instance, vm_flatbuffer), config)
 
 
 def load_vm_flatbuffer_file(path: str | os.PathLike, *, driver: str | None = None,
