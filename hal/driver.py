@@ -47,8 +47,9 @@ def numerics(value: str) -> str:
 
 # URI query options a device accepts, and how to parse each. grid_x / grid_y shrink the
 # simulated chip's worker grid (columns / rows), e.g. for tests of small core counts.
+# dispatch_timeout: seconds a simulated dispatch may run (inf: no deadline; SimDevice checks it).
 _DEVICE_OPTIONS = {"arch": str, "num_hw_cqs": int, "l1_unreserved_base": int, "l1_small_size": int,
-                   "grid_x": positive_int, "grid_y": positive_int, "numerics": numerics}
+                   "grid_x": positive_int, "grid_y": positive_int, "numerics": numerics, "dispatch_timeout": float}
 
 
 class HalDriver:

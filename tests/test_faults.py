@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hal.status import StatusCode
+import hal
+from hal.status import HalError, StatusCode
 from tt_hal.sim.faults import FAULTS, Fault
 
 
@@ -91,3 +92,17 @@ def test_dispatch_timeout_must_be_positive(monkeypatch):
     monkeypatch.delenv(DISPATCH_TIMEOUT_VARIABLE)
     assert SimDevice().dispatch_timeout == DEFAULT_DISPATCH_TIMEOUT == 60
     assert SimDevice(dispatch_timeout=math.inf).dispatch_timeout == math.inf
+
+
+def test_dispatch_timeout_is_a_device_uri_option():
+    """tenstorrent://?dispatch_timeout=S sets the simulated device's deadline; a bad value is
+    INVALID_ARGUMENT naming the option."""
+    device = hal.create_device("tenstorrent://?dispatch_timeout=2.5")
+    try:
+        assert device.backend.dispatch_timeout == 2.5
+    finally:
+        device.close()
+    for bad in ("-1", "abc"):
+        with pytest.raises(HalError) as error:
+            hal.create_device(f"tenstorrent://?dispatch_timeout={bad}")
+        assert error.value.code == StatusCode.INVALID_ARGUMENT and "dispatch_timeout" in str(error.value)

@@ -184,8 +184,9 @@ def _describe_program(data: bytes, spec: ArchSpec, name: str) -> dict:
     import iree.runtime as rt
 
     from tt_hal.runtime.signature import parse_declaration
+    from tt_hal.runtime.system import VmModule  # checks the bytecode before IREE loads it
     try:
-        module = rt.VmModule.copy_buffer(rt.VmInstance(), data)
+        module = VmModule.copy_buffer(rt.VmInstance(), data)
     except (RuntimeError, ValueError) as error:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"{name}: not a .vmfb (IREE VM flatbuffer): {error}") from None
     functions = []
