@@ -327,7 +327,7 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
             watchdog.unwatch(stop)
     prepared.seconds = time.perf_counter() - start
     if log.isEnabledFor(logging.DEBUG):
-            log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", launch.name, total, min(total, cores),
+        log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", launch.name, total, min(total, cores),
                   ceil_div(total, cores), prepared.seconds * 1e3)
 
 
