@@ -4,7 +4,7 @@ commands, executed in order on a queue by `HalDevice.queue_execute`.
 A buffer operand is a HalBuffer or a `BindingRef` to a slot of the binding table
 passed at execution, so one recording can run over different buffers. Each recorded
 command is validated (hal/validation.py) as far as it can be when recorded, and
-again, whole, when `lower` turns it into backend queue commands at execution.
+again, whole, when `prepare` lowers it into backend queue commands at execution.
 """
 
 from __future__ import annotations
@@ -365,15 +365,12 @@ class HalCommandBuffer:
                                   bindings)
         self._record(command, CommandCategory.DISPATCH)
 
-    def lower(self, table: Sequence[HalBuffer]) -> list:
-        """The backend queue commands of every recorded command, validated against the
-        binding table (hal.validation.binding_table's buffers)."""
-        return self.prepare(table)[0]
-
     def prepare(self, table: Sequence[HalBuffer]) -> tuple[list, set, set]:
-        """(lower(table), allocations(table), dispatch_allocations(table)) for an execution.
-        A recording without binding-table slots lowers the same way every time once it
-        has ended, so that is done once; its buffers are checked alive each time."""
+        """(the backend queue commands of every recorded command, validated against the
+        binding table (hal.validation.binding_table's buffers), allocations(table),
+        dispatch_allocations(table)) for an execution. A recording without binding-table
+        slots lowers the same way every time once it has ended, so that is done once; its
+        buffers are checked alive each time."""
         if self._lowered is not None:
             for buffer in self._buffers.values():
                 buffer.check_alive()
