@@ -19,7 +19,6 @@ from tt_hal.sim.dataflow import cb_page_address
 from tt_hal.sim.faults import Fault
 from tt_hal.sim.numerics import (
     FACE_INDEX,
-    FpuModel,
     bits_to_f32,
     dst_store,
     eltwise_tile_fast,
@@ -78,13 +77,14 @@ def _broadcast_at(broadcast, i, j):
     return 0 if broadcast == Broadcast.SCALAR else FACE_INDEX[i, j]
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst, acquired, fidelity,
             fp32_dest, dst_capacity, fpu_model, src_a, src_b, scratch, fault):
     """One compute instruction of core c (registers r, L1 row `row`) on its Dst;
     returns a fault code. acquired: the kernel holds Dst (tile_regs_acquire); dirty[c]:
-    Dst tiles [0, dirty) were written since the last release. fpu_model (FpuModel):
-    the FPU's ops in the fast model, or bit for bit."""
+    Dst tiles [0, dirty) were written since the last release. fpu_model
+    (FpuModel.jit_argument): None for the FPU's ops in the fast model, else the chip
+    whose datapath they follow bit for bit."""
     if not acquired:
         return Fault.DST_NOT_ACQUIRED
     # (Dst tile, circular buffers read or written; -1 for none)
@@ -130,7 +130,7 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
     elif op == Op.ADD_TILES or op == Op.SUB_TILES or op == Op.MUL_TILES:
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_a)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_b)
-        if fpu_model != FpuModel.FAST:
+        if fpu_model is not None:
             bits, a_bits, b_bits = out.view(np.uint32), src_a.view(np.uint32), src_b.view(np.uint32)
             for i in range(TILE):
                 for j in range(TILE):
@@ -156,7 +156,7 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         # Dst += in0 @ in1 (in1 transposed when f); in0 feeds SrcB, in1 SrcA.
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_b)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_a)
-        if fpu_model == FpuModel.FAST:
+        if fpu_model is None:
             matmul_tile_fast(src_b, src_a, f != 0, out, fidelity, fp32_dest)
         else:
             fpu_matmul_tile(src_b, src_a, f != 0, out, fidelity, fp32_dest, fpu_model)
@@ -167,7 +167,7 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_a)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, cc, r[e], src_b)
         is_max, dim = a >> DIM_BITS == POOL_MAX, a & DIM_MASK
-        if fpu_model == FpuModel.FAST:
+        if fpu_model is None:
             reduce_tile_fast(src_a, src_b, out, scratch, is_max, dim, fidelity, fp32_dest)
         else:
             fpu_reduce_tile(src_a, src_b, out, is_max, dim, fidelity, fp32_dest, fpu_model)

@@ -214,6 +214,8 @@ PARALLEL_SECONDS = 0.002
 INLINE_SECONDS = 0.0005
 THREADS = max(1, min(os.cpu_count() or 1, 8))
 _POOL = concurrent.futures.ThreadPoolExecutor(THREADS, "tt-hal-cores")
+# FpuModel.jit_argument values whose interpreter is compiled (or loaded from numba's cache)
+_COMPILED_FPU_MODELS: set[int | None] = set()
 
 
 class Watchdog:
@@ -288,7 +290,7 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
     constants = launch.constants.astype(np.int64)
     workgroup_count = np.array(counts, np.int64)
     cores = arch.worker_cores
-    fpu = int(fpu_model)
+    fpu = fpu_model.jit_argument()
     threads = THREADS if (prepared.seconds or 0.0) > PARALLEL_SECONDS else 1
     stop = np.zeros(1, np.int64)  # set by the watchdog at the deadline
     try:
@@ -303,19 +305,19 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
             def run(g, first=first, active=active, budget=budget, state=state, faults=faults, bounds=bounds, hi=None):
                 lo, hi = bounds[g], bounds[g + 1] if hi is None else hi
                 return interpreter.run_round(*prepared.program_arrays, constants, tables[4], workgroup_count, first, lo,
-                                             hi, memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4],
-                                             *prepared.config, fpu, budget * (hi - lo) // active, stop,
+                                             hi, state.rows, memory.l1, memory.dram, arch.l1_unreserved_base,
+                                             *tables[:4], *prepared.config, fpu, budget * (hi - lo) // active, stop,
                                              *state.arrays, faults[g])
 
             if first == 0 and watchdog is not None and timeout < math.inf:
-                if not interpreter.run_round.signatures:  # compiled at the first call (a minute on a fresh
+                if fpu not in _COMPILED_FPU_MODELS:  # compiled at the first call (half a minute on a fresh
                     run(0, hi=0)  # install): on no cores, before the deadline's clock starts
+                    _COMPILED_FPU_MODELS.add(fpu)
                 watchdog.watch(stop, timeout)
             budget -= run(0) if groups == 1 else builtins.sum(_POOL.map(run, range(groups)))
             error = None
             if faults[0, 0] if groups == 1 else faults[:, 0].any():
                 g = int(np.flatnonzero(faults[:, 0])[0])
-                faults[g, 1] += bounds[g]  # the core's index in the round
                 error = _fault_error(prepared, launch.name, state, faults[g], arch, timeout)
             if recorder is not None:
                 _trace_round(recorder, prepared, launch.name, counts, state, active, first // cores, round_start, arch)
@@ -352,8 +354,8 @@ _PROCESSOR_NAMES = ("writer (RISCV_0)", "reader (RISCV_1)", "compute")  # _PROCE
 
 
 class CoreState:
-    """Every core's kernel state (interpreter.run_round resets it, except Dst, which the
-    interpreter leaves zeroed)."""
+    """Every core's kernel state (interpreter.run_round resets it); core c uses L1 row
+    rows[c]."""
 
     def __init__(self, cores: int, args: int):
         self.workgroup_ids = np.zeros((cores, 3), np.int64)
@@ -367,10 +369,13 @@ class CoreState:
         self.cb_reserved = np.zeros((cores, NUM_CIRCULAR_BUFFERS), np.int64)
         self.addrgens = np.zeros((cores, PROCESSORS, ADDRGEN_SLOTS, 3), np.int64)
         self.dst = np.zeros((cores, DST_TILES, TILE_ELEMENTS), np.float32)
+        self.dirty = np.zeros(cores, np.int64)
+        self.rows = np.arange(cores, dtype=np.int64)
         self.instructions = np.zeros((cores, PROCESSORS), np.int64)
         # in run_round's order
         self.arrays = (self.workgroup_ids, self.rt_args, self.pcs, self.regs, self.done, self.waiting, self.cb_pushed,
-                       self.cb_popped, self.cb_reserved, self.addrgens, self.dst, self.instructions)
+                       self.cb_popped, self.cb_reserved, self.addrgens, self.dst, self.dirty,
+                       self.instructions)
 
 
 def _core_name(index: int, arch) -> str:

@@ -49,18 +49,37 @@ STOP_POLL = 4096
 
 @numba.njit(cache=True, nogil=True)
 def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, workgroup_count, first, lo, hi,
-              l1, dram, l1_base, buffers, buffer_banks, page_rows, page_addresses, cb_config,
+              core_rows, l1, dram, l1_base, buffers, buffer_banks, page_rows, page_addresses, cb_config,
               fidelity, fp32_dest, dst_capacity, fpu_model, budget, stop,
               workgroup_ids, rt_args, pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst,
-              instructions, fault):
-    """Cores [lo, hi) of a round whose core 0 runs workgroup `first`: sets up their
-    state (workgroup ids, runtime args from `arg_table` (3, n, 2) = (ArgKind, value)
-    rows, everything else reset; Dst is clean between dispatches) and runs them."""
-    for c in range(lo, hi):
-        workgroup_ids[c, 0], workgroup_ids[c, 1], workgroup_ids[c, 2] = workgroup_id(first, c, workgroup_count)
-        for p in range(PROCESSORS):
-            fill_runtime_args(arg_table[p, :rt_counts[p]], constants, workgroup_ids[c], workgroup_count, binding_args,
-                              rt_args[c, p])
+              dirty, instructions, fault):
+    """Runs cores [lo, hi) of a round until all their kernels halt, or a fault. Core c
+    uses L1 row core_rows[c] and runs workgroup first + c; its state is set up here:
+    workgroup ids and runtime args from `arg_table` (3, n, 2) = (ArgKind, value) rows,
+    everything else reset. arg_table None: workgroup_ids and rt_args are the caller's
+    (a host that sets them per core, as the tests' fake TT-Metal does).
+
+    State arrays are the caller's, so that a fault can be reported from them:
+    pcs/done (cores, 3); regs (cores, 3, 32); waiting (cores, 3, 2) = (cb, pages) a
+    blocked kernel waits for; cb_pushed/popped/reserved (cores, 32); addrgens
+    (cores, 3, ADDRGEN_SLOTS, 3) = (address, page size, is_dram); dst (cores, 16,
+    1024) and dirty (cores,): Dst tiles [0, dirty) written since the last release;
+    instructions (cores, 3) counts what each kernel executed (for traces). fault:
+    (code, core, processor, pc, a, b, c, d). stop: (1,), set non-zero from another
+    thread to stop the cores (Fault.DEADLINE). fpu_model: FpuModel.jit_argument.
+    Returns the budget spent: an instruction costs 1 and a tile op (compute,
+    tilize_block / untilize_block) TILE_OP_COST, so that the budget bounds time: a
+    tile op is a thousand elements' work, a scalar instruction one.
+
+    One jitted function, the setup and the loop: numba optimizes a jitted function with
+    everything it calls linked in, so each level of calls above the loop would cost its
+    compile again (seconds of a cold start)."""
+    if arg_table is not None:
+        for c in range(lo, hi):
+            workgroup_ids[c, 0], workgroup_ids[c, 1], workgroup_ids[c, 2] = workgroup_id(first, c, workgroup_count)
+            for p in range(PROCESSORS):
+                fill_runtime_args(arg_table[p, :rt_counts[p]], constants, workgroup_ids[c], workgroup_count,
+                                  binding_args, rt_args[c, p])
     pcs[lo:hi] = 0
     regs[lo:hi] = 0
     done[lo:hi] = False
@@ -70,69 +89,20 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     cb_reserved[lo:hi] = 0
     addrgens[lo:hi] = 0
     instructions[lo:hi] = 0
-    # _interpret itself, not through run_cores: numba optimizes a jitted function with
-    # everything it calls linked in, so each level of calls above the loop costs its
-    # compile again (seconds).
-    dirty = np.zeros(hi - lo, np.int64)
-    spent = _interpret(codes, ct_args, rt_args[lo:hi], rt_counts, constants, workgroup_ids[lo:hi], workgroup_count,
-                       np.arange(lo, hi), l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows,
-                       page_addresses, fidelity, fp32_dest, dst_capacity, fpu_model, budget, stop, pcs[lo:hi],
-                       regs[lo:hi], done[lo:hi], waiting[lo:hi], cb_pushed[lo:hi], cb_popped[lo:hi], cb_reserved[lo:hi],
-                       addrgens[lo:hi], dst[lo:hi], dirty, instructions[lo:hi], fault)
-    release_dst(dst[lo:hi], dirty)
-    return spent
-
-
-@numba.njit(cache=True, nogil=True)
-def release_dst(dst, dirty):
-    """Zeroes the Dst tiles [0, dirty[c]) of each core c: Dst is clean between dispatches."""
-    for c in range(dirty.shape[0]):
+    for c in range(lo, hi):  # Dst is clean between dispatches: what the last run left unreleased
         dst[c, :dirty[c], :] = 0.0
-
-
-@numba.njit(cache=True, nogil=True)
-def run_cores(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
-              l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses,
-              fidelity, fp32_dest, dst_capacity, fpu_model, budget, stop,
-              pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst, instructions, fault):
-    """Runs the kernels of every core until all halt, or a fault. State arrays are
-    the caller's, so that a fault can be reported from them:
-    pcs/done (cores, 3); regs (cores, 3, 32); waiting (cores, 3, 2) = (cb, pages) a
-    blocked kernel waits for; cb_pushed/popped/reserved (cores, 32); addrgens
-    (cores, 3, ADDRGEN_SLOTS, 3) = (address, page size, is_dram); dst (cores, 16,
-    1024), all zero on entry and left so; instructions (cores, 3) counts what each
-    kernel executed (for traces). fault: (code, core, processor, pc, a, b, c, d).
-    stop: (1,), set non-zero from another thread to stop the cores (Fault.DEADLINE).
-    Returns the budget spent: an instruction costs 1 and a tile op (compute,
-    tilize_block / untilize_block) TILE_OP_COST, so that the budget bounds time: a
-    tile op is a thousand elements' work, a scalar instruction one."""
-    dirty = np.zeros(core_rows.shape[0], np.int64)  # Dst tiles [0, dirty) written since the last release
-    executed = _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
-                          l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses, fidelity,
-                          fp32_dest, dst_capacity, fpu_model, budget, stop, pcs, regs, done, waiting, cb_pushed,
-                          cb_popped, cb_reserved, addrgens, dst, dirty, instructions, fault)
-    release_dst(dst, dirty)
-    return executed
-
-
-@numba.njit(cache=True, nogil=True)
-def _interpret(codes, ct_args, rt_args, rt_counts, constants, workgroup_ids, workgroup_count, core_rows,
-               l1, dram, l1_base, cb_config, buffers, buffer_banks, page_rows, page_addresses,
-               fidelity, fp32_dest, dst_capacity, fpu_model, budget, stop,
-               pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst, dirty, instructions,
-               fault):
-    cores = core_rows.shape[0]
+        dirty[c] = 0
     src_a = np.empty(TILE_ELEMENTS, np.float32)
     src_b = np.empty(TILE_ELEMENTS, np.float32)
     scratch = np.empty(TILE_ELEMENTS, np.float32)
     executed = 0  # instructions, for traces
     spent = 0  # budget units: an instruction 1, a tile op TILE_OP_COST
     poll = min(budget, STOP_POLL)  # where the budget and the stop flag are looked at next
-    acquired = np.zeros(cores, np.bool_)
+    acquired = np.zeros(hi, np.bool_)
     while True:
         moved = False
         running = False
-        for c in range(cores):
+        for c in range(lo, hi):
             row = core_rows[c]
             for p in (READER, COMPUTE, WRITER):
                 if done[c, p]:

@@ -446,6 +446,12 @@ class FpuModel(enum.IntEnum):
     WORMHOLE = 1  # renormalises a result of exactly -1 unit 27 binades too high (ttsim)
     BLACKHOLE = 2
 
+    def jit_argument(self) -> int | None:
+        """The model as the interpreter takes it: FAST as None, which numba compiles as
+        its own specialisation with the exact model's branches pruned, so that a run
+        in the fast numerics never compiles the exact datapath (seconds of a cold start)."""
+        return None if self == FpuModel.FAST else int(self)
+
 
 SRC_BF16 = 0xFFFF0000
 

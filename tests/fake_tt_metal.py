@@ -18,7 +18,7 @@ import numpy as np
 from tt_hal.native import codegen
 from tt_hal.sim import dispatch
 from tt_hal.sim.faults import Fault
-from tt_hal.sim.interpreter import run_cores
+from tt_hal.sim.interpreter import run_round
 from tt_hal.sim.memory import ChipMemory
 from tt_hal.sim.numerics import FpuModel
 from tt_hal.target.arch import get_arch
@@ -151,11 +151,10 @@ class FakeDevice:
         rows = np.array([y * grid_x + x for x, y in cores], np.int64)
         tables = dispatch.buffer_tables([b.buffer for b in self.buffers if not b.buffer.freed])
         fault = np.zeros(8, np.int64)
-        run_cores(prepared.codes, prepared.ct_args, state.rt_args, np.full(3, width, np.int64), constants,
-                  state.workgroup_ids, workgroup_count, rows, self.memory.l1, self.memory.dram,
-                  self.memory.arch.l1_unreserved_base, prepared.cb_config, *tables, *prepared.config[1:],
-                  int(FpuModel.FAST), dispatch.DEFAULT_INSTRUCTION_BUDGET, np.zeros(1, np.int64), *state.arrays[2:],
-                  fault)
+        run_round(prepared.codes, prepared.ct_args, None, np.full(3, width, np.int64), constants,
+                  np.zeros((0, 4), np.int64), workgroup_count, 0, 0, len(cores), rows, self.memory.l1, self.memory.dram,
+                  self.memory.arch.l1_unreserved_base, *tables, *prepared.config, FpuModel.FAST.jit_argument(),
+                  dispatch.DEFAULT_INSTRUCTION_BUDGET, np.zeros(1, np.int64), *state.arrays, fault)
         if fault[0] != Fault.OK:
             raise RuntimeError(f"kernel fault on the fake chip: {Fault(int(fault[0])).name}, core "
                                f"{cores[int(fault[1])]}, processor {int(fault[2])}, pc {int(fault[3])}")

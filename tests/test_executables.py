@@ -1638,7 +1638,7 @@ _CHILD = textwrap.dedent("""
 ])
 def test_out_of_range_immediates_are_rejected(op, immediate):
     """ADDRGEN's slot (8 per kernel) and the workgroup dimension (0..2) are never
-    checked: validate_code accepts any immediate, and sim/interpreter.py run_cores indexes
+    checked: validate_code accepts any immediate, and sim/interpreter.py run_round indexes
     addrgens[c, p, slot] / workgroup_ids[c, dim] / workgroup_count[dim] without bounds
     checks (numba), so slot 8 overwrites the next kernel's generator and slot 1e6
     crashes the process. Expected: INVALID_ARGUMENT when the program is built or
