@@ -103,6 +103,8 @@ class Allocation:
     def push_mappings(self) -> None:
         """Host writes through live mappings go to the device: before work that uses the
         memory is issued."""
+        if not self._mappings:  # the common case, without the lock: on every buffer of every submission
+            return
         with self._lock:
             mappings = list(self._mappings)
         for mapping in mappings:
@@ -111,6 +113,8 @@ class Allocation:
     def pull_mappings(self) -> None:
         """What the device changed shows in live mappings: when work that used the memory
         completes, before its semaphores are signalled."""
+        if not self._mappings:
+            return
         with self._lock:
             mappings = list(self._mappings)
         for mapping in mappings:

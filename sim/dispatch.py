@@ -183,16 +183,10 @@ class BindingTables:
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._entries: dict[tuple, tuple] = {}  # _key(bindings) -> (buffers, tables)
-
-    @staticmethod
-    def _key(bindings: tuple[Binding, ...]) -> tuple:
-        return tuple((b.buffer.buffer_type, b.buffer.address, b.buffer.size, b.buffer.page_size,
-                      b.buffer.aligned_page_size, b.offset, b.length,
-                      None if b.buffer.shard is None else id(b.buffer)) for b in bindings)
+        self._entries: dict[tuple, tuple] = {}  # ((placement, offset, length) per binding) -> (buffers, tables)
 
     def get(self, bindings: tuple[Binding, ...]) -> tuple[np.ndarray, ...]:
-        key = self._key(bindings)
+        key = tuple((b.buffer.placement, b.offset, b.length) for b in bindings)
         with self._lock:
             entry = self._entries.get(key)
         if entry is not None and all(a is b.buffer for a, b in zip(entry[0], bindings) if a.shard is not None):
@@ -218,35 +212,58 @@ _POOL = concurrent.futures.ThreadPoolExecutor(THREADS, "tt-hal-cores")
 _COMPILED_FPU_MODELS: set[int | None] = set()
 
 
+class _Slot:
+    """A dispatching thread's slot in its device's Watchdog: (time.monotonic deadline,
+    stop flag) of the dispatch it runs, or None. Replaced whole, so the watchdog thread
+    reads a deadline and its own dispatch's flag together."""
+
+    current: tuple[float, np.ndarray] | None = None
+
+
+_NEVER_STOP = np.zeros(1, np.int64)  # the stop flag of an unwatched dispatch
+
+
 class Watchdog:
     """One device's dispatch deadlines. The numba interpreter cannot be interrupted, so a
-    dispatch hands its `stop` flag (which the cores poll, interpreter.STOP_POLL) to this
+    dispatch gets a `stop` flag (which the cores poll, interpreter.STOP_POLL) from this
     one thread, which sets it when the deadline passes. The thread starts on first use,
-    sleeps until the earliest deadline and holds no reference to the device."""
+    sleeps until the earliest deadline and holds no reference to the device.
+
+    Each dispatching thread has a slot, registered once; a dispatch then only writes its
+    deadline there, without a lock, and wakes the thread only when it is earlier than
+    the time the thread sleeps until (a slot whose deadline moved later is looked at
+    when the thread wakes for the earlier one). The thread publishes that time before
+    it reads the slots a last time, so a deadline written meanwhile is never missed."""
 
     def __init__(self, name: str):
         self._name = name
         self._changed = threading.Condition(threading.Lock())
-        self._deadlines: dict[int, tuple[float, np.ndarray]] = {}  # id(stop) -> (time.monotonic deadline, stop)
+        self._slots: weakref.WeakSet[_Slot] = weakref.WeakSet()  # a thread's goes with it (threading.local)
+        self._local = threading.local()  # .slot: this thread's _Slot
         self._wake_at = math.inf  # when the thread looks next
         self._thread: threading.Thread | None = None
         self._closed = False
 
-    def watch(self, stop: np.ndarray, seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        with self._changed:
-            if self._closed:
-                return
-            self._deadlines[id(stop)] = (deadline, stop)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name=f"{self._name}-watchdog", daemon=True)
-                self._thread.start()
-            if deadline < self._wake_at:  # later deadlines wait for the next look: no thread switch per dispatch
+    def watch(self, seconds: float) -> np.ndarray:
+        """Starts the calling thread's dispatch with a deadline `seconds` from now; returns
+        its stop flag. unwatch() ends it."""
+        slot = getattr(self._local, "slot", None)
+        if slot is None:
+            slot = self._local.slot = _Slot()
+            with self._changed:
+                self._slots.add(slot)
+                if self._thread is None and not self._closed:
+                    self._thread = threading.Thread(target=self._run, name=f"{self._name}-watchdog", daemon=True)
+                    self._thread.start()
+        deadline, stop = time.monotonic() + seconds, np.zeros(1, np.int64)
+        slot.current = (deadline, stop)
+        if deadline < self._wake_at:  # the thread would sleep past it
+            with self._changed:
                 self._changed.notify()
+        return stop
 
-    def unwatch(self, stop: np.ndarray) -> None:
-        with self._changed:
-            self._deadlines.pop(id(stop), None)
+    def unwatch(self) -> None:
+        self._local.slot.current = None
 
     def close(self) -> None:
         with self._changed:
@@ -256,17 +273,25 @@ class Watchdog:
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=10)
 
+    def _next(self, now: float) -> float:
+        """Sets the stop flag of every dispatch past its deadline; the earliest other deadline."""
+        earliest = math.inf
+        for slot in self._slots:
+            current = slot.current
+            if current is not None:
+                if current[0] <= now:
+                    current[1][0] = 1
+                else:
+                    earliest = min(earliest, current[0])
+        return earliest
+
     def _run(self) -> None:
         with self._changed:
             while not self._closed:
                 now = time.monotonic()
-                pending = []
-                for deadline, stop in self._deadlines.values():
-                    if deadline <= now:
-                        stop[0] = 1
-                    else:
-                        pending.append(deadline)
-                self._wake_at = min(pending, default=math.inf)
+                self._wake_at = self._next(now)
+                if self._next(now) < self._wake_at:  # a watch() wrote its slot before it could see _wake_at
+                    continue
                 self._changed.wait(None if self._wake_at == math.inf else self._wake_at - now)
 
 
@@ -287,34 +312,39 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
     _check_l1(prepared, memory, launch.name)
     start = time.perf_counter()
     tables = binding_tables.get(launch.bindings)
-    constants = launch.constants.astype(np.int64)
-    workgroup_count = np.array(counts, np.int64)
-    cores = arch.worker_cores
     fpu = fpu_model.jit_argument()
+    # run_round's arguments before and after (first, lo, hi, rows)
+    program = (*prepared.program_arrays, launch.constants.astype(np.int64), tables[4], np.array(counts, np.int64))
+    chip = (memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4], *prepared.config, fpu)
+    cores = arch.worker_cores
     threads = THREADS if (prepared.seconds or 0.0) > PARALLEL_SECONDS else 1
-    stop = np.zeros(1, np.int64)  # set by the watchdog at the deadline
+    watched = watchdog is not None and timeout < math.inf
+    if watched and fpu not in _COMPILED_FPU_MODELS:  # compiled at the first call (half a minute on a fresh
+        state = prepared.take_state(1)  # install): on no cores, before the deadline's clock starts
+        interpreter.run_round(*program, 0, 0, 0, state.rows, *chip, 0, _NEVER_STOP, *state.arrays,
+                              np.zeros(8, np.int64))
+        prepared.return_state(state)
+        _COMPILED_FPU_MODELS.add(fpu)
+    stop = watchdog.watch(timeout) if watched else _NEVER_STOP  # set by the watchdog at the deadline
     try:
         for first in range(0, total, cores):
             active = min(cores, total - first)
             state = prepared.take_state(active)
             round_start = recorder.now() if recorder is not None else 0
             groups = min(threads, active)
-            bounds = [active * g // groups for g in range(groups + 1)]
             faults = np.zeros((groups, 8), np.int64)
+            if groups == 1:
+                budget -= interpreter.run_round(*program, first, 0, active, state.rows, *chip, budget, stop,
+                                                *state.arrays, faults[0])
+            else:
+                bounds = [active * g // groups for g in range(groups + 1)]
 
-            def run(g, first=first, active=active, budget=budget, state=state, faults=faults, bounds=bounds, hi=None):
-                lo, hi = bounds[g], bounds[g + 1] if hi is None else hi
-                return interpreter.run_round(*prepared.program_arrays, constants, tables[4], workgroup_count, first, lo,
-                                             hi, state.rows, memory.l1, memory.dram, arch.l1_unreserved_base,
-                                             *tables[:4], *prepared.config, fpu, budget * (hi - lo) // active, stop,
-                                             *state.arrays, faults[g])
+                def run(g, first=first, active=active, budget=budget, state=state, faults=faults, bounds=bounds):
+                    lo, hi = bounds[g], bounds[g + 1]
+                    return interpreter.run_round(*program, first, lo, hi, state.rows, *chip,
+                                                 budget * (hi - lo) // active, stop, *state.arrays, faults[g])
 
-            if first == 0 and watchdog is not None and timeout < math.inf:
-                if fpu not in _COMPILED_FPU_MODELS:  # compiled at the first call (half a minute on a fresh
-                    run(0, hi=0)  # install): on no cores, before the deadline's clock starts
-                    _COMPILED_FPU_MODELS.add(fpu)
-                watchdog.watch(stop, timeout)
-            budget -= run(0) if groups == 1 else builtins.sum(_POOL.map(run, range(groups)))
+                budget -= builtins.sum(_POOL.map(run, range(groups)))
             error = None
             if faults[0, 0] if groups == 1 else faults[:, 0].any():
                 g = int(np.flatnonzero(faults[:, 0])[0])
@@ -325,8 +355,8 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
             if error is not None:
                 raise error
     finally:
-        if watchdog is not None:
-            watchdog.unwatch(stop)
+        if watched:
+            watchdog.unwatch()
     prepared.seconds = time.perf_counter() - start
     if log.isEnabledFor(logging.DEBUG):
         log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", launch.name, total, min(total, cores),

@@ -152,6 +152,12 @@ class SimBuffer:
     shard: ShardedPages | None = None
     freed: bool = False
 
+    def __post_init__(self):
+        # What the cores' view of it is made of (dispatch.BindingTables' key): an interleaved
+        # buffer's placement; a sharded one's page tables, by identity.
+        self.placement = (self.buffer_type.value, self.address, self.size, self.page_size, self.aligned_page_size,
+                          None if self.shard is None else id(self))
+
     def check_range(self, offset: int, length: int) -> None:
         if self.freed:
             raise HalError(StatusCode.FAILED_PRECONDITION,
