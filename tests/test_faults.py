@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 import hal
 from hal.status import HalError, StatusCode
+from tt_hal.sim.dispatch import Watchdog
 from tt_hal.sim.faults import FAULTS, Fault
 
 
@@ -106,3 +110,52 @@ def test_dispatch_timeout_is_a_device_uri_option():
         with pytest.raises(HalError) as error:
             hal.create_device(f"tenstorrent://?dispatch_timeout={bad}")
         assert error.value.code == StatusCode.INVALID_ARGUMENT and "dispatch_timeout" in str(error.value)
+
+
+def _stopped_within(stop, seconds: float) -> float | None:
+    """Seconds until the watchdog set `stop`, or None if it did not within `seconds`."""
+    start = time.monotonic()
+    while time.monotonic() - start < seconds:
+        if stop[0]:
+            return time.monotonic() - start
+        time.sleep(0.01)
+    return None
+
+
+def test_watchdog_deadlines_from_several_threads():
+    """The watchdog's slots are written without a lock: an earlier deadline from another
+    thread wakes it although it sleeps toward a later one; a slot whose deadline moved
+    later is honoured at the new time; a dispatch after an expired one starts clean; an
+    unwatched dispatch is never stopped."""
+    watchdog = Watchdog("test")
+    try:
+        late = watchdog.watch(30.0)  # the thread now sleeps for 30 s
+        stops, done = {}, threading.Event()
+
+        def dispatch():  # a slot lives as long as its thread
+            stops["early"] = watchdog.watch(0.2)
+            done.wait(10)
+
+        thread = threading.Thread(target=dispatch)
+        thread.start()
+        while "early" not in stops:
+            time.sleep(0.01)
+        assert _stopped_within(stops["early"], 5.0) is not None
+        assert not late[0]
+        done.set()
+        thread.join()
+
+        watchdog.unwatch()
+        first = watchdog.watch(0.1)
+        watchdog.unwatch()  # ended before its deadline: the next dispatch of this thread is later
+        second = watchdog.watch(0.6)
+        waited = _stopped_within(second, 5.0)
+        assert waited is not None and waited > 0.3 and not first[0]
+
+        watchdog.unwatch()
+        third = watchdog.watch(30.0)
+        assert _stopped_within(third, 0.5) is None  # the expired flag was that dispatch's alone
+        watchdog.unwatch()
+        assert _stopped_within(third, 0.3) is None
+    finally:
+        watchdog.close()
