@@ -129,6 +129,9 @@ def dispatches(device, count: int):
     return record, execute
 
 
+TTLANG_SITE_ENVIRONMENT = "TT_HAL_TTLANG_SITE"
+
+
 def ttlang_cases(site: str | None, add_n: int, matmul_n: int):
     """tt-lang-sim's add and matmul as {name: function}, or the reason they are missing."""
     if site:
@@ -276,11 +279,13 @@ def measure_all(runs: int, add_sizes: str, matmul_sizes: str, grids: str, count:
 
 
 def collect(runs: int, quick: bool = False) -> list[Row]:
-    """Rows for bench/run_all.py: --quick's sizes when `quick`, and no tt-lang-sim
-    unless this interpreter imports it (a row then says why it is missing)."""
+    """Rows for bench/run_all.py: --quick's sizes when `quick`; tt-lang-sim from the
+    site-packages in TTLANG_SITE_ENVIRONMENT (run_all's --ttlang-site), or when this
+    interpreter imports it (else a row says why it is missing)."""
+    site = os.environ.get(TTLANG_SITE_ENVIRONMENT)
     if quick:
-        return measure_all(runs, QUICK_ADD_SIZES, QUICK_MATMUL_SIZES, GRIDS, QUICK_DISPATCHES, None)[0]
-    return measure_all(runs, ADD_SIZES, MATMUL_SIZES, GRIDS, DISPATCHES, None)[0]
+        return measure_all(runs, QUICK_ADD_SIZES, QUICK_MATMUL_SIZES, GRIDS, QUICK_DISPATCHES, site)[0]
+    return measure_all(runs, ADD_SIZES, MATMUL_SIZES, GRIDS, DISPATCHES, site)[0]
 
 
 def main() -> int:

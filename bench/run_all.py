@@ -1,6 +1,7 @@
 """Every benchmark suite in one run, side by side: one markdown table and one JSON file.
 
     python bench/run_all.py [--quick] [--runs N] [--only queue,dispatch,...] [--markdown out.md] [--json out.json]
+        [--ttlang-site DIR]
 
 Each suite is a bench/bench_<name>.py script whose collect(runs, quick) returns common rows
 (bench/report.py): a tt-hal time, its baseline timed in the same run (numpy, iree.runtime
@@ -176,7 +177,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--only", help=f"comma-separated suites, of: {', '.join(SUITES)}")
     parser.add_argument("--markdown", type=Path, help="also write the markdown document here")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    parser.add_argument("--ttlang-site", help="site-packages of a venv of this Python with tt-lang-sim installed "
+                                              "(it pulls torch), for the dispatch suite's side-by-side rows")
     args = parser.parse_args(argv)
+    if args.ttlang_site:
+        os.environ[importlib.import_module("bench_dispatch").TTLANG_SITE_ENVIRONMENT] = args.ttlang_site
     names = [name.strip() for name in args.only.split(",")] if args.only else list(SUITES)
     unknown = [name for name in names if name not in SUITES]
     if unknown:
