@@ -61,8 +61,15 @@ class Outcomes:
 
     def run(self, case: str, action, data: bytes | None = None) -> object:
         """Runs one case; `data`, the case's input file, is kept in $TT_HAL_FUZZ_FAILURES
-        (when set) if the case fails."""
+        (when set) if the case fails, and while it runs as `<loader>-running.bin` beside its
+        name, so that a case that crashes the process leaves both behind."""
         failures = len(self.failures)
+        keep = os.environ.get("TT_HAL_FUZZ_FAILURES")
+        if keep and data is not None:
+            with open(os.path.join(keep, f"{self.name.strip('.')}-running.bin"), "wb") as f:
+                f.write(data)
+            with open(os.path.join(keep, f"{self.name.strip('.')}-running.txt"), "w") as f:
+                f.write(case)
         faulthandler.dump_traceback_later(6 * HANG_SECONDS, exit=True)  # stuck for good: end the run, with stacks
         start = time.perf_counter()
         result = None
@@ -80,8 +87,8 @@ class Outcomes:
         self.slowest = max(self.slowest, elapsed)
         if elapsed > HANG_SECONDS:
             self.failures.append(f"{case}: took {elapsed:.1f} s (a hang)")
-        if len(self.failures) > failures and data is not None and os.environ.get("TT_HAL_FUZZ_FAILURES"):
-            path = os.path.join(os.environ["TT_HAL_FUZZ_FAILURES"], f"{self.name.strip('.')}-{len(self.failures)}.bin")
+        if len(self.failures) > failures and keep and data is not None:
+            path = os.path.join(keep, f"{self.name.strip('.')}-{len(self.failures)}.bin")
             with open(path, "wb") as f:
                 f.write(data)
         return result
@@ -344,7 +351,7 @@ def test_vmfb_loader(fuzz_device, small_vmfb):
 
     def load_and_call(data: bytes):
         module = runtime.load_vm_flatbuffer(data, device=fuzz_device)
-        return module.main(a, a)
+        return module["main"](a, a)  # NOT_FOUND when damage renamed it (module.main is then an AttributeError)
 
     total = cases(2000)
     for case in range(total):
@@ -393,6 +400,39 @@ def test_vmfb_register_outside_the_function_is_refused(small_vmfb, tmp_path):
     assert child.returncode == 0, f"the child ended with status {child.returncode}:\n{child.stderr[-2000:]}"
     assert child.stdout.startswith("INVALID_ARGUMENT") and "'__init', SelectI64" in child.stdout and \
         "i64 register required but ref register 0xff14" in child.stdout, child.stdout + child.stderr[-2000:]
+
+
+def _named(vmfb: bytes, name: bytes) -> int:
+    """Where a .vmfb holds `name` as a FlatBuffers string (its length, then its bytes)."""
+    return vmfb.index(len(name).to_bytes(4, "little") + name) + 4
+
+
+def test_vmfb_name_that_is_not_utf8_is_refused(small_vmfb):
+    """Found by test_vmfb_loader (cases 2403 and 7128 of seed 3, 9237 of seed 5): IREE's loader
+    takes a module or function name that is not UTF-8, and reading it (to bind the module, or
+    to name it in a load error) raised UnicodeDecodeError. The loader refuses the file."""
+    from tt_hal import runtime
+
+    for name in (b"module", b"main"):
+        mutant = bytearray(small_vmfb)
+        mutant[_named(small_vmfb, name)] = 0xFF
+        with pytest.raises(HalError) as error:
+            runtime.load_vm_flatbuffer(bytes(mutant))
+        assert error.value.code == StatusCode.INVALID_ARGUMENT and "not UTF-8" in error.value.message, name
+
+
+def test_vmfb_renamed_function_is_not_found(small_vmfb):
+    """Found by test_vmfb_loader (case 3765 of seed 3): one byte renamed `main` to `\\0ain`. Looked
+    up by name it is NOT_FOUND, listing the functions there; as an attribute, AttributeError."""
+    from tt_hal import runtime
+
+    mutant = bytearray(small_vmfb)
+    mutant[_named(small_vmfb, b"main")] = 0
+    module = runtime.load_vm_flatbuffer(bytes(mutant))
+    with pytest.raises(HalError) as error:
+        module["main"]
+    assert error.value.code == StatusCode.NOT_FOUND and "functions: \x00ain" in error.value.message
+    assert not hasattr(module, "main")
 
 
 def test_vmfb_verifier_out_of_range_is_a_hal_error(monkeypatch):

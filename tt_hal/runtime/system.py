@@ -64,9 +64,15 @@ class VmModule:
         """The module (what a SystemContext takes); INVALID_ARGUMENT for a damaged file."""
         check_bytecode(buffer)
         try:
-            return rt.VmModule.copy_buffer(instance, buffer)
+            module = rt.VmModule.copy_buffer(instance, buffer)
         except VM_ERRORS as error:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"not a .vmfb (IREE VM flatbuffer): {error}") from None
+        try:  # IREE's loader checks no name's encoding, and binding or naming the module in a message decodes them
+            module.name, module.function_names  # noqa: B018 - read to decode
+        except (RuntimeError, UnicodeError) as error:  # nanobind raises either for bytes that are not UTF-8
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"damaged .vmfb: the module's name or a function's name is "
+                                                        f"not UTF-8 ({error})") from None
+        return module
 
 
 class Config:
