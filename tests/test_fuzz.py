@@ -21,7 +21,9 @@ import faulthandler
 import gc
 import math
 import os
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -333,6 +335,28 @@ def _ttx_inside(vmfb: bytes) -> tuple[int, int]:
     return at, at + 4 + int.from_bytes(vmfb[at:at + 4], "little")
 
 
+_LOAD_AND_CALL_IN_A_CHILD = """
+import sys
+import numpy as np
+from hal.status import HalError
+from tt_hal import runtime
+try:
+    runtime.load_vm_flatbuffer(open(sys.argv[1], "rb").read())["main"](*[np.zeros((4, 8), np.float32)] * 2)
+except HalError as error:
+    print(error.code.name, error.message)
+"""
+
+
+def _load_and_call_in_a_child(vmfb: bytes) -> subprocess.CompletedProcess:
+    """load_vm_flatbuffer and main() in a child process, so that a crash ends the child only.
+    It prints the HalError's code and message, if any."""
+    with tempfile.NamedTemporaryFile(suffix=".vmfb") as f:
+        f.write(vmfb)
+        f.flush()
+        return subprocess.run([sys.executable, "-c", _LOAD_AND_CALL_IN_A_CHILD, f.name], capture_output=True,
+                              text=True, timeout=600)  # a fresh install's first dispatch compiles the simulator
+
+
 def test_vmfb_loader(fuzz_device, small_vmfb):
     """Byte mutations of a compiled .vmfb, and field mutations of the .ttx inside it (so
     that the VM loads the module and the hal module prepares the damaged executable):
@@ -368,38 +392,50 @@ def test_vmfb_loader(fuzz_device, small_vmfb):
     np.testing.assert_array_equal(runtime.load_vm_flatbuffer(small_vmfb, device=fuzz_device).main(a, a), expected)
 
 
-# Found by test_vmfb_loader (case 828 of seed 21): byte 5858 of the compiled program, the
-# high byte of the result register (20) of a vm.select.i64 in __init, set to 0xff.
-REGISTER_MUTATION = 5858
-_LOAD_IN_A_CHILD = """
-import sys
-from hal.status import HalError
-from tt_hal import runtime
-try:
-    runtime.load_vm_flatbuffer(open(sys.argv[1], "rb").read())
-except HalError as error:
-    print(error.code.name, error.message)
-"""
+# Found by test_vmfb_loader: damage of the compiled program that IREE's verifier passes and that
+# crashed the process. Each: where, the bytes there (so that a change of the compiler shows), the
+# same bytes damaged, and what the refusal names. Cases 2355 and 12318 were found on an earlier
+# build of the program; their damage is made again here on today's.
+CRASHING_MUTATIONS = {
+    # case 828 of seed 21: the high byte of the result register (%i20) of a vm.select.i64 in
+    # __init; the VM segfaulted running __init while the context was created.
+    "select_i64_into_a_ref_register": (5857, b"\x14\x00", b"\x14\xff",
+                                       "'__init', SelectI64", "i64 register required but ref register 0xff14"),
+    # case 4593 of seed 1: `%i3 = vm.const.i32 3075` in main wrote %i28. Main has 21 i32 registers;
+    # the VM masks with 31, but its frame holds 24, so %i28 is the pointer of ref register %r1, and
+    # main segfaulted.
+    "const_i32_past_the_register_count": (4662, b"\x0d\x03\x0c\x00\x00\x03\x00", b"\x0d\x03\x0c\x00\x00\x1c\x00",
+                                          "'main', ConstI32", "i32 register 28 out of range 21"),
+    # case 2355 of seed 21: __init's vm.call of internal function 0 called function 0x1000000; IREE's
+    # verifier read that function's signature out of bounds.
+    "call_of_a_function_that_does_not_exist": (6541, b"\x58\x00\x00\x00\x00", b"\x58\x00\x00\x00\x01",
+                                               "'__init', Call", "function ordinal 16777216 out of range 3"),
+    # case 12318 of seed 21: a vm.br in __init passing %i18 to a ref register (%r1 here): the VM
+    # copied the i32 into the i32 registers at the ref register's ordinal, and __init segfaulted.
+    "branch_operand_into_the_other_bank": (5831, b"\x56\x3a\x01\x00\x00\x01\x00\x12\x00\x11\x00",
+                                           b"\x56\x3a\x01\x00\x00\x01\x00\x12\x00\x01\x80", "'__init', Branch",
+                                           "branch operand 0x12 passed to a register of the other bank, 0x8001"),
+}
 
 
-def test_vmfb_register_outside_the_function_is_refused(small_vmfb, tmp_path):
-    """IREE's bytecode verifier (3.13) leaves fixed register operands unchecked: this
-    mutant passed it, and the VM segfaulted the process running __init while the context
-    was created. It is INVALID_ARGUMENT naming the instruction (in a child process, so that
-    a crash fails the test instead of ending the run)."""
-    import subprocess
+def _damaged(vmfb: bytes, at: int, original: bytes, damaged: bytes) -> bytes:
+    assert vmfb[at:at + len(original)] == original, \
+        "the compiled program changed: find the instruction again (iree-dump-module shows it)"
+    return vmfb[:at] + damaged + vmfb[at + len(damaged):]
 
-    assert small_vmfb[REGISTER_MUTATION - 1:REGISTER_MUTATION + 1] == b"\x14\x00", \
-        "the compiled program changed: find the register byte again (iree-dump-module shows `%i20:21 = vm.select.i64`)"
-    mutant = bytearray(small_vmfb)
-    mutant[REGISTER_MUTATION] = 0xFF
-    path = tmp_path / "mutant.vmfb"
-    path.write_bytes(mutant)
-    child = subprocess.run([sys.executable, "-c", _LOAD_IN_A_CHILD, str(path)], capture_output=True, text=True,
-                           timeout=600)
+
+@pytest.mark.parametrize("mutation", CRASHING_MUTATIONS)
+def test_vmfb_mutation_that_crashed_is_refused(small_vmfb, mutation):
+    """IREE's bytecode verifier (3.13) leaves fixed register operands, branch operand banks and
+    function ordinals unchecked, and its VM bounds registers by a mask wider than the frame:
+    these mutants passed it and crashed the process. The loader refuses them with
+    INVALID_ARGUMENT naming the instruction (in a child process, so that a crash fails the
+    test instead of ending the run)."""
+    at, original, damaged, instruction, reason = CRASHING_MUTATIONS[mutation]
+    child = _load_and_call_in_a_child(_damaged(small_vmfb, at, original, damaged))
     assert child.returncode == 0, f"the child ended with status {child.returncode}:\n{child.stderr[-2000:]}"
-    assert child.stdout.startswith("INVALID_ARGUMENT") and "'__init', SelectI64" in child.stdout and \
-        "i64 register required but ref register 0xff14" in child.stdout, child.stdout + child.stderr[-2000:]
+    assert child.stdout.startswith("INVALID_ARGUMENT") and instruction in child.stdout and reason in child.stdout, \
+        child.stdout + child.stderr[-2000:]
 
 
 def _named(vmfb: bytes, name: bytes) -> int:

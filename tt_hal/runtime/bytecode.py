@@ -8,6 +8,11 @@ main as of b48a5955) misses them, and a one-byte change of a .vmfb then crashes 
   `IREE_VM_ISA_VALIDATE_REG_*` and `IREE_VM_ISA_VALIDATE_TYPE_ID`, which default to nothing:
   an instruction naming register 0xFF14 passes, and the interpreter writes outside the
   function's registers when it runs it;
+- the interpreter bounds a register by masking it with the function's register count
+  rounded up to a power of two, but iree-base-runtime 3.13 allocates a frame of only the
+  declared count (i32s rounded to 16 bytes): with 21 i32 registers, %i24 to %i31 are the
+  ref registers' bytes, and a write there is a wild pointer. So a register is checked
+  against the declared count, which is what the compiler allocates from;
 - branch operands are checked one register at a time, not that source and target are of
   one bank: the VM then copies an i32 into the i32 registers at a ref register's ordinal;
 - `IREE_VM_ISA_VERIFY_FUNCTION_ORDINAL` compares `IREE_UNLIKELY(ordinal)` (0 or 1) with the
@@ -57,7 +62,7 @@ def check_bytecode(archive) -> None:
     except _Unreadable:
         return
     for ordinal, (code, i32_count, ref_count) in enumerate(module.functions):
-        function = _Function(code, _storage(i32_count), _storage(ref_count), module)
+        function = _Function(code, i32_count, ref_count, module)
         try:
             function.walk()
         except _Invalid as error:
@@ -124,11 +129,6 @@ class _Module:
                 internal = export.Get(Int32Flags, export.Pos + ordinal) if ordinal else 0
                 names[internal] = f"function {export.String(export.Pos + name).decode(errors='replace')!r}"
         return names
-
-
-def _storage(count: int) -> int:
-    """Registers a function has: its count rounded up to a power of two, as the VM allocates."""
-    return 1 << (max(1, count) - 1).bit_length()
 
 
 class _Function:
