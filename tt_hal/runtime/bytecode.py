@@ -25,6 +25,7 @@ IREE's rules. A file whose structure does not read is left to IREE's loader, whi
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 
 from flatbuffers.number_types import Int32Flags, Uint32Flags
 from flatbuffers.table import Table
@@ -57,16 +58,25 @@ def check_bytecode(archive) -> None:
     """INVALID_ARGUMENT if an instruction of a .vmfb (its bytes) names a register outside
     its function's registers or of the wrong bank, an unknown type or a function that does
     not exist."""
+    for _ in instructions(archive):
+        pass
+
+
+def instructions(archive) -> Iterator[tuple[str, str]]:
+    """(function, instruction name) of each instruction of a .vmfb, in order, each checked
+    as check_bytecode checks it: INVALID_ARGUMENT at the first that fails. None if the file's
+    structure does not read (IREE's loader refuses such a file)."""
     try:
         module = _Module(bytes(archive))
     except _Unreadable:
         return
     for ordinal, (code, i32_count, ref_count) in enumerate(module.functions):
+        name = module.names.get(ordinal, f"function {ordinal}")
         function = _Function(code, i32_count, ref_count, module)
         try:
-            function.walk()
+            for instruction in function.walk():
+                yield name, instruction
         except _Invalid as error:
-            name = module.names.get(ordinal, f"function {ordinal}")
             raise HalError(StatusCode.INVALID_ARGUMENT,
                            f"damaged .vmfb: {name}, {function.instruction} at bytecode offset {function.start}: "
                            f"{error}") from None
@@ -139,7 +149,8 @@ class _Function:
         self.pc = self.start = 0
         self.instruction = "the first instruction"
 
-    def walk(self) -> None:
+    def walk(self) -> Iterator[str]:
+        """Each instruction's name, once its fields are checked."""
         while self.pc < len(self.code) - 1:  # the verifier's bound: the last byte is no instruction
             self.start = self.pc
             opcodes, opcode = OPCODE_SETS["CORE"], self._read(1)
@@ -151,6 +162,7 @@ class _Function:
             previous = 0
             for kind in fields:
                 previous = self._field(kind, previous)
+            yield self.instruction
 
     def _read(self, size: int) -> int:
         if self.pc + size > len(self.code):
