@@ -523,6 +523,20 @@ def test_vmfb_renamed_function_is_not_found(small_vmfb):
     assert not hasattr(module, "main")
 
 
+def test_vmfb_damaged_declaration_is_a_hal_error(small_vmfb):
+    """Found by test_vmfb_loader (case 7812 of seed 1): one byte of main's reflection turned its
+    declared `tensor<4x8xf32>` into `tensor<4\\x1d8xf32>`, and looking main up raised int()'s
+    ValueError. It is INVALID_ARGUMENT naming the type."""
+    from tt_hal import runtime
+
+    at = small_vmfb.index(b"%input0: tensor<4x8xf32>") + len(b"%input0: tensor<4")
+    module = runtime.load_vm_flatbuffer(small_vmfb[:at] + b"\x1d" + small_vmfb[at + 1:])
+    with pytest.raises(HalError) as error:
+        module["main"]
+    assert error.value.code == StatusCode.INVALID_ARGUMENT and repr("tensor<4\x1d8xf32>") in error.value.message \
+        and "'main'" in error.value.message
+
+
 def test_vmfb_verifier_out_of_range_is_a_hal_error(monkeypatch):
     """Found by test_vmfb_loader: iree.runtime raises IndexError for an OUT_OF_RANGE
     status (its bytecode verifier's `global byte_offset out of range` for a damaged

@@ -166,7 +166,11 @@ class FunctionInvoker:
         self.coarse_fences = reflection.get("iree.abi.model") == "coarse-fences"
         self.declaration = reflection.get("iree.abi.declaration", "")
         # The argument and result types (TensorType; None where the declaration gives none).
-        self.inputs, self.results = parse_declaration(self.declaration)
+        try:
+            self.inputs, self.results = parse_declaration(self.declaration)
+        except HalError as error:
+            raise HalError(error.code, f"function {self.name!r}: its iree.abi.declaration does not parse: "
+                                       f"{error.message} (a damaged .vmfb)") from None
 
     def __repr__(self) -> str:
         return f"<FunctionInvoker {self.declaration or self.name}>"
