@@ -454,6 +454,10 @@ CRASHING_MUTATIONS = {
     "branch_operand_into_the_other_bank": (5831, b"\x56\x3a\x01\x00\x00\x01\x00\x12\x00\x11\x00",
                                            b"\x56\x3a\x01\x00\x00\x01\x00\x12\x00\x01\x80", "'__init', Branch",
                                            "branch operand 0x12 passed to a register of the other bank, 0x8001"),
+    # case 1860 of seed 2: the low byte of the vtable offset of the import `hal.fence.create`, set to
+    # 0: another table's vtable, in which its signature is absent; IREE's verifier segfaulted.
+    "import_without_a_signature": (2416, b"\x1a\xef\xff\xff", b"\x00\xef\xff\xff",
+                                   "imported function 'hal.fence.create'", "has no signature"),
 }
 
 
@@ -465,15 +469,15 @@ def _damaged(vmfb: bytes, at: int, original: bytes, damaged: bytes) -> bytes:
 
 @pytest.mark.parametrize("mutation", CRASHING_MUTATIONS)
 def test_vmfb_mutation_that_crashed_is_refused(small_vmfb, mutation):
-    """IREE's bytecode verifier (3.13) leaves fixed register operands, branch operand banks and
-    function ordinals unchecked, and its VM bounds registers by a mask wider than the frame:
-    these mutants passed it and crashed the process. The loader refuses them with
-    INVALID_ARGUMENT naming the instruction (in a child process, so that a crash fails the
-    test instead of ending the run)."""
-    at, original, damaged, instruction, reason = CRASHING_MUTATIONS[mutation]
+    """IREE's bytecode verifier (3.13) leaves fixed register operands, branch operand banks,
+    function ordinals and import signatures unchecked, and its VM bounds registers by a mask
+    wider than the frame: these mutants passed it and crashed the process. The loader refuses
+    them with INVALID_ARGUMENT naming the instruction or import (in a child process, so that a
+    crash fails the test instead of ending the run)."""
+    at, original, damaged, where, reason = CRASHING_MUTATIONS[mutation]
     child = _load_and_call_in_a_child(_damaged(small_vmfb, at, original, damaged))
     assert child.returncode == 0, f"the child ended with status {child.returncode}:\n{child.stderr[-2000:]}"
-    assert child.stdout.startswith("INVALID_ARGUMENT") and instruction in child.stdout and reason in child.stdout, \
+    assert child.stdout.startswith("INVALID_ARGUMENT") and where in child.stdout and reason in child.stdout, \
         child.stdout + child.stderr[-2000:]
 
 

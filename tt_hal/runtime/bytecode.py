@@ -1,5 +1,6 @@
 """What IREE's bytecode verifier leaves unchecked, checked before IREE loads a .vmfb: the
-register ordinals, type ids and function ordinals of each instruction's fixed fields.
+register ordinals, type ids and function ordinals of each instruction's fixed fields, and
+that every imported function has a signature.
 
 IREE's verifier (runtime/src/iree/vm/bytecode/verifier.c, iree-base-runtime 3.13 and IREE's
 main as of b48a5955) misses them, and a one-byte change of a .vmfb then crashes the process:
@@ -17,7 +18,11 @@ main as of b48a5955) misses them, and a one-byte change of a .vmfb then crashes 
   one bank: the VM then copies an i32 into the i32 registers at a ref register's ordinal;
 - `IREE_VM_ISA_VERIFY_FUNCTION_ORDINAL` compares `IREE_UNLIKELY(ordinal)` (0 or 1) with the
   function count: a call of function 0x1000000 passes, and the verifier itself reads that
-  function's signature out of bounds.
+  function's signature out of bounds;
+- an import's signature is optional in the schema, but the verifier of a call reads the
+  signature of the import it names without looking whether it is there: one byte of an
+  import's vtable offset made `hal.fence.create` lose its signature, and the verifier
+  dereferenced NULL.
 Only the variadic lists and branch operands are checked there; here every field is, by
 IREE's rules. A file whose structure does not read is left to IREE's loader, which refuses it.
 """
@@ -42,6 +47,7 @@ ZIP_LOCAL_FILE_HEADER = b"PK\x03\x04"
 # BytecodeModuleDef's vtable slots (runtime/src/iree/schemas/bytecode_module_def.fbs).
 TYPES, IMPORTED_FUNCTIONS, EXPORTED_FUNCTIONS, FUNCTION_DESCRIPTORS = 12, 16, 18, 28
 BYTECODE_VERSION_SLOT, BYTECODE_DATA = 30, 32
+IMPORT_NAME, IMPORT_SIGNATURE = 4, 6  # ImportFunctionDef's full_name and signature slots
 FUNCTION_DESCRIPTOR_SIZE = 20  # bytecode_offset, bytecode_length, requirements: 4 B; 4 x 2 B
 FIELD_SIZES = {"u16": 2, "u32": 4, "u64": 8}
 
@@ -70,6 +76,9 @@ def instructions(archive) -> Iterator[tuple[str, str]]:
         module = _Module(bytes(archive))
     except _Unreadable:
         return
+    if module.unsigned_imports:
+        raise HalError(StatusCode.INVALID_ARGUMENT,
+                       f"damaged .vmfb: imported function {', '.join(module.unsigned_imports)} has no signature")
     for ordinal, (code, i32_count, ref_count) in enumerate(module.functions):
         name = module.names.get(ordinal, f"function {ordinal}")
         function = _Function(code, i32_count, ref_count, module)
@@ -99,6 +108,7 @@ class _Module:
                 raise _Unreadable  # another bytecode version, which IREE refuses
             self.type_count = self._vector(TYPES)[1]
             self.import_count = self._vector(IMPORTED_FUNCTIONS)[1]
+            self.unsigned_imports = self._unsigned_imports()
             self.names = self._names()
             self.functions = self._functions()
         except (IndexError, TypeError, ValueError, struct.error):  # flatbuffers' reports of bad offsets
@@ -127,6 +137,19 @@ class _Module:
                 raise _Unreadable
             functions.append((bytecode[offset:offset + length], i32_count, ref_count))
         return functions
+
+    def _unsigned_imports(self) -> list[str]:
+        """The imports without a signature. The schema makes it optional, but IREE's verifier
+        reads the signature of every import a call names without looking whether it is there."""
+        start, count = self._vector(IMPORTED_FUNCTIONS)
+        unsigned = []
+        for k in range(count):
+            function = Table(self._table.Bytes, self._table.Indirect(start + 4 * k))
+            if not function.Offset(IMPORT_SIGNATURE):
+                name = function.Offset(IMPORT_NAME)
+                unsigned.append(repr(function.String(function.Pos + name).decode(errors="replace")) if name else
+                                f"import {k}")
+        return unsigned
 
     def _names(self) -> dict[int, str]:
         """Internal function ordinal -> `function 'name'` for the exported ones, for messages."""
