@@ -63,15 +63,15 @@ class _Unreadable(Exception):
 def check_bytecode(archive) -> None:
     """INVALID_ARGUMENT if an instruction of a .vmfb (its bytes) names a register outside
     its function's registers or of the wrong bank, an unknown type or a function that does
-    not exist."""
+    not exist, or if an imported function has no signature."""
     for _ in instructions(archive):
         pass
 
 
 def instructions(archive) -> Iterator[tuple[str, str]]:
     """(function, instruction name) of each instruction of a .vmfb, in order, each checked
-    as check_bytecode checks it: INVALID_ARGUMENT at the first that fails. None if the file's
-    structure does not read (IREE's loader refuses such a file)."""
+    as check_bytecode checks it: INVALID_ARGUMENT at the first that fails. Nothing if the
+    file's structure does not read (IREE's loader refuses such a file)."""
     try:
         module = _Module(bytes(archive))
     except _Unreadable:
