@@ -22,6 +22,7 @@ import dataclasses
 import gc
 import os
 import random
+import signal
 import threading
 import time
 import weakref
@@ -412,7 +413,13 @@ def test_interrupts_on_the_main_thread_amid_stress():
                 counts["interrupts"] += 1
 
     threads = max(2, THREADS // 2)
-    run_workers(device, executable, threads, SUBMISSIONS // 4, hal_calls)
+    # interrupt_main() does nothing while SIGINT is ignored, as it is in a job a shell starts in
+    # the background (a nohup'd long run counted 0 interrupts).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        run_workers(device, executable, threads, SUBMISSIONS // 4, hal_calls)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert counts["interrupts"] > 10, counts
     # The device keeps working: a checked run after the storm, and the main thread's own calls.
     run_workers(device, executable, 2, 400)

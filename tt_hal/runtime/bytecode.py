@@ -1,5 +1,6 @@
 """What IREE's bytecode verifier leaves unchecked, checked before IREE loads a .vmfb: the
-register ordinals, type ids and function ordinals of each instruction's fixed fields.
+register ordinals, type ids and function ordinals of each instruction's fixed fields, and
+that every imported function has a signature.
 
 IREE's verifier (runtime/src/iree/vm/bytecode/verifier.c, iree-base-runtime 3.13 and IREE's
 main as of b48a5955) misses them, and a one-byte change of a .vmfb then crashes the process:
@@ -8,11 +9,20 @@ main as of b48a5955) misses them, and a one-byte change of a .vmfb then crashes 
   `IREE_VM_ISA_VALIDATE_REG_*` and `IREE_VM_ISA_VALIDATE_TYPE_ID`, which default to nothing:
   an instruction naming register 0xFF14 passes, and the interpreter writes outside the
   function's registers when it runs it;
+- the interpreter bounds a register by masking it with the function's register count
+  rounded up to a power of two, but iree-base-runtime 3.13 allocates a frame of only the
+  declared count (i32s rounded to 16 bytes): with 21 i32 registers, %i24 to %i31 are the
+  ref registers' bytes, and a write there is a wild pointer. So a register is checked
+  against the declared count, which is what the compiler allocates from;
 - branch operands are checked one register at a time, not that source and target are of
   one bank: the VM then copies an i32 into the i32 registers at a ref register's ordinal;
 - `IREE_VM_ISA_VERIFY_FUNCTION_ORDINAL` compares `IREE_UNLIKELY(ordinal)` (0 or 1) with the
   function count: a call of function 0x1000000 passes, and the verifier itself reads that
-  function's signature out of bounds.
+  function's signature out of bounds;
+- an import's signature is optional in the schema, but the verifier of a call reads the
+  signature of the import it names without looking whether it is there: one byte of an
+  import's vtable offset made `hal.fence.create` lose its signature, and the verifier
+  dereferenced NULL.
 Only the variadic lists and branch operands are checked there; here every field is, by
 IREE's rules. A file whose structure does not read is left to IREE's loader, which refuses it.
 """
@@ -20,6 +30,7 @@ IREE's rules. A file whose structure does not read is left to IREE's loader, whi
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 
 from flatbuffers.number_types import Int32Flags, Uint32Flags
 from flatbuffers.table import Table
@@ -36,6 +47,7 @@ ZIP_LOCAL_FILE_HEADER = b"PK\x03\x04"
 # BytecodeModuleDef's vtable slots (runtime/src/iree/schemas/bytecode_module_def.fbs).
 TYPES, IMPORTED_FUNCTIONS, EXPORTED_FUNCTIONS, FUNCTION_DESCRIPTORS = 12, 16, 18, 28
 BYTECODE_VERSION_SLOT, BYTECODE_DATA = 30, 32
+IMPORT_NAME, IMPORT_SIGNATURE = 4, 6  # ImportFunctionDef's full_name and signature slots
 FUNCTION_DESCRIPTOR_SIZE = 20  # bytecode_offset, bytecode_length, requirements: 4 B; 4 x 2 B
 FIELD_SIZES = {"u16": 2, "u32": 4, "u64": 8}
 
@@ -51,17 +63,29 @@ class _Unreadable(Exception):
 def check_bytecode(archive) -> None:
     """INVALID_ARGUMENT if an instruction of a .vmfb (its bytes) names a register outside
     its function's registers or of the wrong bank, an unknown type or a function that does
-    not exist."""
+    not exist, or if an imported function has no signature."""
+    for _ in instructions(archive):
+        pass
+
+
+def instructions(archive) -> Iterator[tuple[str, str]]:
+    """(function, instruction name) of each instruction of a .vmfb, in order, each checked
+    as check_bytecode checks it: INVALID_ARGUMENT at the first that fails. Nothing if the
+    file's structure does not read (IREE's loader refuses such a file)."""
     try:
         module = _Module(bytes(archive))
     except _Unreadable:
         return
+    if module.unsigned_imports:
+        raise HalError(StatusCode.INVALID_ARGUMENT,
+                       f"damaged .vmfb: imported function {', '.join(module.unsigned_imports)} has no signature")
     for ordinal, (code, i32_count, ref_count) in enumerate(module.functions):
-        function = _Function(code, _storage(i32_count), _storage(ref_count), module)
+        name = module.names.get(ordinal, f"function {ordinal}")
+        function = _Function(code, i32_count, ref_count, module)
         try:
-            function.walk()
+            for instruction in function.walk():
+                yield name, instruction
         except _Invalid as error:
-            name = module.names.get(ordinal, f"function {ordinal}")
             raise HalError(StatusCode.INVALID_ARGUMENT,
                            f"damaged .vmfb: {name}, {function.instruction} at bytecode offset {function.start}: "
                            f"{error}") from None
@@ -84,6 +108,7 @@ class _Module:
                 raise _Unreadable  # another bytecode version, which IREE refuses
             self.type_count = self._vector(TYPES)[1]
             self.import_count = self._vector(IMPORTED_FUNCTIONS)[1]
+            self.unsigned_imports = self._unsigned_imports()
             self.names = self._names()
             self.functions = self._functions()
         except (IndexError, TypeError, ValueError, struct.error):  # flatbuffers' reports of bad offsets
@@ -113,6 +138,19 @@ class _Module:
             functions.append((bytecode[offset:offset + length], i32_count, ref_count))
         return functions
 
+    def _unsigned_imports(self) -> list[str]:
+        """The imports without a signature. The schema makes it optional, but IREE's verifier
+        reads the signature of every import a call names without looking whether it is there."""
+        start, count = self._vector(IMPORTED_FUNCTIONS)
+        unsigned = []
+        for k in range(count):
+            function = Table(self._table.Bytes, self._table.Indirect(start + 4 * k))
+            if not function.Offset(IMPORT_SIGNATURE):
+                name = function.Offset(IMPORT_NAME)
+                unsigned.append(repr(function.String(function.Pos + name).decode(errors="replace")) if name else
+                                f"import {k}")
+        return unsigned
+
     def _names(self) -> dict[int, str]:
         """Internal function ordinal -> `function 'name'` for the exported ones, for messages."""
         start, count = self._vector(EXPORTED_FUNCTIONS)
@@ -126,11 +164,6 @@ class _Module:
         return names
 
 
-def _storage(count: int) -> int:
-    """Registers a function has: its count rounded up to a power of two, as the VM allocates."""
-    return 1 << (max(1, count) - 1).bit_length()
-
-
 class _Function:
     """One function's bytecode, walked an instruction at a time as IREE's verifier walks it."""
 
@@ -139,7 +172,8 @@ class _Function:
         self.pc = self.start = 0
         self.instruction = "the first instruction"
 
-    def walk(self) -> None:
+    def walk(self) -> Iterator[str]:
+        """Each instruction's name, once its fields are checked."""
         while self.pc < len(self.code) - 1:  # the verifier's bound: the last byte is no instruction
             self.start = self.pc
             opcodes, opcode = OPCODE_SETS["CORE"], self._read(1)
@@ -151,6 +185,7 @@ class _Function:
             previous = 0
             for kind in fields:
                 previous = self._field(kind, previous)
+            yield self.instruction
 
     def _read(self, size: int) -> int:
         if self.pc + size > len(self.code):

@@ -14,6 +14,8 @@ import re
 import ml_dtypes
 import numpy as np
 
+from hal.status import HalError, StatusCode
+
 # MLIR element type -> numpy dtype, for the types programs use.
 DTYPES = {
     "f64": np.dtype(np.float64), "f32": np.dtype(np.float32), "f16": np.dtype(np.float16),
@@ -46,13 +48,20 @@ class TensorType:
 
 def parse_type(text: str) -> TensorType | None:
     """`tensor<3x?xf32>`, `tensor<f32>` or `i32` as a TensorType; None for a type that
-    is not a tensor of a known element type (a `!hal.buffer_view`, a list)."""
+    is not a tensor of a known element type (a `!hal.buffer_view`, a list).
+    INVALID_ARGUMENT for a tensor dimension that is neither a number nor `?` (a damaged
+    .vmfb's declaration)."""
     text = text.strip()
     if text.startswith("tensor<") and text.endswith(">"):
         *dims, element = text[len("tensor<"):-1].split("x")
         if element not in DTYPES:
             return None
-        return TensorType(tuple(None if d == "?" else int(d) for d in dims), DTYPES[element])
+        try:
+            shape = tuple(None if d == "?" else int(d) for d in dims)
+        except ValueError:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"type {text!r}: a dimension is neither a number nor "
+                                                        f"'?'") from None
+        return TensorType(shape, DTYPES[element])
     return TensorType((), DTYPES[text], scalar=True) if text in DTYPES else None
 
 

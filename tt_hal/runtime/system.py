@@ -64,9 +64,15 @@ class VmModule:
         """The module (what a SystemContext takes); INVALID_ARGUMENT for a damaged file."""
         check_bytecode(buffer)
         try:
-            return rt.VmModule.copy_buffer(instance, buffer)
+            module = rt.VmModule.copy_buffer(instance, buffer)
         except VM_ERRORS as error:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"not a .vmfb (IREE VM flatbuffer): {error}") from None
+        try:  # IREE's loader checks no name's encoding, and binding or naming the module in a message decodes them
+            module.name, module.function_names  # noqa: B018 - read to decode
+        except (RuntimeError, UnicodeError) as error:  # nanobind raises either for bytes that are not UTF-8
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"damaged .vmfb: the module's name or a function's name is "
+                                                        f"not UTF-8 ({error})") from None
+        return module
 
 
 class Config:
@@ -160,7 +166,11 @@ class FunctionInvoker:
         self.coarse_fences = reflection.get("iree.abi.model") == "coarse-fences"
         self.declaration = reflection.get("iree.abi.declaration", "")
         # The argument and result types (TensorType; None where the declaration gives none).
-        self.inputs, self.results = parse_declaration(self.declaration)
+        try:
+            self.inputs, self.results = parse_declaration(self.declaration)
+        except HalError as error:
+            raise HalError(error.code, f"function {self.name!r}: its iree.abi.declaration does not parse: "
+                                       f"{error.message} (a damaged .vmfb)") from None
 
     def __repr__(self) -> str:
         return f"<FunctionInvoker {self.declaration or self.name}>"
