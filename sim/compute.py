@@ -77,6 +77,8 @@ def _broadcast_at(broadcast, i, j):
     return 0 if broadcast == Broadcast.SCALAR else FACE_INDEX[i, j]
 
 
+# Inlined into interpreter.run_round, its one caller: compiled on its own as well, it
+# would be optimized and emitted twice (seconds of a cold start).
 @numba.njit(cache=True, nogil=True, inline="always")
 def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst, acquired, fidelity,
             fp32_dest, dst_capacity, fpu_model, src_a, src_b, scratch, fault):
