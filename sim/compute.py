@@ -292,7 +292,7 @@ def _copy_face_rows(row_words, tile_words, block, words, to_tiles):
                 at += words
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, _nrt=False)
 def layout_block(op, icb, ocb, block, c, row, l1, cb_config, cb_pushed, cb_popped, acquired, dst_capacity, fault):
     """TILIZE_BLOCK or UNTILIZE_BLOCK (op) of `block` pages of core c (L1 row `row`):
     from the read pointer of `icb` to the write pointer of `ocb`, as TT-Metal's

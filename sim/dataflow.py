@@ -71,7 +71,7 @@ def find_buffer(buffers, address, is_dram):
     return -1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, _nrt=False)
 def noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dram, buffers, buffer_banks,
                     page_rows, page_addresses, fault):
     """One instruction of NOC_TRANSFER_OPS of kernel p on core c (registers r, L1 row
@@ -103,10 +103,7 @@ def noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dra
         fault[4] = l1_at
         return Fault.L1_OUT_OF_BOUNDS
     # The buffer's own page placement (tt_hal.sim.memory.page_span), from its rows of the tables.
-    table, pages = buffers[k, 7], ceil_div(buffers[k, 2], page_size)
-    table_end = table + pages if table >= 0 else 0
-    banks = buffer_banks[buffers[k, 5]:buffers[k, 5] + buffers[k, 6]]
-    bank_row, at, _ = page_span(banks, page_rows[max(table, 0):table_end], page_addresses[max(table, 0):table_end],
+    bank_row, at, _ = page_span(buffer_banks, buffers[k, 5], buffers[k, 6], page_rows, page_addresses, buffers[k, 7],
                                 address, page_size, buffers[k, 4], page * page_size + offset, length)
     storage = dram if is_dram else l1
     l1_at += row * l1.shape[1]  # flat offsets for move_bytes

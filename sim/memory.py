@@ -208,15 +208,19 @@ class SimBuffer:
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def page_span(banks, page_rows, page_addresses, address, page_size, aligned_page_size, byte, remaining):
-    """(storage row, address, bytes until the page ends or `remaining`) for buffer byte `byte`."""
+def page_span(banks, first_bank, bank_count, page_rows, page_addresses, table, address, page_size, aligned_page_size,
+              byte, remaining):
+    """(storage row, address, bytes until the page ends or `remaining`) for buffer byte
+    `byte`: pages interleaved over banks[first_bank:first_bank + bank_count], or with a
+    page table (table >= 0) page i at row page_rows[table + i], address
+    page_addresses[table + i]. Indices, not slices: numba counts a slice's references
+    atomically, which costs more than this function."""
     page = byte // page_size
     within = byte - page * page_size
     chunk = min(page_size - within, remaining)
-    if page_rows.shape[0]:
-        return page_rows[page], page_addresses[page] + within, chunk
-    n = banks.shape[0]
-    return banks[page % n], address + (page // n) * aligned_page_size + within, chunk
+    if table >= 0:
+        return page_rows[table + page], page_addresses[table + page] + within, chunk
+    return banks[first_bank + page % bank_count], address + (page // bank_count) * aligned_page_size + within, chunk
 
 
 @intrinsic
@@ -250,8 +254,8 @@ def paged_read(storage, banks, page_rows, page_addresses, address, page_size, al
     """Copies out.shape[0] buffer bytes from `offset`, page by page, out of the banks."""
     pos = 0
     while pos < out.shape[0]:
-        row, at, chunk = page_span(banks, page_rows, page_addresses, address, page_size, aligned_page_size,
-                                    offset + pos, out.shape[0] - pos)
+        row, at, chunk = page_span(banks, 0, banks.shape[0], page_rows, page_addresses, 0 if page_rows.shape[0] else -1,
+                                    address, page_size, aligned_page_size, offset + pos, out.shape[0] - pos)
         copy_bytes(out[pos:pos + chunk], storage[row, at:at + chunk])
         pos += chunk
 
@@ -261,8 +265,8 @@ def paged_write(storage, banks, page_rows, page_addresses, address, page_size, a
     """Copies `data` into the buffer's bytes from `offset`, page by page, into the banks."""
     pos = 0
     while pos < data.shape[0]:
-        row, at, chunk = page_span(banks, page_rows, page_addresses, address, page_size, aligned_page_size,
-                                    offset + pos, data.shape[0] - pos)
+        row, at, chunk = page_span(banks, 0, banks.shape[0], page_rows, page_addresses, 0 if page_rows.shape[0] else -1,
+                                    address, page_size, aligned_page_size, offset + pos, data.shape[0] - pos)
         copy_bytes(storage[row, at:at + chunk], data[pos:pos + chunk])
         pos += chunk
 

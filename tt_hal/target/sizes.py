@@ -14,7 +14,7 @@ TILE_ELEMENTS = TILE * TILE
 FACE_ELEMENTS = FACE * FACE
 
 
-@register_jitable
+@register_jitable(inline="always")  # a call costs more than its body in a NoC instruction
 def ceil_div(value, divisor):
     """value / divisor rounded up, for non-negative value and positive divisor."""
     return -(-value // divisor)
