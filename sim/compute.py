@@ -17,6 +17,7 @@ import numpy as np
 
 from tt_hal.sim.dataflow import cb_page_address
 from tt_hal.sim.faults import Fault
+from tt_hal.sim.memory import move_bytes
 from tt_hal.sim.numerics import (
     FACE_INDEX,
     bits_to_f32,
@@ -244,52 +245,24 @@ def block_element_size(fmt):
     return 0
 
 
-@numba.njit(cache=True, nogil=True)
-def tilize_rows(rows, tiles, block, size):
-    """`rows`: 32 rows of block * 32 elements of `size` bytes, row-major, one after
-    another -> `tiles`: `block` tiles of four 16 x 16 faces (TL, TR, BL, BR), each
-    row-major. Both are byte arrays of block tiles' size."""
-    _face_rows(rows, tiles, block, size, True)
-
-
-@numba.njit(cache=True, nogil=True)
-def untilize_rows(tiles, rows, block, size):
-    """The inverse of tilize_rows: `block` tiles -> 32 rows of block * 32 elements."""
-    _face_rows(rows, tiles, block, size, False)
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _face_rows(rows, tiles, block, size, to_tiles):
-    """Copies each face row (16 elements) between the row-major block and its tiles, in
-    8-byte words (a face row is 16, 32 or 64 bytes, and both arrays start 8-byte aligned
-    in L1). The words per face row are a literal in each branch: a copy loop of known
-    length unrolls, three times faster than one of a runtime length."""
-    row_words, tile_words = rows.view(np.uint64), tiles.view(np.uint64)
-    if size == 4:
-        _copy_face_rows(row_words, tile_words, block, 8, to_tiles)
-    elif size == 2:
-        _copy_face_rows(row_words, tile_words, block, 4, to_tiles)
-    else:
-        _copy_face_rows(row_words, tile_words, block, 2, to_tiles)
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _copy_face_rows(row_words, tile_words, block, words, to_tiles):
-    """_face_rows for `words` 8-byte words per face row: row by row of the block, its
-    two faces in each of the block's tiles."""
-    at = 0
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def face_rows(rows, rows_at, tiles, tiles_at, block, size, to_tiles):
+    """tilize_block's copy (to_tiles) or its inverse between 32 rows of block * 32
+    elements of `size` bytes, row-major from byte rows_at of `rows`, and `block` tiles of
+    four 16 x 16 faces (TL, TR, BL, BR), each row-major, from byte tiles_at of `tiles`:
+    one memmove per face row (16 elements), row by row of the block."""
+    chunk = FACE * size
+    at = rows_at
     for row in range(TILE):
-        first = (row // FACE) * 2 * FACE * words + (row % FACE) * words  # the row in the tile's first face
+        first = tiles_at + ((row // FACE) * 2 * FACE + row % FACE) * chunk  # the row in tile 0's left face
         for t in range(block):
             for face in range(2):
-                to = t * TILE * TILE * words // FACE + first + face * FACE * words
+                to = first + t * TILE_ELEMENTS * size + face * FACE * chunk
                 if to_tiles:
-                    for w in range(words):
-                        tile_words[to + w] = row_words[at + w]
+                    move_bytes(tiles, to, rows, at, chunk)
                 else:
-                    for w in range(words):
-                        row_words[at + w] = tile_words[to + w]
-                at += words
+                    move_bytes(rows, at, tiles, to, chunk)
+                at += chunk
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -328,10 +301,7 @@ def layout_block(op, icb, ocb, block, c, row, l1, cb_config, cb_pushed, cb_poppe
         return Fault.CB_BLOCK_WRAPS
     at = cb_config[icb, 3] + source * tile_bytes
     to = cb_config[ocb, 3] + target * tile_bytes
-    nbytes = block * tile_bytes
-    l1_row = l1[row]
-    if op == Op.TILIZE_BLOCK:
-        tilize_rows(l1_row[at:at + nbytes], l1_row[to:to + nbytes], block, size)
-    else:
-        untilize_rows(l1_row[at:at + nbytes], l1_row[to:to + nbytes], block, size)
+    flat = row * l1.shape[1]  # move_bytes takes offsets into the whole array
+    face_rows(l1, flat + (to if op == Op.UNTILIZE_BLOCK else at), l1, flat + (at if op == Op.UNTILIZE_BLOCK else to),
+              block, size, op == Op.TILIZE_BLOCK)
     return Fault.OK

@@ -36,10 +36,10 @@ def test_broadcasts_are_those_compute_implements():
 # They only move bytes: 32 row-major rows of block * 32 elements (over `block` tile-sized
 # pages) <-> `block` tiles of four 16 x 16 faces. The numpy twins below say so with
 # reshapes; the numba functions and the instructions in a dispatch are compared with
-# them bit for bit, for every 2- and 4-byte format (NaN payloads and denormals
+# them bit for bit, for every 1-, 2- and 4-byte format (NaN payloads and denormals
 # included: nothing passes through the FPU).
 
-BITS = {2: np.uint16, 4: np.uint32}  # element size -> the dtype of its bit patterns
+BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32}  # element size -> the dtype of its bit patterns
 LAYOUT_FORMATS = [DataFormat.float32, DataFormat.bfloat16, DataFormat.int32, DataFormat.uint16]
 
 
@@ -66,18 +66,20 @@ def test_twins_place_elements_as_the_tile_layout_says():
     assert np.array_equal(untilize_twin(tiles, 2), rows)
 
 
-@pytest.mark.parametrize("size", [2, 4])
+@pytest.mark.parametrize("size", [1, 2, 4])
 @pytest.mark.parametrize("block", [1, 2, 5, 8])
-def test_tilize_and_untilize_rows_match_their_twins(size, block):
+def test_face_rows_match_the_tilize_twins(size, block):
     rows = random_bits(size, (TILE, block * TILE), block * size)
-    tiles = np.full(block * TILE_ELEMENTS * size, 0xA5, np.uint8)
-    compute.tilize_rows(rows.view(np.uint8).reshape(-1), tiles, block, size)
-    assert np.array_equal(tiles.view(BITS[size]).reshape(block, -1), tilize_twin(rows, block))
-    back = np.full_like(tiles, 0x5A)
-    compute.untilize_rows(tiles, back, block, size)
+    nbytes = block * TILE_ELEMENTS * size
+    tiles = np.full(nbytes + 24, 0xA5, np.uint8)  # the tiles from byte 16, with bytes on both sides to keep
+    compute.face_rows(rows.view(np.uint8).reshape(-1), 0, tiles, 16, block, size, True)
+    assert np.array_equal(tiles[16:16 + nbytes].view(BITS[size]).reshape(block, -1), tilize_twin(rows, block))
+    assert (tiles[:16] == 0xA5).all() and (tiles[16 + nbytes:] == 0xA5).all()
+    back = np.full(nbytes, 0x5A, np.uint8)
+    compute.face_rows(back, 0, tiles, 16, block, size, False)
     assert np.array_equal(back.view(BITS[size]).reshape(TILE, -1), rows)
     other = random_bits(size, (block, TILE_ELEMENTS), block + size)  # tiles that are not some rows' tilize
-    compute.untilize_rows(other.view(np.uint8).reshape(-1), back, block, size)
+    compute.face_rows(back, 0, other.view(np.uint8).reshape(-1), 0, block, size, False)
     assert np.array_equal(back.view(BITS[size]).reshape(TILE, -1), untilize_twin(other, block))
 
 
