@@ -35,7 +35,7 @@ _BRANCHES = {Op.BEQ: "==", Op.BNE: "!=", Op.BLT: "<", Op.BGE: ">="}
 _CB_CALLS = {Op.CB_RESERVE_BACK: "cb_reserve_back", Op.CB_PUSH_BACK: "cb_push_back",
              Op.CB_WAIT_FRONT: "cb_wait_front", Op.CB_POP_FRONT: "cb_pop_front"}
 _DATA_MOVEMENT = (Op.ADDRGEN, Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE, Op.NOC_READ, Op.NOC_WRITE, Op.NOC_READ_BARRIER,
-                  Op.NOC_WRITE_BARRIER, Op.L1_FILL, Op.L1_LOAD)
+                  Op.NOC_WRITE_BARRIER, Op.L1_FILL, Op.L1_LOAD, Op.NOC_GATHER)
 _TILE_REGS = {Op.TILE_REGS_ACQUIRE: "tile_regs_acquire", Op.TILE_REGS_COMMIT: "tile_regs_commit",
               Op.TILE_REGS_WAIT: "tile_regs_wait", Op.TILE_REGS_RELEASE: "tile_regs_release"}
 _ELTWISE = {Op.ADD_TILES: "ELWADD", Op.SUB_TILES: "ELWSUB", Op.MUL_TILES: "ELWMUL"}
@@ -248,6 +248,8 @@ class _Emitter:
             raise HalError(StatusCode.INVALID_ARGUMENT,
                            f"kernel {self.kernel.name} pc {pc}: {op.name} uses address generator {slot} before "
                            f"ADDRGEN sets it")
+        if op == Op.NOC_GATHER:
+            return self.noc_gather(slot, v)
         if op in (Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE):
             page, offset, l1, length = v[1], None, v[2], None
         else:
@@ -257,6 +259,30 @@ class _Emitter:
         if op in (Op.NOC_READ_PAGE, Op.NOC_READ):
             return [f"noc_async_read({address}, {u32(l1)}, {size});"]
         return [f"noc_async_write({u32(l1)}, {address}, {size});"]
+
+    def noc_gather(self, slot: int, v: list[int]) -> list[str]:
+        """NOC_GATHER: the loop the simulator runs as one instruction, over the index
+        entries in L1: a run of consecutive indices is one noc_async_read per page it
+        touches, a negative index a store of the fill pattern."""
+        u32 = self.u32
+        entry = "volatile tt_l1_ptr int32_t *"
+        return [
+            f"{{ {entry}entry = reinterpret_cast<{entry}>({u32(v[1])}); uint32_t to = {u32(v[2])}, "
+            f"count = {u32(v[3])}, base = {u32(v[4])};",
+            "  for (uint32_t i = 0, j; i < count; i = j) {",
+            "    j = i + 1;",
+            "    if (entry[i] < 0) {",
+            f"      *reinterpret_cast<volatile tt_l1_ptr uint32_t *>(to + 4 * i) = {v[5]:#x}u; continue;",
+            "    }",
+            "    while (j < count && entry[j] == entry[i] + (int32_t)(j - i)) ++j;",
+            "    for (uint32_t address = base + 4 * (uint32_t)entry[i], at = to + 4 * i, left = 4 * (j - i); left;) {",
+            f"      uint32_t offset = address % page_size_{slot}, chunk = page_size_{slot} - offset;",
+            "      if (chunk > left) chunk = left;",
+            f"      noc_async_read(noc_addr_{slot}(address / page_size_{slot}, offset), at, chunk);",
+            "      address += chunk; at += chunk; left -= chunk;",
+            "    }",
+            "  }",
+            "}"]
 
     def compute(self, pc: int, op: Op, v: list[int]) -> list[str]:
         if self.kernel.processor != Processor.COMPUTE:

@@ -1,7 +1,8 @@
 """Data movement on a Tensix core (numba), TT-Metal's dataflow_api: circular buffers
 (cb_reserve_back, cb_push_back, cb_wait_front, cb_pop_front, get_write_ptr,
-get_read_ptr), NoC transfers through address generators, and a data movement
-kernel's own stores to and loads from L1 (L1_FILL, L1_LOAD).
+get_read_ptr), NoC transfers through address generators (one page range each, or
+NOC_GATHER's runs), and a data movement kernel's own stores to and loads from L1
+(L1_FILL, L1_LOAD).
 
 Circular buffer `cb` is cb_config[cb] = (data format, page size, pages, L1 address).
 Each core counts the pages pushed to, popped from and reserved in each of its
@@ -71,6 +72,20 @@ def find_buffer(buffers, address, is_dram):
     return -1
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def generator_buffer(addrgens, c, p, a, buffers):
+    """(fault code, buffer row k, its base address, page size, is_dram) of address
+    generator slot a of kernel p on core c: the slot must be set, to a bound buffer's
+    base address and page size."""
+    if not 0 <= a < ADDRGEN_SLOTS or addrgens[c, p, a, 1] == 0:
+        return Fault.ADDRGEN_UNSET, -1, 0, 0, 0
+    address, page_size, is_dram = addrgens[c, p, a, 0], addrgens[c, p, a, 1], addrgens[c, p, a, 2]
+    k = find_buffer(buffers, address, is_dram)
+    if k < 0 or buffers[k, 3] != page_size:
+        return Fault.NOC_OUT_OF_BOUNDS, -1, address, page_size, is_dram
+    return Fault.OK, k, address, page_size, is_dram
+
+
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dram, buffers, buffer_banks,
                     page_rows, page_addresses, fault):
@@ -83,18 +98,15 @@ def noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dra
     if op == Op.ADDRGEN:
         addrgens[c, p, a, 0], addrgens[c, p, a, 1], addrgens[c, p, a, 2] = r[b], r[cc], r[d] != 0
         return Fault.OK
-    if not 0 <= a < ADDRGEN_SLOTS or addrgens[c, p, a, 1] == 0:
-        return Fault.ADDRGEN_UNSET
-    address, page_size, is_dram = addrgens[c, p, a, 0], addrgens[c, p, a, 1], addrgens[c, p, a, 2]
+    err, k, address, page_size, is_dram = generator_buffer(addrgens, c, p, a, buffers)
     page = r[b]
     if op == Op.NOC_READ_PAGE or op == Op.NOC_WRITE_PAGE:
         offset, l1_at, length = 0, r[cc], page_size
     else:
         offset, l1_at, length = r[cc], r[d], r[e]
-    k = find_buffer(buffers, address, is_dram)
     fault[4], fault[5], fault[6], fault[7] = address, page, offset, length
-    if k < 0 or buffers[k, 3] != page_size:
-        return Fault.NOC_OUT_OF_BOUNDS
+    if err != Fault.OK:
+        return err
     # Bounds without sums or products of kernel values: those wrap in int64 and pass.
     if page < 0 or page >= ceil_div(buffers[k, 2], page_size) or offset < 0 or length < 0 or \
             offset > page_size or length > page_size - offset:
@@ -112,6 +124,55 @@ def noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dra
         move_bytes(l1, l1_at, storage, at, length)
     else:
         move_bytes(storage, at, l1, l1_at, length)
+    return Fault.OK
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def noc_gather(a, entries, l1_at, count, base, pattern, addrgens, c, p, l1, row, l1_base, dram, buffers, buffer_banks,
+               page_rows, page_addresses, fault):
+    """NOC_GATHER of kernel p on core c (L1 row `row`): `count` 4-byte elements into L1
+    from l1_at, element i the one at byte base + 4 * entry i of the buffer generator
+    slot a names (entries: int32 words in L1 from `entries`), or the 32-bit `pattern`
+    for a negative entry. Each run of consecutive entries is one transfer per page it
+    touches. Entries and elements are word aligned in the usable L1, apart; returns a
+    fault code."""
+    fault[4], fault[5], fault[6], fault[7] = entries, l1_at, count, base
+    err, k, address, page_size, is_dram = generator_buffer(addrgens, c, p, a, buffers)
+    if err != Fault.OK:
+        return err
+    if entries % 4 != 0 or l1_at % 4 != 0:
+        return Fault.L1_MISALIGNED
+    size = l1.shape[1]
+    # Bounds without sums or products of kernel values: those wrap in int64 and pass.
+    if count < 0 or entries < l1_base or l1_at < l1_base or entries > size or l1_at > size or \
+            count > (size - entries) // 4 or count > (size - l1_at) // 4:
+        return Fault.L1_OUT_OF_BOUNDS
+    if entries < l1_at + 4 * count and l1_at < entries + 4 * count:
+        return Fault.L1_OVERLAP
+    storage = dram if is_dram else l1
+    buffer_bytes = buffers[k, 2]
+    i = 0
+    while i < count:
+        index = l1_word(l1, row, entries + 4 * i)
+        to = l1_at + 4 * i
+        if index < 0:
+            for b in range(4):
+                l1[row, to + b] = (pattern >> (8 * b)) & 0xFF
+            i += 1
+            continue
+        j = i + 1
+        while j < count and l1_word(l1, row, entries + 4 * j) == index + (j - i):
+            j += 1
+        if base < 0 or base > buffer_bytes or index > (buffer_bytes - base) // 4 - (j - i):
+            fault[4], fault[5], fault[6], fault[7] = address, base, index, 4 * (j - i)
+            return Fault.NOC_OUT_OF_BOUNDS
+        byte, left, to = base + 4 * index, 4 * (j - i), to + row * size  # `to`: a flat offset for move_bytes
+        while left > 0:
+            bank_row, at, chunk = page_span(buffer_banks, buffers[k, 5], buffers[k, 6], page_rows, page_addresses,
+                                            buffers[k, 7], address, page_size, buffers[k, 4], byte, left)
+            move_bytes(l1, to, storage, at + bank_row * storage.shape[1], chunk)
+            byte, to, left = byte + chunk, to + chunk, left - chunk
+        i = j
     return Fault.OK
 
 
@@ -140,6 +201,12 @@ def l1_load(l1, row, l1_base, address, fault):
         return Fault.L1_MISALIGNED, 0
     if address < l1_base or address > l1.shape[1] - 4:
         return Fault.L1_OUT_OF_BOUNDS, 0
+    return Fault.OK, l1_word(l1, row, address)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def l1_word(l1, row, address):
+    """The little-endian int32 word at `address` of L1 row `row`, sign-extended."""
     word = np.int64(l1[row, address]) | np.int64(l1[row, address + 1]) << 8 | \
         np.int64(l1[row, address + 2]) << 16 | np.int64(l1[row, address + 3]) << 24
-    return Fault.OK, word - (np.int64(1) << 32) if word >= 1 << 31 else word
+    return word - (np.int64(1) << 32) if word >= 1 << 31 else word

@@ -33,6 +33,7 @@ class Fault(enum.IntEnum):
     CB_PAGE_TOO_SMALL = 20  # a tile op on a circular buffer whose pages cannot hold a tile of its format
     INTEGER_NEEDS_32BIT_DST = 21  # an integer SFPU op in a kernel whose Dst holds bf16
     DEADLINE = 22  # the dispatch ran past its wall-clock deadline (SimDevice.dispatch_timeout)
+    L1_OVERLAP = 23  # NOC_GATHER's entries and the elements it writes share L1 bytes
 
 
 # Every fault but OK. A deadlock's report lists each blocked kernel after the message.
@@ -58,6 +59,7 @@ FAULTS: dict[Fault, tuple[StatusCode, str]] = {
     Fault.UNKNOWN_OPCODE: (StatusCode.UNIMPLEMENTED, "instruction the simulator does not implement"),
     Fault.L1_MISALIGNED: (StatusCode.ABORTED, "L1 store or load at an address or of a byte count that is not a "
                                               "multiple of 4"),
+    Fault.L1_OVERLAP: (StatusCode.ABORTED, "noc_gather's index entries and the elements it writes overlap in L1"),
     Fault.DST_HELD: (StatusCode.ABORTED, ("tilize_block / untilize_block while the kernel holds Dst "
                                           "(tile_regs_acquire): they acquire and release it themselves")),
     Fault.CB_BLOCK_WRAPS: (StatusCode.ABORTED, ("block of pages runs past the end of the circular buffer: on a card "

@@ -26,6 +26,7 @@ from tt_hal.sim.dataflow import (
     cb_sync,
     l1_fill,
     l1_load,
+    noc_gather,
     noc_instruction,
 )
 from tt_hal.sim.faults import Fault
@@ -220,6 +221,10 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
                         err = l1_fill(l1, row, l1_base, r[a], r[b], cc, fault)
                     elif op == Op.L1_LOAD:
                         err, r[a] = l1_load(l1, row, l1_base, r[b], fault)
+                    elif op == Op.NOC_GATHER:
+                        spent += max(r[d], 0)  # an element costs what an instruction does
+                        err = noc_gather(a, r[b], r[cc], r[d], r[e], f, addrgens, c, p, l1, row, l1_base, dram,
+                                         buffers, buffer_banks, page_rows, page_addresses, fault)
                     elif op == Op.TILE_REGS_ACQUIRE:
                         acquired[c] = True
                     elif op == Op.TILE_REGS_COMMIT or op == Op.TILE_REGS_WAIT:

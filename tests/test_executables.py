@@ -1357,6 +1357,60 @@ def test_l1_load_reads_a_word_sign_extended(device, table):
     assert [r[0] for r in out.to_host().tolist()] == [9, 9 + BIAS, BIAS - 7]
 
 
+GATHER_FILL = 0x7FC00000
+
+
+def gather_export(entries, count=8, to=32, slot=0, base=0) -> Export:
+    """A writer: the int32 `entries` stored at L1 ptr (c_0, two 32-byte pages), then
+    NOC_GATHER of `count` elements from the table (generator slot 0, 32-byte pages:
+    word e holds e // 8) at byte `base` into L1 ptr + `to`, and the page at ptr + 32
+    written to output row 0."""
+    def body(k):
+        taddr, tdram, oaddr, odram = k.arg(0, "taddr"), k.arg(1, "tdram"), k.arg(2, "oaddr"), k.arg(3, "odram")
+        size = k.const(ROW_BYTES, "row_bytes")
+        k.addrgen(0, taddr, size, tdram)
+        k.addrgen(1, oaddr, size, odram)
+        ptr, at, dst = k.reg("ptr"), k.reg("at"), k.reg("dst")
+        k.cb_reserve_back(0, 2)
+        k.get_write_ptr(ptr, 0)
+        for i, entry in enumerate(entries):
+            k.addi(at, ptr, 4 * i)
+            k.l1_fill(at, 4, entry & 0xFFFFFFFF)
+        k.addi(dst, ptr, to)
+        k.noc_gather(slot, ptr, dst, count, base, GATHER_FILL)
+        k.addi(at, ptr, 32)
+        k.noc_write_page(1, 0, at)
+        k.noc_write_barrier()
+    return make_export((kernel("gatherer", Processor.RISCV_0, body), PROBE_ARGS),
+                       cbs=(CircularBufferConfig(0, DF.uint32, ROW_BYTES, 2),), bindings=2, name="gather")
+
+
+def test_noc_gather_reads_runs_across_pages_and_fills(device, table):
+    """Each element from its entry's word of the table (word e holds e // 8), a run
+    crossing a page boundary (6..9), the fill pattern for -1, the last word of the table."""
+    out = output(device, 1)
+    run(device, prepare(device, gather_export([6, 7, 8, 9, -1, 100, 101, 8191])), bindings=[table.get_buffer(),
+                                                                                           out.get_buffer()])
+    assert out.to_host()[0].tolist() == [0, 0, 1, 1, GATHER_FILL, 12, 12, 1023]
+
+
+@pytest.mark.parametrize("export, words", [
+    (gather_export([8192] * 8), ["NoC access outside any bound buffer", "`noc_gather"]),  # one word past the end
+    (gather_export([8190, 8191, 8192, -1, -1, -1, -1, -1]), ["NoC access outside", "details {address}, 0, 8190, 12"]),
+    (gather_export([8191] * 8, base=4), ["NoC access outside any bound buffer"]),
+    (gather_export([0] * 8, base=-4), ["NoC access outside any bound buffer"]),
+    (gather_export([0] * 8, slot=3), ["address generator slot never set"]),
+    (gather_export([0] * 8, to=34), ["not a multiple of 4", "`noc_gather"]),
+    (gather_export([0] * 8, to=16), ["index entries and the elements it writes overlap"]),
+    (gather_export([0] * 8, count=-1), ["outside the core's usable L1"]),
+], ids=["entry-beyond", "run-beyond", "base-beyond", "base-negative", "slot-unset", "misaligned", "overlap",
+        "negative-count"])
+def test_fault_noc_gather(device, table, export, words):
+    address = table.get_buffer().allocation.backend_buffer.address
+    expect_fault(device, prepare(device, export), SC.ABORTED, [w.format(address=address) for w in words],
+                 bindings=[table.get_buffer(), output(device, 1).get_buffer()])
+
+
 def test_fault_l1_load_misaligned(device):
     k = KernelBuilder("load")
     ptr, value = k.reg("ptr"), k.reg("value")

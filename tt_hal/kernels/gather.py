@@ -20,9 +20,9 @@ table in their bindings.
 
 Reader (RISCV_1), per block of the output (rowmajor's blocks): the block's table rows
 into a scratch circular buffer it reserves for good and never pushes (a data
-movement kernel's own L1); then, per row, the elements in runs of consecutive source
-indices: one NoC read per run (per source page it touches), L1_LOAD to read the
-table, L1_FILL for the fill value. Compute tilizes the block; the writer writes its
+movement kernel's own L1); then, per row, one NOC_GATHER: the elements in runs of
+consecutive source indices, one NoC read per run (per source page it touches), the
+fill value where an index is -1. Compute tilizes the block; the writer writes its
 tiles. On a card each element is a NoC transfer of 4 bytes at any 4-byte offset,
 which TT-Metal's NoC does not allow from DRAM (32-byte alignment): a hardware reader
 would read aligned spans into scratch L1 first (docs/fidelity.md).
@@ -41,7 +41,6 @@ from tt_hal.kernels.rowmajor import (
     convert_block,
     library_export,
     matrix,
-    noc_span,
     tensor_args,
     tensor_generators,
     tile_pages,
@@ -77,7 +76,7 @@ def _reader(fmt: DataFormat, fill_bits: int):
     m = matrix(k)
     source, table = tensor_generators(k, [fmt, TABLE_FORMAT], offsets=True)
     k.cb_reserve_back(CB_IN1, BLOCK_TILES)  # the table rows' scratch, for the kernel's life
-    indices, zero = k.reg("indices"), k.const(0, "zero")
+    indices = k.reg("indices")
     with k.loop_range(first, end, "block") as block:
         window = block_window(k, m, block)
         k.emit(Op.GET_WRITE_PTR, indices, CB_IN1)
@@ -89,64 +88,22 @@ def _reader(fmt: DataFormat, fill_bits: int):
         k.emit(Op.GET_WRITE_PTR, delta, CB_IN0)
         zero_padding(k, window, delta, ELEMENT_SIZE)  # every element inside is read or filled below
         k.emit(Op.SUB, delta, delta, indices)  # from an entry of the table rows to its element's place
-        _gather_rows(k, source, window, indices, delta, zero, fill_bits)
+        _gather_rows(k, source, window, indices, delta, fill_bits)
         k.release(delta, window.tiles, window.height, window.width)
         k.noc_read_barrier()
         k.cb_push_back(CB_IN0, BLOCK_TILES)
     return k.build(Processor.RISCV_1), tensor_args((0, 1))
 
 
-def _gather_rows(k: KernelBuilder, source, window, indices, delta, zero, fill_bits: int) -> None:
-    """Each row of the block: its elements read from the source in runs of consecutive
-    indices, or filled. Counts the window's height down and scales its width to bytes
-    (registers are short here)."""
-    row, stride = k.reg("row"), k.reg("stride")
+def _gather_rows(k: KernelBuilder, source, window, indices, delta, fill_bits: int) -> None:
+    """Each row of the block: its elements gathered from the source by one NOC_GATHER
+    (its entries a row of the table rows at `indices`, `delta` bytes before the row of
+    the block they fill)."""
+    entries, to, stride = k.reg("entries"), k.reg("to"), k.reg("stride")
     k.emit(Op.MULI, stride, window.tiles, TILE * ELEMENT_SIZE)  # bytes from one row of the block to the next
-    k.emit(Op.MULI, window.width, window.width, ELEMENT_SIZE)
-    k.emit(Op.MOV, row, indices)
-    rows_top, rows_done = k.label("row"), k.label("rows_done")
-    k.place(rows_top)
-    k.emit(Op.BGE, zero, window.height, rows_done)
-    entry, row_end, index, run_end, spare = k.reg("entry"), k.reg("row_end"), k.reg("index"), k.reg("run_end"), \
-        k.reg("spare")
-    k.emit(Op.MOV, entry, row)
-    k.emit(Op.ADD, row_end, row, window.width)
-    top, done, filled, extend, run = (k.label(name) for name in ("entry", "row_done", "filled", "extend", "run"))
-    k.place(top)
-    k.emit(Op.BGE, entry, row_end, done)
-    k.emit(Op.L1_LOAD, index, entry)
-    k.emit(Op.BLT, index, zero, filled)
-    # A run: the entries after this one that go on from its index by one each
-    # (`spare` the index expected next, run_end the entry after the run).
-    next_index = k.reg("next")
-    k.emit(Op.ADDI, run_end, entry, ELEMENT_SIZE)
-    k.emit(Op.ADDI, spare, index, 1)
-    k.place(extend)
-    k.emit(Op.BGE, run_end, row_end, run)
-    k.emit(Op.L1_LOAD, next_index, run_end)
-    k.emit(Op.BNE, next_index, spare, run)
-    k.emit(Op.ADDI, run_end, run_end, ELEMENT_SIZE)
-    k.emit(Op.ADDI, spare, spare, 1)
-    k.emit(Op.JMP, extend)
-    k.place(run)
-    k.release(next_index)
-    k.emit(Op.MULI, index, index, ELEMENT_SIZE)
-    k.emit(Op.ADD, index, index, source.base)  # the run's first byte in the source's buffer
-    k.emit(Op.SUB, spare, run_end, entry)  # its bytes
-    k.emit(Op.ADD, entry, entry, delta)  # where they go
-    noc_span(k, Op.NOC_READ, source, index, entry, spare, zero)
-    k.emit(Op.MOV, entry, run_end)
-    k.emit(Op.JMP, top)
-    k.place(filled)
-    k.emit(Op.ADD, index, entry, delta)
-    k.emit(Op.LI, spare, ELEMENT_SIZE)
-    k.emit(Op.L1_FILL, index, spare, fill_bits)
-    k.emit(Op.ADDI, entry, entry, ELEMENT_SIZE)
-    k.emit(Op.JMP, top)
-    k.place(done)
-    k.release(entry, row_end, index, run_end, spare)
-    k.emit(Op.ADD, row, row, stride)
-    k.emit(Op.ADDI, window.height, window.height, -1)
-    k.emit(Op.JMP, rows_top)
-    k.place(rows_done)
-    k.release(row, stride)
+    k.emit(Op.MOV, entries, indices)
+    with k.loop(window.height, "row"):
+        k.emit(Op.ADD, to, entries, delta)
+        k.emit(Op.NOC_GATHER, source.slot, entries, to, window.width, source.base, fill_bits)
+        k.emit(Op.ADD, entries, entries, stride)
+    k.release(entries, to, stride)

@@ -74,6 +74,12 @@ class Op(enum.IntEnum):
     # L1 stores of a data movement kernel (a loop of uint32_t stores through a pointer).
     L1_FILL = 57  # rl1, rbytes, 32-bit pattern; address and byte count multiples of 4
     L1_LOAD = 58  # rd, rl1: the int32 word at L1 address rl1 (a uint32_t load through a pointer), sign-extended
+    # A gather loop of a data movement kernel as one instruction: rcount 4-byte elements
+    # into L1 from rl1, element i the one at byte rbase + 4 * entry i of the generator's
+    # buffer (entries: int32 words in L1 from rentries), or the 32-bit pattern where an
+    # entry is negative; one NOC_READ per run of consecutive entries (per page it
+    # touches). Entries and elements must not overlap.
+    NOC_GATHER = 59  # slot, rentries, rl1, rcount, rbase, 32-bit pattern
     # Compute: Dst register file.
     TILE_REGS_ACQUIRE = 60
     TILE_REGS_COMMIT = 61
@@ -111,6 +117,7 @@ OPERANDS: dict[Op, str] = {
     Op.GET_WRITE_PTR: "rc", Op.GET_READ_PTR: "rc",
     Op.ADDRGEN: "irrr", Op.NOC_READ_PAGE: "irr", Op.NOC_WRITE_PAGE: "irr", Op.NOC_READ: "irrrr",
     Op.NOC_WRITE: "irrrr", Op.NOC_READ_BARRIER: "", Op.NOC_WRITE_BARRIER: "", Op.L1_FILL: "rrx", Op.L1_LOAD: "rr",
+    Op.NOC_GATHER: "irrrrx",
     Op.TILE_REGS_ACQUIRE: "", Op.TILE_REGS_COMMIT: "", Op.TILE_REGS_WAIT: "", Op.TILE_REGS_RELEASE: "",
     Op.COPY_TILE: "crr", Op.ADD_TILES: "ccrrre", Op.SUB_TILES: "ccrrre", Op.MUL_TILES: "ccrrre",
     Op.MATMUL_TILES: "ccrrri", Op.REDUCE_TILE: "eccrrr", Op.TRANSPOSE_WH_TILE: "crr",
@@ -295,7 +302,7 @@ _IMMEDIATE_RANGES = {
     (Op.SFPU_BINARY, 0): range(SfpuOp.ADD, SfpuOp.WHERE),
     (Op.SFPU_TERNARY, 0): range(SfpuOp.WHERE, SfpuOp.WHERE_INT + 1),
     (Op.MATMUL_TILES, 5): range(2),
-    (Op.L1_FILL, 2): range(1 << 32),
+    (Op.L1_FILL, 2): range(1 << 32), (Op.NOC_GATHER, 0): range(ADDRGEN_SLOTS), (Op.NOC_GATHER, 5): range(1 << 32),
 }
 
 
