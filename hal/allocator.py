@@ -61,6 +61,11 @@ DEBUG_FILL_PATTERN = 0xCD
 ALLOCATOR_WRAPPERS = ("caching", "debug")
 
 
+# AllocatorStatistics' counters of each kind: (allocated, freed, peak)
+_HOST_KEYS = ("host_bytes_allocated", "host_bytes_freed", "host_bytes_peak")
+_DEVICE_KEYS = ("device_bytes_allocated", "device_bytes_freed", "device_bytes_peak")
+
+
 class AllocatorStatistics:
     """Byte counters in IREE's `iree_hal_allocator_statistics_t` shape."""
 
@@ -68,16 +73,15 @@ class AllocatorStatistics:
         self._lock = threading.Lock()  # not reentrant: see record_free
         self._counts = dict.fromkeys(
             ("host_bytes_peak", "host_bytes_allocated", "host_bytes_freed",
-             "device_bytes_peak", "device_bytes_allocated", "device_bytes_freed"), 0)
+             "device_bytes_peak", "device_bytes_allocated", "device_bytes_freed"), 0)  # in IREE's order
         self._freed: list[tuple[int, bool]] = []  # frees not counted yet
 
     def record_alloc(self, size: int, is_device: bool) -> None:
-        kind = "device" if is_device else "host"
+        allocated, freed, peak = _DEVICE_KEYS if is_device else _HOST_KEYS
         with self._lock:
             self._count_freed()
-            self._counts[f"{kind}_bytes_allocated"] += size
-            live = self._counts[f"{kind}_bytes_allocated"] - self._counts[f"{kind}_bytes_freed"]
-            self._counts[f"{kind}_bytes_peak"] = max(self._counts[f"{kind}_bytes_peak"], live)
+            self._counts[allocated] += size
+            self._counts[peak] = max(self._counts[peak], self._counts[allocated] - self._counts[freed])
 
     def record_free(self, size: int, is_device: bool) -> None:
         """Counts a free now, or at the next call when the lock is held: a buffer's
@@ -93,7 +97,7 @@ class AllocatorStatistics:
     def _count_freed(self) -> None:
         while self._freed:
             size, is_device = self._freed.pop()
-            self._counts[f"{'device' if is_device else 'host'}_bytes_freed"] += size
+            self._counts[(_DEVICE_KEYS if is_device else _HOST_KEYS)[1]] += size
 
     def as_dict(self) -> dict:
         with self._lock:

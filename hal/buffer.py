@@ -72,7 +72,9 @@ class Allocation:
         self.serial = next(_SERIALS)  # allocation order, and its name in memory maps (label)
         self.deallocating = False  # a queue_dealloca of it was issued: later work must not use it
         self._lock = threading.Lock()
-        self._mappings: weakref.WeakSet = weakref.WeakSet()  # live staged MappedMemory of it (coherence)
+        # Live staged MappedMemory of it (coherence); made by the first mapping: most allocations
+        # are never mapped, and every submission asks each of its allocations whether they are.
+        self._mappings: weakref.WeakSet | None = None
         self._in_flight = 0  # issued submissions that use it, not completed yet
         self._release_pending = False  # released while in flight: freed when the last of them completes
         counted = 0 if keep_alive is not None else size
@@ -98,6 +100,8 @@ class Allocation:
 
     def add_mapping(self, mapping: "MappedMemory") -> None:
         with self._lock:
+            if self._mappings is None:
+                self._mappings = weakref.WeakSet()
             self._mappings.add(mapping)
 
     def push_mappings(self) -> None:
