@@ -371,9 +371,9 @@ class HalCommandBuffer:
         binding table (hal.validation.binding_table's buffers), the allocations they use,
         the allocations its dispatches' kernels address) for an execution, binding-table
         slots resolved. Kernels name memory by address on the device that runs them, so
-        the latter must be that device's (transfers may cross devices). A recording without binding-table
-        slots lowers the same way every time once it has ended, so that is done once; its
-        buffers are checked alive each time."""
+        the latter must be that device's (transfers may cross devices). A recording
+        without binding-table slots lowers the same way every time once it has ended, so
+        that is done once; its buffers are checked alive each time."""
         if self._lowered is not None:
             for buffer in self._buffers.values():
                 buffer.check_alive()
