@@ -66,7 +66,10 @@ class HalSemaphore:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"initial value {initial_value} out of range")
         self._value = int(initial_value)
         self._failure: HalError | None = None
-        self._cond = threading.Condition(threading.Lock())
+        # Over an RLock, though nothing re-enters: a Condition probes a plain Lock for
+        # RLock's methods, raising AttributeError thrice, which made this half of a
+        # semaphore's cost (an eager op makes one per call).
+        self._cond = threading.Condition(threading.RLock())
         self._listeners: list[Callable[[], None]] = []
         self._timepoints: list[tuple[int, object, object]] = []  # (value, event, owner queue)
         self.device = device
