@@ -9,6 +9,7 @@ when the mapping and every array made from it are gone.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import threading
@@ -455,7 +456,12 @@ def _write_back(allocation: Allocation, start: int, staging: np.ndarray, pristin
 def tensor_element_type(spec) -> HalElementType:
     """The IREE element type of a device tensor (tt_hal.target.layout.TensorSpec): that of
     the numpy dtype its data format decodes to."""
-    return HalElementType.from_dtype(spec.dtype.host_dtype)
+    return _format_element_type(spec.dtype)
+
+
+@functools.cache  # a fact of each data format, asked twice for every device tensor made
+def _format_element_type(data_format) -> HalElementType:
+    return HalElementType.from_dtype(data_format.host_dtype)
 
 
 class HalBufferView:
