@@ -146,8 +146,8 @@ class TensorSpec:
     size: int = dataclasses.field(init=False, repr=False, compare=False)  # bytes on the device
 
     def __post_init__(self):
-        object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
-        if any(d < 0 for d in self.shape):
+        object.__setattr__(self, "shape", tuple([int(d) for d in self.shape]))
+        if self.shape and min(self.shape) < 0:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"negative dimension in shape {self.shape}")
         if self.layout is Layout.ROW_MAJOR:
             if self.dtype.is_block_float:
@@ -159,10 +159,9 @@ class TensorSpec:
         rows, columns = self._page_shape()
         page_grid = ceil_div(self.height_2d, rows), ceil_div(self.padded_width, columns) if columns else 0
         page_size = self.dtype.tile_size if self.layout is Layout.TILE else max(columns * self.dtype.element_size, 1)
-        for name, value in (("page_shape", (rows, columns)), ("page_size", page_size), ("page_grid", page_grid),
-                            ("num_pages", page_grid[0] * page_grid[1]),
-                            ("size", page_grid[0] * page_grid[1] * page_size)):
-            object.__setattr__(self, name, value)
+        num_pages = page_grid[0] * page_grid[1]
+        self.__dict__.update(page_shape=(rows, columns), page_size=page_size, page_grid=page_grid,  # frozen: not
+                             num_pages=num_pages, size=num_pages * page_size)  # through __setattr__
         self.memory_config.validate_for(self)
 
     # The 2D view every placement works on.
