@@ -41,10 +41,15 @@ from tt_hal.target.placement import (
 from tt_hal.target.sizes import ceil_div, round_up
 
 # Usage every buffer gets: all memory can be transferred and mapped.
-_IMPLIED_USAGE = BufferUsage.TRANSFER | BufferUsage.MAPPING | BufferUsage.MAPPING_PERSISTENT
+_IMPLIED_USAGE = int(BufferUsage.TRANSFER | BufferUsage.MAPPING | BufferUsage.MAPPING_PERSISTENT)
 # Pages of raw (untiled) byte buffers: one fp32 tile, so DRAM traffic moves in tile-sized pages.
 RAW_PAGE_SIZE = 4096
-_HOST_LOCAL_BIT = MemoryType.HOST_LOCAL & ~(MemoryType.HOST_VISIBLE | MemoryType.HOST_COHERENT)
+# Bits as ints and memory types made once: IntFlag operators construct a member each time,
+# and allocation runs on every eager op.
+_HOST_LOCAL_BIT = int(MemoryType.HOST_LOCAL & ~(MemoryType.HOST_VISIBLE | MemoryType.HOST_COHERENT))
+_DEVICE_LOCAL_BIT = int(MemoryType.DEVICE_LOCAL & ~MemoryType.DEVICE_VISIBLE)
+_HOST_MEMORY = MemoryType.HOST_LOCAL | MemoryType.DEVICE_VISIBLE  # what host buffers are
+_DEVICE_MEMORY = MemoryType.DEVICE_LOCAL | MemoryType.HOST_VISIBLE  # what device buffers are
 # A tensor placed in L1 by the policy may take at most this share of a core's L1 bank.
 L1_SHARD_SHARE = 0.5
 # What IREE's debug allocator scribbles into every new buffer (IREE_HAL_DEBUG_ALLOCATOR_FILL_PATTERN).
@@ -56,6 +61,11 @@ DEBUG_FILL_PATTERN = 0xCD
 ALLOCATOR_WRAPPERS = ("caching", "debug")
 
 
+# AllocatorStatistics' counters of each kind: (allocated, freed, peak)
+_HOST_KEYS = ("host_bytes_allocated", "host_bytes_freed", "host_bytes_peak")
+_DEVICE_KEYS = ("device_bytes_allocated", "device_bytes_freed", "device_bytes_peak")
+
+
 class AllocatorStatistics:
     """Byte counters in IREE's `iree_hal_allocator_statistics_t` shape."""
 
@@ -63,16 +73,15 @@ class AllocatorStatistics:
         self._lock = threading.Lock()  # not reentrant: see record_free
         self._counts = dict.fromkeys(
             ("host_bytes_peak", "host_bytes_allocated", "host_bytes_freed",
-             "device_bytes_peak", "device_bytes_allocated", "device_bytes_freed"), 0)
+             "device_bytes_peak", "device_bytes_allocated", "device_bytes_freed"), 0)  # in IREE's order
         self._freed: list[tuple[int, bool]] = []  # frees not counted yet
 
     def record_alloc(self, size: int, is_device: bool) -> None:
-        kind = "device" if is_device else "host"
+        allocated, freed, peak = _DEVICE_KEYS if is_device else _HOST_KEYS
         with self._lock:
             self._count_freed()
-            self._counts[f"{kind}_bytes_allocated"] += size
-            live = self._counts[f"{kind}_bytes_allocated"] - self._counts[f"{kind}_bytes_freed"]
-            self._counts[f"{kind}_bytes_peak"] = max(self._counts[f"{kind}_bytes_peak"], live)
+            self._counts[allocated] += size
+            self._counts[peak] = max(self._counts[peak], self._counts[allocated] - self._counts[freed])
 
     def record_free(self, size: int, is_device: bool) -> None:
         """Counts a free now, or at the next call when the lock is held: a buffer's
@@ -88,7 +97,7 @@ class AllocatorStatistics:
     def _count_freed(self) -> None:
         while self._freed:
             size, is_device = self._freed.pop()
-            self._counts[f"{'device' if is_device else 'host'}_bytes_freed"] += size
+            self._counts[(_DEVICE_KEYS if is_device else _HOST_KEYS)[1]] += size
 
     def as_dict(self) -> dict:
         with self._lock:
@@ -102,8 +111,7 @@ class AllocatorStatistics:
 
 
 def _is_host_local(memory_type: int) -> bool:
-    return (bool(memory_type & _HOST_LOCAL_BIT)
-            and not memory_type & MemoryType.DEVICE_LOCAL & ~MemoryType.DEVICE_VISIBLE)
+    return bool(memory_type & _HOST_LOCAL_BIT) and not memory_type & _DEVICE_LOCAL_BIT
 
 
 class HalAllocator:
@@ -134,10 +142,10 @@ class HalAllocator:
     # Placement.
     def _resolve(self, memory_type: int, allowed_usage: int) -> tuple[MemoryType, BufferUsage, bool]:
         """(actual memory type, actual usage, is_device) for a request."""
-        usage = BufferUsage(int(allowed_usage)) | _IMPLIED_USAGE
+        usage = BufferUsage(int(allowed_usage) | _IMPLIED_USAGE)
         if _is_host_local(int(memory_type)):
-            return MemoryType.HOST_LOCAL | MemoryType.DEVICE_VISIBLE, usage, False
-        return MemoryType.DEVICE_LOCAL | MemoryType.HOST_VISIBLE, usage, True
+            return _HOST_MEMORY, usage, False
+        return _DEVICE_MEMORY, usage, True
 
     def _allocate(self, memory_type: int, allowed_usage: int, allocation_size: int) -> HalBuffer:
         allocation_size = int(allocation_size)
@@ -199,8 +207,8 @@ class HalAllocator:
         spec = TensorSpec(tuple(shape), DataFormat.parse(dtype), Layout.parse(layout),
                           memory_config or DRAM_MEMORY_CONFIG, transpose_within_face, transpose_of_faces)
         buffer = None
-        if (memory_config is None and int(usage) & BufferUsage.DISPATCH_STORAGE
-                and self._backend.capabilities & Capability.SHARDED_BINDINGS):
+        if (memory_config is None and int(usage) & int(BufferUsage.DISPATCH_STORAGE)
+                and Capability.SHARDED_BINDINGS in self._backend.capabilities):
             l1_spec = self._l1_height_sharded(spec)
             if l1_spec is not None:
                 try:
@@ -255,7 +263,7 @@ class HalAllocator:
         backend_buffer = self._backend.import_host_buffer(flat)
         allocation = Allocation(self._backend, backend_buffer, flat.shape[0], self._statistics, False,
                                 keep_alive=buffer)
-        usage = BufferUsage(int(allowed_usage)) | _IMPLIED_USAGE
+        usage = BufferUsage(int(allowed_usage) | _IMPLIED_USAGE)
         actual = MemoryType(int(memory_type)) | MemoryType.HOST_VISIBLE | MemoryType.DEVICE_VISIBLE
         return HalBuffer(allocation, actual, usage, access)
 

@@ -19,6 +19,7 @@ Shape of the protocol (tt-metalium names in brackets):
 
 from __future__ import annotations
 
+import _signal  # signal.signal without its enum wrapping (see _InterruptDeferral)
 import enum
 import importlib
 import os
@@ -42,7 +43,9 @@ class _InterruptDeferral:
     """The main thread's deferral of SIGINT (interrupts_deferred). Blocks nest (a
     submission's enqueues run inside the submission's block): only the outermost one
     swaps the handler, since a swap costs microseconds and a dispatch makes several
-    such calls."""
+    such calls. It swaps through `_signal.signal`, the function `signal.signal` wraps:
+    the wrapper turns a handler function into an enum by raising and catching a
+    ValueError, which would cost more than everything else here."""
 
     def __init__(self):
         self.depth = 0
@@ -57,7 +60,7 @@ class _InterruptDeferral:
             return self
         if self.depth == 0:
             self.received.clear()
-            self.previous = signal.signal(signal.SIGINT, self._hold)
+            self.previous = _signal.signal(signal.SIGINT, self._hold)
         self.depth += 1
         return self
 
@@ -68,7 +71,7 @@ class _InterruptDeferral:
         if self.depth:
             return
         previous, self.previous = self.previous, None
-        signal.signal(signal.SIGINT, previous)
+        _signal.signal(signal.SIGINT, previous)
         if self.received:
             frame = self.received[0]
             self.received.clear()

@@ -9,6 +9,7 @@ when the mapping and every array made from it are gone.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import threading
@@ -72,7 +73,9 @@ class Allocation:
         self.serial = next(_SERIALS)  # allocation order, and its name in memory maps (label)
         self.deallocating = False  # a queue_dealloca of it was issued: later work must not use it
         self._lock = threading.Lock()
-        self._mappings: weakref.WeakSet = weakref.WeakSet()  # live staged MappedMemory of it (coherence)
+        # Live staged MappedMemory of it (coherence); made by the first mapping: most allocations
+        # are never mapped, and every submission asks each of its allocations whether they are.
+        self._mappings: weakref.WeakSet | None = None
         self._in_flight = 0  # issued submissions that use it, not completed yet
         self._release_pending = False  # released while in flight: freed when the last of them completes
         counted = 0 if keep_alive is not None else size
@@ -98,6 +101,8 @@ class Allocation:
 
     def add_mapping(self, mapping: "MappedMemory") -> None:
         with self._lock:
+            if self._mappings is None:
+                self._mappings = weakref.WeakSet()
             self._mappings.add(mapping)
 
     def push_mappings(self) -> None:
@@ -451,7 +456,12 @@ def _write_back(allocation: Allocation, start: int, staging: np.ndarray, pristin
 def tensor_element_type(spec) -> HalElementType:
     """The IREE element type of a device tensor (tt_hal.target.layout.TensorSpec): that of
     the numpy dtype its data format decodes to."""
-    return HalElementType.from_dtype(spec.dtype.host_dtype)
+    return _format_element_type(spec.dtype)
+
+
+@functools.cache  # a fact of each data format, asked twice for every device tensor made
+def _format_element_type(data_format) -> HalElementType:
+    return HalElementType.from_dtype(data_format.host_dtype)
 
 
 class HalBufferView:

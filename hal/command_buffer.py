@@ -165,20 +165,21 @@ class DispatchCommand:
 
     @functools.cached_property
     def _fixed(self) -> tuple:
-        """What every execution lowers the same way: (export, the message prefix, push
-        constants as uint32, the executable's tensors)."""
+        """What every execution lowers the same way: (export, the message prefix, each
+        binding's name in messages, push constants as uint32, the executable's tensors)."""
         export = validation.dispatch(self.executable, self.export_ordinal, self.constants, len(self.bindings),
                                      self.what)
-        return (export, f"{self.what} of {export.name}", np.frombuffer(self.constants, np.uint32),
-                self.executable.tensor_bindings(self.export_ordinal))
+        what = f"{self.what} of {export.name}"
+        return (export, what, [f"{what} binding {k}" for k in range(len(self.bindings))],
+                np.frombuffer(self.constants, np.uint32), self.executable.tensor_bindings(self.export_ordinal))
 
     def lower(self, table: Sequence[HalBuffer]) -> list:
         """One LaunchProgram per stage of the export, in order (the compute queue runs
         each to completion before the next)."""
-        export, what, constants, tensors = self._fixed
+        export, what, binding_names, constants, tensors = self._fixed
         bindings = []
         for k, (operand, offset, length) in enumerate(self.bindings):
-            where = f"{what} binding {k}"
+            where = binding_names[k]
             r = validation.dispatch_binding(*_resolve(operand, table, offset, length, where),
                                             k in export.page_aligned_bindings, where)
             bindings.append(Binding(r.buffer.allocation.backend_buffer, r.allocation_offset, r.length))
@@ -367,30 +368,22 @@ class HalCommandBuffer:
 
     def prepare(self, table: Sequence[HalBuffer]) -> tuple[list, set, set]:
         """(the backend queue commands of every recorded command, validated against the
-        binding table (hal.validation.binding_table's buffers), allocations(table),
-        dispatch_allocations(table)) for an execution. A recording without binding-table
-        slots lowers the same way every time once it has ended, so that is done once; its
-        buffers are checked alive each time."""
+        binding table (hal.validation.binding_table's buffers), the allocations they use,
+        the allocations its dispatches' kernels address) for an execution, binding-table
+        slots resolved. Kernels name memory by address on the device that runs them, so
+        the latter must be that device's (transfers may cross devices). A recording
+        without binding-table slots lowers the same way every time once it has ended, so
+        that is done once; its buffers are checked alive each time."""
         if self._lowered is not None:
             for buffer in self._buffers.values():
                 buffer.check_alive()
             return self._lowered
-        prepared = ([queue_command for command in self.commands for queue_command in command.lower(table)],
-                    self.allocations(table), self.dispatch_allocations(table))
+        lowered = [queue_command for command in self.commands for queue_command in command.lower(table)]
+        # The tensors of the dispatches' executables (lower checked them) count among both sets.
+        tensors = {allocation for executable in self._executables for allocation in executable.allocations()}
+        prepared = (lowered, self._allocations | {table[slot].allocation for slot in self._slots} | tensors,
+                    self._dispatch_allocations | {table[slot].allocation for slot in self._dispatch_slots} | tensors)
         if self._state is _State.EXECUTABLE and not self._slots:
             self._lowered = prepared
         return prepared
-
-    def dispatch_allocations(self, table: Sequence[HalBuffer]) -> set:
-        """The allocations its dispatches' kernels address (bindings, slots resolved, and
-        their executables' tensors): kernels name memory by address on the device that
-        runs them, so these must be that device's (transfers may cross devices)."""
-        return self._dispatch_allocations | {table[slot].allocation for slot in self._dispatch_slots} | {
-            allocation for executable in self._executables for allocation in executable.allocations()}
-
-    def allocations(self, table: Sequence[HalBuffer]) -> set:
-        """The allocations its commands use, with binding-table slots resolved, and the
-        tensors of its dispatches' executables (after lower, which checks those)."""
-        return self._allocations | {table[slot].allocation for slot in self._slots} | {
-            allocation for executable in self._executables for allocation in executable.allocations()}
 

@@ -142,6 +142,9 @@ class HalDevice:
         """`build()`'s result, built once per key for this device (layers above the HAL
         keep their prepared executables and constant tensors here). Thread-safe: a key
         is built by one thread while others asking for it wait."""
+        entry = self._cache.get(key)  # built already: no locks (a dict read is atomic)
+        if entry is not None and entry[2]:
+            return entry[1]
         with self._cache_lock:
             entry = self._cache.setdefault(key, [threading.Lock(), None, False])
         with entry[0]:
@@ -258,7 +261,7 @@ class HalDevice:
             allocations |= used
             dispatches |= command_buffer.has_dispatches
         for command_buffer in command_buffers:
-            if command_buffer.mode & CommandBufferMode.ONE_SHOT:
+            if CommandBufferMode.ONE_SHOT in command_buffer.mode:
                 command_buffer.submitted = True
         cq = COMPUTE_QUEUE if dispatches else self._transfer_cq
         self._submit("queue_execute", cq, wait_semaphores, signal_semaphores, commands, [*command_buffers, *table],

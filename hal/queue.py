@@ -47,10 +47,14 @@ class Submission:
 
     def node(self, state: SubmissionState, error: HalError | None = None) -> SubmissionNode:
         """What the submission-graph dump shows of it (no references to its buffers)."""
-        return SubmissionNode(self.id, self.label, self.cq, state,
-                              [(s.label, v, _reached(s, v)) for s, v in self.waits],
-                              [(s.label, v) for s, v in self.signals], self.command_count,
-                              None if error is None else f"{error.code.name}: {error.message}")
+        return SubmissionNode(*self.node_fields(state, error))
+
+    def node_fields(self, state: SubmissionState, error: HalError | None = None) -> tuple:
+        """node()'s fields, as a tuple: the history keeps these for every finished
+        submission, and makes the (frozen, slower to make) nodes only for a dump."""
+        return (self.id, self.label, self.cq, state, [(s.label, v, _reached(s, v)) for s, v in self.waits],
+                [(s.label, v) for s, v in self.signals], self.command_count,
+                None if error is None else f"{error.code.name}: {error.message}")
 
 
 def _reached(semaphore: HalSemaphore, value: int) -> bool | None:
@@ -76,9 +80,9 @@ class QueueScheduler:
         self._closed = False
         self._thread: threading.Thread | None = None
         self._issued: dict[int, Submission] = {}  # in flight: issued to the backend, not complete
-        # Finished submissions, (submission, error), their buffers let go of: dump nodes are built
-        # only when asked for, not on every completion.
-        self._history: collections.deque[SubmissionNode] = collections.deque(maxlen=HISTORY)
+        # Finished submissions as SubmissionNode fields (Submission.node_fields): dump nodes are
+        # built only when asked for, not on every completion.
+        self._history: collections.deque[tuple] = collections.deque(maxlen=HISTORY)
         self._ids = itertools.count(1)
         self.profiler: profiling.TraceRecorder | None = None  # set while the device profiles
 
@@ -203,7 +207,8 @@ class QueueScheduler:
             self._issued.pop(submission.id, None)
             # A snapshot, not the submission: its semaphores refer to their device, and
             # the device's finalizer holds this scheduler (a dropped device would never go).
-            self._history.append(submission.node(SubmissionState.FAILED if error else SubmissionState.DONE, error))
+            self._history.append(submission.node_fields(SubmissionState.FAILED if error else SubmissionState.DONE,
+                                                        error))
         if submission.on_done is not None:
             try:
                 submission.on_done(error)
@@ -283,7 +288,7 @@ class QueueScheduler:
         """Every submission the dump shows: the last HISTORY finished, those in flight, and
         those waiting, in submission order."""
         with self._cond:
-            nodes = list(self._history)
+            nodes = [SubmissionNode(*fields) for fields in self._history]
             nodes += [s.node(SubmissionState.ISSUED) for s in self._issued.values()]
             nodes += [s.node(SubmissionState.WAITING) for s in self._pending]
         return sorted(nodes, key=lambda n: n.id)

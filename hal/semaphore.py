@@ -40,8 +40,8 @@ def deadline_from(timeout: int | None, deadline: int | None) -> int | None:
     if timeout is not None and deadline is not None:
         raise HalError(StatusCode.INVALID_ARGUMENT, "pass timeout or deadline, not both")
     for name, value in (("timeout", timeout), ("deadline", deadline)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or
-                                  not math.isfinite(value)):
+        if value is not None and type(value) is not int and (  # an int passes (asking numbers.Real costs more)
+                isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)):
             raise HalError(StatusCode.INVALID_ARGUMENT, f"{name} {value!r}: expected nanoseconds as an integer "
                                                         f"(None waits forever)")
     if timeout is not None:
@@ -66,7 +66,10 @@ class HalSemaphore:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"initial value {initial_value} out of range")
         self._value = int(initial_value)
         self._failure: HalError | None = None
-        self._cond = threading.Condition(threading.Lock())
+        # Over an RLock, though nothing re-enters: a Condition probes a plain Lock for
+        # RLock's methods, raising AttributeError thrice, which made this half of a
+        # semaphore's cost (an eager op makes one per call).
+        self._cond = threading.Condition(threading.RLock())
         self._listeners: list[Callable[[], None]] = []
         self._timepoints: list[tuple[int, object, object]] = []  # (value, event, owner queue)
         self.device = device

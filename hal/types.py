@@ -227,10 +227,10 @@ class HalElementType(_Named, enum.IntEnum):
     def from_dtype(dtype) -> "HalElementType":
         """The element type for a numpy dtype (INVALID_ARGUMENT style ValueError if none)."""
         name = np.dtype(dtype).name
-        for element_type, dtype_name in _DTYPE_NAMES.items():
-            if dtype_name == name and element_type not in _AMBIGUOUS:
-                return element_type
-        raise ValueError(f"numpy dtype {name} has no HAL element type")
+        try:
+            return _ELEMENT_TYPES[name]
+        except KeyError:
+            raise ValueError(f"numpy dtype {name} has no HAL element type") from None
 
 
 _DTYPE_NAMES = {
@@ -261,6 +261,8 @@ _DTYPE_NAMES = {
 }
 # Signless INT_* map to the same numpy dtypes as SINT_*; from_dtype picks SINT_*.
 _AMBIGUOUS = {HalElementType.INT_8, HalElementType.INT_16, HalElementType.INT_32, HalElementType.INT_64}
+# numpy dtype name -> element type, for from_dtype (reversed: the first of _DTYPE_NAMES with a name wins)
+_ELEMENT_TYPES = {name: t for t, name in reversed(_DTYPE_NAMES.items()) if t not in _AMBIGUOUS}
 
 
 # iree_hal_*_format's tables (runtime/src/iree/hal/buffer.c): combined names first.

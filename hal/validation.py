@@ -28,8 +28,8 @@ INDIRECT_COUNT_BYTES = 12  # three uint32 workgroup counts
 def command_buffer_mode(mode: CommandBufferMode, binding_capacity: int) -> None:
     if binding_capacity < 0:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"binding capacity {binding_capacity} is negative")
-    if mode & CommandBufferMode.ALLOW_INLINE_EXECUTION:
-        if not mode & CommandBufferMode.ONE_SHOT:
+    if CommandBufferMode.ALLOW_INLINE_EXECUTION in mode:
+        if CommandBufferMode.ONE_SHOT not in mode:
             raise HalError(StatusCode.INVALID_ARGUMENT, "inline execution is only allowed for one-shot command buffers")
         if binding_capacity:
             raise HalError(StatusCode.INVALID_ARGUMENT, "inline execution is not allowed with binding tables")
@@ -211,7 +211,7 @@ def submission(command_buffer, has_waits: bool, table_size: int) -> None:
     if command_buffer.submitted:
         raise HalError(StatusCode.FAILED_PRECONDITION,
                        "one-shot command buffer was already submitted; record a new one or use mode DEFAULT")
-    if command_buffer.mode & CommandBufferMode.ALLOW_INLINE_EXECUTION and has_waits:
+    if has_waits and CommandBufferMode.ALLOW_INLINE_EXECUTION in command_buffer.mode:
         raise HalError(StatusCode.INVALID_ARGUMENT, "inline execution command buffers cannot wait on semaphores")
     if table_size < command_buffer.binding_capacity and command_buffer.uses_binding_table:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"binding table has {table_size} entries; the command buffer "

@@ -8,7 +8,6 @@ is done when its queue reaches it; a queue waiting on another queue's event stal
 from __future__ import annotations
 
 import collections
-import contextlib
 import dataclasses
 import os
 import threading
@@ -116,17 +115,10 @@ class CommandQueue:
             return
         self._put([command], inline)
 
-    @contextlib.contextmanager
-    def batch(self):
-        """Commands this thread enqueues inside the block become one item of the queue, run
-        inline when each of them could be (and the queue is idle)."""
-        items = self._collecting.items = []
-        try:
-            yield
-        finally:
-            self._collecting.items = None
-            if items:
-                self._put(items, all(command[3] for command in items))
+    def batch(self) -> _Batch:
+        """`with queue.batch():` the commands this thread enqueues inside the block become
+        one item of the queue, run inline when each of them could be (and the queue is idle)."""
+        return _Batch(self)
 
     def _put(self, items: list, inline: bool) -> None:
         with interrupts_deferred():  # the busy flag set here is cleared only by _run_one
@@ -201,6 +193,25 @@ class CommandQueue:
             except Exception as exc:  # the command failed: the queue carries its error
                 return as_error(exc)
         return error
+
+
+class _Batch:
+    """CommandQueue.batch's block: a class, as a contextlib generator would cost
+    microseconds of every submission."""
+
+    __slots__ = ("_queue",)
+
+    def __init__(self, queue: CommandQueue):
+        self._queue = queue
+
+    def __enter__(self) -> None:
+        self._queue._collecting.items = []
+
+    def __exit__(self, *exc_info) -> None:
+        collecting = self._queue._collecting
+        items, collecting.items = collecting.items, None
+        if items:
+            self._queue._put(items, all(command[3] for command in items))
 
 
 def _where(buffer: SimBuffer, offset: int) -> str:

@@ -14,6 +14,7 @@ import bisect
 import dataclasses
 import mmap
 import threading
+from typing import Callable
 
 import numba
 import numpy as np
@@ -344,11 +345,13 @@ class ChipMemory:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"cannot place a device buffer in {buffer_type}")
 
     @staticmethod
-    def _allocate(allocator: BankAllocator, bytes_per_bank: int, what: str) -> int:
+    def _allocate(allocator: BankAllocator, bytes_per_bank: int, what: Callable[[], str]) -> int:
+        """`what()` names the buffer when it does not fit (a function: the message is made
+        only then, not on every allocation)."""
         try:
             return allocator.allocate(bytes_per_bank)
         except HalError as error:
-            raise HalError(error.code, f"{what} does not fit: {error.message}") from None
+            raise HalError(error.code, f"{what()} does not fit: {error.message}") from None
 
     def create_interleaved(self, size: int, page_size: int, buffer_type: BufferType) -> SimBuffer:
         if page_size <= 0 or size < 0:
@@ -359,7 +362,7 @@ class ChipMemory:
         pages_per_bank = ceil_div(pages, len(banks))
         address = self._allocate(
             allocator, max(pages_per_bank, 1) * aligned,
-            f"a {size}-byte buffer ({pages} pages of {page_size} B over {len(banks)} {allocator.name} banks)")
+            lambda: f"a {size}-byte buffer ({pages} pages of {page_size} B over {len(banks)} {allocator.name} banks)")
         return SimBuffer(buffer_type, address, size, page_size, aligned, storage, banks)
 
     def create_sharded(self, size: int, page_size: int, buffer_type: BufferType, shard: ShardedPages) -> SimBuffer:
@@ -377,7 +380,7 @@ class ChipMemory:
         aligned = round_up(page_size, allocator.alignment)
         address = self._allocate(
             allocator, max(shard.pages_per_shard, 1) * aligned,
-            f"a sharded buffer ({shard.pages_per_shard} pages of {page_size} B per shard on {len(rows)} "
+            lambda: f"a sharded buffer ({shard.pages_per_shard} pages of {page_size} B per shard on {len(rows)} "
             f"{allocator.name} banks)")
         shard_of_page, slot = shard.page_map()
         return SimBuffer(buffer_type, address, size, page_size, aligned, storage, rows,

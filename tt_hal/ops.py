@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from hal.buffer import HalBufferView
-from hal.command_buffer import HalCommandBuffer
+from hal.command_buffer import BindingRef, HalCommandBuffer
 from hal.status import HalError, StatusCode
 from tt_hal.kernels import eltwise, normalization, reduce
 
@@ -66,13 +66,25 @@ def _cores(device, grid) -> int:
 
 
 def _run(device, executable, tiles: int, constants, views, grid) -> None:
-    command_buffer = HalCommandBuffer(device)
-    command_buffer.dispatch(executable, 0, workgroup_count(tiles, _cores(device, grid)),
-                            np.array(constants, np.uint32).tobytes(), [v.get_buffer() for v in views])
-    command_buffer.end()
+    count = workgroup_count(tiles, _cores(device, grid))
+    constant_bytes = np.array(constants, np.uint32).tobytes()
+    key = ("tt_hal.ops.dispatch", executable, count, constant_bytes, len(views))
+    command_buffer = device.cached(key, lambda: _recorded_dispatch(device, executable, count, constant_bytes,
+                                                                   len(views)))
     done = device.create_semaphore(0)
-    device.queue_execute(command_buffer, [], [(done, 1)])
+    device.queue_execute(command_buffer, [], [(done, 1)], binding_table=[v.get_buffer() for v in views])
     wait_done([(done, 1)], "dispatch")
+
+
+def _recorded_dispatch(device, executable, count, constants: bytes, binding_count: int) -> HalCommandBuffer:
+    """A reusable command buffer of one dispatch whose bindings are binding-table slots
+    0..binding_count-1: recorded once per program and shape (workgroup count and push
+    constants), then executed over each call's tensors, as IREE's host code reuses
+    recordings (recording and its validation cost more than the dispatch of a tile)."""
+    command_buffer = HalCommandBuffer(device, binding_capacity=binding_count)
+    command_buffer.dispatch(executable, 0, count, constants, [BindingRef(slot) for slot in range(binding_count)])
+    command_buffer.end()
+    return command_buffer
 
 
 def wait_done(timepoints, what: str) -> None:

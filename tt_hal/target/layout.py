@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import functools
 import math
 
 import numpy as np
@@ -138,10 +137,17 @@ class TensorSpec:
     memory_config: MemoryConfig
     transpose_within_face: bool = False
     transpose_of_faces: bool = False
+    # Derived, set once by __post_init__ (plain attributes: allocation and dispatch read them
+    # on every op, and Python 3.11's cached_property takes a lock on each first read).
+    page_shape: tuple[int, int] = dataclasses.field(init=False, repr=False, compare=False)  # elements of a page
+    page_size: int = dataclasses.field(init=False, repr=False, compare=False)
+    page_grid: tuple[int, int] = dataclasses.field(init=False, repr=False, compare=False)  # pages (rows, columns)
+    num_pages: int = dataclasses.field(init=False, repr=False, compare=False)
+    size: int = dataclasses.field(init=False, repr=False, compare=False)  # bytes on the device
 
     def __post_init__(self):
-        object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
-        if any(d < 0 for d in self.shape):
+        object.__setattr__(self, "shape", tuple([int(d) for d in self.shape]))
+        if self.shape and min(self.shape) < 0:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"negative dimension in shape {self.shape}")
         if self.layout is Layout.ROW_MAJOR:
             if self.dtype.is_block_float:
@@ -150,6 +156,12 @@ class TensorSpec:
                                f"per 16 values of a face row); use layout='tile'")
             if self.transpose_within_face or self.transpose_of_faces:
                 raise HalError(StatusCode.INVALID_ARGUMENT, "face transposes apply to TILE layout only")
+        rows, columns = self._page_shape()
+        page_grid = ceil_div(self.height_2d, rows), ceil_div(self.padded_width, columns) if columns else 0
+        page_size = self.dtype.tile_size if self.layout is Layout.TILE else max(columns * self.dtype.element_size, 1)
+        num_pages = page_grid[0] * page_grid[1]
+        self.__dict__.update(page_shape=(rows, columns), page_size=page_size, page_grid=page_grid,  # frozen: not
+                             num_pages=num_pages, size=num_pages * page_size)  # through __setattr__
         self.memory_config.validate_for(self)
 
     # The 2D view every placement works on.
@@ -180,8 +192,7 @@ class TensorSpec:
         """Rows of the folded (outer dims x padded H, padded W) matrix."""
         return self.batch * self.padded_height
 
-    @functools.cached_property  # the spec is frozen; allocation and dispatch ask often
-    def page_shape(self) -> tuple[int, int]:
+    def _page_shape(self) -> tuple[int, int]:
         """Elements (rows, columns) of one page."""
         if self.layout is Layout.TILE:
             return TILE, TILE
@@ -189,27 +200,6 @@ class TensorSpec:
         if shard is not None and self.memory_config.memory_layout is not TensorMemoryLayout.HEIGHT_SHARDED:
             return 1, shard.shape[1]
         return 1, self.width
-
-    @functools.cached_property
-    def page_size(self) -> int:
-        if self.layout is Layout.TILE:
-            return self.dtype.tile_size
-        return max(self.page_shape[1] * self.dtype.element_size, 1)
-
-    @functools.cached_property
-    def page_grid(self) -> tuple[int, int]:
-        """Pages (rows, columns) over the folded matrix."""
-        rows, cols = self.page_shape
-        return ceil_div(self.height_2d, rows), ceil_div(self.padded_width, cols) if cols else 0
-
-    @functools.cached_property
-    def num_pages(self) -> int:
-        return self.page_grid[0] * self.page_grid[1]
-
-    @functools.cached_property
-    def size(self) -> int:
-        """Bytes of the tensor on the device."""
-        return self.num_pages * self.page_size
 
     def with_memory_config(self, memory_config: MemoryConfig) -> "TensorSpec":
         return dataclasses.replace(self, memory_config=memory_config)
