@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from tt_hal.sim.faults import Fault
-from tt_hal.sim.memory import move_bytes, page_span
+from tt_hal.sim.memory import fill_bytes, move_bytes, page_span
 from tt_hal.target.isa import ADDRGEN_SLOTS, Op
 from tt_hal.target.sizes import ceil_div
 
@@ -187,8 +187,12 @@ def l1_fill(l1, row, l1_base, address, length, pattern, fault):
         return Fault.L1_MISALIGNED
     if length < 0 or address < l1_base or address > l1.shape[1] or length > l1.shape[1] - address:
         return Fault.L1_OUT_OF_BOUNDS
-    for k in range(4):
-        l1[row, address + k:address + length:4] = (pattern >> (8 * k)) & 0xFF
+    low = pattern & 0xFF
+    if pattern & 0xFFFFFFFF == low * 0x01010101:  # one byte repeated, as zero padding is
+        fill_bytes(l1, row * l1.shape[1] + address, low, length)
+    else:
+        for k in range(4):
+            l1[row, address + k:address + length:4] = (pattern >> (8 * k)) & 0xFF
     return Fault.OK
 
 

@@ -242,6 +242,21 @@ def move_bytes(typingctx, target, target_at, source, source_at, length):
     return types.void(target, types.int64, source, types.int64, types.int64), codegen
 
 
+@intrinsic
+def fill_bytes(typingctx, target, target_at, value, length):
+    """memset of `length` bytes from flat offset `target_at` of C-contiguous uint8 array
+    `target` to the low byte of `value` (the caller checks the bounds): a byte loop
+    over an array runs at a fifth of memset's speed."""
+    if not (isinstance(target, types.Array) and target.dtype == types.uint8 and target.layout == "C"):
+        return None
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        cgutils.memset(builder, builder.gep(data, [args[1]]), args[3], builder.trunc(args[2], cgutils.int8_t))
+        return context.get_dummy_value()
+    return types.void(target, types.int64, types.int64, types.int64), codegen
+
+
 @numba.njit(cache=True, nogil=True)
 def copy_bytes(target, source):
     """target[:] = source[:] as a plain loop: numba's slice assignment checks for
