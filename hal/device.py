@@ -52,7 +52,7 @@ class HalDevice:
         self._peak_memory: tuple[int, list[dict]] | None = None  # (device bytes, memory map) while profiling
         self._cache: dict = {}  # key -> [lock, value, built]: see cached()
         self._cache_lock = threading.Lock()
-        self._finalizer = weakref.finalize(self, _shutdown, self._scheduler, backend)
+        self._finalizer = weakref.finalize(self, _shutdown_collected, self._scheduler, backend)
         if os.environ.get(TRACE_ENVIRONMENT):
             self._trace_from_environment(os.environ[TRACE_ENVIRONMENT])
 
@@ -88,7 +88,9 @@ class HalDevice:
             self.end_profiling()
         if self in _TRACED:
             _TRACED.remove(self)
-        self._finalizer()
+        collected = self._finalizer.detach()  # None once closed
+        if collected is not None:
+            _shutdown(*collected[2])
 
     def _trace_from_environment(self, path: str) -> None:
         """TT_HAL_TRACE=trace.json profiles every device of the process; the second and
@@ -390,6 +392,17 @@ def close_traced_devices() -> None:
 def _shutdown(scheduler: QueueScheduler, backend) -> None:
     scheduler.close()
     backend.close()
+
+
+def _shutdown_collected(scheduler: QueueScheduler, backend) -> None:
+    """The finalizer of a device dropped without close(). Collection runs it on whichever
+    thread collects, one of the device's own threads among them, maybe inside its
+    scheduler's lock (its close() would wait for itself forever): so the shutdown runs on
+    a thread of its own (at interpreter exit, when no thread can start, here)."""
+    try:
+        threading.Thread(target=_shutdown, args=(scheduler, backend), name="tt-hal-shutdown", daemon=True).start()
+    except RuntimeError:
+        _shutdown(scheduler, backend)
 
 
 class _Capsule:

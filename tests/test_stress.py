@@ -433,6 +433,30 @@ def test_interrupts_on_the_main_thread_amid_stress():
     device.close()
 
 
+def test_device_collected_inside_its_scheduler_lock_shuts_down():
+    """Collection may finalize a dropped device on one of its own threads while that
+    thread holds the device's scheduler lock (a completion's bookkeeping allocates and
+    triggers a collection): the shutdown must not wait for that lock on the same
+    thread. It did, and hung the thread for good (test_dropped_devices_leave_no_threads
+    failed about 1 run in 10 on a loaded machine)."""
+    baseline = set(threading.enumerate())
+    holder = {"device": hal.create_device("tenstorrent")}
+    gone = weakref.ref(holder["device"])
+    lock = holder["device"]._scheduler._cond
+
+    def collect_inside_the_lock():
+        with lock:
+            holder.clear()
+            gc.collect()
+
+    thread = threading.Thread(target=collect_inside_the_lock, daemon=True)
+    thread.start()
+    thread.join(timeout=10)
+    assert not thread.is_alive(), "collecting a device inside its scheduler's lock hung the collecting thread"
+    assert gone() is None
+    assert settle_threads(baseline) == []
+
+
 def test_dropped_devices_leave_no_threads():
     """Devices created, used on both queues (including a failed submission) and dropped
     without close(): collection ends each one's threads."""
