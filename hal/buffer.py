@@ -174,9 +174,10 @@ class HalBuffer:
         byte_length: int | None = None,
     ):
         self._allocation = allocation
-        self._memory_type = MemoryType(memory_type)
-        self._allowed_usage = BufferUsage(allowed_usage)
-        self._allowed_access = MemoryAccess(allowed_access)
+        # The flags as given when they are flags already: a Flag(...) call costs a microsecond.
+        self._memory_type = memory_type if type(memory_type) is MemoryType else MemoryType(memory_type)
+        self._allowed_usage = allowed_usage if type(allowed_usage) is BufferUsage else BufferUsage(allowed_usage)
+        self._allowed_access = allowed_access if type(allowed_access) is MemoryAccess else MemoryAccess(allowed_access)
         self._byte_offset = byte_offset
         self._byte_length = allocation.size - byte_offset if byte_length is None else byte_length
         self._usage_bits, self._access_bits = int(self._allowed_usage), int(self._allowed_access)  # fast checks
