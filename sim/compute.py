@@ -301,7 +301,7 @@ def layout_block(op, icb, ocb, block, c, row, l1, cb_config, cb_pushed, cb_poppe
         return Fault.CB_BLOCK_WRAPS
     at = cb_config[icb, 3] + source * tile_bytes
     to = cb_config[ocb, 3] + target * tile_bytes
+    rows_at, tiles_at = (at, to) if op == Op.TILIZE_BLOCK else (to, at)
     flat = row * l1.shape[1]  # move_bytes takes offsets into the whole array
-    face_rows(l1, flat + (to if op == Op.UNTILIZE_BLOCK else at), l1, flat + (at if op == Op.UNTILIZE_BLOCK else to),
-              block, size, op == Op.TILIZE_BLOCK)
+    face_rows(l1, flat + rows_at, l1, flat + tiles_at, block, size, op == Op.TILIZE_BLOCK)
     return Fault.OK
