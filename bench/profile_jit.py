@@ -6,9 +6,10 @@ perf cannot name numba's functions by itself (they live in JIT memory, and numba
 NUMBA_ENABLE_PROFILING gives perf no symbols here). This script compiles the simulator
 in-process (a fresh NUMBA_CACHE_DIR: functions loaded from the cache have no LLVM module
 to read names from), writes /tmp/perf-<pid>.map with the address of every function
-linked into the interpreter's round (run_round, noc_gather, the numerics kernels,
-NRT_incref/decref, ...), runs the workload in a loop under `perf record -p`, and
-prints `perf report --sort symbol`. Needs Linux `perf` (apt install linux-perf); the
+linked into the interpreter's round and into the compute instructions it calls by
+address (run_round, compute, noc_gather, the numerics kernels, NRT_incref/decref,
+...), runs the workload in a loop under `perf record -p`, and prints `perf report
+--sort symbol`. Needs Linux `perf` (apt install linux-perf); the
 first run compiles for about half a minute. Workloads: `add` (ops.add 1024² bf16 on one
 core), `matmul` (ops.matmul 512³ HiFi4), `tilize` (the .vmfb path's MLP, whose weights
 are tilized every call), `model` (an export of examples/models/exports, --model NAME).
@@ -56,10 +57,12 @@ def workload(kind: str, model: str):
 
 
 def write_perf_map() -> Path:
-    """/tmp/perf-<pid>.map: each function of run_round's compiled library, sized up to the next."""
-    from tt_hal.sim import interpreter
+    """/tmp/perf-<pid>.map: each function of run_round's and compute's compiled libraries,
+    sized up to the next."""
+    from tt_hal.sim import compute, interpreter
     addresses = {}
-    for overload in interpreter.run_round.overloads.values():
+    overloads = [*interpreter.run_round.overloads.values(), *compute.compute.overloads.values()]
+    for overload in overloads:
         library = overload.library
         for function in library._final_module.functions:  # numba keeps no public symbol table
             if not function.is_declaration:

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba import types
 
 from tt_hal.sim.dataflow import cb_page_address
 from tt_hal.sim.faults import Fault
+from tt_hal.sim.indirect import declare
 from tt_hal.sim.memory import move_bytes
 from tt_hal.sim.numerics import (
     FACE_INDEX,
@@ -78,16 +80,17 @@ def _broadcast_at(broadcast, i, j):
     return 0 if broadcast == Broadcast.SCALAR else FACE_INDEX[i, j]
 
 
-# Inlined into interpreter.run_round, its one caller: compiled on its own as well, it
-# would be optimized and emitted twice (seconds of a cold start).
-@numba.njit(cache=True, nogil=True, inline="always")
+# Compiled without reference counts (of its ~15 array arguments, at every call: 6% of a
+# matmul's time), so what it calls on the fast model's path allocates nothing.
+@numba.njit(cache=True, nogil=True, _nrt=False)
 def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst, acquired, fidelity,
-            fp32_dest, dst_capacity, fpu_model, src_a, src_b, scratch, fault):
+            fp32_dest, dst_capacity, fpu_model, src_a, src_b, scratch, results, operands, fault):
     """One compute instruction of core c (registers r, L1 row `row`) on its Dst;
     returns a fault code. acquired: the kernel holds Dst (tile_regs_acquire); dirty[c]:
     Dst tiles [0, dirty) were written since the last release. fpu_model
     (FpuModel.jit_argument): None for the FPU's ops in the fast model, else the chip
-    whose datapath they follow bit for bit."""
+    whose datapath they follow bit for bit. src_a, src_b, scratch (float32), results
+    (float64) and operands (matmul_tile_exact's): working space."""
     if not acquired:
         return Fault.DST_NOT_ACQUIRED
     # (Dst tile, circular buffers read or written; -1 for none)
@@ -160,7 +163,7 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_b)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_a)
         if fpu_model is None:
-            matmul_tile_fast(src_b, src_a, f != 0, out, fidelity, fp32_dest)
+            matmul_tile_fast(src_b, src_a, f != 0, out, fidelity, fp32_dest, operands)
         else:
             fpu_matmul_tile(src_b, src_a, f != 0, out, fidelity, fp32_dest, fpu_model)
     elif op == Op.REDUCE_TILE:
@@ -189,7 +192,6 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
             for k in range(TILE_ELEMENTS):
                 bits[k] = sfpu_unary_bits(a, np.int64(bits[k]))
             return Fault.OK
-        results = np.empty(TILE_ELEMENTS, np.float64)
         sfpu_unary_values(a, out, bits_to_f32(cc), results)
         for k in range(TILE_ELEMENTS):
             out[k] = dst_store(np.float32(results[k]), fp32_dest)
@@ -205,7 +207,6 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
             for k in range(TILE_ELEMENTS):
                 bits[k] = sfpu_binary_bits(a, np.int64(bits[k]), np.int64(other_bits[k]))
             return Fault.OK
-        results = np.empty(TILE_ELEMENTS, np.float64)
         sfpu_binary_values(a, out, dst[c, other], results)
         for k in range(TILE_ELEMENTS):
             out[k] = dst_store(np.float32(results[k]), fp32_dest)
@@ -229,6 +230,23 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         at = cb_page_address(cb_config[b, 3], cb_config[b, 1], cb_config[b, 2], cb_pushed[c, b], r[cc])
         pack_tile(out, l1_row, at, cb_config[b, 0])
     return Fault.OK
+
+
+def _compute_arguments(fpu_model):
+    """compute's argument types for an fpu_model type (in its parameters' order)."""
+    integer, flag = types.int64, types.boolean
+    vector, table = types.Array(types.int64, 1, "C"), types.Array(types.int64, 2, "C")
+    tile = types.Array(types.float32, 1, "C")
+    return ((integer,) * 7 + (vector, integer, integer, types.Array(types.uint8, 2, "C"), table, table, table, vector,
+            types.Array(types.float32, 3, "C"), flag, integer, flag, integer, fpu_model, tile, tile, tile,
+            types.Array(types.float64, 1, "C"), types.Array(types.uint32, 2, "C"), vector))
+
+
+# The interpreter calls compute through its address (sim/indirect.py), so that it compiles
+# once: linked into run_round, it would be optimized and emitted twice (seconds of a cold
+# start). By FpuModel.jit_argument's type: None for the fast model, an int for the others.
+COMPUTE_ARGUMENTS = {None: _compute_arguments(types.none), int: _compute_arguments(types.int64)}
+declare(compute, *COMPUTE_ARGUMENTS.values())
 
 
 # ---- tilize_block / untilize_block ----

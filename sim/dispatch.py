@@ -317,7 +317,8 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
     fpu = fpu_model.jit_argument()
     # run_round's arguments before and after (first, lo, hi, rows)
     program = (*prepared.program_arrays, launch.constants.astype(np.int64), tables[4], np.array(counts, np.int64))
-    chip = (memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4], *prepared.config, fpu)
+    chip = (memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4], *prepared.config, fpu,
+            interpreter.compute_address(fpu))
     cores = arch.worker_cores
     threads = THREADS if (prepared.seconds or 0.0) > PARALLEL_SECONDS else 1
     watched = watchdog is not None and timeout < math.inf

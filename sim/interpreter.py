@@ -15,10 +15,13 @@ through layout_block, the others through compute).
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
 
-from tt_hal.sim.compute import compute, layout_block
+from tt_hal.sim import indirect
+from tt_hal.sim.compute import COMPUTE_ARGUMENTS, compute, layout_block
 from tt_hal.sim.dataflow import (
     CB_OPS,
     NOC_TRANSFER_OPS,
@@ -30,6 +33,7 @@ from tt_hal.sim.dataflow import (
     noc_instruction,
 )
 from tt_hal.sim.faults import Fault
+from tt_hal.sim.numerics import OPERAND_ROWS
 from tt_hal.target.isa import Op, Processor
 from tt_hal.target.sizes import TILE_ELEMENTS
 from tt_hal.target.workgroups import fill_runtime_args, workgroup_id
@@ -51,7 +55,7 @@ STOP_POLL = 4096
 @numba.njit(cache=True, nogil=True)
 def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, workgroup_count, first, lo, hi,
               core_rows, l1, dram, l1_base, buffers, buffer_banks, page_rows, page_addresses, cb_config,
-              fidelity, fp32_dest, dst_capacity, fpu_model, budget, stop,
+              fidelity, fp32_dest, dst_capacity, fpu_model, compute_at, budget, stop,
               workgroup_ids, rt_args, pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst,
               dirty, instructions, fault):
     """Runs cores [lo, hi) of a round until all their kernels halt, or a fault. Core c
@@ -67,7 +71,8 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     1024) and dirty (cores,): Dst tiles [0, dirty) written since the last release;
     instructions (cores, 3) counts what each kernel executed (for traces). fault:
     (code, core, processor, pc, a, b, c, d). stop: (1,), set non-zero from another
-    thread to stop the cores (Fault.DEADLINE). fpu_model: FpuModel.jit_argument.
+    thread to stop the cores (Fault.DEADLINE). fpu_model: FpuModel.jit_argument;
+    compute_at: compute's address for it (compute_address).
     Returns the budget spent: an instruction costs 1 and a tile op (compute,
     tilize_block / untilize_block) TILE_OP_COST, so that the budget bounds time: a
     tile op is a thousand elements' work, a scalar instruction one.
@@ -96,6 +101,8 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     src_a = np.empty(TILE_ELEMENTS, np.float32)
     src_b = np.empty(TILE_ELEMENTS, np.float32)
     scratch = np.empty(TILE_ELEMENTS, np.float32)
+    results = np.empty(TILE_ELEMENTS, np.float64)
+    operands = np.empty((OPERAND_ROWS, TILE_ELEMENTS), np.uint32)
     executed = 0  # instructions, for traces
     spent = 0  # budget units: an instruction 1, a tile op TILE_OP_COST
     poll = min(budget, STOP_POLL)  # where the budget and the stop flag are looked at next
@@ -240,9 +247,10 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
                                            dst_capacity, fault)
                     else:
                         spent += TILE_OP_COST - 1
-                        err = compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty,
-                                      dst, acquired[c], fidelity, fp32_dest, dst_capacity, fpu_model, src_a, src_b,
-                                      scratch, fault)
+                        err = indirect.call(compute, compute_at, (
+                            op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst,
+                            acquired[c], fidelity, fp32_dest, dst_capacity, fpu_model, src_a, src_b, scratch, results,
+                            operands, fault))
                     if err != Fault.OK:
                         fault[0], fault[1], fault[2], fault[3] = err, c, p, pc
                         pcs[c, p] = pc
@@ -258,3 +266,10 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
         if not moved:
             fault[0] = Fault.DEADLOCK
             return spent
+
+
+@functools.cache
+def compute_address(fpu_model: int | None) -> int:
+    """The address of compute for run_round's fpu_model (FpuModel.jit_argument),
+    compiled or loaded from numba's cache on first use."""
+    return indirect.address(compute, COMPUTE_ARGUMENTS[None if fpu_model is None else int])

@@ -123,7 +123,10 @@ def unpack_tile(row, at, fmt, out, to_dest=False):
                 bits[r * FACE + k] = bfp_bits(bfp_decode_code(row, codes_at, k, magnitude_bits), shared, magnitude_bits)
 
 
-@numba.njit(cache=True, nogil=True)
+# pack_tile, fpu_matmul_tile and fpu_reduce_tile allocate working arrays, so they are
+# compiled with reference counts (_nrt) whatever their caller is compiled with
+# (sim/compute.compute is not: numba's callees inherit it).
+@numba.njit(cache=True, nogil=True, _nrt=True)
 def pack_tile(values, row, at, fmt):
     """1024 Dst values (face order) -> tile bytes in format `fmt` at row[at:], rounded as
     the packer does; integer formats take the low bits of Dst's 32 (the program casts
@@ -243,6 +246,7 @@ def _face_row_at(builder, row, face_column):
 # Rows of matmul_tile_exact's operand array (float32 bits, face order): SrcA's slices
 # [k, j], SrcB's [i, k], the sums.
 A1, A2, B1, B2, TOTAL = range(5)
+OPERAND_ROWS = 5
 
 
 @intrinsic
@@ -328,7 +332,7 @@ FACE_TRANSPOSE = _transposed_faces()
 
 
 @numba.njit(cache=True, nogil=True)
-def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest):
+def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest, operands):
     """Dst += in0 @ in1 if the tiles' products are exact (_products_exact; else False,
     Dst untouched): the scalar path's float32 sums over k = 0..31, with each phase sum
     replaced by the single product it equals exactly there. The bf16 parts a = ah + al
@@ -336,8 +340,8 @@ def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest):
     ah*bh + al*bh = a*bh, + ah*bl stays exact, and + al*bl = a*b: LoFi is ah*bh, HiFi2
     a*bh, HiFi3 a*bh + ah*bl, HiFi4 a*b, each operand a mask of its bits. A sum that
     starts at +0 cannot see the sign of a zero product. The loops that mask the
-    operands also find their range."""
-    operands = np.empty((5, TILE_ELEMENTS), np.uint32)
+    operands also find their range. operands: (OPERAND_ROWS, 1024) uint32 of working
+    space (the caller's, so that the tile path allocates nothing)."""
     a_mask = SRC_A_HIGH if fidelity == MathFidelity.LoFi else SRC_BF16
     b_mask = SRC_BF16 if fidelity == MathFidelity.HiFi4 else SRC_B_HIGH
     largest, smallest = np.uint32(0), np.uint32(0xFFFFFFFF)
@@ -385,11 +389,11 @@ def eltwise_tile_fast(op, src_a, src_b, out, fidelity, fp32_dest):
 
 
 @numba.njit(cache=True, nogil=True)
-def matmul_tile_fast(in0, in1, transpose, out, fidelity, fp32_dest):
+def matmul_tile_fast(in0, in1, transpose, out, fidelity, fp32_dest, operands):
     """Dst += in0 @ in1 (in1 transposed when `transpose`) in the fast model: each
     element's 32 fidelity products summed in float32 over k = 0..31, added to Dst and
-    stored once (dst_store). in0 feeds SrcB, in1 SrcA."""
-    if matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest):
+    stored once (dst_store). in0 feeds SrcB, in1 SrcA; operands: matmul_tile_exact's."""
+    if matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest, operands):
         return
     for i in range(TILE):
         for j in range(TILE):
@@ -587,7 +591,7 @@ def _lane_fields(bits, fields):
             fields[5, x, k], fields[6, x, k] = fpu_slice_b(value, 0), fpu_slice_b(value, 2)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, _nrt=True)
 def fpu_matmul_tile(in0, in1, transpose, out, fidelity, fp32_dest, model):
     """Dst += in0 @ in1 (in1 transposed when `transpose`) as matmul_tiles's MVMULs
     compute it: for each fidelity phase, each Dst element takes the MVMUL of k = 0..15,
@@ -737,7 +741,7 @@ def _pool(is_max, a, b, dst, fidelity, fp32_dest, model):
     return fpu_gmpool(a, b, dst, fp32_dest) if is_max else fpu_gapool(a, b, dst, fidelity, fp32_dest, model)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, _nrt=True)
 def fpu_reduce_tile(src, scaler, out, is_max, dim, fidelity, fp32_dest, model):
     """reduce_tile of `src` (face order, as unpacked) with the scaler tile `scaler` into
     Dst tile `out`; `dim` (a SUM ReduceKind): ROW each row into column 0, COL each

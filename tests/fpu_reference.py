@@ -247,7 +247,8 @@ def simulate_matmul(in0, in1, fidelity: int, fp32_dest: bool, model: FpuModel, d
                    np.asarray(dst, np.uint32).view(np.float32))
     for a, b in zip(in0, in1):
         if model == FpuModel.FAST:
-            numerics.matmul_tile_fast(to_faces(a), to_faces(b), False, out, fidelity, fp32_dest)
+            numerics.matmul_tile_fast(to_faces(a), to_faces(b), False, out, fidelity, fp32_dest,
+                                      np.empty((numerics.OPERAND_ROWS, 1024), np.uint32))
         else:
             numerics.fpu_matmul_tile(to_faces(a), to_faces(b), False, out, fidelity, fp32_dest, int(model))
     return out[FACE_INDEX].view(np.uint32).astype(np.int64)

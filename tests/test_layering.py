@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import os
 import subprocess
 import sys
 
@@ -116,12 +117,13 @@ def test_no_package_init_imports_its_submodules_eagerly(module):
 
 
 def loaded_by(statement: str) -> set[str]:
-    """The project modules (and the heavy dependencies) a fresh interpreter loads for `statement`."""
+    """The project modules (and the heavy dependencies) a fresh interpreter loads for `statement`
+    (TT_HAL_QUIET: on a cold numba cache, tt_hal's first-compile notice would load numba)."""
     script = (f"import sys\n{statement}\n"
               "print('\\n'.join(m for m in sys.modules if m.split('.')[0] in "
               "('hal', 'tt_hal', 'numba', 'flatbuffers', 'iree')))")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120,
-                            check=True)
+                            check=True, env={**os.environ, "TT_HAL_QUIET": "1"})
     return set(result.stdout.split())
 
 

@@ -302,6 +302,11 @@ def _faces(tile) -> np.ndarray:
     return faces
 
 
+def _operands():
+    """matmul_tile_exact's working space."""
+    return np.empty((numerics.OPERAND_ROWS, 1024), np.uint32)
+
+
 @pytest.mark.parametrize("fidelity", FIDELITIES, ids=lambda f: f.name)
 @pytest.mark.parametrize("fp32_dest", [False, True])
 @pytest.mark.parametrize("transpose", [False, True])
@@ -316,12 +321,12 @@ def test_matmul_tile_fast_bit_exact(fidelity, fp32_dest, transpose):
         in1[:, 3] = 0.0
         dst = random_bf16_values(rng, 1024, -4, 4).reshape(32, 32)
         out = _faces(dst)
-        numerics.matmul_tile_fast(_faces(in0), _faces(in1), transpose, out, int(fidelity), fp32_dest)
+        numerics.matmul_tile_fast(_faces(in0), _faces(in1), transpose, out, int(fidelity), fp32_dest, _operands())
         expected = twin_matmul_tile(in0, in1, dst, int(fidelity), fp32_dest, transpose)
         np.testing.assert_array_equal(bits_of(out[numerics.FACE_INDEX]), bits_of(expected))
         if trial == 0:  # products are exact: the tiles take the vectorized path
             assert numerics.matmul_tile_exact(_faces(in0), _faces(in1), transpose, _faces(dst), int(fidelity),
-                                              fp32_dest)
+                                              fp32_dest, _operands())
 
 
 @pytest.mark.parametrize("magnitude, exact", [(0.0, True), (2.0 ** -62, True), (2.0 ** 62, False),
@@ -334,7 +339,7 @@ def test_matmul_tile_exact_takes_only_exact_products(magnitude, exact, operand):
     tiles = [np.ones(1024, np.float32), np.ones(1024, np.float32)]
     tiles[operand][517] = magnitude
     out = np.full(1024, 3.0, np.float32)
-    assert numerics.matmul_tile_exact(tiles[0], tiles[1], False, out, 4, True) == exact
+    assert numerics.matmul_tile_exact(tiles[0], tiles[1], False, out, 4, True, _operands()) == exact
     assert (out != 3.0).any() == exact
 
 

@@ -1,0 +1,68 @@
+"""sim/indirect.py: jitted calls through a callee's address."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+from numba import types
+from numba.core import errors
+
+from tt_hal.sim import indirect
+
+ARGUMENTS = (types.int64, types.Array(types.float32, 1, "C"))
+
+
+@numba.njit(nogil=True)
+def _scale(k, values):
+    if k < 0:
+        raise ValueError("k must not be negative")
+    values[k] *= 2.0
+    return k + 1
+
+
+indirect.declare(_scale, ARGUMENTS)
+
+
+@numba.njit(nogil=True)
+def _twice(at, k, values):
+    return indirect.call(_scale, at, (k, values)) + indirect.call(_scale, at, (k, values))
+
+
+@numba.njit(nogil=True)
+def _with_wrong_types(at, values):
+    return indirect.call(_scale, at, (1.5, values))
+
+
+def test_a_call_through_the_address_runs_the_callee():
+    values = np.ones(4, np.float32)
+    assert _twice(indirect.address(_scale, ARGUMENTS), 2, values) == 6
+    np.testing.assert_array_equal(values, [1, 1, 4, 1])
+
+
+def test_the_callee_is_compiled_once_and_not_linked_into_the_caller():
+    at = indirect.address(_scale, ARGUMENTS)
+    assert indirect.address(_scale, ARGUMENTS) == at
+    assert list(_scale.overloads) == [ARGUMENTS]
+    _twice(at, 0, np.ones(1, np.float32))
+    caller = next(iter(_twice.overloads.values()))
+    assert "_scale" not in caller.library.get_llvm_str()
+
+
+def test_the_callee_returns_an_int64_whatever_its_body_returns():
+    assert _scale.overloads[ARGUMENTS].signature.return_type == types.int64
+
+
+def test_an_exception_in_the_callee_reaches_the_caller():
+    with pytest.raises(ValueError, match="k must not be negative"):
+        _twice(indirect.address(_scale, ARGUMENTS), -1, np.ones(1, np.float32))
+
+
+def test_a_call_with_undeclared_argument_types_does_not_compile():
+    with pytest.raises(errors.TypingError, match="_scale is not declared for"):
+        _with_wrong_types(indirect.address(_scale, ARGUMENTS), np.ones(2, np.float32))
+
+
+def test_an_address_for_undeclared_argument_types_is_refused():
+    with pytest.raises(TypeError, match="not declared"):
+        indirect.address(_scale, (types.float64, ARGUMENTS[1]))
