@@ -12,13 +12,15 @@ tile_regs_acquire .. release, and the simulator moves their bytes as they are
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
 from numba import types
 
+from tt_hal.sim import indirect
 from tt_hal.sim.dataflow import cb_page_address
 from tt_hal.sim.faults import Fault
-from tt_hal.sim.indirect import declare
 from tt_hal.sim.memory import move_bytes
 from tt_hal.sim.numerics import (
     FACE_INDEX,
@@ -82,15 +84,61 @@ def _broadcast_at(broadcast, i, j):
 
 # Compiled without reference counts (of its ~15 array arguments, at every call: 6% of a
 # matmul's time), so what it calls on the fast model's path allocates nothing.
+# The rows of the address table (kernel_addresses) compute and the interpreter take: the
+# functions they call by address (sim/indirect.py), each compiled once on its own.
+ADDRESS_ROWS = 2
+COMPUTE_AT, SFPU_AT = range(ADDRESS_ROWS)
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def sfpu(op, function, out, first, second, parameter, fp32_dest, results):
+    """SFPU_UNARY, SFPU_BINARY or SFPU_TERNARY (op) `function` (an SfpuOp) on the Dst
+    tile `out`, with Dst tiles first (binary, ternary) and second (ternary) and the
+    unary ops' float parameter; returns a fault code. Integer ops work on the bits;
+    results: a tile of float64 working space."""
+    bits = out.view(np.uint32)
+    if op == Op.SFPU_UNARY:
+        if is_bits_unary(function):
+            if not fp32_dest:
+                return Fault.INTEGER_NEEDS_32BIT_DST
+            for k in range(TILE_ELEMENTS):
+                bits[k] = sfpu_unary_bits(function, np.int64(bits[k]))
+            return Fault.OK
+        sfpu_unary_values(function, out, parameter, results)
+    elif op == Op.SFPU_BINARY:
+        if is_bits_binary(function):
+            if not fp32_dest and function != SfpuOp.MASK:
+                return Fault.INTEGER_NEEDS_32BIT_DST
+            other_bits = first.view(np.uint32)
+            for k in range(TILE_ELEMENTS):
+                bits[k] = sfpu_binary_bits(function, np.int64(bits[k]), np.int64(other_bits[k]))
+            return Fault.OK
+        sfpu_binary_values(function, out, first, results)
+    else:  # Dst[c] = Dst[a] where Dst[c] != 0 else Dst[b], moved whole
+        first_bits, second_bits = first.view(np.uint32), second.view(np.uint32)
+        for k in range(TILE_ELEMENTS):
+            bits[k] = sfpu_ternary(function, np.int64(bits[k]), np.int64(first_bits[k]), np.int64(second_bits[k]))
+        return Fault.OK
+    for k in range(TILE_ELEMENTS):
+        out[k] = dst_store(np.float32(results[k]), fp32_dest)
+    return Fault.OK
+
+
+SFPU_ARGUMENTS = (types.int64, types.int64, *(types.Array(types.float32, 1, "C"),) * 3, types.float32, types.boolean,
+                  types.Array(types.float64, 1, "C"))
+indirect.declare(sfpu, SFPU_ARGUMENTS)
+
+
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst, acquired, fidelity,
-            fp32_dest, dst_capacity, fpu_model, src_a, src_b, scratch, results, operands, fault):
+            fp32_dest, dst_capacity, fpu_model, addresses, src_a, src_b, scratch, results, operands, fault):
     """One compute instruction of core c (registers r, L1 row `row`) on its Dst;
     returns a fault code. acquired: the kernel holds Dst (tile_regs_acquire); dirty[c]:
     Dst tiles [0, dirty) were written since the last release. fpu_model
     (FpuModel.jit_argument): None for the FPU's ops in the fast model, else the chip
-    whose datapath they follow bit for bit. src_a, src_b, scratch (float32), results
-    (float64) and operands (matmul_tile_exact's): working space."""
+    whose datapath they follow bit for bit; addresses: kernel_addresses(fpu_model).
+    src_a, src_b, scratch (float32), results (float64) and operands (matmul_tile_exact's):
+    working space."""
     if not acquired:
         return Fault.DST_NOT_ACQUIRED
     # (Dst tile, circular buffers read or written; -1 for none)
@@ -184,42 +232,15 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
             for j in range(TILE):
                 at = FACE_INDEX[j, i]
                 bits[FACE_INDEX[i, j]] = source[at] if fp32_dest else f32_to_bits(dst_store(src_a[at], fp32_dest))
-    elif op == Op.SFPU_UNARY:
-        if is_bits_unary(a):
-            if not fp32_dest:
-                return Fault.INTEGER_NEEDS_32BIT_DST
-            bits = out.view(np.uint32)
-            for k in range(TILE_ELEMENTS):
-                bits[k] = sfpu_unary_bits(a, np.int64(bits[k]))
-            return Fault.OK
-        sfpu_unary_values(a, out, bits_to_f32(cc), results)
-        for k in range(TILE_ELEMENTS):
-            out[k] = dst_store(np.float32(results[k]), fp32_dest)
-    elif op == Op.SFPU_BINARY:
-        other = r[cc]
-        if not 0 <= other < dst_capacity:
-            fault[4] = other
-            return Fault.DST_INDEX
-        if is_bits_binary(a):
-            if not fp32_dest and a != SfpuOp.MASK:
-                return Fault.INTEGER_NEEDS_32BIT_DST
-            bits, other_bits = out.view(np.uint32), dst[c, other].view(np.uint32)
-            for k in range(TILE_ELEMENTS):
-                bits[k] = sfpu_binary_bits(a, np.int64(bits[k]), np.int64(other_bits[k]))
-            return Fault.OK
-        sfpu_binary_values(a, out, dst[c, other], results)
-        for k in range(TILE_ELEMENTS):
-            out[k] = dst_store(np.float32(results[k]), fp32_dest)
-    elif op == Op.SFPU_TERNARY:  # Dst[c] = Dst[a] where Dst[c] != 0 else Dst[b], moved whole
-        first, second = r[cc], r[d]
+    elif op == Op.SFPU_UNARY or op == Op.SFPU_BINARY or op == Op.SFPU_TERNARY:
+        first = target if op == Op.SFPU_UNARY else r[cc]
+        second = r[d] if op == Op.SFPU_TERNARY else first
         for other in (first, second):
             if not 0 <= other < dst_capacity:
                 fault[4] = other
                 return Fault.DST_INDEX
-        bits, first_bits, second_bits = out.view(np.uint32), dst[c, first].view(np.uint32), \
-            dst[c, second].view(np.uint32)
-        for k in range(TILE_ELEMENTS):
-            bits[k] = sfpu_ternary(a, np.int64(bits[k]), np.int64(first_bits[k]), np.int64(second_bits[k]))
+        return indirect.call(sfpu, addresses[SFPU_AT], (op, a, out, dst[c, first], dst[c, second], bits_to_f32(cc),
+                                                        fp32_dest, results))
     elif op == Op.FILL_TILE or op == Op.FILL_TILE_BITS:  # the bits as they are (an integer's, in a 32-bit Dst)
         pattern = (b if op == Op.FILL_TILE else r[b]) & 0xFFFFFFFF
         value = dst_store(bits_to_f32(pattern), fp32_dest)
@@ -232,21 +253,31 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
     return Fault.OK
 
 
-def _compute_arguments(fpu_model):
-    """compute's argument types for an fpu_model type (in its parameters' order)."""
+@functools.cache
+def compute_arguments(fpu_model: int | None) -> tuple:
+    """compute's argument types (in its parameters' order) for an FpuModel.jit_argument."""
     integer, flag = types.int64, types.boolean
     vector, table = types.Array(types.int64, 1, "C"), types.Array(types.int64, 2, "C")
     tile = types.Array(types.float32, 1, "C")
     return ((integer,) * 7 + (vector, integer, integer, types.Array(types.uint8, 2, "C"), table, table, table, vector,
-            types.Array(types.float32, 3, "C"), flag, integer, flag, integer, fpu_model, tile, tile, tile,
-            types.Array(types.float64, 1, "C"), types.Array(types.uint32, 2, "C"), vector))
+            types.Array(types.float32, 3, "C"), flag, integer, flag, integer,
+            types.none if fpu_model is None else integer, vector, tile, tile, tile, types.Array(types.float64, 1, "C"),
+            types.Array(types.uint32, 2, "C"), vector))
 
 
 # The interpreter calls compute through its address (sim/indirect.py), so that it compiles
 # once: linked into run_round, it would be optimized and emitted twice (seconds of a cold
-# start). By FpuModel.jit_argument's type: None for the fast model, an int for the others.
-COMPUTE_ARGUMENTS = {None: _compute_arguments(types.none), int: _compute_arguments(types.int64)}
-declare(compute, *COMPUTE_ARGUMENTS.values())
+# start). Two specialisations: the fast model (None) and the exact ones (an int).
+indirect.declare(compute, compute_arguments(None), compute_arguments(0))
+
+
+@functools.cache
+def kernel_addresses(fpu_model: int | None) -> np.ndarray:
+    """The address table (COMPUTE_AT, SFPU_AT rows) for an FpuModel.jit_argument, each
+    function compiled or loaded from numba's cache on first use: the SFPU ops first, as
+    compute may be compiling in another process meanwhile (indirect.compile_elsewhere)."""
+    sfpu_at = indirect.address(sfpu, SFPU_ARGUMENTS)
+    return np.array([indirect.address(compute, compute_arguments(fpu_model)), sfpu_at], np.int64)
 
 
 # ---- tilize_block / untilize_block ----

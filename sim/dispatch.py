@@ -24,8 +24,8 @@ import numpy as np
 from hal.backend import Binding, LaunchProgram
 from hal.log import get_logger
 from hal.status import HalError, StatusCode
-from tt_hal.sim import interpreter
-from tt_hal.sim.compute import DST_TILES
+from tt_hal.sim import indirect, interpreter
+from tt_hal.sim.compute import ADDRESS_ROWS, DST_TILES, compute, compute_arguments, kernel_addresses
 from tt_hal.sim.faults import FAULTS, Fault
 from tt_hal.sim.interpreter import PROCESSORS
 from tt_hal.sim.memory import ChipMemory
@@ -208,7 +208,7 @@ class BindingTables:
 # that took less than INLINE_SECONDS runs on the enqueuing thread when its queue is idle.
 PARALLEL_SECONDS = 0.002
 INLINE_SECONDS = 0.0005
-THREADS = max(1, min(os.cpu_count() or 1, 8))
+THREADS = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
 _POOL = concurrent.futures.ThreadPoolExecutor(THREADS, "tt-hal-cores")
 # FpuModel.jit_argument values whose interpreter is compiled (or loaded from numba's cache)
 _COMPILED_FPU_MODELS: set[int | None] = set()
@@ -223,6 +223,7 @@ class _Slot:
 
 
 _NEVER_STOP = np.zeros(1, np.int64)  # the stop flag of an unwatched dispatch
+_NO_ADDRESSES = np.zeros(ADDRESS_ROWS, np.int64)  # run_round's address table when it runs no cores
 
 
 class Watchdog:
@@ -297,6 +298,22 @@ class Watchdog:
                 self._changed.wait(None if self._wake_at == math.inf else self._wake_at - now)
 
 
+def _compile_interpreter(prepared: PreparedProgram, program: tuple, chip: tuple) -> None:
+    """Compiles run_round for run_program's arguments (`chip` ending in the fpu model), or
+    loads it from numba's cache, by running it on no cores: before a dispatch's deadline
+    clock starts, as it takes seconds on a fresh install. When the host has a second
+    core, compute compiles meanwhile in a process of its own (indirect.compile_elsewhere;
+    kernel_addresses then loads it)."""
+    fpu = chip[-1]
+    if THREADS > 1:
+        indirect.compile_elsewhere(compute, compute_arguments(fpu))
+    state = prepared.take_state(1)
+    interpreter.run_round(*program, 0, 0, 0, state.rows, *chip, _NO_ADDRESSES, 0, _NEVER_STOP, *state.arrays,
+                          np.zeros(8, np.int64))
+    prepared.return_state(state)
+    _COMPILED_FPU_MODELS.add(fpu)
+
+
 def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMemory, binding_tables: BindingTables,
                 budget: int, fpu_model: FpuModel = FpuModel.FAST, recorder=None, watchdog: Watchdog | None = None,
                 timeout: float = math.inf) -> None:
@@ -317,17 +334,13 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
     fpu = fpu_model.jit_argument()
     # run_round's arguments before and after (first, lo, hi, rows)
     program = (*prepared.program_arrays, launch.constants.astype(np.int64), tables[4], np.array(counts, np.int64))
-    chip = (memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4], *prepared.config, fpu,
-            interpreter.compute_address(fpu))
+    chip = (memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4], *prepared.config, fpu)
+    if fpu not in _COMPILED_FPU_MODELS:
+        _compile_interpreter(prepared, program, chip)
+    chip = (*chip, kernel_addresses(fpu))
     cores = arch.worker_cores
     threads = THREADS if (prepared.seconds or 0.0) > PARALLEL_SECONDS else 1
     watched = watchdog is not None and timeout < math.inf
-    if watched and fpu not in _COMPILED_FPU_MODELS:  # compiled at the first call (half a minute on a fresh
-        state = prepared.take_state(1)  # install): on no cores, before the deadline's clock starts
-        interpreter.run_round(*program, 0, 0, 0, state.rows, *chip, 0, _NEVER_STOP, *state.arrays,
-                              np.zeros(8, np.int64))
-        prepared.return_state(state)
-        _COMPILED_FPU_MODELS.add(fpu)
     stop = watchdog.watch(timeout) if watched else _NEVER_STOP  # set by the watchdog at the deadline
     try:
         for first in range(0, total, cores):

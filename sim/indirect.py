@@ -6,10 +6,15 @@ ops, called from the interpreter's one big function, cost their compile twice on
 cold start. A function declared here compiles once, on its own, when its address is
 first asked for; the caller takes the address as an int64 argument and calls it with
 `call`, which numba types from the callee's declared signatures without compiling or
-linking the callee.
+linking the callee. Being a compile unit of its own, it can also compile in another
+process (compile_elsewhere) while this one compiles its caller.
 """
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
 
 from numba import types
 from numba.core import cgutils, errors
@@ -17,6 +22,10 @@ from numba.extending import intrinsic
 
 # Dispatcher -> the argument types it is declared for (each returning int64).
 _DECLARED: dict[object, tuple[tuple[types.Type, ...], ...]] = {}
+# (dispatcher, argument types) -> the process compiling it into numba's on-disk cache
+_ELSEWHERE: dict[tuple[object, tuple[types.Type, ...]], subprocess.Popen] = {}
+# How long `address` waits for such a process before it compiles the function itself.
+ELSEWHERE_TIMEOUT = 300.0
 
 
 def declare(dispatcher, *argument_types: tuple[types.Type, ...]):
@@ -26,13 +35,63 @@ def declare(dispatcher, *argument_types: tuple[types.Type, ...]):
     return dispatcher
 
 
-def address(dispatcher, argument_types: tuple[types.Type, ...]) -> int:
-    """The address of `dispatcher` compiled for declared `argument_types` (compiling it,
-    or loading it from numba's cache, on first use)."""
+def _signature(dispatcher, argument_types: tuple[types.Type, ...]):
     if argument_types not in _DECLARED.get(dispatcher, ()):
         raise TypeError(f"{dispatcher.py_func.__name__} is not declared for {argument_types}")
+    return types.int64(*argument_types)  # int64, not the Fault its body returns
+
+
+def _load_cached(dispatcher, signature) -> bool:
+    """Loads `dispatcher`'s overload for `signature` from numba's on-disk cache, as
+    Dispatcher.compile does (numba has no public call that only loads); False when the
+    cache does not hold it."""
+    result = dispatcher._cache.load_overload(signature, dispatcher.targetctx)
+    if result is None:
+        return False
+    dispatcher.targetctx.insert_user_function(result.entry_point, result.fndesc, [result.library])
+    dispatcher.add_overload(result)
+    return True
+
+
+def compile_elsewhere(dispatcher, argument_types: tuple[types.Type, ...]) -> bool:
+    """Starts compiling `dispatcher` for `argument_types` into numba's on-disk cache in a
+    process of its own, unless it is compiled here or cached already (loaded then);
+    `address` waits for that process and loads what it compiled. For a cold start on
+    more than one core: the caller compiles something else meanwhile. True if started."""
+    signature = _signature(dispatcher, argument_types)
+    key = (dispatcher, argument_types)
+    if argument_types in dispatcher.overloads or key in _ELSEWHERE or _load_cached(dispatcher, signature):
+        return False
+    index = _DECLARED[dispatcher].index(argument_types)
+    script = ("import importlib, sys\nfrom tt_hal.sim import indirect\n"
+              "function = getattr(importlib.import_module(sys.argv[1]), sys.argv[2])\n"
+              "indirect.address(function, indirect.declared(function)[int(sys.argv[3])])\n")
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "TT_HAL_QUIET": "1"}
+    _ELSEWHERE[key] = subprocess.Popen(
+        [sys.executable, "-c", script, dispatcher.py_func.__module__, dispatcher.py_func.__name__, str(index)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
+    return True
+
+
+def declared(dispatcher) -> tuple[tuple[types.Type, ...], ...]:
+    """The argument types `dispatcher` is declared for."""
+    return _DECLARED[dispatcher]
+
+
+def address(dispatcher, argument_types: tuple[types.Type, ...]) -> int:
+    """The address of `dispatcher` compiled for declared `argument_types`: compiled here, or
+    loaded from numba's cache, on first use (after the process compile_elsewhere started
+    for it ends)."""
+    signature = _signature(dispatcher, argument_types)
+    process = _ELSEWHERE.pop((dispatcher, argument_types), None)
+    if process is not None:
+        try:
+            process.wait(timeout=ELSEWHERE_TIMEOUT)
+        except subprocess.TimeoutExpired:  # compiled here instead
+            process.kill()
+            process.wait()
     if argument_types not in dispatcher.overloads:
-        dispatcher.compile(types.int64(*argument_types))  # int64, not the Fault its body returns
+        dispatcher.compile(signature)  # loads it from numba's cache when it is there
     result = dispatcher.overloads[argument_types]
     return result.library.get_pointer_to_function(result.fndesc.llvm_func_name)
 

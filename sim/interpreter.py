@@ -15,13 +15,11 @@ through layout_block, the others through compute).
 
 from __future__ import annotations
 
-import functools
-
 import numba
 import numpy as np
 
 from tt_hal.sim import indirect
-from tt_hal.sim.compute import COMPUTE_ARGUMENTS, compute, layout_block
+from tt_hal.sim.compute import COMPUTE_AT, compute, layout_block
 from tt_hal.sim.dataflow import (
     CB_OPS,
     NOC_TRANSFER_OPS,
@@ -55,7 +53,7 @@ STOP_POLL = 4096
 @numba.njit(cache=True, nogil=True)
 def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, workgroup_count, first, lo, hi,
               core_rows, l1, dram, l1_base, buffers, buffer_banks, page_rows, page_addresses, cb_config,
-              fidelity, fp32_dest, dst_capacity, fpu_model, compute_at, budget, stop,
+              fidelity, fp32_dest, dst_capacity, fpu_model, addresses, budget, stop,
               workgroup_ids, rt_args, pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst,
               dirty, instructions, fault):
     """Runs cores [lo, hi) of a round until all their kernels halt, or a fault. Core c
@@ -72,14 +70,15 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     instructions (cores, 3) counts what each kernel executed (for traces). fault:
     (code, core, processor, pc, a, b, c, d). stop: (1,), set non-zero from another
     thread to stop the cores (Fault.DEADLINE). fpu_model: FpuModel.jit_argument;
-    compute_at: compute's address for it (compute_address).
+    addresses: compute.kernel_addresses(fpu_model).
     Returns the budget spent: an instruction costs 1 and a tile op (compute,
     tilize_block / untilize_block) TILE_OP_COST, so that the budget bounds time: a
     tile op is a thousand elements' work, a scalar instruction one.
 
     One jitted function, the setup and the loop: numba optimizes a jitted function with
     everything it calls linked in, so each level of calls above the loop would cost its
-    compile again (seconds of a cold start)."""
+    compile again (seconds of a cold start). The tile ops it calls by address
+    (sim/indirect.py), so they compile once, apart."""
     if arg_table is not None:
         for c in range(lo, hi):
             workgroup_ids[c, 0], workgroup_ids[c, 1], workgroup_ids[c, 2] = workgroup_id(first, c, workgroup_count)
@@ -247,10 +246,10 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
                                            dst_capacity, fault)
                     else:
                         spent += TILE_OP_COST - 1
-                        err = indirect.call(compute, compute_at, (
+                        err = indirect.call(compute, addresses[COMPUTE_AT], (
                             op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst,
-                            acquired[c], fidelity, fp32_dest, dst_capacity, fpu_model, src_a, src_b, scratch, results,
-                            operands, fault))
+                            acquired[c], fidelity, fp32_dest, dst_capacity, fpu_model, addresses, src_a, src_b,
+                            scratch, results, operands, fault))
                     if err != Fault.OK:
                         fault[0], fault[1], fault[2], fault[3] = err, c, p, pc
                         pcs[c, p] = pc
@@ -266,10 +265,3 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
         if not moved:
             fault[0] = Fault.DEADLOCK
             return spent
-
-
-@functools.cache
-def compute_address(fpu_model: int | None) -> int:
-    """The address of compute for run_round's fpu_model (FpuModel.jit_argument),
-    compiled or loaded from numba's cache on first use."""
-    return indirect.address(compute, COMPUTE_ARGUMENTS[None if fpu_model is None else int])

@@ -17,8 +17,9 @@ import numpy as np
 
 from tt_hal.native import codegen
 from tt_hal.sim import dispatch
+from tt_hal.sim.compute import kernel_addresses
 from tt_hal.sim.faults import Fault
-from tt_hal.sim.interpreter import compute_address, run_round
+from tt_hal.sim.interpreter import run_round
 from tt_hal.sim.memory import ChipMemory
 from tt_hal.sim.numerics import FpuModel
 from tt_hal.target.arch import get_arch
@@ -154,7 +155,7 @@ class FakeDevice:
         run_round(prepared.codes, prepared.ct_args, None, np.full(3, width, np.int64), constants,
                   np.zeros((0, 4), np.int64), workgroup_count, 0, 0, len(cores), rows, self.memory.l1, self.memory.dram,
                   self.memory.arch.l1_unreserved_base, *tables, *prepared.config, FpuModel.FAST.jit_argument(),
-                  compute_address(FpuModel.FAST.jit_argument()), dispatch.DEFAULT_INSTRUCTION_BUDGET,
+                  kernel_addresses(FpuModel.FAST.jit_argument()), dispatch.DEFAULT_INSTRUCTION_BUDGET,
                   np.zeros(1, np.int64), *state.arrays, fault)
         if fault[0] != Fault.OK:
             raise RuntimeError(f"kernel fault on the fake chip: {Fault(int(fault[0])).name}, core "

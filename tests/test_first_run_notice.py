@@ -1,6 +1,6 @@
 """The first run's notice (issue 20, finding 4): with numba's caches of the simulator
 missing (a fresh install) or just dropped as stale, the first compile says, once per
-process, that the simulator's kernels are compiling (about half a minute); never with
+process, that the simulator's kernels are compiling (10-20 seconds); never with
 TT_HAL_QUIET=1, never with warm caches. Checked on a small numba module in a temp
 directory standing for the simulator's, so nothing of the simulator recompiles."""
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numba
 import numpy as np
 import pytest
@@ -66,3 +70,45 @@ def test_a_call_with_undeclared_argument_types_does_not_compile():
 def test_an_address_for_undeclared_argument_types_is_refused():
     with pytest.raises(TypeError, match="not declared"):
         indirect.address(_scale, (types.float64, ARGUMENTS[1]))
+
+
+PROBE_MODULE = '''
+import numba
+from numba import types
+from tt_hal.sim import indirect
+
+ARGUMENTS = (types.int64,)
+
+
+@numba.njit(cache=True)
+def triple(k):
+    return 3 * k
+
+
+indirect.declare(triple, ARGUMENTS)
+'''
+PROBE = '''
+import probe_kernel
+from tt_hal.sim import indirect
+started = indirect.compile_elsewhere(probe_kernel.triple, probe_kernel.ARGUMENTS)
+indirect.address(probe_kernel.triple, probe_kernel.ARGUMENTS)
+stats = probe_kernel.triple.stats
+print(started, sum(stats.cache_misses.values()), probe_kernel.triple(14))
+'''
+
+
+def test_a_function_compiled_elsewhere_is_loaded_from_the_cache(tmp_path):
+    """compile_elsewhere compiles in another process into numba's cache, and address loads
+    it from there (no cache miss: nothing compiled here); once cached, nothing is
+    started and compile_elsewhere loads it itself."""
+    (tmp_path / "probe_kernel.py").write_text(PROBE_MODULE)
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+                   "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+
+    def run():
+        done = subprocess.run([sys.executable, "-c", PROBE], env=environment, capture_output=True, text=True,
+                              timeout=300, check=True)
+        return done.stdout.split()
+
+    assert run() == ["True", "0", "42"]
+    assert run() == ["False", "0", "42"]

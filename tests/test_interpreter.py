@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from tt_hal.sim import interpreter
+from tt_hal.sim.compute import kernel_addresses
 from tt_hal.sim.dispatch import CoreState
 from tt_hal.sim.faults import Fault
 from tt_hal.sim.numerics import FpuModel
@@ -27,7 +28,7 @@ def run_compute_instruction(opcode: int) -> Fault:
         np.zeros(len(Processor), np.int64), none, np.zeros((0, 4), np.int64), np.ones(3, np.int64), 0, 0, 1,
         np.zeros(1, np.int64), np.zeros((1, 4096), np.uint8), np.zeros((1, 4096), np.uint8), 0,
         np.zeros((0, 8), np.int64), none, none, none, np.zeros((NUM_CIRCULAR_BUFFERS, 4), np.int64), 4, False, 8,
-        FpuModel.FAST.jit_argument(), interpreter.compute_address(FpuModel.FAST.jit_argument()), 1000,
+        FpuModel.FAST.jit_argument(), kernel_addresses(FpuModel.FAST.jit_argument()), 1000,
         np.zeros(1, np.int64), *CoreState(1, 1).arrays, fault)
     return Fault(int(fault[0]))
 

@@ -17,8 +17,8 @@ or the ISA loads only what it needs.
 from __future__ import annotations
 
 import ast
-import pathlib
 import os
+import pathlib
 import subprocess
 import sys
 

@@ -28,7 +28,7 @@ import pathlib
 import sys
 
 QUIET_ENVIRONMENT = "TT_HAL_QUIET"
-COMPILE_NOTICE = ("tt-hal: compiling the simulator's kernels (about half a minute, once per install; "
+COMPILE_NOTICE = ("tt-hal: compiling the simulator's kernels (10-20 seconds, once per install; "
                   f"{QUIET_ENVIRONMENT}=1 hides this notice)")
 
 
@@ -93,7 +93,7 @@ def notice_first_compile(directories: list[pathlib.Path]) -> bool:
         return False
     sources = {os.path.abspath(d) for d in directories}
 
-    from numba.core import event  # only on a cold cache, where half a minute of compiling follows
+    from numba.core import event  # only on a cold cache, where seconds of compiling follow
 
     class FirstCompile(event.Listener):
         noticed = False
