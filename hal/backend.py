@@ -180,7 +180,7 @@ class LaunchProgram(NamedTuple):
     program: Program
     name: str
     workgroup_count: tuple[int, int, int] | None
-    constants: np.ndarray  # uint32 push constants
+    constants: np.ndarray  # push constants: their uint32 values as int64, as the cores' registers take them
     bindings: tuple[Binding, ...]
     indirect: tuple[BackendBuffer, int] | None = None
 

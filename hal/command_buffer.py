@@ -166,12 +166,13 @@ class DispatchCommand:
     @functools.cached_property
     def _fixed(self) -> tuple:
         """What every execution lowers the same way: (export, the message prefix, each
-        binding's name in messages, push constants as uint32, the executable's tensors)."""
+        binding's name in messages, push constants (LaunchProgram's int64), the executable's tensors)."""
         export = validation.dispatch(self.executable, self.export_ordinal, self.constants, len(self.bindings),
                                      self.what)
         what = f"{self.what} of {export.name}"
         return (export, what, [f"{what} binding {k}" for k in range(len(self.bindings))],
-                np.frombuffer(self.constants, np.uint32), self.executable.tensor_bindings(self.export_ordinal))
+                np.frombuffer(self.constants, np.uint32).astype(np.int64),
+                self.executable.tensor_bindings(self.export_ordinal))
 
     def lower(self, table: Sequence[HalBuffer]) -> list:
         """One LaunchProgram per stage of the export, in order (the compute queue runs
@@ -202,7 +203,7 @@ def _launch(export: Export, s: int, workgroup_count, indirect, constants: np.nda
         workgroup_count, indirect = stage.workgroup_count, None
     if stage.constants is not None:
         constants = np.array([c.value if c.kind is ArgKind.LITERAL else constants[c.value] for c in stage.constants],
-                             np.uint32)
+                             np.int64)
     if stage.bindings is not None:
         bindings = tuple(bindings[i] if source is BindingSource.DISPATCH else tensors[i]
                          for source, i in stage.bindings)

@@ -299,7 +299,7 @@ class HardwareDevice(BackendDevice):
         the worker grid, row-major)."""
         count = np.array([int(v) for v in workgroup_count], np.int64)
         total, cores = int(count.prod()), self.arch.worker_cores
-        constants = np.asarray(constants, np.uint32).astype(np.int64)
+        constants = np.asarray(constants, np.int64)
         templates = [arg_template(template) for template in program.runtime_args]
         table = binding_table([(buffer.address, buffer.buffer_type is BufferType.DRAM, buffer.page_size, offset, length)
                                for buffer, offset, length in bindings])

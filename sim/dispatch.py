@@ -114,6 +114,9 @@ class PreparedPrograms:
         self._dead: list[tuple[int, weakref.ref]] = []
 
     def get(self, program: Program) -> PreparedProgram:
+        entry = self._entries.get(id(program))  # a dict read is atomic: the lock guards changes
+        if entry is not None and entry[0]() is program:
+            return entry[1]
         with self._lock:
             while self._dead:
                 key, reference = self._dead.pop()
@@ -177,7 +180,9 @@ class BindingTables:
     again and again: a command buffer its buffers, a module's calls their transient
     buffers, which the allocator places at the same addresses each call. So entries are
     kept by what the tables are made of (an interleaved buffer's placement; a sharded
-    one's page tables, by identity). Safe across threads."""
+    one's page tables, by identity), and a recorded launch executed again finds its
+    tables by the identity of its bindings first (a buffer keeps its placement while it
+    lives). Safe across threads."""
 
     SIZE = 1024
 
@@ -185,9 +190,21 @@ class BindingTables:
         self._lock = threading.Lock()
         # ((placement, offset, length) per binding) -> (buffers, tables, whether a buffer is sharded)
         self._entries: dict[tuple, tuple] = {}
+        self._recent: dict[int, tuple] = {}  # id(bindings) -> (bindings, tables)
 
     def get(self, bindings: tuple[Binding, ...]) -> tuple[np.ndarray, ...]:
         """The tables of `bindings`, made once per key (one dispatch asks this per launch)."""
+        recent = self._recent.get(id(bindings))  # dict reads are atomic: the lock guards changes
+        if recent is not None and recent[0] is bindings:
+            return recent[1]
+        tables = self._by_placement(bindings)
+        with self._lock:
+            if len(self._recent) >= self.SIZE:
+                self._recent.pop(next(iter(self._recent)))
+            self._recent[id(bindings)] = (bindings, tables)
+        return tables
+
+    def _by_placement(self, bindings: tuple[Binding, ...]) -> tuple[np.ndarray, ...]:
         key = tuple([(b.buffer.placement, b.offset, b.length) for b in bindings])
         entry = self._entries.get(key)  # a dict read is atomic: the lock guards insertion and eviction
         if entry is not None and (not entry[2] or all(a is b.buffer for a, b in zip(entry[0], bindings)
@@ -298,6 +315,18 @@ class Watchdog:
                 self._changed.wait(None if self._wake_at == math.inf else self._wake_at - now)
 
 
+_COUNTS: dict[tuple, np.ndarray] = {}  # workgroup counts as run_round takes them (never written)
+
+
+def _counts_array(counts: tuple) -> np.ndarray:
+    array = _COUNTS.get(counts)
+    if array is None:
+        if len(_COUNTS) >= 4096:
+            _COUNTS.clear()
+        array = _COUNTS[counts] = np.array(counts, np.int64)
+    return array
+
+
 def _compile_interpreter(prepared: PreparedProgram, program: tuple, chip: tuple) -> None:
     """Compiles run_round for run_program's arguments (`chip` ending in the fpu model), or
     loads it from numba's cache, by running it on no cores: before a dispatch's deadline
@@ -333,7 +362,7 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
     tables = binding_tables.get(launch.bindings)
     fpu = fpu_model.jit_argument()
     # run_round's arguments before and after (first, lo, hi, rows)
-    program = (*prepared.program_arrays, launch.constants.astype(np.int64), tables[4], np.array(counts, np.int64))
+    program = (*prepared.program_arrays, launch.constants, tables[4], _counts_array(counts))
     chip = (memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4], *prepared.config, fpu)
     if fpu not in _COMPILED_FPU_MODELS:
         _compile_interpreter(prepared, program, chip)
@@ -348,7 +377,7 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
             state = prepared.take_state(active)
             round_start = recorder.now() if recorder is not None else 0
             groups = min(threads, active)
-            faults = np.zeros((groups, 8), np.int64)
+            faults = state.faults
             if groups == 1:
                 budget -= interpreter.run_round(*program, first, 0, active, state.rows, *chip, budget, stop,
                                                 *state.arrays, faults[0])
@@ -362,8 +391,8 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
 
                 budget -= builtins.sum(_POOL.map(run, range(groups)))
             error = None
-            if faults[0, 0] if groups == 1 else faults[:, 0].any():
-                g = int(np.flatnonzero(faults[:, 0])[0])
+            if faults[0, 0] if groups == 1 else faults[:groups, 0].any():
+                g = int(np.flatnonzero(faults[:groups, 0])[0])
                 error = _fault_error(prepared, launch.name, state, faults[g], arch, timeout)
             if recorder is not None:
                 _trace_round(recorder, prepared, launch.name, counts, state, active, first // cores, round_start, arch)
@@ -418,6 +447,7 @@ class CoreState:
         self.dirty = np.zeros(cores, np.int64)
         self.rows = np.arange(cores, dtype=np.int64)
         self.instructions = np.zeros((cores, PROCESSORS), np.int64)
+        self.faults = np.zeros((THREADS, 8), np.int64)  # a row per host thread running a part of the round
         # in run_round's order
         self.arrays = (self.workgroup_ids, self.rt_args, self.pcs, self.regs, self.done, self.waiting, self.cb_pushed,
                        self.cb_popped, self.cb_reserved, self.addrgens, self.dst, self.dirty,

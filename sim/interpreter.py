@@ -68,7 +68,7 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     (cores, 3, ADDRGEN_SLOTS, 3) = (address, page size, is_dram); dst (cores, 16,
     1024) and dirty (cores,): Dst tiles [0, dirty) written since the last release;
     instructions (cores, 3) counts what each kernel executed (for traces). fault:
-    (code, core, processor, pc, a, b, c, d). stop: (1,), set non-zero from another
+    (code, core, processor, pc, a, b, c, d), zeroed here. stop: (1,), set non-zero from another
     thread to stop the cores (Fault.DEADLINE). fpu_model: FpuModel.jit_argument;
     addresses: compute.kernel_addresses(fpu_model).
     Returns the budget spent: an instruction costs 1 and a tile op (compute,
@@ -85,6 +85,7 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
             for p in range(PROCESSORS):
                 fill_runtime_args(arg_table[p, :rt_counts[p]], constants, workgroup_ids[c], workgroup_count,
                                   binding_args, rt_args[c, p])
+    fault[:] = 0
     pcs[lo:hi] = 0
     regs[lo:hi] = 0
     done[lo:hi] = False

@@ -70,6 +70,8 @@ class BankAllocator:
 
     def lowest_allocated(self) -> int:
         """The lowest allocated address, or the end of the range when nothing is."""
+        if not self._allocated:  # (a dict's size reads atomically) every dispatch asks: most place nothing in L1
+            return self.base + self.size
         with self._lock:  # free blocks and allocations partition the range
             self._merge_pending()
             if self._free and self._free[0][0] == self.base:

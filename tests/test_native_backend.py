@@ -68,7 +68,7 @@ def test_mock_mode_does_not_report_a_fallback(monkeypatch):
 
 
 def launch(export, workgroup_count, constants, bindings) -> LaunchProgram:
-    return LaunchProgram(export.program, export.name, workgroup_count, np.array(constants, np.uint32),
+    return LaunchProgram(export.program, export.name, workgroup_count, np.array(constants, np.int64),
                          tuple(Binding(*b) for b in bindings))
 
 
