@@ -98,11 +98,14 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     for c in range(lo, hi):  # Dst is clean between dispatches: what the last run left unreleased
         dst[c, :dirty[c], :] = 0.0
         dirty[c] = 0
-    src_a = np.empty(TILE_ELEMENTS, np.float32)
-    src_b = np.empty(TILE_ELEMENTS, np.float32)
-    scratch = np.empty(TILE_ELEMENTS, np.float32)
-    results = np.empty(TILE_ELEMENTS, np.float64)
-    operands = np.empty((OPERAND_ROWS, TILE_ELEMENTS), np.uint32)
+    # compute's working space, one allocation (a dispatch's fixed cost): three float32
+    # tiles, a float64 one and matmul_tile_exact's operands
+    tile = 4 * TILE_ELEMENTS
+    work = np.empty((5 + OPERAND_ROWS) * tile, np.uint8)
+    src_a, src_b, scratch = work[:tile].view(np.float32), work[tile:2 * tile].view(np.float32), \
+        work[2 * tile:3 * tile].view(np.float32)
+    results = work[3 * tile:5 * tile].view(np.float64)
+    operands = work[5 * tile:].view(np.uint32).reshape(OPERAND_ROWS, TILE_ELEMENTS)
     executed = 0  # instructions, for traces
     spent = 0  # budget units: an instruction 1, a tile op TILE_OP_COST
     poll = min(budget, STOP_POLL)  # where the budget and the stop flag are looked at next
