@@ -88,6 +88,7 @@ def main() -> None:
     options = parser.parse_args()
     if "NUMBA_CACHE_DIR" not in os.environ:  # re-run with an empty cache: compiled here, so named
         os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="tt-hal-profile-")
+        os.environ["TT_HAL_COMPILE_ELSEWHERE"] = "0"
         os.execv(sys.executable, [sys.executable, *sys.argv])
     sys.path.insert(0, str(ROOT))
     run = workload(options.workload, options.model)

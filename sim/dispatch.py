@@ -247,6 +247,7 @@ class _Slot:
 
 _NEVER_STOP = np.zeros(1, np.int64)  # the stop flag of an unwatched dispatch
 _NO_ADDRESSES = np.zeros(ADDRESS_ROWS, np.int64)  # run_round's address table when it runs no cores
+COMPILE_ELSEWHERE_ENVIRONMENT = "TT_HAL_COMPILE_ELSEWHERE"  # "0": a cold start compiles in this process only
 
 
 class Watchdog:
@@ -338,9 +339,9 @@ def _compile_interpreter(prepared: PreparedProgram, program: tuple, chip: tuple)
     loads it from numba's cache, by running it on no cores: before a dispatch's deadline
     clock starts, as it takes seconds on a fresh install. When the host has a second
     core, compute compiles meanwhile in a process of its own (indirect.compile_elsewhere;
-    kernel_addresses then loads it)."""
+    kernel_addresses then loads it), unless TT_HAL_COMPILE_ELSEWHERE=0."""
     fpu = chip[-1]
-    if THREADS > 1:
+    if THREADS > 1 and os.environ.get(COMPILE_ELSEWHERE_ENVIRONMENT, "1") != "0":
         indirect.compile_elsewhere(compute, compute_arguments(fpu))
     state = prepared.take_state(1)
     arguments = (*program, 0, 0, 0, state.rows, *chip, _NO_ADDRESSES, 0, _NEVER_STOP, *state.arrays,
