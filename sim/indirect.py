@@ -20,6 +20,10 @@ from numba import types
 from numba.core import cgutils, errors
 from numba.extending import intrinsic
 
+from hal.log import get_logger
+
+log = get_logger(__name__)
+
 # Dispatcher -> the argument types it is declared for (each returning int64).
 _DECLARED: dict[object, tuple[tuple[types.Type, ...], ...]] = {}
 # (dispatcher, argument types) -> the process compiling it into numba's on-disk cache
@@ -86,8 +90,12 @@ def address(dispatcher, argument_types: tuple[types.Type, ...]) -> int:
     process = _ELSEWHERE.pop((dispatcher, argument_types), None)
     if process is not None:
         try:
-            process.wait(timeout=ELSEWHERE_TIMEOUT)
-        except subprocess.TimeoutExpired:  # compiled here instead
+            if process.wait(timeout=ELSEWHERE_TIMEOUT) != 0:
+                log.warning("compiling %s in another process failed (exit code %d); compiling it here",
+                            dispatcher.py_func.__name__, process.returncode)
+        except subprocess.TimeoutExpired:
+            log.warning("compiling %s in another process took over %.0f s; compiling it here",
+                        dispatcher.py_func.__name__, ELSEWHERE_TIMEOUT)
             process.kill()
             process.wait()
     if argument_types not in dispatcher.overloads:

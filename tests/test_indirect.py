@@ -73,9 +73,15 @@ def test_an_address_for_undeclared_argument_types_is_refused():
 
 
 PROBE_MODULE = '''
+import os
+import sys
+
 import numba
 from numba import types
 from tt_hal.sim import indirect
+
+if os.environ.get("PROBE_FAIL_ELSEWHERE") and sys.argv[0] == "-c":  # in the compiling process
+    raise RuntimeError("the compiling process fails")
 
 ARGUMENTS = (types.int64,)
 
@@ -97,18 +103,24 @@ print(started, sum(stats.cache_misses.values()), probe_kernel.triple(14))
 '''
 
 
+def _run_probe(tmp_path, **environment) -> subprocess.CompletedProcess:
+    (tmp_path / "probe_kernel.py").write_text(PROBE_MODULE)
+    (tmp_path / "probe.py").write_text(PROBE)
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "TT_HAL_LOG": "warning",
+                   "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path]), **environment}
+    return subprocess.run([sys.executable, str(tmp_path / "probe.py")], env=environment, capture_output=True,
+                          text=True, timeout=300, check=True)
+
+
 def test_a_function_compiled_elsewhere_is_loaded_from_the_cache(tmp_path):
     """compile_elsewhere compiles in another process into numba's cache, and address loads
     it from there (no cache miss: nothing compiled here); once cached, nothing is
     started and compile_elsewhere loads it itself."""
-    (tmp_path / "probe_kernel.py").write_text(PROBE_MODULE)
-    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
-                   "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    assert _run_probe(tmp_path).stdout.split() == ["True", "0", "42"]
+    assert _run_probe(tmp_path).stdout.split() == ["False", "0", "42"]
 
-    def run():
-        done = subprocess.run([sys.executable, "-c", PROBE], env=environment, capture_output=True, text=True,
-                              timeout=300, check=True)
-        return done.stdout.split()
 
-    assert run() == ["True", "0", "42"]
-    assert run() == ["False", "0", "42"]
+def test_a_failed_compile_elsewhere_compiles_here_and_says_so(tmp_path):
+    done = _run_probe(tmp_path, PROBE_FAIL_ELSEWHERE="1")
+    assert done.stdout.split() == ["True", "1", "42"]  # started; then a cache miss: compiled here
+    assert "compiling triple in another process failed (exit code 1); compiling it here" in done.stderr
