@@ -19,6 +19,7 @@ backend's generated kernels address interleaved pages), it goes to DRAM INTERLEA
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 
@@ -65,6 +66,21 @@ ALLOCATOR_WRAPPERS = ("caching", "debug")
 _HOST_KEYS = ("host_bytes_allocated", "host_bytes_freed", "host_bytes_peak")
 _DEVICE_KEYS = ("device_bytes_allocated", "device_bytes_freed", "device_bytes_peak")
 
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_spec(*fields) -> TensorSpec:
+    return TensorSpec(*fields)
+
+
+def _tensor_spec(*fields) -> TensorSpec:
+    """TensorSpec(*fields), made once per value: a frozen value that takes ~4 us to make
+    and check, and every tensor allocation (an eager op's output) asks for one. Fields
+    that do not hash (a shard shape given as a list) make a new one."""
+    try:
+        return _cached_spec(*fields)
+    except TypeError:
+        return TensorSpec(*fields)
 
 class AllocatorStatistics:
     """Byte counters in IREE's `iree_hal_allocator_statistics_t` shape."""
@@ -204,8 +220,8 @@ class HalAllocator:
         """A device tensor: a buffer view carrying its TensorSpec (contents undefined: the
         simulator's memory is zero until first used, then keeps what the last owner
         left, as a chip's does). Placement by the policy in this module's docstring."""
-        spec = TensorSpec(tuple(shape), DataFormat.parse(dtype), Layout.parse(layout),
-                          memory_config or DRAM_MEMORY_CONFIG, transpose_within_face, transpose_of_faces)
+        spec = _tensor_spec(tuple(shape), DataFormat.parse(dtype), Layout.parse(layout),
+                            memory_config or DRAM_MEMORY_CONFIG, transpose_within_face, transpose_of_faces)
         buffer = None
         if (memory_config is None and int(usage) & int(BufferUsage.DISPATCH_STORAGE)
                 and Capability.SHARDED_BINDINGS in self._backend.capabilities):
