@@ -335,9 +335,10 @@ def _counts_array(counts: tuple) -> np.ndarray:
 
 
 def _compile_interpreter(prepared: PreparedProgram, program: tuple, chip: tuple) -> None:
-    """Compiles run_round for run_program's arguments (`chip` ending in the fpu model), or
-    loads it from numba's cache, by running it on no cores: before a dispatch's deadline
-    clock starts, as it takes seconds on a fresh install. When the host has a second
+    """Compiles run_round for run_program's arguments (`chip` ending in the fpu model;
+    int64 push constants), or loads it from numba's cache, by running it on no cores:
+    before a dispatch's deadline clock starts, as it takes seconds on a fresh install;
+    then keeps its entry point (_RUN_ROUND). When the host has a second
     core, compute compiles meanwhile in a process of its own (indirect.compile_elsewhere;
     kernel_addresses then loads it), unless TT_HAL_COMPILE_ELSEWHERE=0."""
     fpu = chip[-1]
@@ -348,9 +349,8 @@ def _compile_interpreter(prepared: PreparedProgram, program: tuple, chip: tuple)
                  np.zeros(8, np.int64))
     interpreter.run_round(*arguments)
     prepared.return_state(state)
-    if program[4].dtype is _INT64:  # the push constants
-        signature = tuple(interpreter.run_round.typeof_pyval(argument) for argument in arguments)
-        _RUN_ROUND[fpu] = interpreter.run_round.overloads[signature].entry_point
+    signature = tuple(interpreter.run_round.typeof_pyval(argument) for argument in arguments)
+    _RUN_ROUND[fpu] = interpreter.run_round.overloads[signature].entry_point
 
 
 def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMemory, binding_tables: BindingTables,
@@ -375,7 +375,7 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
     program = (*prepared.program_arrays, launch.constants, tables[4], _counts_array(counts))
     chip = (memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4], *prepared.config, fpu)
     run_round = _RUN_ROUND.get(fpu) if launch.constants.dtype is _INT64 else interpreter.run_round
-    if run_round is None:
+    if run_round is None:  # the first run of this FPU model with int64 constants
         _compile_interpreter(prepared, program, chip)
         run_round = _RUN_ROUND[fpu]
     chip = (*chip, kernel_addresses(fpu))
