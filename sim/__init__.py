@@ -2,7 +2,8 @@
 behind `hal/backend.py`. Memory (memory), command queues and the device (device),
 running programs on the cores (dispatch) and the Tensix core model: the instruction
 loop (interpreter), circular buffers and the NoC (dataflow), compute on Dst
-(compute), the compute engine's numerics (numerics) and fault codes (faults).
+(compute), the compute engine's numerics (numerics) and fault codes (faults); the
+interpreter calls the tile ops by address so that each compiles once (indirect).
 
 The HAL finds this package by name (`hal.backend.BACKENDS`) and calls the three
 functions below; nothing is imported until a device opens."""
