@@ -156,8 +156,7 @@ def noc_gather(a, entries, l1_at, count, base, pattern, addrgens, c, p, l1, row,
         index = l1_word(l1, row, entries + 4 * i)
         to = l1_at + 4 * i
         if index < 0:
-            for b in range(4):
-                l1[row, to + b] = (pattern >> (8 * b)) & 0xFF
+            l1_store_word(l1, row, to, pattern)
             i += 1
             continue
         j = i + 1
@@ -191,8 +190,8 @@ def l1_fill(l1, row, l1_base, address, length, pattern, fault):
     if pattern & 0xFFFFFFFF == low * 0x01010101:  # one byte repeated, as zero padding is
         fill_bytes(l1, row * l1.shape[1] + address, low, length)
     else:
-        for k in range(4):
-            l1[row, address + k:address + length:4] = (pattern >> (8 * k)) & 0xFF
+        for at in range(address, address + length, 4):
+            l1_store_word(l1, row, at, pattern)
     return Fault.OK
 
 
@@ -214,3 +213,10 @@ def l1_word(l1, row, address):
     word = np.int64(l1[row, address]) | np.int64(l1[row, address + 1]) << 8 | \
         np.int64(l1[row, address + 2]) << 16 | np.int64(l1[row, address + 3]) << 24
     return word - (np.int64(1) << 32) if word >= 1 << 31 else word
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def l1_store_word(l1, row, address, word):
+    """Stores the low 32 bits of `word` little-endian at `address` of L1 row `row`."""
+    for k in range(4):
+        l1[row, address + k] = (word >> (8 * k)) & 0xFF
