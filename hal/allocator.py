@@ -68,7 +68,10 @@ _DEVICE_KEYS = ("device_bytes_allocated", "device_bytes_freed", "device_bytes_pe
 
 
 
-@functools.lru_cache(maxsize=4096)
+_SPEC_CACHE_SIZE = 4096
+
+
+@functools.lru_cache(maxsize=_SPEC_CACHE_SIZE)
 def _cached_spec(*fields) -> TensorSpec:
     return TensorSpec(*fields)
 
@@ -140,6 +143,7 @@ class HalAllocator:
         self._statistics = AllocatorStatistics()
         self._live: weakref.WeakSet[Allocation] = weakref.WeakSet()  # device allocations, for memory_map()
         self._fill_pattern: int | None = None  # set by the "debug" wrapper
+        self._l1_specs: dict[int, tuple] = {}  # id(spec) -> (spec, its L1 placement or None)
 
     def configure(self, specs) -> None:
         """Applies allocator wrapper specs ("name" or "name:config", see ALLOCATOR_WRAPPERS)
@@ -191,8 +195,8 @@ class HalAllocator:
 
     def _allocate_placed(self, spec: TensorSpec, allowed_usage: int) -> HalBuffer:
         config = spec.memory_config
-        shard = config.sharded_pages(spec) if config.is_sharded else None
-        backend_buffer = self._backend.create_buffer(spec.size, spec.page_size, config.buffer_type, shard)
+        backend_buffer = self._backend.create_buffer(spec.size, spec.page_size, config.buffer_type,
+                                                     spec.sharded_pages)
         actual_type, usage, _ = self._resolve(MemoryType.DEVICE_LOCAL, allowed_usage)
         allocation = Allocation(self._backend, backend_buffer, spec.size, self._statistics, True)
         allocation.device = self._device  # device tensors know their device, as ttnn tensors do (tt_hal.ops)
@@ -200,7 +204,19 @@ class HalAllocator:
         return self._scribbled(HalBuffer(allocation, actual_type, usage))
 
     def _l1_height_sharded(self, spec: TensorSpec) -> TensorSpec | None:
-        """The policy's L1 placement for `spec`, or None when its shards would not fit."""
+        """The policy's L1 placement for `spec`, or None when its shards would not fit:
+        decided once per spec (specs are made once per value, _tensor_spec), as making
+        and checking the sharded spec costs more than an eager op's dispatch."""
+        entry = self._l1_specs.get(id(spec))
+        if entry is not None and entry[0] is spec:
+            return entry[1]
+        if len(self._l1_specs) >= _SPEC_CACHE_SIZE:
+            self._l1_specs.clear()
+        l1_spec = self._l1_policy(spec)
+        self._l1_specs[id(spec)] = (spec, l1_spec)  # the entry keeps `spec`, so its id is not reused
+        return l1_spec
+
+    def _l1_policy(self, spec: TensorSpec) -> TensorSpec | None:
         arch = self._backend.arch
         rows, columns = spec.page_grid
         if rows == 0 or columns == 0:

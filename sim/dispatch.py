@@ -180,8 +180,8 @@ class BindingTables:
     the bound buffers and each binding's BINDING_* args. Programs bind the same memory
     again and again: a command buffer its buffers, a module's calls their transient
     buffers, which the allocator places at the same addresses each call. So entries are
-    kept by what the tables are made of (an interleaved buffer's placement; a sharded
-    one's page tables, by identity), and a recorded launch executed again finds its
+    kept by what the tables are made of (a buffer's placement; a sharded one's also by
+    the identity of its ShardedPages), and a recorded launch executed again finds its
     tables by the identity of its bindings first (a buffer keeps its placement while it
     lives). Safe across threads."""
 
@@ -208,7 +208,7 @@ class BindingTables:
     def _by_placement(self, bindings: tuple[Binding, ...]) -> tuple[np.ndarray, ...]:
         key = tuple([(b.buffer.placement, b.offset, b.length) for b in bindings])
         entry = self._entries.get(key)  # a dict read is atomic: the lock guards insertion and eviction
-        if entry is not None and (not entry[2] or all(a is b.buffer for a, b in zip(entry[0], bindings)
+        if entry is not None and (not entry[2] or all(a.shard is b.buffer.shard for a, b in zip(entry[0], bindings)
                                                       if a.shard is not None)):
             return entry[1]
         buffers = tuple(b.buffer for b in bindings)

@@ -135,6 +135,7 @@ class BankAllocator:
 
 
 _NO_PAGE_TABLE = np.zeros(0, np.int64)
+SHARD_CACHE_SIZE = 1024  # ChipMemory._shard_tables' entries
 
 
 @dataclasses.dataclass(eq=False)
@@ -156,10 +157,10 @@ class SimBuffer:
     freed: bool = False
 
     def __post_init__(self):
-        # What the cores' view of it is made of (dispatch.BindingTables' key): an interleaved
-        # buffer's placement; a sharded one's page tables, by identity.
+        # What the cores' view of it is made of (dispatch.BindingTables' key): the placement;
+        # a sharded one's page tables follow from it and its ShardedPages, by identity.
         self.placement = (self.buffer_type.value, self.address, self.size, self.page_size, self.aligned_page_size,
-                          None if self.shard is None else id(self))
+                          None if self.shard is None else id(self.shard))
 
     def check_range(self, offset: int, length: int) -> None:
         if self.freed:
@@ -352,6 +353,7 @@ class ChipMemory:
             "L1", arch.l1_unreserved_base, arch.l1_bank_size, arch.l1_alignment, top_down=True
         )
         self._dram_banks = np.arange(arch.dram_bank_count, dtype=np.int64)
+        self._shard_cache: dict[tuple, tuple] = {}  # _shard_tables'
         self._l1_banks = l1_bank_cores(arch.worker_cores)
 
     def _kind(self, buffer_type: BufferType):
@@ -391,17 +393,33 @@ class ChipMemory:
             raise HalError(StatusCode.INVALID_ARGUMENT,
                            f"a sharded buffer of {pages} pages of {page_size} B must be {pages * page_size} bytes, "
                            f"not {size}")
-        for core in shard.grid_cores:  # every core the spec names must exist, holding a shard or not
-            self._core_row(buffer_type, core)
-        rows = np.array([self._core_row(buffer_type, core) for core in shard.cores], np.int64)
         aligned = round_up(page_size, allocator.alignment)
+        rows, page_rows, page_offsets = self._shard_tables(buffer_type, shard, aligned)
         address = self._allocate(
             allocator, max(shard.pages_per_shard, 1) * aligned,
             lambda: f"a sharded buffer ({shard.pages_per_shard} pages of {page_size} B per shard on {len(rows)} "
             f"{allocator.name} banks)")
-        shard_of_page, slot = shard.page_map()
         return SimBuffer(buffer_type, address, size, page_size, aligned, storage, rows,
-                         page_rows=rows[shard_of_page], page_addresses=address + slot * aligned, shard=shard)
+                         page_rows=page_rows, page_addresses=address + page_offsets, shard=shard)
+
+    def _shard_tables(self, buffer_type: BufferType, shard: ShardedPages, aligned: int) -> tuple[np.ndarray, ...]:
+        """(row of each shard, row of each page, each page's offset from the buffer's
+        address), made once per ShardedPages object (a tensor spec keeps one: the tensors
+        of a spec, an eager op's outputs, share these arrays; nothing writes them, and
+        they stay writeable, as numba compiles read-only arrays as another type)."""
+        key = (id(shard), buffer_type, aligned)
+        entry = self._shard_cache.get(key)
+        if entry is not None and entry[0] is shard:
+            return entry[1]
+        for core in shard.grid_cores:  # every core the spec names must exist, holding a shard or not
+            self._core_row(buffer_type, core)
+        rows = np.array([self._core_row(buffer_type, core) for core in shard.cores], np.int64)
+        shard_of_page, slot = shard.page_map()
+        tables = rows, rows[shard_of_page], slot * aligned
+        if len(self._shard_cache) >= SHARD_CACHE_SIZE:
+            self._shard_cache.clear()
+        self._shard_cache[key] = (shard, tables)  # the entry keeps `shard`, so its id is not reused
+        return tables
 
     def _core_row(self, buffer_type: BufferType, core) -> int:
         if buffer_type is BufferType.DRAM:

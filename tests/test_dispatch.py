@@ -10,7 +10,7 @@ from tt_hal.kernels import eltwise
 from tt_hal.sim import dispatch
 from tt_hal.sim.device import SimDevice
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.placement import BufferType
+from tt_hal.target.placement import BufferType, CoreCoord, ShardedPages
 
 BF16 = DataFormat.bfloat16
 
@@ -34,5 +34,48 @@ def test_push_constants_of_any_integer_type_give_the_same_result(dtype):
         result = device.read_buffer(out, 0, 2048).view(np.uint16)
         np.testing.assert_array_equal(result.reshape(32, 32), values + 0x80)  # x + x: the exponent one higher
         assert dispatch._RUN_ROUND[None] is not dispatch.interpreter.run_round
+    finally:
+        device.close()
+
+
+def test_a_sharded_output_at_a_reused_address_gets_its_own_page_tables():
+    """Dispatch bindings' tables are kept by placement (BindingTables): sharded buffers
+    by their ShardedPages' identity too. An output sharded on core (1, 0), freed, and
+    another at the same L1 address sharded on core (2, 0): the second dispatch writes
+    its own core, not the first's; a third output of the second's ShardedPages object
+    (as an eager op's outputs share their spec's) finds its tables and is right too."""
+    device = SimDevice()
+    try:
+        export = eltwise.eltwise_binary("add", BF16, BF16, BF16)
+        a, b = (device.create_buffer(2048, 2048, BufferType.DRAM) for _ in range(2))
+        values = (0x3F80 + np.arange(1024, dtype=np.uint16)).reshape(32, 32)
+        for buffer in (a, b):
+            device.write_buffer(buffer, 0, values.view(np.uint8).ravel())
+
+        def on_core(x):
+            core = CoreCoord(x, 0)
+            return ShardedPages((1, 1), (1, 1), (core,), (core,))
+
+        def add_into(out):
+            launch = LaunchProgram(export.program, export.name, (1, 1, 1), np.array([1, 1], np.int64),
+                                   tuple(Binding(buffer, 0, 2048) for buffer in (a, b, out)))
+            device.enqueue_program(0, launch)
+            device.finish(0)
+            return device.read_buffer(out, 0, 2048).view(np.uint16).reshape(32, 32)
+
+        first = device.create_buffer(2048, 2048, BufferType.L1, on_core(1))
+        np.testing.assert_array_equal(add_into(first), values + 0x80)
+        address = first.address
+        device.free_buffer(first)
+        device.memory.l1[1, address:address + 2048] = 0  # what the second dispatch must leave alone
+        shard = on_core(2)
+        second = device.create_buffer(2048, 2048, BufferType.L1, shard)
+        assert second.address == address
+        np.testing.assert_array_equal(add_into(second), values + 0x80)
+        assert not device.memory.l1[1, address:address + 2048].any()
+        device.free_buffer(second)
+        third = device.create_buffer(2048, 2048, BufferType.L1, shard)
+        device.memory.l1[2, address:address + 2048] = 0
+        np.testing.assert_array_equal(add_into(third), values + 0x80)
     finally:
         device.close()

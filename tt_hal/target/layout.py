@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from hal.status import HalError, StatusCode
-from tt_hal.target.placement import MemoryConfig, TensorMemoryLayout
+from tt_hal.target.placement import MemoryConfig, ShardedPages, TensorMemoryLayout
 from tt_hal.target.sizes import TILE, TILE_ELEMENTS, ceil_div, round_up
 
 
@@ -144,6 +144,8 @@ class TensorSpec:
     page_grid: tuple[int, int] = dataclasses.field(init=False, repr=False, compare=False)  # pages (rows, columns)
     num_pages: int = dataclasses.field(init=False, repr=False, compare=False)
     size: int = dataclasses.field(init=False, repr=False, compare=False)  # bytes on the device
+    # a sharded placement's pages (MemoryConfig.sharded_pages), else None
+    sharded_pages: ShardedPages | None = dataclasses.field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "shape", tuple([int(d) for d in self.shape]))
@@ -162,7 +164,7 @@ class TensorSpec:
         num_pages = page_grid[0] * page_grid[1]
         self.__dict__.update(page_shape=(rows, columns), page_size=page_size, page_grid=page_grid,  # frozen: not
                              num_pages=num_pages, size=num_pages * page_size)  # through __setattr__
-        self.memory_config.validate_for(self)
+        self.__dict__["sharded_pages"] = self.memory_config.validate_for(self)
 
     # The 2D view every placement works on.
     @property

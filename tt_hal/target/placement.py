@@ -211,11 +211,12 @@ class MemoryConfig:
             text += f" shards {list(s.shape)} on {s.grid!r} {s.orientation.name}"
         return text
 
-    def validate_for(self, spec) -> None:
+    def validate_for(self, spec) -> ShardedPages | None:
         """INVALID_ARGUMENT when this placement cannot hold the tensor `spec`
-        (a tt_hal.target.layout.TensorSpec). Fit within the chip is checked at allocation."""
+        (a tt_hal.target.layout.TensorSpec), else its sharded pages (None: interleaved).
+        Fit within the chip is checked at allocation."""
         if self.shard_spec is None:
-            return
+            return None
         shard = self.shard_spec
         where = f"{self.memory_layout.name} of a {list(spec.shape)} {spec.layout.name} tensor " \
                 f"(folded to {spec.height_2d}x{spec.padded_width}) in shards of {list(shard.shape)}"
@@ -251,6 +252,7 @@ class MemoryConfig:
                 raise HalError(StatusCode.INVALID_ARGUMENT,
                                f"{where}: a {shards_y}x{shards_x} grid of shards does not fit the {rows}x{columns} "
                                f"{shard.orientation.name} core grid")
+        return pages
 
     def sharded_pages(self, spec) -> ShardedPages:
         shard = self.shard_spec
