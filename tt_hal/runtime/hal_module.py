@@ -33,7 +33,6 @@ from __future__ import annotations
 import collections
 import ctypes
 import importlib
-import itertools
 import threading
 
 import iree.runtime as rt
@@ -139,7 +138,7 @@ class Handles:
         self._lock = threading.Lock()
         self._entries: dict[int, tuple[object, rt.VmVariantList]] = {}
         self._pinned: dict[int, rt.VmVariantList] = {}  # id(object) -> its one handle, for long-lived objects
-        self._ids = itertools.count(1)
+        self.next_id = 1  # the key the next handle gets
         self._sweep_at = 256
         self.sweeping = _reference_counts_readable()
 
@@ -153,7 +152,8 @@ class Handles:
             if self.sweeping and len(self._entries) >= self._sweep_at:
                 self._sweep()  # before the new handle joins: nothing holds it yet but the table
             handle = rt.VmVariantList(1)
-            key = next(self._ids)
+            key = self.next_id
+            self.next_id += 1
             handle.push_int(key)
             self._entries[key] = (obj, handle)
             if pinned:
@@ -173,19 +173,24 @@ class Handles:
                                                         f"{type(entry[0]).__name__ if entry else 'an unknown one'}")
         return entry[0]
 
-    def sweep(self) -> int:
+    def sweep(self, since: int = 0) -> int:
         """Drops the entries the VM no longer refers to now (it also happens as the table
-        grows); the number left."""
+        grows), of those made from key `since` on (a call's: `next_id` before it); the
+        number left."""
         if self.sweeping:
             with self._lock:
-                self._sweep()
+                self._sweep(since)
         return len(self._entries)
 
-    def _sweep(self) -> None:
-        """Drops the entries the VM no longer refers to (under the lock)."""
+    def _sweep(self, since: int = 0) -> None:
+        """Drops the entries from key `since` on that the VM no longer refers to (under the lock)."""
         pinned = {id(handle) for handle in self._pinned.values()}
-        gone = [key for key, (_, handle) in self._entries.items()
-                if id(handle) not in pinned and _reference_count(handle) == 1]
+        gone = []
+        for key, (_, handle) in reversed(self._entries.items()):  # keys increase: the newest first
+            if key < since:
+                break
+            if id(handle) not in pinned and _reference_count(handle) == 1:
+                gone.append(key)
         for key in gone:
             del self._entries[key]
         self._sweep_at = max(256, 2 * len(self._entries))
