@@ -166,18 +166,20 @@ class DispatchCommand:
     @functools.cached_property
     def _fixed(self) -> tuple:
         """What every execution lowers the same way: (export, the message prefix, each
-        binding's name in messages, push constants (LaunchProgram's int64), the executable's tensors)."""
+        binding's name in messages, each stage's launch parts (_stage), the executable's
+        tensors)."""
         export = validation.dispatch(self.executable, self.export_ordinal, self.constants, len(self.bindings),
                                      self.what)
         what = f"{self.what} of {export.name}"
+        constants = np.frombuffer(self.constants, np.uint32).astype(np.int64)
         return (export, what, [f"{what} binding {k}" for k in range(len(self.bindings))],
-                np.frombuffer(self.constants, np.uint32).astype(np.int64),
+                [_stage(export, s, constants) for s in range(len(export.stages))],
                 self.executable.tensor_bindings(self.export_ordinal))
 
     def lower(self, table: Sequence[HalBuffer]) -> list:
         """One LaunchProgram per stage of the export, in order (the compute queue runs
         each to completion before the next)."""
-        export, what, binding_names, constants, tensors = self._fixed
+        export, what, binding_names, stages, tensors = self._fixed
         bindings = []
         for k, (operand, offset, length) in enumerate(self.bindings):
             where = binding_names[k]
@@ -190,24 +192,28 @@ class DispatchCommand:
             buffer, offset, _ = _resolve(workgroup_count, table, 0, validation.INDIRECT_COUNT_BYTES, where)
             r = validation.indirect_workgroup_count(buffer, offset, where)
             workgroup_count, indirect = None, (r.buffer.allocation.backend_buffer, r.allocation_offset)
-        return [_launch(export, s, workgroup_count, indirect, constants, tuple(bindings), tensors)
-                for s in range(len(export.stages))]
+        bindings = tuple(bindings)
+        launches = []
+        for program, name, stage_count, constants, sources in stages:
+            stage_bindings = bindings if sources is None else tuple(
+                bindings[i] if source is BindingSource.DISPATCH else tensors[i] for source, i in sources)
+            if stage_count is None:
+                launches.append(LaunchProgram(program, name, workgroup_count, constants, stage_bindings, indirect))
+            else:
+                launches.append(LaunchProgram(program, name, stage_count, constants, stage_bindings))
+        return launches
 
 
-def _launch(export: Export, s: int, workgroup_count, indirect, constants: np.ndarray, bindings: tuple[Binding, ...],
-            tensors: tuple[Binding, ...]) -> LaunchProgram:
-    """Stage `s` of a dispatch of `export`: its own workgroup count, push constants and
-    bindings where it has them, else the dispatch's (an indirect count only then)."""
+def _stage(export: Export, s: int, constants: np.ndarray) -> tuple:
+    """Stage `s` of a dispatch of `export` with push constants `constants`, as every
+    execution launches it: (program, name, its own workgroup count or None, its push
+    constants, its bindings' sources or None). A stage takes the dispatch's workgroup
+    count (an indirect one only then) and bindings where it has none of its own."""
     stage = export.stages[s]
-    if stage.workgroup_count is not None:
-        workgroup_count, indirect = stage.workgroup_count, None
     if stage.constants is not None:
         constants = np.array([c.value if c.kind is ArgKind.LITERAL else constants[c.value] for c in stage.constants],
                              np.int64)
-    if stage.bindings is not None:
-        bindings = tuple(bindings[i] if source is BindingSource.DISPATCH else tensors[i]
-                         for source, i in stage.bindings)
-    return LaunchProgram(stage.program, export.stage_name(s), workgroup_count, constants, bindings, indirect)
+    return stage.program, export.stage_name(s), stage.workgroup_count, constants, stage.bindings
 
 
 class _State(enum.Enum):

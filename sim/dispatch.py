@@ -200,8 +200,8 @@ class BindingTables:
             return recent[1]
         tables = self._by_placement(bindings)
         with self._lock:
-            if len(self._recent) >= self.SIZE:
-                self._recent.pop(next(iter(self._recent)))
+            if len(self._recent) >= self.SIZE:  # cleared, not one evicted: the .vmfb path's fresh bindings
+                self._recent.clear()  # churn through it, and a dict's oldest key is slow to find after many pops
             self._recent[id(bindings)] = (bindings, tables)
         return tables
 
