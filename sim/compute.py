@@ -82,6 +82,16 @@ def _broadcast_at(broadcast, i, j):
     return 0 if broadcast == Broadcast.SCALAR else FACE_INDEX[i, j]
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _eltwise_value(op, a, b, fidelity):
+    """a + b, a - b or a * b (ADD/SUB/MUL_TILES) in the fast model, before Dst stores it."""
+    if op == Op.ADD_TILES:
+        return a + b
+    if op == Op.SUB_TILES:
+        return a - b
+    return fidelity_product(a, b, fidelity)
+
+
 # Compiled without reference counts (of its ~15 array arguments, at every call: 6% of a
 # matmul's time), so what it calls on the fast model's path allocates nothing.
 # The rows of the address table (kernel_addresses) compute and the interpreter take: the
@@ -174,13 +184,19 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
     if op == Op.COPY_TILE or op == Op.UNARY_BCAST:  # data copies unpack to a 32-bit Dst directly, bits whole
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a, fp32_dest)
         bits, source = out.view(np.uint32), src_a.view(np.uint32)
-        for i in range(TILE):
-            for j in range(TILE):
-                k = FACE_INDEX[i, j]
-                # unary_bcast repeats B's first row, first column or element (0, 0)
-                at = k if op == Op.COPY_TILE or d == Broadcast.NONE else (FACE_INDEX[0, j] if d == Broadcast.ROW else (
-                    FACE_INDEX[i, 0] if d == Broadcast.COL else 0))
-                bits[k] = source[at] if fp32_dest else f32_to_bits(dst_store(src_a[at], fp32_dest))
+        if op == Op.COPY_TILE or d == Broadcast.NONE:  # element by element, in any order
+            for k in range(TILE_ELEMENTS):
+                bits[k] = source[k] if fp32_dest else f32_to_bits(dst_store(src_a[k], fp32_dest))
+        elif d == Broadcast.SCALAR:  # element (0, 0) everywhere
+            value = source[0] if fp32_dest else f32_to_bits(dst_store(src_a[0], fp32_dest))
+            for k in range(TILE_ELEMENTS):
+                bits[k] = value
+        else:  # unary_bcast repeats B's first row or first column
+            for i in range(TILE):
+                for j in range(TILE):
+                    k = FACE_INDEX[i, j]
+                    at = FACE_INDEX[0, j] if d == Broadcast.ROW else FACE_INDEX[i, 0]
+                    bits[k] = source[at] if fp32_dest else f32_to_bits(dst_store(src_a[at], fp32_dest))
     elif op == Op.ADD_TILES or op == Op.SUB_TILES or op == Op.MUL_TILES:
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_a)
         _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_b)
@@ -196,16 +212,14 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
         if f == Broadcast.NONE:  # element k with element k
             eltwise_tile_fast(op, src_a, src_b, out, fidelity, fp32_dest)
             return Fault.OK
+        if f == Broadcast.SCALAR:  # with element (0, 0)
+            for k in range(TILE_ELEMENTS):
+                out[k] = dst_store(_eltwise_value(op, src_a[k], src_b[0], fidelity), fp32_dest)
+            return Fault.OK
         for i in range(TILE):
             for j in range(TILE):
-                k, kb = FACE_INDEX[i, j], _broadcast_at(f, i, j)
-                if op == Op.ADD_TILES:
-                    value = src_a[k] + src_b[kb]
-                elif op == Op.SUB_TILES:
-                    value = src_a[k] - src_b[kb]
-                else:
-                    value = fidelity_product(src_a[k], src_b[kb], fidelity)
-                out[k] = dst_store(value, fp32_dest)
+                k = FACE_INDEX[i, j]
+                out[k] = dst_store(_eltwise_value(op, src_a[k], src_b[_broadcast_at(f, i, j)], fidelity), fp32_dest)
     elif op == Op.MATMUL_TILES:
         # Dst += in0 @ in1 (in1 transposed when f); in0 feeds SrcB, in1 SrcA.
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_b)
