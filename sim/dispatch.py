@@ -346,7 +346,7 @@ def _compile_interpreter(prepared: PreparedProgram, program: tuple, chip: tuple)
         indirect.compile_elsewhere(compute, compute_arguments(fpu))
     state = prepared.take_state(1)
     arguments = (*program, 0, 0, 0, state.rows, *chip, _NO_ADDRESSES, 0, _NEVER_STOP, *state.arrays,
-                 np.zeros(8, np.int64))
+                 state.faults[0], state.work[0])
     interpreter.run_round(*arguments)
     prepared.return_state(state)
     signature = tuple(interpreter.run_round.typeof_pyval(argument) for argument in arguments)
@@ -392,14 +392,14 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
             faults = state.faults
             if groups == 1:
                 budget -= run_round(*program, first, 0, active, state.rows, *chip, budget, stop,
-                                                *state.arrays, faults[0])
+                                    *state.arrays, faults[0], state.work[0])
             else:
                 bounds = [active * g // groups for g in range(groups + 1)]
 
                 def run(g, first=first, active=active, budget=budget, state=state, faults=faults, bounds=bounds):
                     lo, hi = bounds[g], bounds[g + 1]
                     return run_round(*program, first, lo, hi, state.rows, *chip,
-                                                 budget * (hi - lo) // active, stop, *state.arrays, faults[g])
+                                     budget * (hi - lo) // active, stop, *state.arrays, faults[g], state.work[g])
 
                 budget -= builtins.sum(_POOL.map(run, range(groups)))
             error = None
@@ -459,11 +459,14 @@ class CoreState:
         self.dirty = np.zeros(cores, np.int64)
         self.rows = np.arange(cores, dtype=np.int64)
         self.instructions = np.zeros((cores, PROCESSORS), np.int64)
-        self.faults = np.zeros((THREADS, 8), np.int64)  # a row per host thread running a part of the round
+        self.acquired = np.zeros(cores, np.bool_)
+        # a row per host thread running a part of the round: its fault, compute's working space
+        self.faults = np.zeros((THREADS, 8), np.int64)
+        self.work = np.zeros((THREADS, interpreter.WORK_BYTES), np.uint8)
         # in run_round's order
         self.arrays = (self.workgroup_ids, self.rt_args, self.pcs, self.regs, self.done, self.waiting, self.cb_pushed,
                        self.cb_popped, self.cb_reserved, self.addrgens, self.dst, self.dirty,
-                       self.instructions)
+                       self.instructions, self.acquired)
 
 
 def _core_name(index: int, arch) -> str:

@@ -48,14 +48,19 @@ NO_WAIT = -1  # waiting[c, p, 0] of a kernel that is not blocked
 # Budget units between two looks at the `stop` flag a dispatch's watchdog sets at its
 # wall-clock deadline: microseconds of scalar instructions, a few dozen tile ops.
 STOP_POLL = 4096
+# Bytes of compute's working space (run_round's `work`): three float32 tiles, a float64
+# one and matmul_tile_exact's operands.
+WORK_BYTES = (5 + OPERAND_ROWS) * 4 * TILE_ELEMENTS
 
 
-@numba.njit(cache=True, nogil=True)
+# Without reference counts: every kernel switch takes views of the state arrays, which
+# numba would count atomically; the working space is the caller's (this allocates nothing).
+@numba.njit(cache=True, nogil=True, _nrt=False)
 def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, workgroup_count, first, lo, hi,
               core_rows, l1, dram, l1_base, buffers, buffer_banks, page_rows, page_addresses, cb_config,
               fidelity, fp32_dest, dst_capacity, fpu_model, addresses, budget, stop,
               workgroup_ids, rt_args, pcs, regs, done, waiting, cb_pushed, cb_popped, cb_reserved, addrgens, dst,
-              dirty, instructions, fault):
+              dirty, instructions, acquired, fault, work):
     """Runs cores [lo, hi) of a round until all their kernels halt, or a fault. Core c
     uses L1 row core_rows[c] and runs workgroup first + c; its state is set up here:
     workgroup ids and runtime args from `arg_table` (3, n, 2) = (ArgKind, value) rows,
@@ -67,8 +72,9 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     blocked kernel waits for; cb_pushed/popped/reserved (cores, 32); addrgens
     (cores, 3, ADDRGEN_SLOTS, 3) = (address, page size, is_dram); dst (cores, 16,
     1024) and dirty (cores,): Dst tiles [0, dirty) written since the last release;
-    instructions (cores, 3) counts what each kernel executed (for traces). fault:
-    (code, core, processor, pc, a, b, c, d), zeroed here. stop: (1,), set non-zero from another
+    instructions (cores, 3) counts what each kernel executed (for traces); acquired
+    (cores,): a kernel holds Dst. fault: (code, core, processor, pc, a, b, c, d), zeroed
+    here. work: WORK_BYTES of uint8, compute's working space. stop: (1,), set non-zero from another
     thread to stop the cores (Fault.DEADLINE). fpu_model: FpuModel.jit_argument;
     addresses: compute.kernel_addresses(fpu_model).
     Returns the budget spent: an instruction costs 1 and a tile op (compute,
@@ -95,13 +101,12 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     cb_reserved[lo:hi] = 0
     addrgens[lo:hi] = 0
     instructions[lo:hi] = 0
+    acquired[lo:hi] = False
     for c in range(lo, hi):  # Dst is clean between dispatches: what the last run left unreleased
         dst[c, :dirty[c], :] = 0.0
         dirty[c] = 0
-    # compute's working space, one allocation (a dispatch's fixed cost): three float32
-    # tiles, a float64 one and matmul_tile_exact's operands
+    # compute's working space: three float32 tiles, a float64 one and matmul_tile_exact's operands
     tile = 4 * TILE_ELEMENTS
-    work = np.empty((5 + OPERAND_ROWS) * tile, np.uint8)
     src_a, src_b, scratch = work[:tile].view(np.float32), work[tile:2 * tile].view(np.float32), \
         work[2 * tile:3 * tile].view(np.float32)
     results = work[3 * tile:5 * tile].view(np.float64)
@@ -109,7 +114,6 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     executed = 0  # instructions, for traces
     spent = 0  # budget units: an instruction 1, a tile op TILE_OP_COST
     poll = min(budget, STOP_POLL)  # where the budget and the stop flag are looked at next
-    acquired = np.zeros(hi, np.bool_)
     while True:
         moved = False
         running = False

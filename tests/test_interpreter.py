@@ -29,7 +29,7 @@ def run_compute_instruction(opcode: int) -> Fault:
         np.zeros(1, np.int64), np.zeros((1, 4096), np.uint8), np.zeros((1, 4096), np.uint8), 0,
         np.zeros((0, 8), np.int64), none, none, none, np.zeros((NUM_CIRCULAR_BUFFERS, 4), np.int64), 4, False, 8,
         FpuModel.FAST.jit_argument(), kernel_addresses(FpuModel.FAST.jit_argument()), 1000,
-        np.zeros(1, np.int64), *CoreState(1, 1).arrays, fault)
+        np.zeros(1, np.int64), *CoreState(1, 1).arrays, fault, CoreState(1, 1).work[0])
     return Fault(int(fault[0]))
 
 
