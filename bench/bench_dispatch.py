@@ -4,13 +4,14 @@
         [--grids 1,4,16,64] [--dispatches 200] [--ttlang-site DIR] [--json out.json]
 
 Tensors are bf16 TILE in DRAM interleaved (where the default policy puts large tensors;
-the placement does not change the times). Each case's first call warms it up and is
-checked against numpy.
+for them the placement does not change the times), and one eager case also in the default
+placement of a small tensor. Each case's first call warms it up and is checked against numpy.
 - add: ops.add of N x N on the 8x8 grid vs numpy float32 `x + y` (the ratio) and
   `np.add(x, y, out=z)`; target at 2048 <= 2x. Growth over --add-sizes and --grids cores.
 - matmul N^3, HiFi4 and LoFi vs `x @ y`; targets at 1024 <= 3x and <= 2x. LoFi keeps ~5
   mantissa bits per operand: its error (~2.5e-2 of the norm) is checked at 5e-2, HiFi4's at 2e-2.
-- dispatch, targets 30 us for (a) and 10 us for (b): (a) ops.add of 32 x 32 end to end; (b) one command
+- dispatch, targets 30 us for (a) and 10 us for (b): (a) ops.add of 32 x 32 end to end, in DRAM and
+  where the allocator places it by default (L1 height-sharded); (b) one command
   buffer of D one-tile dispatches into separate outputs, executed and waited, / D (and recording it, / D).
 - tt-lang-sim: the same add and matmul in TT-Lang, one-tile blocks on one node (its simulator
   computes bf16 in float32). It pulls torch: install it into a venv of this Python and pass
@@ -86,12 +87,13 @@ def check(name: str, got: np.ndarray, x: np.ndarray, y: np.ndarray, kind: str) -
         raise SystemExit(f"{name}: result differs from numpy: error {error:.3g} >= {TOLERANCE[kind]}")
 
 
-def hal_case(device, kind: str, n: int, grid=None):
-    """ops.add (kind "add") or ops.matmul (kind: the fidelity) of N x N tensors."""
+def hal_case(device, kind: str, n: int, grid=None, memory_config=DRAM):
+    """ops.add (kind "add") or ops.matmul (kind: the fidelity) of N x N tensors, placed
+    by `memory_config` (None: the allocator's default policy, L1 sharded when it fits)."""
     x, y = uniform(n, 1), uniform(n, 2)
-    a, b = (device.to_device(v, "bfloat16", "tile", DRAM) for v in (x, y))
+    a, b = (device.to_device(v, "bfloat16", "tile", memory_config) for v in (x, y))
     if kind == "add":
-        def run(): return ops.add(a, b, memory_config=DRAM, grid=grid)
+        def run(): return ops.add(a, b, memory_config=memory_config, grid=grid)
     else:
         def run(): return ops.matmul(a, b, math_fidelity=kind, memory_config=DRAM)
     check(f"hal {kind} {n} (grid {grid})", run().to_host(np.float32), x, y, kind)
@@ -251,9 +253,12 @@ def measure_all(runs: int, add_sizes: str, matmul_sizes: str, grids: str, count:
                 plans.append(Plan(f"matmul {fidelity}", f"{n}^3", f"matmul {fidelity} {n}", f"np matmul {n}", n ** 3,
                                   "MAC", ("ratio", TARGETS[fidelity]) if n == matmul_n else None))
         small, per_op, per_dispatch = uniform(32, 1), ("per", TARGETS["eager op"]), ("per", TARGETS["dispatch"])
-        work |= {"add 32": hal_case(device, "add", 32), "np add 32": lambda: small + small}
+        work |= {"add 32": hal_case(device, "add", 32), "add 32 default": hal_case(device, "add", 32, None, None),
+                 "np add 32": lambda: small + small}
         work["record"], work["execute"] = dispatches(device, count)
         plans += [Plan("dispatch (a): ops.add end to end", "32^2", "add 32", "np add 32", 1, "op", per_op),
+                  Plan("dispatch (a): ops.add, default placement (L1 sharded)", "32^2", "add 32 default", "np add 32",
+                       1, "op", per_op),
                   Plan(f"dispatch (b): {count} in one cb, execute+wait", "32^2", "execute", None, count, "dispatch",
                        per_dispatch),
                   Plan(f"dispatch (b): recording {count} dispatches", "32^2", "record", None, count, "dispatch"),
