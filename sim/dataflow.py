@@ -37,7 +37,7 @@ def cb_page_address(address, page_size, pages, count, index):
     return address + ((count + index) % pages) * page_size
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def cb_sync(op, n, pages, pushed, popped, reserved):
     """cb_reserve_back, cb_push_back, cb_wait_front or cb_pop_front (op) of n pages on a
     circular buffer of `pages` pages that has had `pushed` pages pushed, `popped`

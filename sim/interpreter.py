@@ -220,12 +220,15 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
                             r[a] = cb_page_address(cb_config[cb, 3], cb_config[cb, 1], pages, count, 0)
                         else:
                             n = r[b]
-                            fault[4], fault[5], fault[6], fault[7] = cb, n, cb_pushed[c, cb] - cb_popped[c, cb], pages
-                            err, blocked, cb_pushed[c, cb], cb_popped[c, cb], cb_reserved[c, cb] = cb_sync(
+                            err, blocked, pushed, popped, reserved = cb_sync(
                                 op, n, pages, cb_pushed[c, cb], cb_popped[c, cb], cb_reserved[c, cb])
-                            if blocked:
+                            if err != Fault.OK:  # its details: the buffer, the pages asked for, held, its size
+                                fault[4], fault[5], fault[6], fault[7] = cb, n, pushed - popped, pages
+                            elif blocked:
                                 waiting[c, p, 0], waiting[c, p, 1] = cb, n
                                 break
+                            else:
+                                cb_pushed[c, cb], cb_popped[c, cb], cb_reserved[c, cb] = pushed, popped, reserved
                     elif op in NOC_TRANSFER_OPS:
                         err = noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dram, buffers,
                                               buffer_banks, page_rows, page_addresses, fault)

@@ -1223,14 +1223,16 @@ def test_fault_deadlock_report_is_bounded(device):
 
 
 @pytest.mark.parametrize("body, pc, words", [
-    (lambda k: k.cb_push_back(0, 1), 1, ["circular buffer overflow", "`cb_push_back"]),
-    (lambda k: (k.cb_reserve_back(0, 1), k.cb_push_back(0, 2)), 3, ["circular buffer overflow"]),
+    # details: the circular buffer, the pages asked for, the pages it holds, its pages
+    (lambda k: k.cb_push_back(0, 1), 1, ["circular buffer overflow", "`cb_push_back", "details 0, 1, 0, 2"]),
+    (lambda k: (k.cb_reserve_back(0, 1), k.cb_push_back(0, 2)), 3, ["circular buffer overflow", "details 0, 2, 0, 2"]),
     (lambda k: (k.cb_reserve_back(0, 1), k.cb_push_back(0, 1), k.cb_pop_front(0, 2)), 5,
-     ["cb_pop_front of more pages than the circular buffer holds", "`cb_pop_front"]),
-    (lambda k: k.cb_pop_front(0, 1), 1, ["cb_pop_front of more pages"]),
-    (lambda k: k.cb_wait_front(0, 3), 1, ["waits for more pages than the circular buffer has", "`cb_wait_front"]),
+     ["cb_pop_front of more pages than the circular buffer holds", "`cb_pop_front", "details 0, 2, 1, 2"]),
+    (lambda k: k.cb_pop_front(0, 1), 1, ["cb_pop_front of more pages", "details 0, 1, 0, 2"]),
+    (lambda k: k.cb_wait_front(0, 3), 1, ["waits for more pages than the circular buffer has", "`cb_wait_front",
+                                          "details 0, 3, 0, 2"]),
     (lambda k: k.cb_reserve_back(0, 3), 1, ["waits for more pages than the circular buffer has",
-                                            "`cb_reserve_back"]),
+                                            "`cb_reserve_back", "details 0, 3, 0, 2"]),
     (lambda k: k.cb_wait_front(5, 1), 1, ["circular buffer not configured", "c_5"]),
 ], ids=["push-unreserved", "push-beyond-reserve", "pop-beyond-pushed", "pop-empty", "wait-too-many",
         "reserve-too-many", "unconfigured"])
