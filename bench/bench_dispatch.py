@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import blas  # noqa: F401  (bench/blas.py: before numpy)
 import ml_dtypes
 import numba
 import numpy as np

@@ -29,6 +29,7 @@ import sys
 import time
 from pathlib import Path
 
+import blas  # noqa: F401  (bench/blas.py: before numpy)
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -31,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
+import blas  # noqa: F401  (bench/blas.py: before any suite imports numpy)
 from report import Row
 from timing import fmt
 from tqdm import tqdm

@@ -21,6 +21,7 @@ import collections
 import json
 import os
 import runpy
+import subprocess
 import sys
 import traceback
 from pathlib import Path
@@ -440,9 +441,12 @@ def cmd_bench(args) -> int:
     if not (directory / "run_all.py").exists():
         raise _Failure(EXIT_USAGE, f"tt-hal: no bench/run_all.py beside the package ({directory}); "
                                    f"benchmarks run from a source checkout (pip install -e .)")
-    sys.path.insert(0, str(directory))
-    import run_all
-    return EXIT_MISMATCH if run_all.main(args.bench_args, prog="tt-hal bench") else EXIT_OK
+    # In a child interpreter: the suites set OpenBLAS's thread timeout before numpy loads
+    # (bench/blas.py), and numpy is loaded here already. run_all exits 0, 1 (a suite
+    # failed: EXIT_MISMATCH) or 2 (usage), as the command does.
+    code = (f"import sys; sys.path.insert(0, {str(directory)!r}); import run_all; "
+            f"sys.exit(run_all.main(sys.argv[1:], prog='tt-hal bench'))")
+    return subprocess.run([sys.executable, "-c", code, *args.bench_args]).returncode
 
 
 def _version() -> str:
