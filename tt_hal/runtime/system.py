@@ -179,6 +179,15 @@ class FunctionInvoker:
         config = self._context.config
         handles = config.hal_state.handles
         first_handle = handles.next_id
+        try:
+            return self._invoke(config, handles, args)
+        finally:
+            # The call's buffers go now (failed or not), not at a later sweep: memory is free
+            # for the next call, which then gets the same addresses (and the dispatches'
+            # cached binding tables).
+            handles.sweep(first_handle)
+
+    def _invoke(self, config, handles, args):
         arguments = rt.VmVariantList(len(args) + 2)
         for index, value in enumerate(args):
             _push(arguments, handles, config.device, value, index)
@@ -196,10 +205,6 @@ class FunctionInvoker:
         if done is not None:
             done.wait()
         values = [_result(handles, results.get_variant(k), k) for k in range(results.size)]
-        # The call's buffers go now, not at a later sweep: memory is free for the next call,
-        # which then gets the same addresses (and the dispatches' cached binding tables).
-        del arguments, results
-        handles.sweep(first_handle)
         return values[0] if len(values) == 1 else tuple(values) if values else None
 
 
