@@ -250,11 +250,18 @@ class BackendDevice:
     def enqueue_program(self, cq: int, launch: LaunchProgram) -> None:
         raise self._missing("enqueue_program")
 
-    def enqueue_commands(self, cq: int, commands) -> None:
-        """A submission's queue commands, in order. A backend may take them as one unit
-        (the simulator runs them as one item of its queue); by default each is enqueued."""
+    def enqueue_submission(self, cq: int, wait_events, commands,
+                           on_complete: Callable[[HalError | None], None]) -> BackendEvent:
+        """A submission on queue `cq`: device-side waits for `wait_events`, its queue
+        commands in order, then an event (enqueue_record_event's, with `on_complete`),
+        returned. A backend may take them as one unit (the simulator runs them as one
+        item of its queue); by default each is enqueued. A command refused when enqueued
+        raises its HalError, and no event is recorded."""
+        for event in wait_events:
+            self.enqueue_wait_for_event(cq, event)
         for command in commands:
             command.enqueue(self, cq)
+        return self.enqueue_record_event(cq, on_complete)
 
     def enqueue_record_event(self, cq: int,
                              on_complete: Callable[[HalError | None], None] | None = None) -> BackendEvent:

@@ -155,14 +155,12 @@ class QueueScheduler:
         log.debug("issue #%d %s on CQ%d: %d commands", submission.id, submission.label, cq, submission.command_count)
         with self._issue_lock:
             try:
-                for event in {id(e): e for e in events}.values():
-                    backend.enqueue_wait_for_event(cq, event)
-                backend.enqueue_commands(cq, submission.commands)
+                event = backend.enqueue_submission(cq, {id(e): e for e in events}.values(), submission.commands,
+                                                   lambda error: self._complete(submission, error))
             except HalError as error:  # refused when enqueued (e.g. UNIMPLEMENTED on this backend): it fails alone
                 backend.enqueue_record_event(cq)  # ends any failure stretch its earlier commands began
                 self._fail(submission, error)
                 raise
-            event = backend.enqueue_record_event(cq, lambda error: self._complete(submission, error))
         for semaphore, value in submission.signals:
             semaphore.add_device_timepoint(value, event, self)
 

@@ -376,10 +376,15 @@ class SimDevice(BackendDevice):
                                 self.dispatch_timeout,
                                 inline=prepared.seconds is not None and prepared.seconds < INLINE_SECONDS, trace=trace)
 
-    def enqueue_commands(self, cq: int, commands) -> None:
+    def enqueue_submission(self, cq: int, wait_events, commands, on_complete) -> SimEvent:
+        """One item of the queue: the waits, the commands and the event (run inline when
+        each of them could be and the queue is idle: CommandQueue.batch)."""
         with self._queue(cq).batch():
+            for event in wait_events:
+                self.enqueue_wait_for_event(cq, event)
             for command in commands:
                 command.enqueue(self, cq)
+            return self.enqueue_record_event(cq, on_complete)
 
     def enqueue_host_function(self, cq: int, function: Callable, *args) -> None:
         """Runs `function(*args)` in order on the queue (the simulator's stand-in for a

@@ -312,3 +312,28 @@ def test_a_dispatch_of_host_memory_is_refused():
         device.queue_execute(table, [], [], binding_table=[(host, 0, 512), (ours, 0, 512)])
     assert info.value.code == StatusCode.INVALID_ARGUMENT and "host memory" in info.value.message
     device.close()
+
+
+class Refused:
+    """A queue command the backend refuses when it is enqueued (as the hardware backend
+    refuses sharded bindings)."""
+
+    def enqueue(self, backend, cq):
+        raise HalError(StatusCode.UNIMPLEMENTED, "refused when enqueued")
+
+
+def test_a_command_refused_when_enqueued_fails_its_submission_alone(chip):
+    """The submission's commands before the refused one go to the queue with it
+    (enqueue_submission: one queue item); the submission raises and fails its signal, the
+    failure stretch ends there, and the next submission on the queue runs and signals."""
+    backend, scheduler = chip
+    ran, failed, fine = [], HalSemaphore(0), HalSemaphore(0)
+    doomed = submission("doomed", 0, [], [(failed, 1)], lambda: ran.append("before"))
+    doomed.commands.append(Refused())
+    with pytest.raises(HalError) as error:
+        scheduler.submit(doomed)
+    assert error.value.code == StatusCode.UNIMPLEMENTED
+    with pytest.raises(HalError):
+        failed.wait(1, timeout=5 * SECOND)
+    scheduler.submit(submission("next", 0, [], [(fine, 1)], lambda: ran.append("next")))
+    assert fine.wait(1, timeout=5 * SECOND) and ran == ["before", "next"]
