@@ -66,8 +66,6 @@ ALLOCATOR_WRAPPERS = ("caching", "debug")
 _HOST_KEYS = ("host_bytes_allocated", "host_bytes_freed", "host_bytes_peak")
 _DEVICE_KEYS = ("device_bytes_allocated", "device_bytes_freed", "device_bytes_peak")
 
-
-
 _SPEC_CACHE_SIZE = 4096
 
 
@@ -84,6 +82,7 @@ def _tensor_spec(*fields) -> TensorSpec:
         return _cached_spec(*fields)
     except TypeError:
         return TensorSpec(*fields)
+
 
 class AllocatorStatistics:
     """Byte counters in IREE's `iree_hal_allocator_statistics_t` shape."""

@@ -92,8 +92,6 @@ def _eltwise_value(op, a, b, fidelity):
     return fidelity_product(a, b, fidelity)
 
 
-# Compiled without reference counts (of its ~15 array arguments, at every call: 6% of a
-# matmul's time), so what it calls on the fast model's path allocates nothing.
 # The rows of the address table (kernel_addresses) compute and the interpreter take: the
 # functions they call by address (sim/indirect.py), each compiled once on its own.
 ADDRESS_ROWS = 2
@@ -139,6 +137,8 @@ SFPU_ARGUMENTS = (types.int64, types.int64, *(types.Array(types.float32, 1, "C")
 indirect.declare(sfpu, SFPU_ARGUMENTS)
 
 
+# Compiled without reference counts (of its ~15 array arguments, at every call: 6% of a
+# matmul's time), so what it calls on the fast model's path allocates nothing.
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst, acquired, fidelity,
             fp32_dest, dst_capacity, fpu_model, addresses, src_a, src_b, scratch, results, operands, fault):

@@ -245,8 +245,8 @@ def _face_row_at(builder, row, face_column):
 
 # Rows of matmul_tile_exact's operand array (float32 bits, face order): SrcA's slices
 # [k, j], SrcB's [i, k], the sums.
-A1, A2, B1, B2, TOTAL = range(5)
 OPERAND_ROWS = 5
+A1, A2, B1, B2, TOTAL = range(OPERAND_ROWS)
 
 
 @intrinsic
