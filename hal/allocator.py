@@ -159,7 +159,9 @@ class HalAllocator:
         return f"<HalAllocator of {self._device!r}>"
 
     # Placement.
-    def _resolve(self, memory_type: int, allowed_usage: int) -> tuple[MemoryType, BufferUsage, bool]:
+    @staticmethod
+    @functools.cache  # every allocation asks, with a few distinct requests
+    def _resolve(memory_type: int, allowed_usage: int) -> tuple[MemoryType, BufferUsage, bool]:
         """(actual memory type, actual usage, is_device) for a request."""
         usage = BufferUsage(int(allowed_usage) | _IMPLIED_USAGE)
         if _is_host_local(int(memory_type)):

@@ -56,7 +56,7 @@ class _InterruptDeferral:
         self.received.append(frame)
 
     def __enter__(self):
-        if threading.get_ident() != threading.main_thread().ident:
+        if threading.get_ident() != _MAIN_THREAD:
             return self
         if self.depth == 0:
             self.received.clear()
@@ -65,7 +65,7 @@ class _InterruptDeferral:
         return self
 
     def __exit__(self, *exc_info) -> None:
-        if threading.get_ident() != threading.main_thread().ident:
+        if threading.get_ident() != _MAIN_THREAD:
             return
         self.depth -= 1
         if self.depth:
@@ -82,6 +82,7 @@ class _InterruptDeferral:
 
 
 _DEFERRAL = _InterruptDeferral()
+_MAIN_THREAD = threading.main_thread().ident  # the thread Python delivers signals to
 
 
 def interrupts_deferred() -> _InterruptDeferral:
@@ -262,6 +263,14 @@ class BackendDevice:
         for command in commands:
             command.enqueue(self, cq)
         return self.enqueue_record_event(cq, on_complete)
+
+    def execute_inline(self, cq: int, commands) -> BackendEvent | None:
+        """Runs queue commands on the calling thread, now, when queue `cq` is idle: returns
+        a done event (`error`: the first failure). None, with nothing enqueued, when the
+        queue is busy or the commands are not small enough to run inline; by default
+        always (the HAL then submits them as usual). A command refused when enqueued
+        raises its HalError, and nothing runs."""
+        return None
 
     def enqueue_record_event(self, cq: int,
                              on_complete: Callable[[HalError | None], None] | None = None) -> BackendEvent:

@@ -472,19 +472,20 @@ class HalBufferView:
 
     def __init__(self, buffer: HalBuffer, shape: Sequence[int], element_type: int, spec=None):
         self._buffer = buffer
-        self._shape = [int(d) for d in shape]
         self._element_type = int(element_type)
         self._spec = spec
-        if any(d < 0 for d in self._shape):
-            raise HalError(StatusCode.INVALID_ARGUMENT, f"negative dimension in shape {self._shape}")
-        if spec is not None:
+        if spec is not None:  # a spec's dimensions are ints >= 0
             expected = tensor_element_type(spec)
-            if tuple(self._shape) != spec.shape or self._element_type != expected:
+            if tuple(shape) != spec.shape or self._element_type != expected:
                 raise HalError(StatusCode.INVALID_ARGUMENT,
-                               f"view shape {self._shape} / element type {self._element_type:#x} differ from its "
+                               f"view shape {list(shape)} / element type {self._element_type:#x} differ from its "
                                f"tensor spec's {list(spec.shape)} / {int(expected):#x}")
+            self._shape = list(spec.shape)
             self._byte_length = spec.size
         else:
+            self._shape = [int(d) for d in shape]
+            if any(d < 0 for d in self._shape):
+                raise HalError(StatusCode.INVALID_ARGUMENT, f"negative dimension in shape {self._shape}")
             bits = HalElementType.bit_count(self._element_type) * math.prod(self._shape)  # exact: never wraps
             self._byte_length = (bits + 7) // 8
         if self._byte_length > buffer.byte_length():

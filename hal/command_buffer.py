@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import weakref
 from typing import Sequence
 
 import numpy as np
@@ -167,25 +168,34 @@ class DispatchCommand:
     def _fixed(self) -> tuple:
         """What every execution lowers the same way: (export, the message prefix, each
         binding's name in messages, each stage's launch parts (_stage), the executable's
-        tensors)."""
+        tensors, and per binding the last buffer it resolved to and its Binding)."""
         export = validation.dispatch(self.executable, self.export_ordinal, self.constants, len(self.bindings),
                                      self.what)
         what = f"{self.what} of {export.name}"
         constants = np.frombuffer(self.constants, np.uint32).astype(np.int64)
         return (export, what, [f"{what} binding {k}" for k in range(len(self.bindings))],
                 [_stage(export, s, constants) for s in range(len(export.stages))],
-                self.executable.tensor_bindings(self.export_ordinal))
+                self.executable.tensor_bindings(self.export_ordinal), [(_dead, None)] * len(self.bindings))
 
     def lower(self, table: Sequence[HalBuffer]) -> list:
         """One LaunchProgram per stage of the export, in order (the compute queue runs
-        each to completion before the next)."""
-        export, what, binding_names, stages, tensors = self._fixed
+        each to completion before the next). A binding to the buffer it had last time
+        (executions over the same tensors) is checked alive only: a buffer's size,
+        usage and placement never change."""
+        export, what, binding_names, stages, tensors, last = self._fixed
         bindings = []
         for k, (operand, offset, length) in enumerate(self.bindings):
+            source = table[operand.slot] if type(operand) is BindingRef and operand.slot < len(table) else operand
+            seen, binding = last[k]
+            if seen() is source and not source.allocation.released:
+                bindings.append(binding)
+                continue
             where = binding_names[k]
             r = validation.dispatch_binding(*_resolve(operand, table, offset, length, where),
                                             k in export.page_aligned_bindings, where)
-            bindings.append(Binding(r.buffer.allocation.backend_buffer, r.allocation_offset, r.length))
+            binding = Binding(r.buffer.allocation.backend_buffer, r.allocation_offset, r.length)
+            last[k] = (weakref.ref(source), binding)  # weak: a recording must not keep its last tensors
+            bindings.append(binding)
         workgroup_count, indirect = self.workgroup_count, None
         if not isinstance(workgroup_count, tuple):
             where = f"{what} workgroup count"
@@ -202,6 +212,10 @@ class DispatchCommand:
             else:
                 launches.append(LaunchProgram(program, name, stage_count, constants, stage_bindings))
         return launches
+
+
+def _dead() -> None:
+    """A dead weak reference: what a binding resolved to before its first lowering."""
 
 
 def _stage(export: Export, s: int, constants: np.ndarray) -> tuple:

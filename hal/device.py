@@ -250,10 +250,36 @@ class HalDevice:
     def queue_execute(self, command_buffers, wait_semaphores, signal_semaphores, binding_table=None) -> None:
         """Runs command buffers in order (one HalCommandBuffer or a list). Their buffer
         references to binding-table slots resolve against `binding_table`."""
+        cq, commands, resources, allocations = self._execution(command_buffers, binding_table,
+                                                               bool(as_timepoints(wait_semaphores)))
+        self._submit("queue_execute", cq, wait_semaphores, signal_semaphores, commands, resources,
+                     allocations=allocations)
+
+    def execute_now(self, command_buffers, binding_table=None, timeout: int | None = None) -> None:
+        """tt-hal's own (iree.runtime has no such call): queue_execute without waits, then
+        a wait for it, in one call that returns when the work is done and raises its
+        failure, or DEADLINE_EXCEEDED after `timeout` ns (None: forever). Work that
+        waits on nothing may run at once (IREE orders queue work by semaphores only):
+        on an idle queue a backend runs small work on this thread, without a semaphore,
+        the scheduler's queue or a thread switch (eager ops, tt_hal.ops)."""
+        cq, commands, resources, allocations = self._execution(command_buffers, binding_table, False)
+        submission = Submission("execute_now", cq, [], [], commands, resources, allocations=frozenset(allocations))
+        with interrupts_deferred():  # the scheduler's state changes whole, or not at all
+            if self._scheduler.run_inline(submission):
+                return
+            done = self.create_semaphore(0)
+            submission.signals = [(done, 1)]
+            self._scheduler.submit(submission)
+        if not done.wait(1, timeout=timeout):
+            raise HalError(StatusCode.DEADLINE_EXCEEDED,
+                           f"execute_now: the device work did not finish within {timeout / 1e9:g} s")
+
+    def _execution(self, command_buffers, binding_table, has_waits: bool) -> tuple:
+        """(queue, backend commands, resources to keep, allocations used) of executing
+        command buffers over a binding table, validated."""
         if isinstance(command_buffers, HalCommandBuffer):
             command_buffers = [command_buffers]
         table = validation.binding_table(binding_table)
-        has_waits = bool(as_timepoints(wait_semaphores))
         commands, allocations, dispatches = [], set(), False
         for command_buffer in command_buffers:
             validation.submission(command_buffer, has_waits, len(table))
@@ -265,9 +291,7 @@ class HalDevice:
         for command_buffer in command_buffers:
             if CommandBufferMode.ONE_SHOT in command_buffer.mode:
                 command_buffer.submitted = True
-        cq = COMPUTE_QUEUE if dispatches else self._transfer_cq
-        self._submit("queue_execute", cq, wait_semaphores, signal_semaphores, commands, [*command_buffers, *table],
-                     allocations=allocations)
+        return COMPUTE_QUEUE if dispatches else self._transfer_cq, commands, [*command_buffers, *table], allocations
 
     def queue_barrier(self, wait_semaphores, signal_semaphores) -> None:
         self._submit("queue_barrier", self._transfer_cq, wait_semaphores, signal_semaphores)

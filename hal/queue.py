@@ -125,8 +125,44 @@ class QueueScheduler:
                 pending = True
         return (Resolution.PENDING, None) if pending else (Resolution.EVENT, events)
 
-    def _issue(self, submission: Submission, events: list) -> None:
-        backend, cq = self._backend, submission.cq
+    def run_inline(self, submission: Submission) -> bool:
+        """Runs a submission without waits on this thread when its queue is idle
+        (BackendDevice.execute_inline) and returns True once it is done, raising its
+        failure; False, with nothing run, when the backend queues it instead. IREE
+        orders queue work by semaphores alone, so work that waits on none may run now."""
+        submission.id = next(self._ids)
+        self._take(submission)
+        recorder = self.profiler
+        if recorder is not None:
+            submission.issued_ns = recorder.now()
+        with self._cond:
+            self._issued[submission.id] = submission
+        try:
+            event = self._backend.execute_inline(submission.cq, submission.commands)
+        except HalError as error:  # refused when enqueued: nothing ran
+            self._fail(submission, error)
+            raise
+        if event is None:
+            with self._cond:
+                self._issued.pop(submission.id, None)
+            for allocation in submission.in_use:
+                allocation.end_use()
+            submission.in_use = []
+            return False
+        error = event.error
+        if recorder is not None:
+            self._trace_completion(recorder, submission, error)
+        if error is None:
+            for allocation in submission.in_use:
+                allocation.pull_mappings()
+        self._finish(submission, error)
+        if error is not None:
+            raise error.copy()
+        return True
+
+    def _take(self, submission: Submission) -> None:
+        """Holds the submission's allocations for its run (begin_use) and pushes host
+        writes through their live mappings; fails it (raising) if one was deallocated."""
         gone = next((a for a in submission.allocations if a.deallocating), None)
         for allocation in submission.allocations if gone is None else ():
             if not allocation.begin_use():  # released: the memory stays only for work issued before
@@ -142,6 +178,10 @@ class QueueScheduler:
             submission.deallocates.deallocating = True
         for allocation in submission.in_use:  # host writes through live mappings first
             allocation.push_mappings()
+
+    def _issue(self, submission: Submission, events: list) -> None:
+        backend, cq = self._backend, submission.cq
+        self._take(submission)
         recorder = self.profiler
         if recorder is not None:
             submission.issued_ns = recorder.now()

@@ -115,22 +115,29 @@ class CommandQueue:
             return
         self._put([command], inline)
 
-    def batch(self) -> _Batch:
+    def batch(self, inline_only: bool = False) -> _Batch:
         """`with queue.batch():` the commands this thread enqueues inside the block become
-        one item of the queue, run inline when each of them could be (and the queue is idle)."""
-        return _Batch(self)
+        one item of the queue, run inline when each of them could be (and the queue is idle).
+        With `inline_only`, an item that cannot run inline is dropped instead of queued
+        (the batch's `taken` says whether it ran)."""
+        return _Batch(self, inline_only)
 
-    def _put(self, items: list, inline: bool) -> None:
+    def _put(self, items: list, inline: bool, inline_only: bool = False) -> bool:
+        """Queues `items` or runs them now (`inline`, on an idle queue); with
+        `inline_only` drops them rather than queue them. Whether they were taken."""
         with interrupts_deferred():  # the busy flag set here is cleared only by _run_one
             with self._ready:
                 if self._closed:
                     raise HalError(StatusCode.FAILED_PRECONDITION, f"command queue {self.index} is closed")
                 if not (inline and not self._busy and not self._commands):
+                    if inline_only:
+                        return False
                     self._commands.append(items)
                     self._ready.notify_all()
-                    return
+                    return True
                 self._busy = True
             self._run_one(items)
+        return True
 
     def finish(self) -> None:
         with self._ready:
@@ -199,19 +206,21 @@ class _Batch:
     """CommandQueue.batch's block: a class, as a contextlib generator would cost
     microseconds of every submission."""
 
-    __slots__ = ("_queue",)
+    __slots__ = ("_queue", "_inline_only", "taken")
 
-    def __init__(self, queue: CommandQueue):
+    def __init__(self, queue: CommandQueue, inline_only: bool):
         self._queue = queue
+        self._inline_only = inline_only
+        self.taken = False
 
     def __enter__(self) -> None:
         self._queue._collecting.items = []
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, exc_type, *exc_info) -> None:
         collecting = self._queue._collecting
         items, collecting.items = collecting.items, None
-        if items:
-            self._queue._put(items, all(command[3] for command in items))
+        if items and not (self._inline_only and exc_type is not None):  # inline only: all or nothing
+            self.taken = self._queue._put(items, all(command[3] for command in items), self._inline_only)
 
 
 def _where(buffer: SimBuffer, offset: int) -> str:
@@ -375,6 +384,17 @@ class SimDevice(BackendDevice):
                                 self.instruction_budget, self.fpu_model, self.profiler, self._watchdog,
                                 self.dispatch_timeout,
                                 inline=prepared.seconds is not None and prepared.seconds < INLINE_SECONDS, trace=trace)
+
+    def execute_inline(self, cq: int, commands) -> SimEvent | None:
+        """The commands and an event as one item of the queue, run now when each of them
+        could run inline and the queue is idle; else nothing is enqueued (None)."""
+        queue = self._queue(cq)
+        batch = queue.batch(inline_only=True)
+        with batch:
+            for command in commands:
+                command.enqueue(self, cq)
+            event = self.enqueue_record_event(cq)
+        return event if batch.taken else None
 
     def enqueue_submission(self, cq: int, wait_events, commands, on_complete) -> SimEvent:
         """One item of the queue: the waits, the commands and the event (run inline when

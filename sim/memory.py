@@ -382,7 +382,7 @@ class ChipMemory:
         address = self._allocate(
             allocator, max(pages_per_bank, 1) * aligned,
             lambda: f"a {size}-byte buffer ({pages} pages of {page_size} B over {len(banks)} {allocator.name} banks)")
-        return SimBuffer(buffer_type, address, size, page_size, aligned, storage, banks)
+        return SimBuffer(buffer_type, address, size, page_size, aligned, storage, banks, _NO_PAGE_TABLE, _NO_PAGE_TABLE)
 
     def create_sharded(self, size: int, page_size: int, buffer_type: BufferType, shard: ShardedPages) -> SimBuffer:
         """Shard k of `shard` on core `shard.cores[k]` (a DRAM bank for DRAM), every

@@ -337,3 +337,46 @@ def test_a_command_refused_when_enqueued_fails_its_submission_alone(chip):
         failed.wait(1, timeout=5 * SECOND)
     scheduler.submit(submission("next", 0, [], [(fine, 1)], lambda: ran.append("next")))
     assert fine.wait(1, timeout=5 * SECOND) and ran == ["before", "next"]
+
+
+def test_execute_now_runs_inline_on_an_idle_queue_and_behind_work_on_a_busy_one(monkeypatch):
+    """On an idle queue execute_now runs small work at once on the calling thread, with no
+    semaphore; a queue holding work runs it behind that work, which execute_now then waits
+    for, up to its timeout (DEADLINE_EXCEEDED); a dispatch's fault raises its error."""
+    import numpy as np
+
+    import hal
+    from tt_hal import ops
+
+    device = hal.create_device("tenstorrent")
+    x = (np.arange(1024) % 64).astype(np.float32).reshape(32, 32)  # sums exact in bfloat16
+    a = device.to_device(x, "bfloat16", "tile", hal.DRAM_MEMORY_CONFIG)
+    for _ in range(2):  # compiles the simulator, then learns that the program is small enough to run inline
+        ops.add(a, a)
+    with monkeypatch.context() as patch:
+        patch.setattr(device, "create_semaphore", None)  # the inline path makes no semaphore
+        assert np.array_equal(ops.add(a, a).to_host(), 2 * x)
+        patch.setattr(device.backend, "instruction_budget", 10)
+        with pytest.raises(HalError) as info:
+            ops.add(a, a)
+        assert info.value.code == StatusCode.DEADLINE_EXCEEDED and "instruction budget exhausted" in info.value.message
+    assert np.array_equal(ops.add(a, a).to_host(), 2 * x)  # the queue goes on
+    buffer = device.allocator.allocate_buffer(hal.MemoryType.DEVICE_LOCAL | hal.MemoryType.HOST_VISIBLE,
+                                              hal.BufferUsage.DEFAULT | hal.BufferUsage.MAPPING, 64)
+    fill = hal.HalCommandBuffer(device)
+    fill.fill(buffer, b"\x05")
+    fill.end()
+    gate = threading.Event()
+    device.backend.enqueue_host_function(device._transfer_cq, gate.wait, 10)
+    with pytest.raises(HalError) as info:
+        device.execute_now(fill, timeout=50_000_000)
+    assert info.value.code == StatusCode.DEADLINE_EXCEEDED and "within 0.05 s" in info.value.message
+    finished = []
+    waiter = threading.Thread(target=lambda: finished.append(device.execute_now(fill, timeout=10 * SECOND)))
+    waiter.start()
+    time.sleep(0.05)
+    assert not finished  # behind the gate
+    gate.set()
+    waiter.join(10)
+    assert finished == [None] and np.frombuffer(buffer.map_read(0, 64), np.uint8).tolist() == [5] * 64
+    device.close()

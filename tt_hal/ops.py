@@ -71,9 +71,7 @@ def _run(device, executable, tiles: int, constants, views, grid) -> None:
     key = ("tt_hal.ops.dispatch", executable, count, constant_bytes, len(views))
     command_buffer = device.cached(key, lambda: _recorded_dispatch(device, executable, count, constant_bytes,
                                                                    len(views)))
-    done = device.create_semaphore(0)
-    device.queue_execute(command_buffer, [], [(done, 1)], binding_table=[v.get_buffer() for v in views])
-    wait_done([(done, 1)], "dispatch")
+    device.execute_now(command_buffer, [v.get_buffer() for v in views], timeout=HANG_TIMEOUT_NS)
 
 
 def _recorded_dispatch(device, executable, count, constants: bytes, binding_count: int) -> HalCommandBuffer:
@@ -85,15 +83,6 @@ def _recorded_dispatch(device, executable, count, constants: bytes, binding_coun
     command_buffer.dispatch(executable, 0, count, constants, [BindingRef(slot) for slot in range(binding_count)])
     command_buffer.end()
     return command_buffer
-
-
-def wait_done(timepoints, what: str) -> None:
-    """Waits for device work: raises its failure, or DEADLINE_EXCEEDED once it has
-    taken HANG_TIMEOUT_NS (it hung)."""
-    for semaphore, value in timepoints:
-        if not semaphore.wait(value, timeout=HANG_TIMEOUT_NS):
-            raise HalError(StatusCode.DEADLINE_EXCEEDED,
-                           f"{what}: the device work did not finish within {HANG_TIMEOUT_NS // 10**9} s")
 
 
 def _output(device, shape, dtype, memory_config: MemoryConfig | None) -> HalBufferView:

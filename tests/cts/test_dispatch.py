@@ -8,6 +8,8 @@ binding elementwise, so an elementwise result needs no tile layout. Values are s
 integers and halves, exact through the unpacker's tf32 and every format here.
 """
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -236,6 +238,35 @@ def test_dispatch_reuse(device):
         source, target = device_buffer(device, x), sentinel_buffer(device, 1)
         submit_and_wait(device, cb, binding_table=[source, target])
         assert np.array_equal(floats(target), np.abs(x))
+
+
+def test_a_reused_recording_checks_each_execution_s_buffers(device):
+    """A recording executed again over the buffers it had last time lowers their
+    bindings once, but checks them every time: a buffer released since is
+    FAILED_PRECONDITION, another buffer in the slot is bound instead, and the recording
+    does not keep its last buffers alive (their memory goes when the caller drops them)."""
+    executable = prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32))
+    cb = hal.HalCommandBuffer(device, binding_capacity=2)
+    cb.dispatch(executable, 0, (1, 1, 1), constants(1), [hal.BindingRef(0), hal.BindingRef(1)])
+    cb.end()
+    x, y = values(1, seed=12), values(1, seed=13)
+    source, target = device_buffer(device, x), sentinel_buffer(device, 1)
+    for _ in range(2):
+        submit_and_wait(device, cb, binding_table=[source, target])
+        assert np.array_equal(floats(target), np.abs(x))
+    source.release()
+    with raises_status(SC.FAILED_PRECONDITION) as info:
+        submit_and_wait(device, cb, binding_table=[source, target])
+    assert "was deallocated; it cannot be used" in info.value.message  # refused at the call, by the binding's check
+    other = device_buffer(device, y)
+    submit_and_wait(device, cb, binding_table=[other, target])
+    assert np.array_equal(floats(target), np.abs(y))
+    statistics = device.allocator.statistics
+    live = statistics["device_bytes_allocated"] - statistics["device_bytes_freed"]
+    del other
+    gc.collect()
+    statistics = device.allocator.statistics
+    assert statistics["device_bytes_allocated"] - statistics["device_bytes_freed"] == live - 4 * TILE
 
 
 def test_queue_dispatch_after_transfer_and_before_copy(device):

@@ -209,6 +209,35 @@ def test_empty_execute_signals(device):
     wait_ok(sem, 1)
 
 
+def test_execute_now_returns_when_done_and_raises_its_failure(device, allocator):
+    """execute_now runs a command buffer and returns when it is done, without waiting
+    for work that waits on a semaphore (IREE orders queue work by semaphores only); a
+    failure raises with its code, the submission shows in the submission graph, and the
+    queue goes on."""
+    pending, now = new_buffer(allocator, 64), new_buffer(allocator, 64)
+    gate, done = device.create_semaphore(0), device.create_semaphore(0)
+    device.queue_fill(pending, b"\x01", [(gate, 1)], [(done, 1)])
+    cb = transfer_cb(device)
+    cb.fill(now, b"\x02")
+    cb.end()
+    device.execute_now(cb, timeout=TIMEOUT_NS)
+    assert (read_bytes(now) == 2).all() and done.query() == 0
+    gate.signal(1)
+    wait_ok(done, 1)
+    assert (read_bytes(pending) == 1).all()
+    gone = new_buffer(allocator, 64)
+    reused = transfer_cb(device, binding_capacity=1)
+    reused.fill(hal.BindingRef(0), b"\x03")
+    reused.end()
+    gone.release()
+    with raises_status(SC.FAILED_PRECONDITION):
+        device.execute_now(reused, [gone], timeout=TIMEOUT_NS)
+    device.execute_now(reused, [now], timeout=TIMEOUT_NS)
+    assert (read_bytes(now) == 3).all()
+    labels = [node.label for node in device.submission_graph().nodes]
+    assert labels.count("execute_now") == 2  # the failed one was refused at the call, before it was submitted
+
+
 def test_in_flight_work_keeps_its_resources_alive(device, allocator):
     """Dropping the Python references to buffers and command buffers of a pending
     submission does not free them before it runs (IREE retains them)."""
