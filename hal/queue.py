@@ -90,7 +90,7 @@ class QueueScheduler:
     def submit(self, submission: Submission) -> None:
         """Issues now if the waits allow, else queues it; raises (and fails the signals)
         if a wait has already failed."""
-        submission.id = next(self._ids)
+        submission.id = submission.id or next(self._ids)  # run_inline's, when the backend queued it instead
         state, detail = self._resolve(submission.waits)
         if state is Resolution.FAILED:
             self._fail(submission, detail)
@@ -149,6 +149,8 @@ class QueueScheduler:
                 allocation.end_use()
             submission.in_use = []
             return False
+        log.debug("ran #%d %s inline on CQ%d: %d commands", submission.id, submission.label, submission.cq,
+                  submission.command_count)
         error = event.error
         if recorder is not None:
             self._trace_completion(recorder, submission, error)

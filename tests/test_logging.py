@@ -26,7 +26,7 @@ def run(level: str | None) -> subprocess.CompletedProcess:
 def test_tt_hal_log_debug_logs_device_queue_and_dispatch():
     stderr = run("debug").stderr
     assert " INFO tt_hal.hal.driver: created <HalDevice tenstorrent://0" in stderr
-    assert " DEBUG tt_hal.hal.queue: issue #1 queue_execute on CQ0: 1 commands" in stderr
+    assert " DEBUG tt_hal.hal.queue: issue #1 execute_now on CQ0: 1 commands" in stderr  # the first: not inline
     assert " DEBUG tt_hal.sim.dispatch: eltwise_add: 1 workgroups on 1 cores in 1 rounds" in stderr
     assert stderr.count("tt_hal.hal.driver: created") == 1  # once: not also through a root handler
 
