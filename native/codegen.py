@@ -35,7 +35,7 @@ _BRANCHES = {Op.BEQ: "==", Op.BNE: "!=", Op.BLT: "<", Op.BGE: ">="}
 _CB_CALLS = {Op.CB_RESERVE_BACK: "cb_reserve_back", Op.CB_PUSH_BACK: "cb_push_back",
              Op.CB_WAIT_FRONT: "cb_wait_front", Op.CB_POP_FRONT: "cb_pop_front"}
 _DATA_MOVEMENT = (Op.ADDRGEN, Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE, Op.NOC_READ, Op.NOC_WRITE, Op.NOC_READ_BARRIER,
-                  Op.NOC_WRITE_BARRIER, Op.L1_FILL, Op.L1_LOAD, Op.NOC_GATHER)
+                  Op.NOC_WRITE_BARRIER, Op.L1_FILL, Op.L1_LOAD, Op.NOC_GATHER, Op.NOC_READ_SPAN, Op.NOC_WRITE_SPAN)
 _TILE_REGS = {Op.TILE_REGS_ACQUIRE: "tile_regs_acquire", Op.TILE_REGS_COMMIT: "tile_regs_commit",
               Op.TILE_REGS_WAIT: "tile_regs_wait", Op.TILE_REGS_RELEASE: "tile_regs_release"}
 _ELTWISE = {Op.ADD_TILES: "ELWADD", Op.SUB_TILES: "ELWSUB", Op.MUL_TILES: "ELWMUL"}
@@ -149,6 +149,19 @@ def _unimplemented(kernel: Kernel, pc: int, what: str) -> HalError:
     return HalError(StatusCode.UNIMPLEMENTED, f"kernel {kernel.name} pc {pc}: {what} has no TT-Metal translation")
 
 
+
+def _page_transfers(slot: int, address: str, l1: str, length: str, read: bool) -> list[str]:
+    """`length` bytes from byte `address` of slot's buffer to L1 `l1` (or back): one
+    noc_async_read (noc_async_write) per page they touch."""
+    noc = f"noc_addr_{slot}(address / page_size_{slot}, offset)"
+    transfer = f"noc_async_read({noc}, at, chunk);" if read else f"noc_async_write(at, {noc}, chunk);"
+    return [f"for (uint32_t address = {address}, at = {l1}, left = {length}; left;) {{",
+            f"  uint32_t offset = address % page_size_{slot}, chunk = page_size_{slot} - offset;",
+            "  if (chunk > left) chunk = left;",
+            f"  {transfer}",
+            "  address += chunk; at += chunk; left -= chunk;",
+            "}"]
+
 class _Emitter:
     """Writes one kernel's C++: headers as needed, then the body."""
 
@@ -250,6 +263,8 @@ class _Emitter:
                            f"ADDRGEN sets it")
         if op == Op.NOC_GATHER:
             return self.noc_gather(slot, v)
+        if op in (Op.NOC_READ_SPAN, Op.NOC_WRITE_SPAN):  # the loop the simulator runs as one instruction
+            return _page_transfers(slot, u32(v[1]), u32(v[2]), u32(v[3]), op == Op.NOC_READ_SPAN)
         if op in (Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE):
             page, offset, l1, length = v[1], None, v[2], None
         else:
@@ -275,12 +290,8 @@ class _Emitter:
             f"      *reinterpret_cast<volatile tt_l1_ptr uint32_t *>(to + 4 * i) = {v[5]:#x}u; continue;",
             "    }",
             "    while (j < count && entry[j] == entry[i] + (int32_t)(j - i)) ++j;",
-            "    for (uint32_t address = base + 4 * (uint32_t)entry[i], at = to + 4 * i, left = 4 * (j - i); left;) {",
-            f"      uint32_t offset = address % page_size_{slot}, chunk = page_size_{slot} - offset;",
-            "      if (chunk > left) chunk = left;",
-            f"      noc_async_read(noc_addr_{slot}(address / page_size_{slot}, offset), at, chunk);",
-            "      address += chunk; at += chunk; left -= chunk;",
-            "    }",
+            *("    " + line for line in _page_transfers(slot, "base + 4 * (uint32_t)entry[i]", "to + 4 * i",
+                                                     "4 * (j - i)", True)),
             "  }",
             "}"]
 

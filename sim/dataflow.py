@@ -23,7 +23,9 @@ from tt_hal.target.isa import ADDRGEN_SLOTS, Op
 from tt_hal.target.sizes import ceil_div
 
 CB_OPS = (Op.CB_RESERVE_BACK, Op.CB_PUSH_BACK, Op.CB_WAIT_FRONT, Op.CB_POP_FRONT, Op.GET_WRITE_PTR, Op.GET_READ_PTR)
-NOC_TRANSFER_OPS = (Op.ADDRGEN, Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE, Op.NOC_READ, Op.NOC_WRITE)
+NOC_TRANSFER_OPS = (Op.ADDRGEN, Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE, Op.NOC_READ, Op.NOC_WRITE, Op.NOC_READ_SPAN,
+                    Op.NOC_WRITE_SPAN)
+_READS = (Op.NOC_READ_PAGE, Op.NOC_READ, Op.NOC_READ_SPAN)
 
 # The functions an instruction runs take scalars where they can: numba increments and
 # decrements (atomically) the reference count of every array a call passes, which
@@ -93,37 +95,53 @@ def noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dra
     `row`); returns a fault code. ADDRGEN sets generator slot a to (address, page
     size, is_dram); a read copies a page range of the buffer a generator names into
     L1, a write the other way. The generator's base address must be a bound buffer's,
-    with its page size; the range must lie inside one page and the L1 range above the
+    with its page size; the range must lie inside one page (a span's: inside the
+    buffer's pages, one transfer per page it touches) and the L1 range above the
     reserved base."""
     if op == Op.ADDRGEN:
         addrgens[c, p, a, 0], addrgens[c, p, a, 1], addrgens[c, p, a, 2] = r[b], r[cc], r[d] != 0
         return Fault.OK
     err, k, address, page_size, is_dram = generator_buffer(addrgens, c, p, a, buffers)
-    page = r[b]
-    if op == Op.NOC_READ_PAGE or op == Op.NOC_WRITE_PAGE:
-        offset, l1_at, length = 0, r[cc], page_size
+    pages = ceil_div(buffers[k, 2], page_size) if err == Fault.OK else 0
+    if op == Op.NOC_READ_SPAN or op == Op.NOC_WRITE_SPAN:  # byte r[b] of the buffer on
+        start, l1_at, length = r[b], r[cc], r[d]
+        fault[4], fault[5], fault[6], fault[7] = address, start, l1_at, length
+        if err != Fault.OK:
+            return err
+        # Bounds without sums or products of kernel values: those wrap in int64 and pass.
+        if start < 0 or length < 0 or start > pages * page_size or length > pages * page_size - start:
+            return Fault.NOC_OUT_OF_BOUNDS
     else:
-        offset, l1_at, length = r[cc], r[d], r[e]
-    fault[4], fault[5], fault[6], fault[7] = address, page, offset, length
-    if err != Fault.OK:
-        return err
-    # Bounds without sums or products of kernel values: those wrap in int64 and pass.
-    if page < 0 or page >= ceil_div(buffers[k, 2], page_size) or offset < 0 or length < 0 or \
-            offset > page_size or length > page_size - offset:
-        return Fault.NOC_OUT_OF_BOUNDS
+        page = r[b]
+        if op == Op.NOC_READ_PAGE or op == Op.NOC_WRITE_PAGE:
+            offset, l1_at, length = 0, r[cc], page_size
+        else:
+            offset, l1_at, length = r[cc], r[d], r[e]
+        fault[4], fault[5], fault[6], fault[7] = address, page, offset, length
+        if err != Fault.OK:
+            return err
+        if page < 0 or page >= pages or offset < 0 or length < 0 or offset > page_size or length > page_size - offset:
+            return Fault.NOC_OUT_OF_BOUNDS
+        start = page * page_size + offset
     if l1_at < l1_base or l1_at > l1.shape[1] or length > l1.shape[1] - l1_at:
         fault[4] = l1_at
         return Fault.L1_OUT_OF_BOUNDS
-    # The buffer's own page placement (tt_hal.sim.memory.page_span), from its rows of the tables.
-    bank_row, at, _ = page_span(buffer_banks, buffers[k, 5], buffers[k, 6], page_rows, page_addresses, buffers[k, 7],
-                                address, page_size, buffers[k, 4], page * page_size + offset, length)
     storage = dram if is_dram else l1
     l1_at += row * l1.shape[1]  # flat offsets for move_bytes
-    at += bank_row * storage.shape[1]
-    if op == Op.NOC_READ_PAGE or op == Op.NOC_READ:
-        move_bytes(l1, l1_at, storage, at, length)
-    else:
-        move_bytes(storage, at, l1, l1_at, length)
+    read = op in _READS
+    while length > 0:  # one transfer per page
+        chunk = min(length, page_size - start % page_size)
+        # The buffer's own page placement (tt_hal.sim.memory.page_span), from its rows of the tables.
+        bank_row, at, _ = page_span(buffer_banks, buffers[k, 5], buffers[k, 6], page_rows, page_addresses,
+                                    buffers[k, 7], address, page_size, buffers[k, 4], start, chunk)
+        at += bank_row * storage.shape[1]
+        if read:
+            move_bytes(l1, l1_at, storage, at, chunk)
+        else:
+            move_bytes(storage, at, l1, l1_at, chunk)
+        start += chunk
+        l1_at += chunk
+        length -= chunk
     return Fault.OK
 
 

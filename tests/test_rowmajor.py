@@ -273,3 +273,57 @@ def test_formats_without_1_2_or_4_byte_elements_are_unimplemented():
         with pytest.raises(hal.HalError) as error:
             rowmajor.tilize(fmt)
         assert error.value.code == hal.StatusCode.UNIMPLEMENTED
+
+
+def _span_export(start: int, length: int, target: int):
+    """A reader kernel copying `length` bytes from byte `start` of binding 0 to byte
+    `target` of binding 1 through L1: NOC_READ_SPAN, then NOC_WRITE_SPAN."""
+    from tt_hal.target.isa import Op, Processor
+    from tt_hal.target.kernel_builder import KernelBuilder
+    from tt_hal.target.program import CircularBufferConfig, Export, Program, Stage
+
+    k = KernelBuilder("span")
+    source, destination = rowmajor.tensor_generators(k, [DataFormat.uint8, DataFormat.uint8], offsets=False)
+    ptr, address, count = k.reg("ptr"), k.reg("address"), k.reg("count")
+    k.cb_reserve_back(0, 1)
+    k.emit(Op.GET_WRITE_PTR, ptr, 0)
+    k.emit(Op.LI, count, length)
+    for op, tensor, at in ((Op.NOC_READ_SPAN, source, start), (Op.NOC_WRITE_SPAN, destination, target)):
+        k.emit(Op.ADDI, address, tensor.base, at)
+        k.emit(op, tensor.slot, address, ptr, count)
+    k.noc_write_barrier()
+    program = Program((CircularBufferConfig(0, F32, F32.tile_size, 3),), (k.build(Processor.RISCV_1),),
+                      (rowmajor.tensor_args([0, 1]),))
+    return Export("span", 0, 2, (1, 1, 1), (Stage(program),))
+
+
+@pytest.mark.parametrize("start, length, target", [(4000, 5000, 100), (0, 3 * RAW_PAGE, 0), (8192, 1, 4095),
+                                                   (5000, 0, 5000)])
+def test_a_span_moves_bytes_across_pages(device, start, length, target):
+    """NOC_READ_SPAN and NOC_WRITE_SPAN move a byte range of a buffer whatever pages it
+    crosses (one transfer per page touched), and nothing else."""
+    data = np.random.default_rng(start + length).integers(0, 256, 3 * RAW_PAGE, dtype=np.uint8)
+    source, destination = raw_buffer(device, data), raw_buffer(device, np.zeros(3 * RAW_PAGE, np.uint8))
+    executable = device.create_executable_cache().prepare_executable(
+        EXECUTABLE_FORMAT, write_executable([_span_export(start, length, target)]))
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(executable, 0, (1, 1, 1), b"", [source, destination])
+    cb.end()
+    device.execute_now(cb, timeout=60 * 10**9)
+    expected = np.zeros(3 * RAW_PAGE, np.uint8)
+    expected[target:target + length] = data[start:start + length]
+    assert np.array_equal(host_bytes(destination), expected)
+
+
+def test_a_span_past_the_buffer_faults(device):
+    """A span that runs past the buffer's last page is a NoC access outside any bound buffer."""
+    source, destination = (raw_buffer(device, np.zeros(3 * RAW_PAGE, np.uint8)) for _ in range(2))
+    executable = device.create_executable_cache().prepare_executable(
+        EXECUTABLE_FORMAT, write_executable([_span_export(2 * RAW_PAGE, RAW_PAGE + 1, 0)]))
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(executable, 0, (1, 1, 1), b"", [source, destination])
+    cb.end()
+    with pytest.raises(hal.HalError) as info:
+        device.execute_now(cb, timeout=60 * 10**9)
+    assert info.value.code == hal.StatusCode.ABORTED and "NoC access outside any bound buffer" in info.value.message
+    assert not host_bytes(destination).any()

@@ -80,7 +80,7 @@ def _reader(fmt: DataFormat, fill_bits: int):
     with k.loop_range(first, end, "block") as block:
         window = block_window(k, m, block)
         k.emit(Op.GET_WRITE_PTR, indices, CB_IN1)
-        transfer_rows(k, Op.NOC_READ, table, m, window, indices)
+        transfer_rows(k, Op.NOC_READ_SPAN, table, m, window, indices)
         k.noc_read_barrier()
         k.release(window.first)
         k.cb_reserve_back(CB_IN0, BLOCK_TILES)

@@ -23,8 +23,8 @@ tiles, so these programs convert in compute, as TT-Metal's tilize and untilize o
 - Row side (`read_rows`, `write_rows`, as TT-Metal's stick readers and writers): a
   block of w tiles is 32 rows of w * 32 elements, row after row over w tile-sized
   pages of a circular buffer. The reader zeroes the pages of a block that sticks out
-  of its matrix (L1_FILL), then reads each row's elements inside the matrix, one NoC
-  read per page of the buffer they touch (a transfer stays within a page:
+  of its matrix (L1_FILL), then reads each row's elements inside the matrix
+  (NOC_READ_SPAN: one NoC read per page of the buffer they touch; a transfer stays within a page:
   BINDING_PAGE_SIZE; IREE's raw buffers have 4096-byte pages, or one page when
   smaller). The writer writes those bytes back and nothing else: no byte outside the
   window's rows x columns elements.
@@ -230,7 +230,7 @@ def read_rows(k: KernelBuilder, tensor: RowMajorTensor, m: Matrix, window: Block
     k.cb_reserve_back(cb, BLOCK_TILES)
     k.emit(Op.GET_WRITE_PTR, ptr, cb)
     zero_padding(k, window, ptr, tensor.element_size)
-    transfer_rows(k, Op.NOC_READ, tensor, m, window, ptr)
+    transfer_rows(k, Op.NOC_READ_SPAN, tensor, m, window, ptr)
     k.noc_read_barrier()
     k.cb_push_back(cb, BLOCK_TILES)
 
@@ -255,52 +255,28 @@ def write_rows(k: KernelBuilder, tensor: RowMajorTensor, m: Matrix, window: Bloc
     row-major tensor: only the elements inside the matrix; BLOCK_TILES pages popped."""
     k.cb_wait_front(cb, BLOCK_TILES)
     k.emit(Op.GET_READ_PTR, ptr, cb)
-    transfer_rows(k, Op.NOC_WRITE, tensor, m, window, ptr)
+    transfer_rows(k, Op.NOC_WRITE_SPAN, tensor, m, window, ptr)
     k.noc_write_barrier()
     k.cb_pop_front(cb, BLOCK_TILES)
 
 
 def transfer_rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, window: BlockWindow, ptr: Reg) -> None:
-    """NOC_READ or NOC_WRITE (op) of each row of a block window between the tensor and
-    the pages at `ptr`, where its rows are w * 32 elements apart."""
+    """NOC_READ_SPAN or NOC_WRITE_SPAN (op) of each row of a block window between the
+    tensor and the pages at `ptr`, where its rows are w * 32 elements apart: a row's
+    bytes in one instruction, one transfer per buffer page they touch."""
     size = tensor.element_size
-    source, target, length, skip_source, skip_target, zero = (
-        k.reg(name) for name in ("src", "dst", "length", "skip_src", "skip_dst", "zero"))
-    k.emit(Op.LI, zero, 0)
+    source, target, length, row_bytes, pitch = (k.reg(name) for name in ("src", "dst", "length", "row_bytes", "pitch"))
     k.emit(Op.MULI, length, window.width, size)
-    k.emit(Op.MULI, skip_source, m.row_stride, size)  # bytes from one row to the next ...
-    k.emit(Op.SUB, skip_source, skip_source, length)  # ... after a row's data
-    k.emit(Op.MULI, skip_target, window.tiles, TILE * size)  # and from one block row to the next
-    k.emit(Op.SUB, skip_target, skip_target, length)
+    k.emit(Op.MULI, row_bytes, m.row_stride, size)  # bytes from one row to the next in the tensor
+    k.emit(Op.MULI, pitch, window.tiles, TILE * size)  # and in the block
     k.emit(Op.MULI, source, window.first, size)
     k.emit(Op.ADD, source, source, tensor.base)
     k.emit(Op.MOV, target, ptr)
     with k.loop(window.height, "row"):
-        noc_span(k, op, tensor, source, target, length, zero)
-        k.emit(Op.ADD, source, source, skip_source)
-        k.emit(Op.ADD, target, target, skip_target)
-    k.release(source, target, length, skip_source, skip_target, zero)
-
-
-def noc_span(k: KernelBuilder, op: Op, tensor: RowMajorTensor, address: Reg, l1: Reg, length: Reg,
-              zero: Reg) -> None:
-    """NOC_READ or NOC_WRITE (op) of `length` > 0 bytes at byte `address` of the
-    tensor's buffer, to or from L1 at `l1`: one transfer per buffer page they touch.
-    Moves `address` and `l1` on past the bytes."""
-    left, page, offset, chunk = (k.reg(name) for name in ("left", "page", "offset", "chunk"))
-    k.emit(Op.MOV, left, length)
-    top = k.label("next_page")
-    k.place(top)
-    k.emit(Op.DIV, page, address, tensor.page_size)
-    k.emit(Op.MOD, offset, address, tensor.page_size)
-    k.emit(Op.SUB, chunk, tensor.page_size, offset)
-    k.emit(Op.MIN, chunk, chunk, left)
-    k.emit(op, tensor.slot, page, offset, l1, chunk)
-    k.emit(Op.ADD, address, address, chunk)
-    k.emit(Op.ADD, l1, l1, chunk)
-    k.emit(Op.SUB, left, left, chunk)
-    k.emit(Op.BLT, zero, left, top)
-    k.release(left, page, offset, chunk)
+        k.emit(op, tensor.slot, source, target, length)
+        k.emit(Op.ADD, source, source, row_bytes)
+        k.emit(Op.ADD, target, target, pitch)
+    k.release(source, target, length, row_bytes, pitch)
 
 
 # ---- Kernels ----

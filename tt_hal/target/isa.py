@@ -80,6 +80,10 @@ class Op(enum.IntEnum):
     # entry is negative; one NOC_READ per run of consecutive entries (per page it
     # touches). Entries and elements must not overlap.
     NOC_GATHER = 59  # slot, rentries, rl1, rcount, rbase, 32-bit pattern
+    # rlength bytes from byte raddress of the buffer, one NOC_READ (NOC_WRITE) per page
+    # they touch: a row of a row-major tensor in one instruction (TT-Metal's stick readers)
+    NOC_READ_SPAN = 80  # slot, raddress, rl1, rlength
+    NOC_WRITE_SPAN = 81  # slot, raddress, rl1, rlength
     # Compute: Dst register file.
     TILE_REGS_ACQUIRE = 60
     TILE_REGS_COMMIT = 61
@@ -117,7 +121,7 @@ OPERANDS: dict[Op, str] = {
     Op.GET_WRITE_PTR: "rc", Op.GET_READ_PTR: "rc",
     Op.ADDRGEN: "irrr", Op.NOC_READ_PAGE: "irr", Op.NOC_WRITE_PAGE: "irr", Op.NOC_READ: "irrrr",
     Op.NOC_WRITE: "irrrr", Op.NOC_READ_BARRIER: "", Op.NOC_WRITE_BARRIER: "", Op.L1_FILL: "rrx", Op.L1_LOAD: "rr",
-    Op.NOC_GATHER: "irrrrx",
+    Op.NOC_GATHER: "irrrrx", Op.NOC_READ_SPAN: "irrr", Op.NOC_WRITE_SPAN: "irrr",
     Op.TILE_REGS_ACQUIRE: "", Op.TILE_REGS_COMMIT: "", Op.TILE_REGS_WAIT: "", Op.TILE_REGS_RELEASE: "",
     Op.COPY_TILE: "crr", Op.ADD_TILES: "ccrrre", Op.SUB_TILES: "ccrrre", Op.MUL_TILES: "ccrrre",
     Op.MATMUL_TILES: "ccrrri", Op.REDUCE_TILE: "eccrrr", Op.TRANSPOSE_WH_TILE: "crr",
@@ -303,6 +307,7 @@ _IMMEDIATE_RANGES = {
     (Op.SFPU_TERNARY, 0): range(SfpuOp.WHERE, SfpuOp.WHERE_INT + 1),
     (Op.MATMUL_TILES, 5): range(2),
     (Op.L1_FILL, 2): range(1 << 32), (Op.NOC_GATHER, 0): range(ADDRGEN_SLOTS), (Op.NOC_GATHER, 5): range(1 << 32),
+    (Op.NOC_READ_SPAN, 0): range(ADDRGEN_SLOTS), (Op.NOC_WRITE_SPAN, 0): range(ADDRGEN_SLOTS),
 }
 
 
