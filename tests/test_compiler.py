@@ -66,7 +66,7 @@ import pytest
 
 from hal import HalError, StatusCode
 from tt_hal import compiler, runtime
-from tt_hal.compiler import frontend, tolerance
+from tt_hal.compiler import dispatch, frontend, tolerance
 from tt_hal.compiler import reference as llvm_cpu
 from tt_hal.compiler.reference import function_signatures, run_llvm_cpu
 from tt_hal.target.program import ArgKind, BindingSource
@@ -1584,6 +1584,49 @@ def test_collapsed_to_one_dim(name, size):
     assert re.search(r'iterator_types = \["parallel"\]\} ins\(%\d+, %\d+ : tensor<' + str(size), sources)
 
 
+@pytest.mark.parametrize("name", ["eltwise_add", "eltwise_collapsed_tanh", "int32_push_constant_in_body",
+                                  "bf16_layers"])
+def test_an_elementwise_dispatch_over_whole_bindings_is_one_stage(name, monkeypatch):
+    """A dispatch of one fused elementwise body from whole bindings into a whole binding,
+    all of one shape, is one stage (rowmajor.eltwise_fused: its inputs tilized and its
+    result untilized inside it), and its results are bit for bit those of the staged
+    lowering (a tilize launch per input, the fused kernel, an untilize launch): two
+    inputs, a 1-D dispatch folded to a matrix, a push constant in the body after the
+    binding offsets, bfloat16 bindings."""
+    exports = read_executable(embedded_executable(vmfb(name)))
+    assert any(len(export.stages) == 1 and export.stages[0].program.kernels[1].name == "rowmajor_fused"
+               for export in exports), [[s.program.kernels[1].name for s in e.stages] for e in exports]
+    assert_staged_bits(name, monkeypatch, "_fused_rows", "rowmajor_fused")
+
+
+def assert_staged_bits(name: str, monkeypatch, step: str, kernel: str) -> None:
+    """The case's results are bit for bit those of its lowering without `step` (a
+    function of tt_hal.compiler.dispatch returning None), which uses no `kernel`."""
+    fused = load(name).main(*inputs(name))
+    monkeypatch.setattr(dispatch, step, lambda lowering: None)
+    staged_vmfb = compiler.compile_vmfb(CASES[name].text)
+    assert not any(k.name == kernel for export in read_executable(embedded_executable(staged_vmfb))
+                   for stage in export.stages for k in stage.program.kernels)
+    staged = runtime.load_vm_flatbuffer(staged_vmfb, driver="tenstorrent").main(*inputs(name))
+    fused, staged = ([r] if isinstance(r, np.ndarray) else list(r) for r in (fused, staged))
+    assert len(fused) == len(staged)
+    for a, b in zip(fused, staged):
+        assert a.dtype == b.dtype and np.array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+@pytest.mark.parametrize("name", ["broadcast_row_bias", "batch_matmul_bias_over_batch", "concatenate_last_dim",
+                                  "pad_both_dims", "int32_sum_dim0_runtime_init", "matmul_chained_exp"])
+def test_a_last_fused_kernel_writes_its_output_row_major(name, monkeypatch):
+    """A dispatch whose last launch is a fused elementwise kernel writing an output ends
+    with rowmajor.eltwise_fused_untilized (its result untilized in compute), not the
+    kernel and an untilize stage, with the same bits: broadcast inputs, a batch
+    broadcast, outputs into windows of a binding (concatenation, padding), a push
+    constant in the body, a chain of launches before it."""
+    exports = read_executable(embedded_executable(vmfb(name)))
+    assert any(export.stages[-1].program.kernels[1].name == "eltwise_fused_untilized" for export in exports)
+    assert_staged_bits(name, monkeypatch, "_untilized_output", "eltwise_fused_untilized")
+
+
 @pytest.mark.parametrize("name", ["conv2d_nchw_relu", "conv2d_nchw_1x1_stride_2"])
 def test_nchw_convolutions_are_matmuls(name):
     """A convolution in NCHW is a contraction whose rows or columns span several dims: it
@@ -1604,7 +1647,7 @@ def test_small_window_reductions_are_unrolled(name):
     exports = read_executable(embedded_executable(vmfb(name)))
     kernels = [kernel.name for export in exports for stage in export.stages for kernel in stage.program.kernels]
     assert not any(kernel.startswith("reduce") for kernel in kernels), kernels
-    assert "eltwise_fused" in kernels, kernels
+    assert {"eltwise_fused", "eltwise_fused_untilized"} & set(kernels), kernels
 
 
 def test_short_axis_reductions_use_the_reduce_kernel():

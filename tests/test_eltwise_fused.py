@@ -333,7 +333,7 @@ def seed(*parts) -> int:
 
 
 # ================================================================================================
-# Dst tiles the allocation needs: an independent model of _allocate_fused's policy
+# Dst tiles the allocation needs: an independent model of fused.emit_code's policy
 # ================================================================================================
 
 COMMUTATIVE = {SfpuOp.ADD, SfpuOp.MUL}  # max/min keep the first operand on ties: not swappable

@@ -11,6 +11,11 @@ order:
    hold values;
 3. each tensor it stores is untilized from its scratch tiles into its binding.
 
+A dispatch of one fused elementwise kernel from whole bindings into one, all of one
+shape and unbroadcast, is one stage instead (rowmajor.eltwise_fused, tilizing and
+untilizing inside it: _fused_rows); else a last fused elementwise launch writing an
+output untilizes it itself (rowmajor.eltwise_fused_untilized: _untilized_output).
+
 A tensor of shape (..., M, N) is tiled as a batch of (M, N) matrices (TILE layout);
 vectors are rows. IREE collapses elementwise dispatches to 1-D: when every tensor of
 a dispatch is 1-D and of one size, they are folded to a matrix that pads least.
@@ -45,7 +50,7 @@ from tt_hal.compiler.lowering import (
 from tt_hal.kernels import rowmajor
 from tt_hal.kernels.common import MASK_FORMAT, mask_values, workgroup_count
 from tt_hal.target.arch import DEFAULT_ARCH, get_arch
-from tt_hal.target.isa import MathFidelity
+from tt_hal.target.isa import Broadcast, MathFidelity
 from tt_hal.target.layout import DataFormat, Layout
 from tt_hal.target.program import ArgKind, BindingSource, Export, ExportTensor, RuntimeArg, Stage
 from tt_hal.target.sizes import TILE, ceil_div
@@ -145,14 +150,7 @@ class _ExportBuilder:
         """A tilize or untilize stage between a binding (at byte `offset` of its range,
         a literal or the dispatch's push constant; the slice `window` of it) and a tile
         tensor."""
-        batches, rows, columns = _matrices(device_shape)
-        if window is None:
-            constants = rowmajor.push_constants(rows, columns, [offset], batches)
-        elif isinstance(offset, PushConstant):
-            raise HalError(StatusCode.UNIMPLEMENTED, PUSH_CONSTANT_WINDOW)
-        else:
-            constants = rowmajor.push_constants(rows, columns, [offset + window.start * data_format.element_size],
-                                                batches, window.row_stride, window.batch_stride)
+        constants = _row_constants(device_shape, data_format, offset, window)
         self.stages.append(Stage(_rowmajor(builder, data_format).program, workgroup_count(constants[0], CORES),
                                  _constants(constants), bindings))
 
@@ -160,6 +158,30 @@ class _ExportBuilder:
         export = _library(launch.kernel)
         self.stages.append(Stage(export.program, workgroup_count(launch.tiles, CORES), _constants(launch.constants),
                                  tuple(operand_binding(o) for o in launch.operands)))
+
+    def untilized(self, launch: Launch, key, device_shape, window: Window | None, operand_binding) -> None:
+        """The fused elementwise `launch` writing output `key` row-major itself
+        (rowmajor.eltwise_fused_untilized), in place of it and the output's untilize stage."""
+        _, _, fused_inputs, code, out_format, _, _, fp32_dest = launch.kernel
+        inputs = [o for o in launch.operands[:-1] if not isinstance(o, tuple)]  # no padding masks: none written
+        export = _library(("eltwise_fused_untilized", fused_inputs, code, out_format, fp32_dest))
+        constants = _row_constants(device_shape, out_format, key[1], window) + launch.constants[3:]
+        bindings = tuple(operand_binding(o) for o in inputs) + ((BindingSource.DISPATCH, key[0]),)
+        self.stages.append(Stage(export.stages[0].program, workgroup_count(constants[0], CORES),
+                                 _constants(constants), bindings))
+
+
+def _row_constants(device_shape, data_format: DataFormat, offset: int | PushConstant,
+                   window: Window | None) -> list:
+    """The push constants of a row-major program (rowmajor.push_constants) over a tile
+    tensor's matrices at byte `offset` of a binding's range, or at the slice `window` of it."""
+    batches, rows, columns = _matrices(device_shape)
+    if window is None:
+        return rowmajor.push_constants(rows, columns, [offset], batches)
+    if isinstance(offset, PushConstant):
+        raise HalError(StatusCode.UNIMPLEMENTED, PUSH_CONSTANT_WINDOW)
+    return rowmajor.push_constants(rows, columns, [offset + window.start * data_format.element_size], batches,
+                                   window.row_stride, window.batch_stride)
 
 
 def lower_export(export_op, func) -> Export:
@@ -181,6 +203,9 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
     lowering = DispatchLowering(func, OPTIONS)
     accesses = lowering.tensors()  # (binding, byte offset) -> shape
     lowering.run(_folded(accesses))
+    through_tiles = _fused_rows(lowering)
+    if through_tiles is not None:
+        return Export(name, constant_count, binding_count, (1, 1, 1), (through_tiles,))
     out = _ExportBuilder()
     for key, tensor in _loads(lowering).items():
         data_format = tensor.data_format or FORMAT
@@ -204,13 +229,67 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
             return BindingSource.TENSOR, out.tensor(key, operand.device_shape, data_format, values)
         return BindingSource.TENSOR, out.tensor((kind, what), operand.device_shape, operand.data_format or FORMAT)
 
-    for launch in lowering.launches:
+    last = _untilized_output(lowering)
+    for launch in lowering.launches[:-1] if last is not None else lowering.launches:
         out.launch(launch, operand_binding)
+    if last is not None:
+        device_shape, _, window = lowering.outputs[last]
+        out.untilized(lowering.launches[-1], last, device_shape, window, operand_binding)
     for key, (device_shape, data_format, window) in lowering.outputs.items():
+        if key == last:
+            continue
         scratch = out.tensor(("output", key), device_shape, data_format)
         out.row_major(rowmajor.untilize, device_shape, data_format, key[1],
                       ((BindingSource.TENSOR, scratch), (BindingSource.DISPATCH, key[0])), window)
     return Export(name, constant_count, binding_count, (1, 1, 1), tuple(out.stages), tuple(out.tensors))
+
+
+def _fused_rows(lowering: DispatchLowering) -> Stage | None:
+    """The dispatch as one stage (rowmajor.eltwise_fused) when it is one fused elementwise
+    kernel from whole loaded bindings into one whole stored binding, all of one shape
+    and unbroadcast: its inputs tilized and its result untilized inside it, rather than
+    a tilize launch per input and an untilize launch around it, each a round trip
+    through scratch tiles. Padding masks go: the untilize writes no padding."""
+    if len(lowering.launches) != 1 or len(lowering.outputs) != 1 or lowering.launches[0].kernel[0] != "eltwise_fused":
+        return None
+    launch = lowering.launches[0]
+    _, _, fused_inputs, code, out_format, _, _, fp32_dest = launch.kernel
+    [(key, (device_shape, data_format, window))] = lowering.outputs.items()
+    *inputs, out = [operand for operand in launch.operands if not isinstance(operand, tuple)]  # no masks
+    shape = _matrices(device_shape)
+    if window is not None or out.ref != ("output", key) or out_format is not data_format or \
+            len(inputs) > len(rowmajor.CB_TILES_IN):
+        return None
+    for tensor, source in zip(inputs, fused_inputs):
+        if (tensor.ref is None or tensor.ref[0] != "binding" or tensor.window is not None or tensor.row_major
+                or _matrices(tensor.device_shape) != shape or source.broadcast is not Broadcast.NONE
+                or source.batch_broadcast or source.data_format is not tensor.data_format):
+            return None
+    batches, rows, columns = shape
+    constants = rowmajor.push_constants(rows, columns, [t.ref[1][1] for t in inputs] + [key[1]], batches)
+    export = _library(("rowmajor_fused", tuple(fi.data_format for fi in fused_inputs), code, out_format, fp32_dest))
+    bindings = tuple((BindingSource.DISPATCH, binding) for binding in [t.ref[1][0] for t in inputs] + [key[0]])
+    return Stage(export.stages[0].program, workgroup_count(constants[0], CORES),
+                 _constants(constants + launch.constants[3:]), bindings)
+
+
+def _untilized_output(lowering: DispatchLowering):
+    """The output the last launch writes, when that launch is a fused elementwise kernel
+    that can write it row-major itself (ExportBuilder.untilized: its result untilized
+    in compute, without the untilize launch after it nor a round trip through scratch
+    tiles); else None."""
+    if not lowering.launches or lowering.launches[-1].kernel[0] != "eltwise_fused":
+        return None
+    launch = lowering.launches[-1]
+    out = launch.operands[-1]
+    if out.ref is None or out.ref[0] != "output" or out.ref[1] not in lowering.outputs:
+        return None
+    key = out.ref[1]
+    device_shape, data_format, window = lowering.outputs[key]
+    if data_format is not launch.kernel[4] or _matrices(out.device_shape) != _matrices(device_shape) or (
+            window is not None and isinstance(key[1], PushConstant)):  # the untilize stage's error, unchanged
+        return None
+    return key
 
 
 def _folded(accesses: dict) -> dict:

@@ -48,7 +48,7 @@ class FusedInput:
 #
 # A tuple of instructions, each defining the next value (value i is instruction i)
 # from the values it reads (`operands`); the last value is the result. The compiler's
-# lowering builds it from a linalg.generic body; _allocate_fused emits it into Dst.
+# lowering builds it from a linalg.generic body; emit_code emits it into Dst.
 
 @dataclasses.dataclass(frozen=True)
 class Input:
@@ -142,8 +142,11 @@ def integer_values(code: Sequence[Instruction], inputs: Sequence[FusedInput]) ->
 _COMMUTATIVE = {SfpuOp.ADD, SfpuOp.MUL}
 
 
-def _allocate_fused(k: KernelBuilder, code: tuple[Instruction, ...], inputs, capacity: int) -> int:
-    """Emits `code` into Dst tiles; returns the tile holding the result."""
+def emit_code(k: KernelBuilder, code: tuple[Instruction, ...], inputs, capacity: int, input_cbs=None, cb_tile=0,
+              scalars: int = FUSED_CONSTANTS) -> int:
+    """Emits `code` into Dst tiles; returns the tile holding the result. Input i is tile
+    `cb_tile` (an index or a register) of CB input_cbs[i] (default: CB i); Scalar j is
+    push constant `scalars` + j."""
     last_use = {}
     for i, ins in enumerate(code):
         for v in ins.operands:
@@ -172,16 +175,17 @@ def _allocate_fused(k: KernelBuilder, code: tuple[Instruction, ...], inputs, cap
     for i, ins in enumerate(code):
         if isinstance(ins, Input):
             tile, source = take(ins), inputs[ins.index]
+            cb = ins.index if input_cbs is None else input_cbs[ins.index]
             if source.broadcast is Broadcast.NONE:
-                k.copy_tile(ins.index, 0, tile)
+                k.copy_tile(cb, cb_tile, tile)
             else:  # unpacked to Dst whole: the FPU would round it
-                k.unary_bcast(ins.index, 0, tile, int(source.broadcast))
+                k.unary_bcast(cb, cb_tile, tile, int(source.broadcast))
         elif isinstance(ins, Constant):
             tile = take(ins)
             k.fill_tile(tile, Bits(ins.value) if ins.integer else ins.value)
         elif isinstance(ins, Scalar):
             tile, value = take(ins), k.reg("scalar")
-            k.emit(Op.CONSTANT, value, FUSED_CONSTANTS + ins.index)
+            k.emit(Op.CONSTANT, value, scalars + ins.index)
             k.fill_tile_bits(tile, value)
             k.release(value)
         elif isinstance(ins, Unary):
@@ -219,12 +223,44 @@ def fits(code: tuple[Instruction, ...], inputs: tuple[FusedInput, ...], fp32_des
     if len(inputs) > MAX_FUSED_INPUTS - 2:
         return False
     try:
-        _allocate_fused(KernelBuilder("fits"), code, inputs, dst_capacity(fp32_dest_acc_en))
+        emit_code(KernelBuilder("fits"), code, inputs, dst_capacity(fp32_dest_acc_en))
     except HalError as error:
         if error.code != StatusCode.UNIMPLEMENTED:
             raise
         return False
     return True
+
+
+def read_input_tiles(r: KernelBuilder, inputs: Sequence[FusedInput], bindings, t, ht, wt) -> None:
+    """Reads each input's tile for output tile `t` (a register) of an output of Ht x Wt
+    tiles per batch into CB i (bindings: address_generators' TilePages): tile (batch,
+    row, column) of the output reads page batch * (its Ht * Wt) + row * (its Wt) +
+    column of an input, each term 0 where the input is broadcast."""
+    page, scratch, ptr = r.reg("page"), r.reg("s"), r.reg("ptr")
+    row, column, batch = r.reg("row"), r.reg("column"), r.reg("batch")
+    r.emit(Op.MOD, column, t, wt)
+    r.emit(Op.DIV, batch, t, wt)
+    r.emit(Op.MOD, row, batch, ht)
+    r.emit(Op.DIV, batch, batch, ht)
+    for slot, source in enumerate(inputs):
+        has_rows = source.broadcast in (Broadcast.NONE, Broadcast.COL)
+        has_columns = source.broadcast in (Broadcast.NONE, Broadcast.ROW)
+        r.emit(Op.LI, page, 0)
+        if not source.batch_broadcast:
+            r.emit(Op.MOV, page, batch)
+            if has_rows:
+                r.emit(Op.MUL, page, page, ht)
+            if has_columns:
+                r.emit(Op.MUL, page, page, wt)
+        if has_rows:
+            r.emit(Op.MOV, scratch, row)
+            if has_columns:
+                r.emit(Op.MUL, scratch, scratch, wt)
+            r.emit(Op.ADD, page, page, scratch)
+        if has_columns:
+            r.emit(Op.ADD, page, page, column)
+        read_tile(r, bindings[slot], slot, page, ptr)
+    r.release(page, scratch, ptr, row, column, batch)
 
 
 def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruction, ...], out: DataFormat,
@@ -245,36 +281,14 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
 
     r = KernelBuilder("reader")
     first, end = tile_range(r)
-    ptr, page, scratch = r.reg("ptr"), r.reg("page"), r.reg("s")
     ht, wt = tile_grid(r)
     bindings = address_generators(r, [i.data_format for i in inputs] + [DataFormat.bfloat16] * len(masks))
+    ptr = r.reg("ptr")
     for pages, cb in zip(bindings[len(inputs):], masks):
         read_tile(r, pages, cb, 0, ptr)
-    row, column, batch = r.reg("row"), r.reg("column"), r.reg("batch")
+    r.release(ptr)
     with r.loop_range(first, end, "t") as t:
-        r.emit(Op.MOD, column, t, wt)
-        r.emit(Op.DIV, batch, t, wt)
-        r.emit(Op.MOD, row, batch, ht)
-        r.emit(Op.DIV, batch, batch, ht)
-        for slot, source in enumerate(inputs):
-            # page = batch * (its Ht * Wt) + row * (its Wt) + column, each 0 when broadcast
-            has_rows = source.broadcast in (Broadcast.NONE, Broadcast.COL)
-            has_columns = source.broadcast in (Broadcast.NONE, Broadcast.ROW)
-            r.emit(Op.LI, page, 0)
-            if not source.batch_broadcast:
-                r.emit(Op.MOV, page, batch)
-                if has_rows:
-                    r.emit(Op.MUL, page, page, ht)
-                if has_columns:
-                    r.emit(Op.MUL, page, page, wt)
-            if has_rows:
-                r.emit(Op.MOV, scratch, row)
-                if has_columns:
-                    r.emit(Op.MUL, scratch, scratch, wt)
-                r.emit(Op.ADD, page, page, scratch)
-            if has_columns:
-                r.emit(Op.ADD, page, page, column)
-            read_tile(r, bindings[slot], slot, page, ptr)
+        read_input_tiles(r, inputs, bindings, t, ht, wt)
     reader = r.build(Processor.RISCV_1)
 
     c = KernelBuilder(name)
@@ -290,7 +304,7 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
         for cb in range(len(inputs)):
             c.cb_wait_front(cb, 1)
         c.tile_regs_acquire()
-        result = _allocate_fused(c, code, inputs, capacity)
+        result = emit_code(c, code, inputs, capacity)
         spare = 1 if result == 0 else 0
         for cb in masks:  # zero out's padding in its last tile column and row
             if cb == CB_FUSED_COLUMN_MASK:

@@ -54,7 +54,8 @@ from __future__ import annotations
 import dataclasses
 
 from hal.status import HalError, StatusCode
-from tt_hal.kernels.common import CB_IN0, CB_IN1, CB_OUT, address_generators, buffer_args, tile_range
+from tt_hal.kernels import fused
+from tt_hal.kernels.common import CB_IN0, CB_OUT, PAGES, address_generators, buffer_args, tile_range
 from tt_hal.target.isa import MathFidelity, Op, Processor
 from tt_hal.target.kernel_builder import KernelBuilder, Reg
 from tt_hal.target.layout import DataFormat
@@ -67,6 +68,7 @@ BLOCK_TILES = 8  # tiles per block: what pack_untilize_block holds in a full-syn
 OFFSET_CONSTANTS = 5
 BLOCK_CONFIG = dict(fp32_dest_acc_en=True, dst_full_sync_en=True)  # Dst of 8 float32 tiles: every bit of a block
 CB_TILES_A, CB_TILES_B, CB_TILES_OUT = 24, 25, 26  # tiles between tilize and untilize in compute
+CB_TILES_IN = (CB_TILES_A, CB_TILES_B, 27, 28, 29, 30)  # each input's: a program through tiles reads up to six
 _ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM, ArgKind.BINDING_PAGE_SIZE, ArgKind.BINDING_BYTE_OFFSET)
 
 
@@ -370,17 +372,18 @@ def convert_block(k: KernelBuilder, op: Op, icb: int, ocb: int, tiles: Reg) -> N
 
 def _each_tile(k: KernelBuilder, inputs, tiles: Reg, instruction) -> None:
     """For tile t < w of the front blocks of `inputs`: `instruction(t, zero)` leaves a
-    result in Dst tile 0, packed into tile t of the back block of CB_TILES_OUT."""
+    result in Dst and returns its tile, packed into tile t of the back block of
+    CB_TILES_OUT."""
     zero = k.const(0, "zero")
     for cb in inputs:
         k.cb_wait_front(cb, BLOCK_TILES)
     k.cb_reserve_back(CB_TILES_OUT, BLOCK_TILES)
     with k.loop(tiles, "tile") as t:
         k.tile_regs_acquire()
-        instruction(t, zero)
+        result = instruction(t, zero)
         k.tile_regs_commit()
         k.tile_regs_wait()
-        k.pack_tile(zero, CB_TILES_OUT, t)
+        k.pack_tile(result, CB_TILES_OUT, t)
         k.tile_regs_release()
     k.cb_push_back(CB_TILES_OUT, BLOCK_TILES)
     for cb in inputs:
@@ -396,11 +399,11 @@ def library_export(name: str, kernels, cbs, row_major_bindings: int, bindings: i
     return Export(name, constants, bindings, (1, 1, 1), (Stage(program),))
 
 
-def block_cbs(fmt: DataFormat, double: tuple[int, ...], single: tuple[int, ...] = ()) -> list[CircularBufferConfig]:
-    """Circular buffers of tile-sized pages in the tensor's format: two blocks for those
-    between a data movement kernel and compute, one between compute's own stages."""
+def block_cbs(double, single=()) -> list[CircularBufferConfig]:
+    """Circular buffers (cb, format) of tile-sized pages: two blocks for those between a
+    data movement kernel and compute, one between compute's own stages."""
     return [CircularBufferConfig(cb, fmt, fmt.tile_size, pages * BLOCK_TILES)
-            for cbs, pages in ((double, 2), (single, 1)) for cb in cbs]
+            for cbs, pages in ((double, 2), (single, 1)) for cb, fmt in cbs]
 
 
 def tilize(fmt: DataFormat, offsets: bool = False) -> Export:
@@ -409,7 +412,7 @@ def tilize(fmt: DataFormat, offsets: bool = False) -> Export:
     element_size(fmt)
     compute = block_compute("tilize", lambda k, w: convert_block(k, Op.TILIZE_BLOCK, CB_IN0, CB_OUT, w), **BLOCK_CONFIG)
     kernels = (row_reader([(CB_IN0, fmt)], offsets), compute, tile_pages("writer", Processor.RISCV_0, fmt, 1))
-    return library_export("tilize", kernels, block_cbs(fmt, (CB_IN0, CB_OUT)), 1, 2, offsets)
+    return library_export("tilize", kernels, block_cbs([(CB_IN0, fmt), (CB_OUT, fmt)]), 1, 2, offsets)
 
 
 def untilize(fmt: DataFormat, offsets: bool = False) -> Export:
@@ -419,14 +422,19 @@ def untilize(fmt: DataFormat, offsets: bool = False) -> Export:
     compute = block_compute("untilize", lambda k, w: convert_block(k, Op.UNTILIZE_BLOCK, CB_IN0, CB_OUT, w),
                              **BLOCK_CONFIG)
     kernels = (tile_pages("reader", Processor.RISCV_1, fmt, 0), compute, row_writer(fmt, 1, offsets, 0))
-    return library_export("untilize", kernels, block_cbs(fmt, (CB_IN0, CB_OUT)), 1, 2, offsets)
+    return library_export("untilize", kernels, block_cbs([(CB_IN0, fmt), (CB_OUT, fmt)]), 1, 2, offsets)
 
 
-def _through_tiles(name: str, fmt: DataFormat, inputs: int, instruction, offsets: bool, **config) -> Export:
-    """Row-major inputs (bindings 0..inputs - 1) -> row-major output (binding `inputs`)
-    through tiles: each input's block tilized, `instruction(k, t, zero)` per tile into
-    Dst tile 0, the results untilized."""
-    rows_in, tiles_in = (CB_IN0, CB_IN1)[:inputs], (CB_TILES_A, CB_TILES_B)[:inputs]
+def _through_tiles(name: str, formats: tuple[DataFormat, ...], out: DataFormat, instruction, offsets: bool,
+                   **config) -> Export:
+    """Row-major inputs of `formats` (bindings 0..n - 1) -> row-major output (binding
+    n) through tiles: each input's block tilized, `instruction(k, t, zero)` per tile
+    into Dst (returning the Dst tile of the result), the results untilized."""
+    if len(formats) > len(CB_TILES_IN):
+        raise HalError(StatusCode.UNIMPLEMENTED, f"{name}: {len(formats)} row-major inputs; programs through "
+                                                 f"tiles read at most {len(CB_TILES_IN)}")
+    inputs = len(formats)
+    rows_in, tiles_in = tuple(range(CB_IN0, CB_IN0 + inputs)), CB_TILES_IN[:inputs]
 
     def body(k, w):
         for rows, tiles in zip(rows_in, tiles_in):
@@ -435,9 +443,8 @@ def _through_tiles(name: str, fmt: DataFormat, inputs: int, instruction, offsets
         convert_block(k, Op.UNTILIZE_BLOCK, CB_TILES_OUT, CB_OUT, w)
 
     compute = block_compute(name, body, dst_full_sync_en=True, **config)  # Dst holds the untilized block
-    kernels = (row_reader([(cb, fmt) for cb in rows_in], offsets), compute,
-               row_writer(fmt, inputs, offsets, inputs))
-    cbs = block_cbs(fmt, (*rows_in, CB_OUT), (*tiles_in, CB_TILES_OUT))
+    kernels = (row_reader(list(zip(rows_in, formats)), offsets), compute, row_writer(out, inputs, offsets, inputs))
+    cbs = block_cbs(zip((*rows_in, CB_OUT), (*formats, out)), zip((*tiles_in, CB_TILES_OUT), (*formats, out)))
     return library_export(name, kernels, cbs, inputs + 1, inputs + 1, offsets)
 
 
@@ -446,9 +453,83 @@ def eltwise_binary(op: str, fmt: DataFormat, math_fidelity: MathFidelity = MathF
     """out = a <op> b (add, sub, mul) over row-major tensors of one shape; bindings
     (a, b, out), each row-major; add, sub or mul_tiles between tilize and untilize."""
     instruction = {"add": Op.ADD_TILES, "sub": Op.SUB_TILES, "mul": Op.MUL_TILES}[op]
-    return _through_tiles(f"rowmajor_{op}", fmt, 2,
-                          lambda k, t, zero: k.emit(instruction, CB_TILES_A, CB_TILES_B, t, t, zero, 0), offsets,
-                          math_fidelity=math_fidelity, fp32_dest_acc_en=fp32_dest_acc_en)
+
+    def binary(k, t, zero):
+        k.emit(instruction, CB_TILES_A, CB_TILES_B, t, t, zero, 0)
+        return zero
+
+    return _through_tiles(f"rowmajor_{op}", (fmt, fmt), fmt, binary, offsets, math_fidelity=math_fidelity,
+                          fp32_dest_acc_en=fp32_dest_acc_en)
+
+
+def eltwise_fused(inputs: tuple[DataFormat, ...], code: tuple[fused.Instruction, ...], out: DataFormat,
+                  fp32_dest_acc_en: bool) -> Export:
+    """out = code(inputs) (tt_hal.kernels.fused's code, no input broadcast) over row-major
+    tensors of one shape, tilized and untilized inside the program: a dispatch of one
+    elementwise body without the tilize and untilize launches around it, nor their
+    round trips through scratch tiles. Bindings (inputs..., out); push constants as
+    tilize's with the byte offset of every binding, then the code's scalars."""
+    fused_inputs = tuple(fused.FusedInput(fmt) for fmt in inputs)
+    capacity = fused.dst_capacity(fp32_dest_acc_en)
+    scalars = OFFSET_CONSTANTS + len(inputs) + 1
+
+    def body(k, t, zero):
+        return fused.emit_code(k, code, fused_inputs, capacity, CB_TILES_IN, t, scalars)
+
+    export = _through_tiles("rowmajor_fused", inputs, out, body, True, fp32_dest_acc_en=fp32_dest_acc_en)
+    count = max((ins.index + 1 for ins in code if isinstance(ins, fused.Scalar)), default=0)
+    return dataclasses.replace(export, constant_count=export.constant_count + count)
+
+
+def eltwise_fused_untilized(inputs: tuple[fused.FusedInput, ...], code: tuple[fused.Instruction, ...],
+                            out: DataFormat, fp32_dest_acc_en: bool) -> Export:
+    """out = code(inputs) (tt_hal.kernels.fused's kernel: tile inputs, broadcast as there)
+    written row-major: each block's tiles computed into a block of tiles, untilized in
+    compute and written as rows; the last kernel of a dispatch without the untilize
+    launch after it, nor the round trip of its result through scratch tiles. Bindings
+    (inputs..., out); push constants as untilize's (with the output's byte offset),
+    then the code's scalars."""
+    if len(inputs) > fused.MAX_FUSED_INPUTS:
+        raise HalError(StatusCode.UNIMPLEMENTED, f"a fused elementwise kernel reads at most {fused.MAX_FUSED_INPUTS} "
+                                                 f"tensors, here {len(inputs)}")
+    r = KernelBuilder("reader")
+    first, end = tile_range(r)
+    m = matrix(r)
+    bindings = address_generators(r, [i.data_format for i in inputs])
+    t = r.reg("t")
+    with r.loop_range(first, end, "block") as block:
+        tiles, first_tile = block_tiles(r, m, block)
+        with r.loop(tiles, "tile") as j:
+            r.emit(Op.ADD, t, first_tile, j)
+            fused.read_input_tiles(r, inputs, bindings, t, m.tile_rows, m.tiles_per_row)
+        r.release(tiles, first_tile)
+    reader = r.build(Processor.RISCV_1), buffer_args(range(len(inputs)))
+
+    capacity = fused.dst_capacity(fp32_dest_acc_en)
+
+    def body(k, w):
+        k.cb_reserve_back(CB_TILES_OUT, BLOCK_TILES)
+        with k.loop(w, "tile") as j:
+            for cb in range(len(inputs)):
+                k.cb_wait_front(cb, 1)
+            k.tile_regs_acquire()
+            result = fused.emit_code(k, code, inputs, capacity, scalars=OFFSET_CONSTANTS + 1)
+            k.tile_regs_commit()
+            k.tile_regs_wait()
+            k.pack_tile(result, CB_TILES_OUT, j)
+            k.tile_regs_release()
+            for cb in range(len(inputs)):
+                k.cb_pop_front(cb, 1)
+        k.cb_push_back(CB_TILES_OUT, BLOCK_TILES)
+        convert_block(k, Op.UNTILIZE_BLOCK, CB_TILES_OUT, CB_OUT, w)
+
+    compute = block_compute("eltwise_fused_untilized", body, dst_full_sync_en=True, fp32_dest_acc_en=fp32_dest_acc_en)
+    kernels = (reader, compute, row_writer(out, len(inputs), True, 0))
+    cbs = [CircularBufferConfig(cb, i.data_format, i.data_format.tile_size, PAGES) for cb, i in enumerate(inputs)]
+    cbs += block_cbs([(CB_OUT, out)], [(CB_TILES_OUT, out)])
+    export = library_export("eltwise_fused_untilized", kernels, cbs, 1, len(inputs) + 1, True)
+    scalars = max((ins.index + 1 for ins in code if isinstance(ins, fused.Scalar)), default=0)
+    return dataclasses.replace(export, constant_count=export.constant_count + scalars)
 
 
 def copy(fmt: DataFormat, offsets: bool = False) -> Export:
@@ -456,5 +537,8 @@ def copy(fmt: DataFormat, offsets: bool = False) -> Export:
     row-major. copy_tile unpacks straight to a float32 Dst (fp32_dest_acc_en), so
     float32 keeps every bit, and bfloat16 every value but denormals and -0, which
     its packer flushes to +0."""
-    return _through_tiles("rowmajor_copy", fmt, 1, lambda k, t, zero: k.copy_tile(CB_TILES_A, t, zero), offsets,
-                          fp32_dest_acc_en=True)
+    def copy_tile(k, t, zero):
+        k.copy_tile(CB_TILES_A, t, zero)
+        return zero
+
+    return _through_tiles("rowmajor_copy", (fmt,), fmt, copy_tile, offsets, fp32_dest_acc_en=True)
