@@ -1588,15 +1588,15 @@ def test_collapsed_to_one_dim(name, size):
                                   "bf16_layers"])
 def test_an_elementwise_dispatch_over_whole_bindings_is_one_stage(name, monkeypatch):
     """A dispatch of one fused elementwise body from whole bindings into a whole binding,
-    all of one shape, is one stage (rowmajor.eltwise_fused: its inputs tilized and its
-    result untilized inside it), and its results are bit for bit those of the staged
-    lowering (a tilize launch per input, the fused kernel, an untilize launch): two
-    inputs, a 1-D dispatch folded to a matrix, a push constant in the body after the
-    binding offsets, bfloat16 bindings."""
+    all of one shape, is one stage (rowmajor.eltwise_fused_untilized reading its inputs
+    as rows: tilized and untilized inside it), and its results are bit for bit those of
+    the staged lowering (a tilize launch per input, the fused kernel, an untilize
+    launch): two inputs, a 1-D dispatch folded to a matrix, a push constant in the body
+    after the binding offsets, bfloat16 bindings."""
     exports = read_executable(embedded_executable(vmfb(name)))
-    assert any(len(export.stages) == 1 and export.stages[0].program.kernels[1].name == "rowmajor_fused"
+    assert any(len(export.stages) == 1 and export.stages[0].program.kernels[1].name == "eltwise_fused_untilized"
                for export in exports), [[s.program.kernels[1].name for s in e.stages] for e in exports]
-    assert_staged_bits(name, monkeypatch, "_fused_rows", "rowmajor_fused")
+    assert_staged_bits(name, monkeypatch, "_untilized_output", "eltwise_fused_untilized")
 
 
 def assert_staged_bits(name: str, monkeypatch, step: str, kernel: str) -> None:

@@ -11,10 +11,9 @@ order:
    hold values;
 3. each tensor it stores is untilized from its scratch tiles into its binding.
 
-A dispatch of one fused elementwise kernel from whole bindings into one, all of one
-shape and unbroadcast, is one stage instead (rowmajor.eltwise_fused, tilizing and
-untilizing inside it: _fused_rows); else a last fused elementwise launch writing an
-output untilizes it itself (rowmajor.eltwise_fused_untilized: _untilized_output).
+A last fused elementwise launch writing an output untilizes it itself, and tilizes the
+whole unbroadcast bindings that only it loads (rowmajor.eltwise_fused_untilized:
+_untilized_output): an elementwise dispatch is one stage.
 
 A tensor of shape (..., M, N) is tiled as a batch of (M, N) matrices (TILE layout);
 vectors are rows. IREE collapses elementwise dispatches to 1-D: when every tensor of
@@ -159,16 +158,21 @@ class _ExportBuilder:
         self.stages.append(Stage(export.program, workgroup_count(launch.tiles, CORES), _constants(launch.constants),
                                  tuple(operand_binding(o) for o in launch.operands)))
 
-    def untilized(self, launch: Launch, key, device_shape, window: Window | None, operand_binding) -> None:
-        """The fused elementwise `launch` writing output `key` row-major itself
-        (rowmajor.eltwise_fused_untilized), in place of it and the output's untilize stage."""
+    def untilized(self, launch: Launch, key, rows: tuple[bool, ...], device_shape, window: Window | None,
+                  operand_binding) -> None:
+        """The fused elementwise `launch` writing output `key` row-major itself, and reading
+        the inputs `rows` marks from their bindings' rows (rowmajor.eltwise_fused_untilized),
+        in place of it, the output's untilize stage and those inputs' tilize stages."""
         _, _, fused_inputs, code, out_format, _, _, fp32_dest = launch.kernel
-        inputs = [o for o in launch.operands[:-1] if not isinstance(o, tuple)]  # no padding masks: none written
-        export = _library(("eltwise_fused_untilized", fused_inputs, code, out_format, fp32_dest))
-        constants = _row_constants(device_shape, out_format, key[1], window) + launch.constants[3:]
-        bindings = tuple(operand_binding(o) for o in inputs) + ((BindingSource.DISPATCH, key[0]),)
+        inputs = _fused_operands(launch)
+        export = _library(("eltwise_fused_untilized", fused_inputs, rows, code, out_format, fp32_dest))
+        constants = _row_constants(device_shape, out_format, key[1], window)
+        offsets = [t.ref[1][1] for t, is_rows in zip(inputs, rows) if is_rows]
+        constants = constants[:rowmajor.OFFSET_CONSTANTS] + offsets + constants[rowmajor.OFFSET_CONSTANTS:]
+        bindings = tuple((BindingSource.DISPATCH, t.ref[1][0]) if is_rows else operand_binding(t)
+                         for t, is_rows in zip(inputs, rows)) + ((BindingSource.DISPATCH, key[0]),)
         self.stages.append(Stage(export.stages[0].program, workgroup_count(constants[0], CORES),
-                                 _constants(constants), bindings))
+                                 _constants(constants + launch.constants[3:]), bindings))
 
 
 def _row_constants(device_shape, data_format: DataFormat, offset: int | PushConstant,
@@ -203,11 +207,13 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
     lowering = DispatchLowering(func, OPTIONS)
     accesses = lowering.tensors()  # (binding, byte offset) -> shape
     lowering.run(_folded(accesses))
-    through_tiles = _fused_rows(lowering)
-    if through_tiles is not None:
-        return Export(name, constant_count, binding_count, (1, 1, 1), (through_tiles,))
     out = _ExportBuilder()
+    untilized = _untilized_output(lowering)
+    as_rows = set() if untilized is None else {t.ref for t, is_rows in
+                                               zip(_fused_operands(lowering.launches[-1]), untilized[1]) if is_rows}
     for key, tensor in _loads(lowering).items():
+        if ("binding", key) in as_rows:  # read as rows by the last launch alone
+            continue
         data_format = tensor.data_format or FORMAT
         scratch = out.tensor(("binding", key), tensor.device_shape, data_format)
         out.row_major(rowmajor.tilize, tensor.device_shape, data_format, key[1],
@@ -229,14 +235,14 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
             return BindingSource.TENSOR, out.tensor(key, operand.device_shape, data_format, values)
         return BindingSource.TENSOR, out.tensor((kind, what), operand.device_shape, operand.data_format or FORMAT)
 
-    last = _untilized_output(lowering)
-    for launch in lowering.launches[:-1] if last is not None else lowering.launches:
+    for launch in lowering.launches[:-1] if untilized is not None else lowering.launches:
         out.launch(launch, operand_binding)
-    if last is not None:
+    if untilized is not None:
+        last, rows = untilized
         device_shape, _, window = lowering.outputs[last]
-        out.untilized(lowering.launches[-1], last, device_shape, window, operand_binding)
+        out.untilized(lowering.launches[-1], last, rows, device_shape, window, operand_binding)
     for key, (device_shape, data_format, window) in lowering.outputs.items():
-        if key == last:
+        if untilized is not None and key == untilized[0]:
             continue
         scratch = out.tensor(("output", key), device_shape, data_format)
         out.row_major(rowmajor.untilize, device_shape, data_format, key[1],
@@ -244,40 +250,23 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
     return Export(name, constant_count, binding_count, (1, 1, 1), tuple(out.stages), tuple(out.tensors))
 
 
-def _fused_rows(lowering: DispatchLowering) -> Stage | None:
-    """The dispatch as one stage (rowmajor.eltwise_fused) when it is one fused elementwise
-    kernel from whole loaded bindings into one whole stored binding, all of one shape
-    and unbroadcast: its inputs tilized and its result untilized inside it, rather than
-    a tilize launch per input and an untilize launch around it, each a round trip
-    through scratch tiles. Padding masks go: the untilize writes no padding."""
-    if len(lowering.launches) != 1 or len(lowering.outputs) != 1 or lowering.launches[0].kernel[0] != "eltwise_fused":
-        return None
-    launch = lowering.launches[0]
-    _, _, fused_inputs, code, out_format, _, _, fp32_dest = launch.kernel
-    [(key, (device_shape, data_format, window))] = lowering.outputs.items()
-    *inputs, out = [operand for operand in launch.operands if not isinstance(operand, tuple)]  # no masks
-    shape = _matrices(device_shape)
-    if window is not None or out.ref != ("output", key) or out_format is not data_format or \
-            len(inputs) > len(rowmajor.CB_TILES_IN):
-        return None
-    for tensor, source in zip(inputs, fused_inputs):
-        if (tensor.ref is None or tensor.ref[0] != "binding" or tensor.window is not None or tensor.row_major
-                or _matrices(tensor.device_shape) != shape or source.broadcast is not Broadcast.NONE
-                or source.batch_broadcast or source.data_format is not tensor.data_format):
-            return None
-    batches, rows, columns = shape
-    constants = rowmajor.push_constants(rows, columns, [t.ref[1][1] for t in inputs] + [key[1]], batches)
-    export = _library(("rowmajor_fused", tuple(fi.data_format for fi in fused_inputs), code, out_format, fp32_dest))
-    bindings = tuple((BindingSource.DISPATCH, binding) for binding in [t.ref[1][0] for t in inputs] + [key[0]])
-    return Stage(export.stages[0].program, workgroup_count(constants[0], CORES),
-                 _constants(constants + launch.constants[3:]), bindings)
+def _loaded(operand) -> bool:
+    """Is a launch operand a tensor loaded from a binding?"""
+    return isinstance(operand, Tensor) and operand.ref is not None and operand.ref[0] == "binding"
 
 
-def _untilized_output(lowering: DispatchLowering):
-    """The output the last launch writes, when that launch is a fused elementwise kernel
-    that can write it row-major itself (ExportBuilder.untilized: its result untilized
-    in compute, without the untilize launch after it nor a round trip through scratch
-    tiles); else None."""
+def _fused_operands(launch: Launch) -> list[Tensor]:
+    """A fused elementwise launch's inputs: its operands but the output and padding masks."""
+    return [o for o in launch.operands[:-1] if not isinstance(o, tuple)]
+
+
+def _untilized_output(lowering: DispatchLowering) -> tuple | None:
+    """(the output the last launch writes, which of its inputs it reads as rows) when that
+    launch is a fused elementwise kernel that can write the output row-major itself
+    (ExportBuilder.untilized: its result untilized in compute, without the untilize
+    launch after it nor a round trip through scratch tiles); it reads as rows the whole
+    unbroadcast bindings of the output's shape that no other launch reads (without a
+    tilize launch before it either). Else None."""
     if not lowering.launches or lowering.launches[-1].kernel[0] != "eltwise_fused":
         return None
     launch = lowering.launches[-1]
@@ -286,10 +275,18 @@ def _untilized_output(lowering: DispatchLowering):
         return None
     key = out.ref[1]
     device_shape, data_format, window = lowering.outputs[key]
-    if data_format is not launch.kernel[4] or _matrices(out.device_shape) != _matrices(device_shape) or (
+    shape = _matrices(device_shape)
+    if data_format is not launch.kernel[4] or _matrices(out.device_shape) != shape or (
             window is not None and isinstance(key[1], PushConstant)):  # the untilize stage's error, unchanged
         return None
-    return key
+    read_before = {o.ref for other in lowering.launches[:-1] for o in other.operands if _loaded(o)}
+    rows = tuple(window is None and _loaded(t) and t.ref not in read_before
+                 and t.window is None and not t.row_major and _matrices(t.device_shape) == shape
+                 and source.broadcast is Broadcast.NONE and not source.batch_broadcast
+                 and source.data_format is t.data_format
+                 for t, source in zip(_fused_operands(launch), launch.kernel[2]))
+    tiled = {t.ref for t, is_rows in zip(_fused_operands(launch), rows) if _loaded(t) and not is_rows}  # anyway
+    return key, tuple(is_rows and t.ref not in tiled for t, is_rows in zip(_fused_operands(launch), rows))
 
 
 def _folded(accesses: dict) -> dict:
@@ -307,7 +304,7 @@ def _loads(lowering: DispatchLowering) -> dict:
     loads = {}
     for launch in lowering.launches:
         for operand in launch.operands:
-            if isinstance(operand, Tensor) and operand.ref is not None and operand.ref[0] == "binding":
+            if _loaded(operand):
                 loads.setdefault(operand.ref[1], operand)
     return loads
 

@@ -132,7 +132,7 @@ def tile_count(device_shape) -> int:
 # The library programs a Launch.kernel may name.
 _PROGRAMS = {"matmul": matmul.matmul, "reduce": reduce.reduce, "transpose": transpose.transpose,
              "eltwise_fused": fused.eltwise_fused, "gather": gather.gather,
-             "untilize": lambda fmt: rowmajor.untilize(fmt, offsets=True), "rowmajor_fused": rowmajor.eltwise_fused,
+             "untilize": lambda fmt: rowmajor.untilize(fmt, offsets=True),
              "eltwise_fused_untilized": rowmajor.eltwise_fused_untilized}
 
 

@@ -82,15 +82,16 @@ _BUFFER_ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM, ArgKind.BINDIN
 def address_generators(k: KernelBuilder, formats) -> list[TilePages]:
     """Slot i: binding i's tiles, from runtime args 3i (address), 3i + 1 (is_dram) and
     3i + 2 (first page) as buffer_args orders them."""
-    bindings = []
-    for slot, fmt in enumerate(formats):
-        arg = len(_BUFFER_ARGS) * slot
-        address, is_dram = k.arg(arg, f"in{slot}_addr"), k.arg(arg + 1, f"in{slot}_is_dram")
-        page_size = k.const(fmt.tile_size, "page_size")
-        k.addrgen(slot, address, page_size, is_dram)
-        k.release(address, is_dram, page_size)
-        bindings.append(TilePages(slot, k.arg(arg + 2, f"in{slot}_first_page")))
-    return bindings
+    return [tile_page_generator(k, slot, len(_BUFFER_ARGS) * slot, fmt) for slot, fmt in enumerate(formats)]
+
+
+def tile_page_generator(k: KernelBuilder, slot: int, arg: int, fmt) -> TilePages:
+    """Generator slot `slot`: the tiles of the binding whose buffer_args start at runtime arg `arg`."""
+    address, is_dram = k.arg(arg, f"in{slot}_addr"), k.arg(arg + 1, f"in{slot}_is_dram")
+    page_size = k.const(fmt.tile_size, "page_size")
+    k.addrgen(slot, address, page_size, is_dram)
+    k.release(address, is_dram, page_size)
+    return TilePages(slot, k.arg(arg + 2, f"in{slot}_first_page"))
 
 
 def buffer_args(bindings) -> tuple[RuntimeArg, ...]:

@@ -142,11 +142,11 @@ def integer_values(code: Sequence[Instruction], inputs: Sequence[FusedInput]) ->
 _COMMUTATIVE = {SfpuOp.ADD, SfpuOp.MUL}
 
 
-def emit_code(k: KernelBuilder, code: tuple[Instruction, ...], inputs, capacity: int, input_cbs=None, cb_tile=0,
+def emit_code(k: KernelBuilder, code: tuple[Instruction, ...], inputs, capacity: int, sources=None,
               scalars: int = FUSED_CONSTANTS) -> int:
     """Emits `code` into Dst tiles; returns the tile holding the result. Input i is tile
-    `cb_tile` (an index or a register) of CB input_cbs[i] (default: CB i); Scalar j is
-    push constant `scalars` + j."""
+    sources[i][1] (an index or a register) of CB sources[i][0] (default: the front
+    tile of CB i); Scalar j is push constant `scalars` + j."""
     last_use = {}
     for i, ins in enumerate(code):
         for v in ins.operands:
@@ -175,11 +175,11 @@ def emit_code(k: KernelBuilder, code: tuple[Instruction, ...], inputs, capacity:
     for i, ins in enumerate(code):
         if isinstance(ins, Input):
             tile, source = take(ins), inputs[ins.index]
-            cb = ins.index if input_cbs is None else input_cbs[ins.index]
+            cb, index = (ins.index, 0) if sources is None else sources[ins.index]
             if source.broadcast is Broadcast.NONE:
-                k.copy_tile(cb, cb_tile, tile)
+                k.copy_tile(cb, index, tile)
             else:  # unpacked to Dst whole: the FPU would round it
-                k.unary_bcast(cb, cb_tile, tile, int(source.broadcast))
+                k.unary_bcast(cb, index, tile, int(source.broadcast))
         elif isinstance(ins, Constant):
             tile = take(ins)
             k.fill_tile(tile, Bits(ins.value) if ins.integer else ins.value)
@@ -233,16 +233,17 @@ def fits(code: tuple[Instruction, ...], inputs: tuple[FusedInput, ...], fp32_des
 
 def read_input_tiles(r: KernelBuilder, inputs: Sequence[FusedInput], bindings, t, ht, wt) -> None:
     """Reads each input's tile for output tile `t` (a register) of an output of Ht x Wt
-    tiles per batch into CB i (bindings: address_generators' TilePages): tile (batch,
-    row, column) of the output reads page batch * (its Ht * Wt) + row * (its Wt) +
-    column of an input, each term 0 where the input is broadcast."""
+    tiles per batch into the CB numbered as its generator slot (bindings:
+    address_generators' TilePages): tile (batch, row, column) of the output reads page
+    batch * (its Ht * Wt) + row * (its Wt) + column of an input, each term 0 where the
+    input is broadcast."""
     page, scratch, ptr = r.reg("page"), r.reg("s"), r.reg("ptr")
     row, column, batch = r.reg("row"), r.reg("column"), r.reg("batch")
     r.emit(Op.MOD, column, t, wt)
     r.emit(Op.DIV, batch, t, wt)
     r.emit(Op.MOD, row, batch, ht)
     r.emit(Op.DIV, batch, batch, ht)
-    for slot, source in enumerate(inputs):
+    for source, pages in zip(inputs, bindings):
         has_rows = source.broadcast in (Broadcast.NONE, Broadcast.COL)
         has_columns = source.broadcast in (Broadcast.NONE, Broadcast.ROW)
         r.emit(Op.LI, page, 0)
@@ -259,7 +260,7 @@ def read_input_tiles(r: KernelBuilder, inputs: Sequence[FusedInput], bindings, t
             r.emit(Op.ADD, page, page, scratch)
         if has_columns:
             r.emit(Op.ADD, page, page, column)
-        read_tile(r, bindings[slot], slot, page, ptr)
+        read_tile(r, pages, pages.slot, page, ptr)
     r.release(page, scratch, ptr, row, column, batch)
 
 
@@ -288,7 +289,7 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
         read_tile(r, pages, cb, 0, ptr)
     r.release(ptr)
     with r.loop_range(first, end, "t") as t:
-        read_input_tiles(r, inputs, bindings, t, ht, wt)
+        read_input_tiles(r, inputs, bindings[:len(inputs)], t, ht, wt)
     reader = r.build(Processor.RISCV_1)
 
     c = KernelBuilder(name)

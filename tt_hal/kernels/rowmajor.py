@@ -55,7 +55,16 @@ import dataclasses
 
 from hal.status import HalError, StatusCode
 from tt_hal.kernels import fused
-from tt_hal.kernels.common import CB_IN0, CB_OUT, PAGES, address_generators, buffer_args, tile_range
+from tt_hal.kernels.common import (
+    CB_IN0,
+    CB_IN1,
+    CB_OUT,
+    PAGES,
+    address_generators,
+    buffer_args,
+    tile_page_generator,
+    tile_range,
+)
 from tt_hal.target.isa import MathFidelity, Op, Processor
 from tt_hal.target.kernel_builder import KernelBuilder, Reg
 from tt_hal.target.layout import DataFormat
@@ -68,7 +77,7 @@ BLOCK_TILES = 8  # tiles per block: what pack_untilize_block holds in a full-syn
 OFFSET_CONSTANTS = 5
 BLOCK_CONFIG = dict(fp32_dest_acc_en=True, dst_full_sync_en=True)  # Dst of 8 float32 tiles: every bit of a block
 CB_TILES_A, CB_TILES_B, CB_TILES_OUT = 24, 25, 26  # tiles between tilize and untilize in compute
-CB_TILES_IN = (CB_TILES_A, CB_TILES_B, 27, 28, 29, 30)  # each input's: a program through tiles reads up to six
+CB_ROWS, CB_ROW_TILES = 8, 17  # + i: a row-major input i's block, and its tiles (eltwise_fused_untilized)
 _ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM, ArgKind.BINDING_PAGE_SIZE, ArgKind.BINDING_BYTE_OFFSET)
 
 
@@ -136,20 +145,24 @@ def tensor_args(bindings) -> tuple[RuntimeArg, ...]:
 def tensor_generators(k: KernelBuilder, formats, offsets: bool, first_offset: int = 0) -> list[RowMajorTensor]:
     """Slot i: row-major binding i from runtime args 4i..4i + 3 (tensor_args); with
     `offsets`, its base moves on by push constant OFFSET_CONSTANTS + first_offset + i."""
-    tensors = []
-    for slot, fmt in enumerate(formats):
-        arg = len(_ARGS) * slot
-        address, is_dram = k.arg(arg, f"in{slot}_addr"), k.arg(arg + 1, f"in{slot}_is_dram")
-        page_size, base = k.arg(arg + 2, f"in{slot}_page_size"), k.arg(arg + 3, f"in{slot}_base")
-        k.addrgen(slot, address, page_size, is_dram)
-        k.release(address, is_dram)
-        if offsets:
-            extra = k.reg("offset")
-            k.emit(Op.CONSTANT, extra, OFFSET_CONSTANTS + first_offset + slot)
-            k.emit(Op.ADD, base, base, extra)
-            k.release(extra)
-        tensors.append(RowMajorTensor(slot, base, page_size, element_size(fmt)))
-    return tensors
+    return [row_major_tensor(k, slot, len(_ARGS) * slot, fmt,
+                             OFFSET_CONSTANTS + first_offset + slot if offsets else None)
+            for slot, fmt in enumerate(formats)]
+
+
+def row_major_tensor(k: KernelBuilder, slot: int, arg: int, fmt: DataFormat, offset: int | None) -> RowMajorTensor:
+    """Generator slot `slot`: the row-major binding whose tensor_args start at runtime arg
+    `arg`, its base moved on by push constant `offset` (None: not)."""
+    address, is_dram = k.arg(arg, f"in{slot}_addr"), k.arg(arg + 1, f"in{slot}_is_dram")
+    page_size, base = k.arg(arg + 2, f"in{slot}_page_size"), k.arg(arg + 3, f"in{slot}_base")
+    k.addrgen(slot, address, page_size, is_dram)
+    k.release(address, is_dram)
+    if offset is not None:
+        extra = k.reg("offset")
+        k.emit(Op.CONSTANT, extra, offset)
+        k.emit(Op.ADD, base, base, extra)
+        k.release(extra)
+    return RowMajorTensor(slot, base, page_size, element_size(fmt))
 
 
 def element_size(fmt: DataFormat) -> int:
@@ -372,18 +385,17 @@ def convert_block(k: KernelBuilder, op: Op, icb: int, ocb: int, tiles: Reg) -> N
 
 def _each_tile(k: KernelBuilder, inputs, tiles: Reg, instruction) -> None:
     """For tile t < w of the front blocks of `inputs`: `instruction(t, zero)` leaves a
-    result in Dst and returns its tile, packed into tile t of the back block of
-    CB_TILES_OUT."""
+    result in Dst tile 0, packed into tile t of the back block of CB_TILES_OUT."""
     zero = k.const(0, "zero")
     for cb in inputs:
         k.cb_wait_front(cb, BLOCK_TILES)
     k.cb_reserve_back(CB_TILES_OUT, BLOCK_TILES)
     with k.loop(tiles, "tile") as t:
         k.tile_regs_acquire()
-        result = instruction(t, zero)
+        instruction(t, zero)
         k.tile_regs_commit()
         k.tile_regs_wait()
-        k.pack_tile(result, CB_TILES_OUT, t)
+        k.pack_tile(zero, CB_TILES_OUT, t)
         k.tile_regs_release()
     k.cb_push_back(CB_TILES_OUT, BLOCK_TILES)
     for cb in inputs:
@@ -425,16 +437,11 @@ def untilize(fmt: DataFormat, offsets: bool = False) -> Export:
     return library_export("untilize", kernels, block_cbs([(CB_IN0, fmt), (CB_OUT, fmt)]), 1, 2, offsets)
 
 
-def _through_tiles(name: str, formats: tuple[DataFormat, ...], out: DataFormat, instruction, offsets: bool,
-                   **config) -> Export:
-    """Row-major inputs of `formats` (bindings 0..n - 1) -> row-major output (binding
-    n) through tiles: each input's block tilized, `instruction(k, t, zero)` per tile
-    into Dst (returning the Dst tile of the result), the results untilized."""
-    if len(formats) > len(CB_TILES_IN):
-        raise HalError(StatusCode.UNIMPLEMENTED, f"{name}: {len(formats)} row-major inputs; programs through "
-                                                 f"tiles read at most {len(CB_TILES_IN)}")
-    inputs = len(formats)
-    rows_in, tiles_in = tuple(range(CB_IN0, CB_IN0 + inputs)), CB_TILES_IN[:inputs]
+def _through_tiles(name: str, fmt: DataFormat, inputs: int, instruction, offsets: bool, **config) -> Export:
+    """Row-major inputs (bindings 0..inputs - 1) -> row-major output (binding `inputs`)
+    through tiles: each input's block tilized, `instruction(k, t, zero)` per tile into
+    Dst tile 0, the results untilized."""
+    rows_in, tiles_in = (CB_IN0, CB_IN1)[:inputs], (CB_TILES_A, CB_TILES_B)[:inputs]
 
     def body(k, w):
         for rows, tiles in zip(rows_in, tiles_in):
@@ -443,8 +450,9 @@ def _through_tiles(name: str, formats: tuple[DataFormat, ...], out: DataFormat, 
         convert_block(k, Op.UNTILIZE_BLOCK, CB_TILES_OUT, CB_OUT, w)
 
     compute = block_compute(name, body, dst_full_sync_en=True, **config)  # Dst holds the untilized block
-    kernels = (row_reader(list(zip(rows_in, formats)), offsets), compute, row_writer(out, inputs, offsets, inputs))
-    cbs = block_cbs(zip((*rows_in, CB_OUT), (*formats, out)), zip((*tiles_in, CB_TILES_OUT), (*formats, out)))
+    kernels = (row_reader([(cb, fmt) for cb in rows_in], offsets), compute,
+               row_writer(fmt, inputs, offsets, inputs))
+    cbs = block_cbs([(cb, fmt) for cb in (*rows_in, CB_OUT)], [(cb, fmt) for cb in (*tiles_in, CB_TILES_OUT)])
     return library_export(name, kernels, cbs, inputs + 1, inputs + 1, offsets)
 
 
@@ -453,83 +461,89 @@ def eltwise_binary(op: str, fmt: DataFormat, math_fidelity: MathFidelity = MathF
     """out = a <op> b (add, sub, mul) over row-major tensors of one shape; bindings
     (a, b, out), each row-major; add, sub or mul_tiles between tilize and untilize."""
     instruction = {"add": Op.ADD_TILES, "sub": Op.SUB_TILES, "mul": Op.MUL_TILES}[op]
-
-    def binary(k, t, zero):
-        k.emit(instruction, CB_TILES_A, CB_TILES_B, t, t, zero, 0)
-        return zero
-
-    return _through_tiles(f"rowmajor_{op}", (fmt, fmt), fmt, binary, offsets, math_fidelity=math_fidelity,
-                          fp32_dest_acc_en=fp32_dest_acc_en)
+    return _through_tiles(f"rowmajor_{op}", fmt, 2,
+                          lambda k, t, zero: k.emit(instruction, CB_TILES_A, CB_TILES_B, t, t, zero, 0), offsets,
+                          math_fidelity=math_fidelity, fp32_dest_acc_en=fp32_dest_acc_en)
 
 
-def eltwise_fused(inputs: tuple[DataFormat, ...], code: tuple[fused.Instruction, ...], out: DataFormat,
-                  fp32_dest_acc_en: bool) -> Export:
-    """out = code(inputs) (tt_hal.kernels.fused's code, no input broadcast) over row-major
-    tensors of one shape, tilized and untilized inside the program: a dispatch of one
-    elementwise body without the tilize and untilize launches around it, nor their
-    round trips through scratch tiles. Bindings (inputs..., out); push constants as
-    tilize's with the byte offset of every binding, then the code's scalars."""
-    fused_inputs = tuple(fused.FusedInput(fmt) for fmt in inputs)
-    capacity = fused.dst_capacity(fp32_dest_acc_en)
-    scalars = OFFSET_CONSTANTS + len(inputs) + 1
-
-    def body(k, t, zero):
-        return fused.emit_code(k, code, fused_inputs, capacity, CB_TILES_IN, t, scalars)
-
-    export = _through_tiles("rowmajor_fused", inputs, out, body, True, fp32_dest_acc_en=fp32_dest_acc_en)
-    count = max((ins.index + 1 for ins in code if isinstance(ins, fused.Scalar)), default=0)
-    return dataclasses.replace(export, constant_count=export.constant_count + count)
-
-
-def eltwise_fused_untilized(inputs: tuple[fused.FusedInput, ...], code: tuple[fused.Instruction, ...],
-                            out: DataFormat, fp32_dest_acc_en: bool) -> Export:
-    """out = code(inputs) (tt_hal.kernels.fused's kernel: tile inputs, broadcast as there)
-    written row-major: each block's tiles computed into a block of tiles, untilized in
-    compute and written as rows; the last kernel of a dispatch without the untilize
-    launch after it, nor the round trip of its result through scratch tiles. Bindings
-    (inputs..., out); push constants as untilize's (with the output's byte offset),
-    then the code's scalars."""
+def eltwise_fused_untilized(inputs: tuple[fused.FusedInput, ...], rows: tuple[bool, ...],
+                            code: tuple[fused.Instruction, ...], out: DataFormat, fp32_dest_acc_en: bool) -> Export:
+    """out = code(inputs) (tt_hal.kernels.fused's code) written row-major: per block of the
+    output, its tiles computed and untilized in compute, its rows written; the last
+    kernel of a dispatch, without the untilize launch after it nor the round trip of its
+    result through scratch tiles. Input i is tile pages, broadcast as in fused's kernel,
+    or where rows[i] a row-major tensor of the output's shape (unbroadcast), its block
+    read as rows and tilized in compute: without a tilize launch before it either.
+    Bindings (inputs..., out); push constants as untilize's, with the byte offsets of
+    the row-major inputs and then the output's; then the code's scalars."""
     if len(inputs) > fused.MAX_FUSED_INPUTS:
         raise HalError(StatusCode.UNIMPLEMENTED, f"a fused elementwise kernel reads at most {fused.MAX_FUSED_INPUTS} "
                                                  f"tensors, here {len(inputs)}")
+    row_inputs = [i for i, is_rows in enumerate(rows) if is_rows]
+    tile_inputs = [i for i, is_rows in enumerate(rows) if not is_rows]
+    rows_cb, tiles_cb = {i: CB_ROWS + i for i in row_inputs}, {i: CB_ROW_TILES + i for i in row_inputs}
+
     r = KernelBuilder("reader")
     first, end = tile_range(r)
     m = matrix(r)
-    bindings = address_generators(r, [i.data_format for i in inputs])
-    t = r.reg("t")
+    arg, tensors, pages = 0, {}, {}
+    for i, (source, is_rows) in enumerate(zip(inputs, rows)):  # slot i, CB i for a tile input
+        if is_rows:
+            tensors[i] = row_major_tensor(r, i, arg, source.data_format, OFFSET_CONSTANTS + len(tensors))
+            arg += len(tensor_args([i]))
+        else:
+            pages[i] = tile_page_generator(r, i, arg, source.data_format)
+            arg += len(buffer_args([i]))
+    t, ptr = r.reg("t"), r.reg("ptr")
     with r.loop_range(first, end, "block") as block:
-        tiles, first_tile = block_tiles(r, m, block)
-        with r.loop(tiles, "tile") as j:
-            r.emit(Op.ADD, t, first_tile, j)
-            fused.read_input_tiles(r, inputs, bindings, t, m.tile_rows, m.tiles_per_row)
-        r.release(tiles, first_tile)
-    reader = r.build(Processor.RISCV_1), buffer_args(range(len(inputs)))
+        if row_inputs:
+            window = block_window(r, m, block)
+            for i in row_inputs:
+                read_rows(r, tensors[i], m, window, rows_cb[i], ptr)
+            window.release(r)
+        if tile_inputs:
+            tiles, first_tile = block_tiles(r, m, block)
+            with r.loop(tiles, "tile") as j:
+                r.emit(Op.ADD, t, first_tile, j)
+                fused.read_input_tiles(r, [inputs[i] for i in tile_inputs], [pages[i] for i in tile_inputs], t,
+                                       m.tile_rows, m.tiles_per_row)
+            r.release(tiles, first_tile)
+    reader_args = tuple(arg for i, is_rows in enumerate(rows) for arg in (tensor_args if is_rows else buffer_args)([i]))
+    reader = r.build(Processor.RISCV_1), reader_args
 
     capacity = fused.dst_capacity(fp32_dest_acc_en)
+    scalars = OFFSET_CONSTANTS + len(row_inputs) + 1
 
     def body(k, w):
+        for i in row_inputs:
+            convert_block(k, Op.TILIZE_BLOCK, rows_cb[i], tiles_cb[i], w)
+            k.cb_wait_front(tiles_cb[i], BLOCK_TILES)
         k.cb_reserve_back(CB_TILES_OUT, BLOCK_TILES)
         with k.loop(w, "tile") as j:
-            for cb in range(len(inputs)):
-                k.cb_wait_front(cb, 1)
+            for i in tile_inputs:
+                k.cb_wait_front(i, 1)
             k.tile_regs_acquire()
-            result = fused.emit_code(k, code, inputs, capacity, scalars=OFFSET_CONSTANTS + 1)
+            sources = [(tiles_cb[i], j) if is_rows else (i, 0) for i, is_rows in enumerate(rows)]
+            result = fused.emit_code(k, code, inputs, capacity, sources, scalars)
             k.tile_regs_commit()
             k.tile_regs_wait()
             k.pack_tile(result, CB_TILES_OUT, j)
             k.tile_regs_release()
-            for cb in range(len(inputs)):
-                k.cb_pop_front(cb, 1)
+            for i in tile_inputs:
+                k.cb_pop_front(i, 1)
         k.cb_push_back(CB_TILES_OUT, BLOCK_TILES)
+        for i in row_inputs:
+            k.cb_pop_front(tiles_cb[i], BLOCK_TILES)
         convert_block(k, Op.UNTILIZE_BLOCK, CB_TILES_OUT, CB_OUT, w)
 
     compute = block_compute("eltwise_fused_untilized", body, dst_full_sync_en=True, fp32_dest_acc_en=fp32_dest_acc_en)
-    kernels = (reader, compute, row_writer(out, len(inputs), True, 0))
-    cbs = [CircularBufferConfig(cb, i.data_format, i.data_format.tile_size, PAGES) for cb, i in enumerate(inputs)]
-    cbs += block_cbs([(CB_OUT, out)], [(CB_TILES_OUT, out)])
-    export = library_export("eltwise_fused_untilized", kernels, cbs, 1, len(inputs) + 1, True)
-    scalars = max((ins.index + 1 for ins in code if isinstance(ins, fused.Scalar)), default=0)
-    return dataclasses.replace(export, constant_count=export.constant_count + scalars)
+    kernels = (reader, compute, row_writer(out, len(inputs), True, len(row_inputs)))
+    cbs = [CircularBufferConfig(i, inputs[i].data_format, inputs[i].data_format.tile_size, PAGES) for i in tile_inputs]
+    cbs += block_cbs([(rows_cb[i], inputs[i].data_format) for i in row_inputs] + [(CB_OUT, out)],
+                     [(tiles_cb[i], inputs[i].data_format) for i in row_inputs] + [(CB_TILES_OUT, out)])
+    export = library_export("eltwise_fused_untilized", kernels, cbs, len(row_inputs) + 1, len(inputs) + 1, True)
+    count = max((ins.index + 1 for ins in code if isinstance(ins, fused.Scalar)), default=0)
+    return dataclasses.replace(export, constant_count=export.constant_count + count)
 
 
 def copy(fmt: DataFormat, offsets: bool = False) -> Export:
@@ -537,8 +551,5 @@ def copy(fmt: DataFormat, offsets: bool = False) -> Export:
     row-major. copy_tile unpacks straight to a float32 Dst (fp32_dest_acc_en), so
     float32 keeps every bit, and bfloat16 every value but denormals and -0, which
     its packer flushes to +0."""
-    def copy_tile(k, t, zero):
-        k.copy_tile(CB_TILES_A, t, zero)
-        return zero
-
-    return _through_tiles("rowmajor_copy", (fmt,), fmt, copy_tile, offsets, fp32_dest_acc_en=True)
+    return _through_tiles("rowmajor_copy", fmt, 1, lambda k, t, zero: k.copy_tile(CB_TILES_A, t, zero), offsets,
+                          fp32_dest_acc_en=True)
