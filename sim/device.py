@@ -388,18 +388,18 @@ class SimDevice(BackendDevice):
     def execute_inline(self, cq: int, commands) -> SimEvent | None:
         """The commands and an event as one item of the queue, run now when each of them
         could run inline and the queue is idle; else nothing is enqueued (None)."""
-        queue = self._queue(cq)
-        batch = queue.batch(inline_only=True)
-        with batch:
-            for command in commands:
-                command.enqueue(self, cq)
-            event = self.enqueue_record_event(cq)
+        batch = self._queue(cq).batch(inline_only=True)
+        event = self._submission(batch, cq, (), commands, None)
         return event if batch.taken else None
 
     def enqueue_submission(self, cq: int, wait_events, commands, on_complete) -> SimEvent:
         """One item of the queue: the waits, the commands and the event (run inline when
         each of them could be and the queue is idle: CommandQueue.batch)."""
-        with self._queue(cq).batch():
+        return self._submission(self._queue(cq).batch(), cq, wait_events, commands, on_complete)
+
+    def _submission(self, batch, cq: int, wait_events, commands, on_complete) -> SimEvent:
+        """The waits, the commands and an event enqueued in `batch`, one item of the queue."""
+        with batch:
             for event in wait_events:
                 self.enqueue_wait_for_event(cq, event)
             for command in commands:

@@ -231,6 +231,11 @@ def fits(code: tuple[Instruction, ...], inputs: tuple[FusedInput, ...], fp32_des
     return True
 
 
+def scalar_count(code: Sequence[Instruction]) -> int:
+    """The push constants the code's Scalar instructions read."""
+    return max((ins.index + 1 for ins in code if isinstance(ins, Scalar)), default=0)
+
+
 def read_input_tiles(r: KernelBuilder, inputs: Sequence[FusedInput], bindings, t, ht, wt) -> None:
     """Reads each input's tile for output tile `t` (a register) of an output of Ht x Wt
     tiles per batch into the CB numbered as its generator slot (bindings:
@@ -329,5 +334,5 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
     extra = {cb: (DataFormat.bfloat16, 1) for cb in masks}
     cbs = circular_buffers([(cb, i.data_format) for cb, i in enumerate(inputs)], out, extra)
     program = Program(cbs, (reader, compute, writer), (buffer_args(range(len(inputs) + len(masks))), (), writer_args))
-    scalars = max((ins.index + 1 for ins in code if isinstance(ins, Scalar)), default=0)
+    scalars = scalar_count(code)
     return Export(name, FUSED_CONSTANTS + scalars, len(inputs) + len(masks) + 1, (1, 1, 1), (Stage(program),))

@@ -30,7 +30,8 @@ tiles, so these programs convert in compute, as TT-Metal's tilize and untilize o
   window's rows x columns elements.
 - Compute: TILIZE_BLOCK (tilize_block) turns the block's pages into w tiles,
   UNTILIZE_BLOCK (pack_untilize_block) the other way; tile pages go to and come from
-  their binding through the library's page readers and writers.
+  their binding through the library's page readers and writers. eltwise_fused_untilized
+  puts a fused elementwise body between the two: a dispatch's last kernel writing rows.
 - Every circular buffer moves whole blocks: each reservation, push, wait and pop is
   BLOCK_TILES pages, of which a narrower block uses the first w, so that no block
   wraps around the end of a buffer (buffers of two blocks, or one between compute's
@@ -542,8 +543,7 @@ def eltwise_fused_untilized(inputs: tuple[fused.FusedInput, ...], rows: tuple[bo
     cbs += block_cbs([(rows_cb[i], inputs[i].data_format) for i in row_inputs] + [(CB_OUT, out)],
                      [(tiles_cb[i], inputs[i].data_format) for i in row_inputs] + [(CB_TILES_OUT, out)])
     export = library_export("eltwise_fused_untilized", kernels, cbs, len(row_inputs) + 1, len(inputs) + 1, True)
-    count = max((ins.index + 1 for ins in code if isinstance(ins, fused.Scalar)), default=0)
-    return dataclasses.replace(export, constant_count=export.constant_count + count)
+    return dataclasses.replace(export, constant_count=export.constant_count + fused.scalar_count(code))
 
 
 def copy(fmt: DataFormat, offsets: bool = False) -> Export:
