@@ -322,6 +322,11 @@ class _Emitter:
             # transpose of in1 is matmul_init's argument.
             return [f"reconfig_data_format({b}, {a});", f"matmul_init({a}, {b}, {v[5]});",
                     f"matmul_tiles({a}, {b}, {u32(v[2])}, {u32(v[3])}, {u32(v[4])});"]
+        if op == Op.MATMUL_BLOCK:
+            self.header("matmul.h")
+            a, b, dims = v[0], v[1], ", ".join(u32(x) for x in v[6:9])
+            return [f"reconfig_data_format({b}, {a});", f"matmul_block_init({a}, {b}, {v[5]}, {dims});",
+                    f"matmul_block({a}, {b}, {u32(v[2])}, {u32(v[3])}, {u32(v[4])}, {v[5]}, {dims});"]
         if op == Op.REDUCE_TILE:
             self.header("reduce.h")
             pool, dim = _REDUCE[ReduceKind(v[0])]
@@ -432,7 +437,8 @@ def kernel_source(kernel: Kernel, program: Program) -> str:
         cbs = sorted(cb.index for cb in program.circular_buffers)
         inputs = [i for i in cbs if i < 16] or cbs
         # matmul unpacks in0 to SrcB and in1 to SrcA: the hardware starts up in that order.
-        order = "<SrcOrder::Reverse>" if any(int(row[0]) == Op.MATMUL_TILES for row in kernel.code) else ""
+        order = "<SrcOrder::Reverse>" if any(int(row[0]) in (Op.MATMUL_TILES, Op.MATMUL_BLOCK) for row in kernel.code) \
+            else ""
         declarations.append(f"    compute_kernel_hw_startup{order}({inputs[0]}, {inputs[min(1, len(inputs) - 1)]}, "
                             f"{emitter.output_cb()});")
     return (title + "#include <stdint.h>\n" + "\n".join(includes) + "\n\n" + _PRELUDE + "\nvoid kernel_main() {\n"

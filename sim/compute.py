@@ -1,6 +1,6 @@
 """Compute instructions on a Tensix core's Dst registers (numba), TT-Metal's
 compute_kernel_api: copy_tile, add/sub/mul_tiles (with broadcast), matmul_tiles,
-reduce_tile, transpose_wh_tile, SFPU ops, fill and pack_tile. Operands are unpacked
+matmul_block, reduce_tile, transpose_wh_tile, SFPU ops, fill and pack_tile. Operands are unpacked
 from circular buffers and results stored in Dst as sim/numerics.py states. Dst's
 acquire and release (tile_regs_*) are the interpreter's.
 
@@ -24,6 +24,7 @@ from tt_hal.sim.faults import Fault
 from tt_hal.sim.memory import move_bytes
 from tt_hal.sim.numerics import (
     FACE_INDEX,
+    accumulate_products,
     bits_to_f32,
     dst_store,
     eltwise_tile_fast,
@@ -36,20 +37,21 @@ from tt_hal.sim.numerics import (
     is_bits_unary,
     matmul_tile_fast,
     pack_tile,
+    products_exact,
     reduce_tile_fast,
     sfpu_binary_bits,
     sfpu_binary_values,
     sfpu_ternary,
     sfpu_unary_bits,
     sfpu_unary_values,
+    stage_src_a,
+    stage_src_b,
     unpack_tile,
 )
 from tt_hal.target.isa import Broadcast, Op, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import KernelConfig
 from tt_hal.target.sizes import FACE, TILE, TILE_ELEMENTS
 
-DST_TILES = KernelConfig(dst_full_sync_en=True).dst_capacity()  # Dst's size: the most any config uses
 # Bytes of a tile of each data format, by format code: what a tile op's CB page must hold.
 TILE_BYTES = np.zeros(max(DataFormat) + 1, np.int64)
 for _format in DataFormat:
@@ -137,12 +139,45 @@ SFPU_ARGUMENTS = (types.int64, types.int64, *(types.Array(types.float32, 1, "C")
 indirect.declare(sfpu, SFPU_ARGUMENTS)
 
 
+@numba.njit(cache=True, nogil=True)
+def matmul_block(l1_row, cb_config, cb_popped, c, cb0, cb1, in0_at, in1_at, transpose, ct, rt, kt, dst, target,
+                 fidelity, fp32_dest, fpu_model, src_a, src_b, operands):
+    """matmul_block: Dst tile target + i * ct + j (of `dst`, the core's) += in0 tile
+    in0_at + i * kt @ in1 tile in1_at + j for i < rt, j < ct, each product as matmul_tiles
+    computes it. In the fast model each input tile is unpacked and its Src slices staged
+    once (ct SrcA and rt SrcB tiles for ct * rt products), as the LLK unpacks each once
+    and reuses it (llk_unpack_AB_matmul); if any product of the block is not exact
+    (matmul_tile_exact), every product takes matmul_tiles' path, with the same result."""
+    if fpu_model is None:
+        largest, smallest = np.uint32(0), np.uint32(0xFFFFFFFF)
+        for i in range(rt):
+            _read_cb_tile(l1_row, cb_config, cb_popped, c, cb0, in0_at + i * kt, src_b)
+            largest, smallest = stage_src_b(src_b, fidelity, operands, i, largest, smallest)
+        for j in range(ct):
+            _read_cb_tile(l1_row, cb_config, cb_popped, c, cb1, in1_at + j, src_a)
+            largest, smallest = stage_src_a(src_a, transpose, fidelity, operands, j, largest, smallest)
+        if products_exact(largest, smallest):
+            for i in range(rt):
+                for j in range(ct):
+                    accumulate_products(operands, j, i, fidelity, dst[target + i * ct + j], fp32_dest)
+            return
+    for i in range(rt):
+        for j in range(ct):
+            _read_cb_tile(l1_row, cb_config, cb_popped, c, cb0, in0_at + i * kt, src_b)
+            _read_cb_tile(l1_row, cb_config, cb_popped, c, cb1, in1_at + j, src_a)
+            out = dst[target + i * ct + j]
+            if fpu_model is None:
+                matmul_tile_fast(src_b, src_a, transpose, out, fidelity, fp32_dest, operands)
+            else:
+                fpu_matmul_tile(src_b, src_a, transpose, out, fidelity, fp32_dest, fpu_model)
+
+
 # Compiled without reference counts (of its ~15 array arguments, at every call: 6% of a
 # matmul's time), so what it calls on the fast model's path allocates nothing.
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst, acquired, fidelity,
-            fp32_dest, dst_capacity, fpu_model, addresses, src_a, src_b, scratch, results, operands, fault):
-    """One compute instruction of core c (registers r, L1 row `row`) on its Dst;
+def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst, acquired,
+            fidelity, fp32_dest, dst_capacity, fpu_model, addresses, src_a, src_b, scratch, results, operands, fault):
+    """One compute instruction (operands a .. q) of core c (registers r, L1 row `row`) on its Dst;
     returns a fault code. acquired: the kernel holds Dst (tile_regs_acquire); dirty[c]:
     Dst tiles [0, dirty) were written since the last release. fpu_model
     (FpuModel.jit_argument): None for the FPU's ops in the fast model, else the chip
@@ -154,7 +189,8 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
     # (Dst tile, circular buffers read or written; -1 for none)
     if op == Op.COPY_TILE or op == Op.TRANSPOSE_WH_TILE or op == Op.UNARY_BCAST:
         target, cb0, cb1 = r[cc], a, -1
-    elif op == Op.ADD_TILES or op == Op.SUB_TILES or op == Op.MUL_TILES or op == Op.MATMUL_TILES:
+    elif op == Op.ADD_TILES or op == Op.SUB_TILES or op == Op.MUL_TILES or op == Op.MATMUL_TILES or \
+            op == Op.MATMUL_BLOCK:
         target, cb0, cb1 = r[e], a, b
     elif op == Op.REDUCE_TILE:
         target, cb0, cb1 = r[f], b, cc
@@ -170,6 +206,15 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
     if not 0 <= target < dst_capacity:
         fault[5] = dst_capacity
         return Fault.DST_INDEX
+    tiles = 1  # Dst tiles written from `target` on
+    if op == Op.MATMUL_BLOCK:
+        if r[g] < 1 or r[h] < 1 or r[q] < 1:
+            fault[4], fault[5], fault[6] = r[g], r[h], r[q]
+            return Fault.BLOCK_SHAPE
+        tiles = r[g] * r[h]
+        if target + tiles > dst_capacity:
+            fault[4], fault[5] = target + tiles - 1, dst_capacity
+            return Fault.DST_INDEX
     for cb in (cb0, cb1):
         if cb >= 0 and cb_config[cb, 2] == 0:
             fault[4] = cb
@@ -180,7 +225,7 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
     l1_row = l1[row]
     out = dst[c, target]
     if op != Op.PACK_TILE:
-        dirty[c] = max(dirty[c], target + 1)
+        dirty[c] = max(dirty[c], target + tiles)
     if op == Op.COPY_TILE or op == Op.UNARY_BCAST:  # data copies unpack to a 32-bit Dst directly, bits whole
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a, fp32_dest)
         bits, source = out.view(np.uint32), src_a.view(np.uint32)
@@ -228,6 +273,9 @@ def compute(op, a, b, cc, d, e, f, r, c, row, l1, cb_config, cb_pushed, cb_poppe
             matmul_tile_fast(src_b, src_a, f != 0, out, fidelity, fp32_dest, operands)
         else:
             fpu_matmul_tile(src_b, src_a, f != 0, out, fidelity, fp32_dest, fpu_model)
+    elif op == Op.MATMUL_BLOCK:
+        matmul_block(l1_row, cb_config, cb_popped, c, a, b, r[cc], r[d], f != 0, r[g], r[h], r[q], dst[c], target,
+                     fidelity, fp32_dest, fpu_model, src_a, src_b, operands)
     elif op == Op.REDUCE_TILE:
         # ROW: each row -> column 0; COL: each column -> row 0; SCALAR: all -> (0, 0).
         # MAX combines with Dst by max (fill Dst with -inf first), SUM accumulates into
@@ -273,7 +321,7 @@ def compute_arguments(fpu_model: int | None) -> tuple:
     integer, flag = types.int64, types.boolean
     vector, table = types.Array(types.int64, 1, "C"), types.Array(types.int64, 2, "C")
     tile = types.Array(types.float32, 1, "C")
-    return ((integer,) * 7 + (vector, integer, integer, types.Array(types.uint8, 2, "C"), table, table, table, vector,
+    return ((integer,) * 10 + (vector, integer, integer, types.Array(types.uint8, 2, "C"), table, table, table, vector,
             types.Array(types.float32, 3, "C"), flag, integer, flag, integer,
             types.none if fpu_model is None else integer, vector, tile, tile, tile, types.Array(types.float64, 1, "C"),
             types.Array(types.uint32, 2, "C"), vector))

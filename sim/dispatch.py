@@ -26,11 +26,11 @@ from hal.backend import Binding, LaunchProgram
 from hal.log import get_logger
 from hal.status import HalError, StatusCode
 from tt_hal.sim import indirect, interpreter
-from tt_hal.sim.compute import ADDRESS_ROWS, DST_TILES, compute, compute_arguments, kernel_addresses
+from tt_hal.sim.compute import ADDRESS_ROWS, compute, compute_arguments, kernel_addresses
 from tt_hal.sim.faults import FAULTS, Fault
 from tt_hal.sim.interpreter import PROCESSORS
 from tt_hal.sim.memory import ChipMemory
-from tt_hal.sim.numerics import FpuModel
+from tt_hal.sim.numerics import DST_TILES, FpuModel
 from tt_hal.target.isa import ADDRGEN_SLOTS, NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, WIDTH, Op, Processor, disassemble
 from tt_hal.target.placement import BufferType
 from tt_hal.target.program import KernelConfig, Program

@@ -42,6 +42,7 @@ from tt_hal.target.formats import (
 )
 from tt_hal.target.isa import MathFidelity, Op, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat
+from tt_hal.target.program import KernelConfig
 from tt_hal.target.sizes import FACE, TILE, TILE_ELEMENTS
 from tt_hal.target.tiles import EXPONENT_BYTES
 
@@ -223,7 +224,7 @@ def _widen(bits, largest, smallest):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _products_exact(largest, smallest):
+def products_exact(largest, smallest):
     """True if every value seen (_widen) is 0 or finite of magnitude in [2^-62, 2^62):
     then no product of two such values, nor any phase of it, overflows or is denormal."""
     return largest < np.uint32((127 + 62) << 23) and smallest >= np.uint32(((127 - 62) << 23) - 1)
@@ -243,32 +244,38 @@ def _face_row_at(builder, row, face_column):
     return builder.add(builder.mul(face, i64(FACE * FACE)), builder.mul(builder.and_(row, i64(FACE - 1)), i64(FACE)))
 
 
-# Rows of matmul_tile_exact's operand array (float32 bits, face order): SrcA's slices
-# [k, j], SrcB's [i, k], the sums.
-OPERAND_ROWS = 5
-A1, A2, B1, B2, TOTAL = range(OPERAND_ROWS)
+DST_TILES = KernelConfig(dst_full_sync_en=True).dst_capacity()  # Dst's size: the most any config uses
+# Rows of the matmul operand array (float32 bits, face order), in groups of DST_TILES (a
+# matmul_block's output tiles, so at most that many of either input): SrcA's slices
+# [k, j] of each SrcA tile, SrcB's [i, k] of each SrcB tile, then one row of sums.
+A1, A2, B1, B2, TOTAL = (group * DST_TILES for group in range(5))
+OPERAND_ROWS = TOTAL + 1
 
 
 @intrinsic
-def tile_products(typingctx, operands, terms):
+def tile_products(typingctx, operands, terms, a, b):
     """operands[TOTAL][i, j] = the sum over k = 0..31, in that order and starting from
     +0, in float32, of a1[k, j] * b1[i, k] (terms == 1) or of a1[k, j] * b1[i, k] +
-    a2[k, j] * b2[i, k] (terms == 2), with a1 = operands[A1] and so on: float32 bit
-    patterns of tiles in face order, in a C-contiguous uint32 array (5, 1024), one
+    a2[k, j] * b2[i, k] (terms == 2), with a1 = operands[A1 + a], b1 = operands[B1 + b]
+    and so on: float32 bit patterns of tiles in face order, in a C-contiguous uint32
+    array (OPERAND_ROWS, 1024), one
     array and no row views (numba counts references to each view atomically). Each
     product (and two-product term) must be exact in float32 (the caller's operands
     are): the fused multiply-adds then round as a product and a sum would. Vectors of
     8 lanes over j, two rows i at a time, so that numba's missing alias facts cannot
     keep LLVM from vectorizing (it does not vectorize the plain loops)."""
-    if not (isinstance(operands, types.Array) and operands.dtype == types.uint32 and operands.layout == "C"):
+    if not (isinstance(operands, types.Array) and operands.dtype == types.uint32 and operands.layout == "C"
+            and isinstance(a, types.Integer) and isinstance(b, types.Integer)):
         return None
 
     def codegen(context, builder, signature, args):
         i64, f32 = ir.IntType(64), ir.FloatType()
         vector = ir.VectorType(f32, LANES)
         data = builder.bitcast(context.make_array(signature.args[0])(context, builder, args[0]).data, f32.as_pointer())
-        a1_at, a2_at, b1_at, b2_at, total_at = (builder.gep(data, [i64(row * TILE_ELEMENTS)])
-                                                 for row in (A1, A2, B1, B2, TOTAL))
+        a_tile, b_tile = (builder.sext(arg, i64) if arg.type.width < 64 else arg for arg in args[2:4])
+        a1_at, a2_at, b1_at, b2_at, total_at = (
+            builder.gep(data, [builder.mul(builder.add(i64(row), tile), i64(TILE_ELEMENTS))])
+            for row, tile in ((A1, a_tile), (A2, a_tile), (B1, b_tile), (B2, b_tile), (TOTAL, i64(0))))
         fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vector, [vector] * 3),
                                              f"llvm.fma.v{LANES}f32")
         splat_mask = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
@@ -318,7 +325,7 @@ def tile_products(typingctx, operands, terms):
                     builder.store(builder.load(sums[r][v]), vector_at(total_at, builder.add(row_at, i64(offset))),
                                   align=4)
         return context.get_dummy_value()
-    return types.void(operands, terms), codegen
+    return types.void(operands, terms, a, b), codegen
 
 
 def _transposed_faces() -> np.ndarray:
@@ -331,9 +338,57 @@ def _transposed_faces() -> np.ndarray:
 FACE_TRANSPOSE = _transposed_faces()
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def stage_src_a(in1, transpose, fidelity, operands, tile, largest, smallest):
+    """SrcA's slices of tile `in1` (transposed when `transpose`) for the multiplier at
+    `fidelity` into operands[A1 + tile] (and A2 + tile at HiFi3: the high slice);
+    returns the range seen (_widen) with in1's values added."""
+    a_mask = SRC_A_HIGH if fidelity == MathFidelity.LoFi else SRC_BF16
+    row = A1 + tile
+    if transpose:
+        for x in range(TILE_ELEMENTS):
+            bits = np.uint32(f32_to_bits(in1[FACE_TRANSPOSE[x]]))
+            operands[row, x] = bits & a_mask
+            largest, smallest = _widen(bits, largest, smallest)
+    else:
+        for x in range(TILE_ELEMENTS):
+            bits = np.uint32(f32_to_bits(in1[x]))
+            operands[row, x] = bits & a_mask
+            largest, smallest = _widen(bits, largest, smallest)
+    if fidelity == MathFidelity.HiFi3:
+        for x in range(TILE_ELEMENTS):
+            operands[A2 + tile, x] = operands[row, x] & SRC_A_HIGH
+    return largest, smallest
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def stage_src_b(in0, fidelity, operands, tile, largest, smallest):
+    """SrcB's slices of tile `in0` into operands[B1 + tile] (and B2 + tile at HiFi3: the
+    low slice); returns the range seen with in0's values added."""
+    b_mask = SRC_BF16 if fidelity == MathFidelity.HiFi4 else SRC_B_HIGH
+    row = B1 + tile
+    for x in range(TILE_ELEMENTS):
+        bits = np.uint32(f32_to_bits(in0[x]))
+        operands[row, x] = bits & b_mask
+        largest, smallest = _widen(bits, largest, smallest)
+    if fidelity == MathFidelity.HiFi3:
+        for x in range(TILE_ELEMENTS):
+            operands[B2 + tile, x] = f32_to_bits(bits_to_f32(f32_to_bits(in0[x]) & SRC_BF16)
+                                                 - bits_to_f32(operands[row, x]))
+    return largest, smallest
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def accumulate_products(operands, a, b, fidelity, out, fp32_dest):
+    """Dst tile `out` += staged SrcA tile a times staged SrcB tile b (tile_products), stored once."""
+    tile_products(operands, 2 if fidelity == MathFidelity.HiFi3 else 1, a, b)
+    for x in range(TILE_ELEMENTS):
+        out[x] = dst_store(out[x] + bits_to_f32(operands[TOTAL, x]), fp32_dest)
+
+
 @numba.njit(cache=True, nogil=True)
 def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest, operands):
-    """Dst += in0 @ in1 if the tiles' products are exact (_products_exact; else False,
+    """Dst += in0 @ in1 if the tiles' products are exact (products_exact; else False,
     Dst untouched): the scalar path's float32 sums over k = 0..31, with each phase sum
     replaced by the single product it equals exactly there. The bf16 parts a = ah + al
     (SrcA: 4 + 3 mantissa bits) and b = bh + bl (SrcB: 6 + 1) have few enough bits that
@@ -342,34 +397,11 @@ def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest, operands):
     starts at +0 cannot see the sign of a zero product. The loops that mask the
     operands also find their range. operands: (OPERAND_ROWS, 1024) uint32 of working
     space (the caller's, so that the tile path allocates nothing)."""
-    a_mask = SRC_A_HIGH if fidelity == MathFidelity.LoFi else SRC_BF16
-    b_mask = SRC_BF16 if fidelity == MathFidelity.HiFi4 else SRC_B_HIGH
-    largest, smallest = np.uint32(0), np.uint32(0xFFFFFFFF)
-    if transpose:
-        for x in range(TILE_ELEMENTS):
-            bits = np.uint32(f32_to_bits(in1[FACE_TRANSPOSE[x]]))
-            operands[A1, x] = bits & a_mask
-            largest, smallest = _widen(bits, largest, smallest)
-    else:
-        for x in range(TILE_ELEMENTS):
-            bits = np.uint32(f32_to_bits(in1[x]))
-            operands[A1, x] = bits & a_mask
-            largest, smallest = _widen(bits, largest, smallest)
-    for x in range(TILE_ELEMENTS):
-        bits = np.uint32(f32_to_bits(in0[x]))
-        operands[B1, x] = bits & b_mask
-        largest, smallest = _widen(bits, largest, smallest)
-    if not _products_exact(largest, smallest):
+    largest, smallest = stage_src_a(in1, transpose, fidelity, operands, 0, np.uint32(0), np.uint32(0xFFFFFFFF))
+    largest, smallest = stage_src_b(in0, fidelity, operands, 0, largest, smallest)
+    if not products_exact(largest, smallest):
         return False
-    terms = 1
-    if fidelity == MathFidelity.HiFi3:  # + SrcA's high slice times SrcB's low one
-        terms = 2
-        for x in range(TILE_ELEMENTS):
-            operands[A2, x] = operands[A1, x] & SRC_A_HIGH
-            operands[B2, x] = f32_to_bits(bits_to_f32(f32_to_bits(in0[x]) & SRC_BF16) - bits_to_f32(operands[B1, x]))
-    tile_products(operands, terms)
-    for x in range(TILE_ELEMENTS):
-        out[x] = dst_store(out[x] + bits_to_f32(operands[TOTAL, x]), fp32_dest)
+    accumulate_products(operands, 0, 0, fidelity, out, fp32_dest)
     return True
 
 

@@ -300,7 +300,7 @@ def test_info_describes_a_program(work):
     assert "circular buffers:" in result.stdout and "L1 per core:" in result.stdout
     assert "cb_wait_front" not in result.stdout
     listing = tt_hal("info", work / "matmul.vmfb", "--disassemble").stdout
-    assert "cb_wait_front" in listing and "matmul_tiles" in listing
+    assert "cb_wait_front" in listing and "matmul_block" in listing
     report = __import__("json").loads(tt_hal("info", work / "matmul.vmfb", "--json").stdout)
     assert report["kind"] == "program" and report["functions"][0]["name"] == "main"
     (export,) = report["executable"]["exports"]
@@ -547,7 +547,7 @@ def test_codegen_of_an_mlir_and_its_vmfb_write_the_same_kernels(work, tmp_path):
                            for role in ("reader", "compute", "writer"))
     for name in files:
         assert (tmp_path / "a" / name).read_text() == (tmp_path / "b" / name).read_text()
-    assert "matmul_tiles" in (tmp_path / "b" / export / "stage4_compute.cpp").read_text()
+    assert "matmul_block(" in (tmp_path / "b" / export / "stage4_compute.cpp").read_text()
     assert "void kernel_main()" in (tmp_path / "b" / export / "stage1_reader.cpp").read_text()
     index = (tmp_path / "b" / "index.txt").read_text()
     assert f"TT-Metal C++ kernels of {work / 'matmul.vmfb'}: 15 kernels of 1 export" in index

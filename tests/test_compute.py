@@ -1,6 +1,6 @@
 """Compute instructions (sim/compute.py): the decoding of their operands' enums
-(tt_hal.target.isa) covers every member, and tilize_block / untilize_block move
-bytes as numpy twins of the tile layout do."""
+(tt_hal.target.isa) covers every member, tilize_block / untilize_block move
+bytes as numpy twins of the tile layout do, and matmul_block is the matmul_tiles loop."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ import pytest
 
 import hal
 from tests import reference
+from tests.fpu_twin import is_exact, twin_matmul_tiles
+from tests.test_numerics import random_bf16_values, twin_matmul_tile
 from tt_hal.sim import compute
-from tt_hal.target.isa import Broadcast, Op, Processor, ReduceKind
+from tt_hal.target.isa import Broadcast, MathFidelity, Op, Processor, ReduceKind
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg, Stage
@@ -162,3 +164,130 @@ def test_tilize_block_and_untilize_block_in_a_dispatch(device, fmt, pages):
     assert np.array_equal(tiles.view(BITS[size]).reshape(expected.shape), expected)
     back = run_pages(device, block_program(Op.UNTILIZE_BLOCK, fmt), fmt, tiles, blocks, pages)
     assert np.array_equal(back.view(BITS[size]).reshape(rows.shape), rows)
+
+
+# ---- matmul_block ----
+#
+# One matmul_block per step of K computes a block of rt x ct Dst tiles, each input tile
+# unpacked once (sim/compute.matmul_block). Its result must be the matmul_tiles loop's,
+# bit for bit, in both numerics, and each Dst tile the twins' fold over K.
+
+def matmul_block_program(rt: int, ct: int, kt: int, transpose: bool, block: bool, **config) -> Export:
+    """in0 (binding 0: rt x kt bf16 tiles, row-major) and in1 (binding 1: kt x ct tiles)
+    read whole into CBs 0 and 1; compute accumulates their product over K in Dst, by
+    one matmul_block per k (`block`) or by matmul_tiles per product, and packs the rt x ct
+    Dst tiles as float32 (Dst's bits) into binding 2."""
+    counts = {0: rt * kt, 1: kt * ct, 16: rt * ct}
+
+    def mover(name, processor, cbs):
+        k = KernelBuilder(name)
+        ptr = k.reg("ptr")
+        for slot, cb in enumerate(cbs):
+            fmt = DataFormat.float32 if cb == 16 else DataFormat.bfloat16
+            k.addrgen(slot, k.arg(2 * slot), k.const(fmt.tile_size), k.arg(2 * slot + 1))
+            if cb == 16:
+                k.cb_wait_front(cb, counts[cb])
+                k.get_read_ptr(ptr, cb)
+            else:
+                k.cb_reserve_back(cb, counts[cb])
+                k.get_write_ptr(ptr, cb)
+            for page in range(counts[cb]):
+                k.emit(Op.NOC_WRITE_PAGE if cb == 16 else Op.NOC_READ_PAGE, slot, k.const(page), ptr)
+                k.addi(ptr, ptr, fmt.tile_size)
+            if cb == 16:
+                k.noc_write_barrier()
+                k.cb_pop_front(cb, counts[cb])
+            else:
+                k.noc_read_barrier()
+                k.cb_push_back(cb, counts[cb])
+        bindings = (2,) if processor == Processor.RISCV_0 else (0, 1)
+        kinds = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM)
+        args = tuple(RuntimeArg(kind, b) for b in bindings for kind in kinds)
+        return k.build(processor), args
+
+    k = KernelBuilder("mm")
+    k.cb_wait_front(0, counts[0])
+    k.cb_wait_front(1, counts[1])
+    k.tile_regs_acquire()
+    for step in range(kt):
+        if block:
+            k.matmul_block(0, 1, step, step * ct, 0, int(transpose), ct, rt, kt)
+        else:
+            for i in range(rt):
+                for j in range(ct):
+                    k.matmul_tiles(0, 1, i * kt + step, step * ct + j, i * ct + j, int(transpose))
+    k.tile_regs_commit()
+    k.cb_reserve_back(16, counts[16])
+    k.tile_regs_wait()
+    for tile in range(counts[16]):
+        k.pack_tile(tile, 16, tile)
+    k.tile_regs_release()
+    k.cb_push_back(16, counts[16])
+    kernels = (mover("reader", Processor.RISCV_1, (0, 1)), (k.build(**config), ()),
+               mover("writer", Processor.RISCV_0, (16,)))
+    cbs = tuple(CircularBufferConfig(cb, fmt, fmt.tile_size, counts[cb])
+                for cb, fmt in ((0, DataFormat.bfloat16), (1, DataFormat.bfloat16), (16, DataFormat.float32)))
+    program = Program(cbs, tuple(kernel for kernel, _ in kernels), tuple(args for _, args in kernels))
+    return Export("mm", 0, 3, (1, 1, 1), (Stage(program),))
+
+
+def run_matmul_block(device, export: Export, in0: np.ndarray, in1: np.ndarray, outputs: int) -> np.ndarray:
+    """Dispatches `export` on bf16 tiles in0 and in1 ((n, 32, 32) float32 values of bf16);
+    the (outputs, 32, 32) float32 tiles it writes."""
+    def buffer(data: bytes, fmt=DataFormat.bfloat16):  # DRAM pages of one tile
+        tiles = len(data) // fmt.tile_size
+        memory = device.allocator.allocate_tensor((tiles * TILE, TILE), fmt, "tile", hal.DRAM_MEMORY_CONFIG)
+        memory.get_buffer().map_write(0, data)
+        return memory.get_buffer()
+
+    def tile_bytes(tiles):  # face order, the bf16 bits: the high halves of the values
+        faces = np.empty((len(tiles), TILE_ELEMENTS), np.uint32)
+        faces[:, compute.FACE_INDEX.ravel()] = tiles.reshape(len(tiles), -1).view(np.uint32)
+        return (faces >> 16).astype(np.uint16).tobytes()
+    out = buffer(bytes(outputs * DataFormat.float32.tile_size), DataFormat.float32)
+    executable = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, write_executable([export]))
+    command_buffer = hal.HalCommandBuffer(device)
+    command_buffer.dispatch(executable, 0, (1, 1, 1), b"", [buffer(tile_bytes(in0)), buffer(tile_bytes(in1)), out])
+    command_buffer.end()
+    done = device.create_semaphore(0)
+    device.queue_execute(command_buffer, [], [(done, 1)])
+    assert done.wait(1, timeout=60 * 10**9)
+    faces = np.frombuffer(out.map_read(0, None), np.float32).reshape(outputs, TILE_ELEMENTS)
+    return faces[:, compute.FACE_INDEX]
+
+
+@pytest.mark.parametrize("rt, ct, kt", [(2, 2, 3), (1, 4, 2), (3, 1, 1)])
+@pytest.mark.parametrize("fidelity", ["LoFi", "HiFi3", "HiFi4"])
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("exact_products", [True, False], ids=["exact", "scalar"])
+def test_matmul_block_is_the_matmul_tiles_loop(numerics_device, rt, ct, kt, fidelity, transpose, exact_products):
+    """Dst after one matmul_block per k = after matmul_tiles of each product, every bit,
+    with a bf16 or float32 Dst; = the twins' fold over k of each tile's product. With
+    `exact_products` False a value of 2^70 sends the fast numerics to the scalar path."""
+    rng = np.random.default_rng(rt * 100 + ct * 10 + kt)
+    in0, in1 = (random_bf16_values(rng, n * TILE_ELEMENTS, -8, 8).reshape(n, TILE, TILE) for n in (rt * kt, kt * ct))
+    in0, in1 = ((x.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32) for x in (in0, in1))
+    in0[rng.random(in0.shape) < 0.05] = -0.0
+    if not exact_products:
+        in1[-1, 5, 7] = 2.0 ** 70
+    for fp32_dest in (False, True):
+        phases = MathFidelity[fidelity]
+        config = {"math_fidelity": phases, "fp32_dest_acc_en": fp32_dest}
+        block, tiles = (run_matmul_block(numerics_device, matmul_block_program(rt, ct, kt, transpose, b, **config),
+                                         in0, in1, rt * ct) for b in (True, False))
+        np.testing.assert_array_equal(block.view(np.uint32), tiles.view(np.uint32))
+        for i in range(rt):
+            for j in range(ct):
+                pairs = [(in0[i * kt + k], in1[k * ct + j]) for k in range(kt)]
+                if is_exact(numerics_device):
+                    if transpose:
+                        continue  # the datapath twin takes in1 as SrcA unturned
+                    want = twin_matmul_tiles(np.stack([a for a, _ in pairs]).view(np.uint32),
+                                             np.stack([b for _, b in pairs]).view(np.uint32), int(phases),
+                                             fp32_dest, numerics_device.backend.fpu_model).astype(np.uint32)
+                else:
+                    dst = np.zeros((TILE, TILE), np.float32)
+                    for a, b in pairs:
+                        dst = twin_matmul_tile(a, b, dst, int(phases), fp32_dest, transpose)
+                    want = dst.view(np.uint32)
+                np.testing.assert_array_equal(block[i * ct + j].view(np.uint32), want, err_msg=f"tile {i}, {j}")

@@ -895,13 +895,13 @@ def test_ttx_rejects_invalid_stages_and_tensors(change, words):
 
 def test_ttx_rejects_invalid_programs():
     """Well-formed FlatBuffers holding a bad program: bad code, two kernels on one
-    processor, a code array that is not (n, 7)."""
+    processor, a code array that is not (n, WIDTH)."""
     good = rich_export()
     bad_code = Kernel("k", Processor.RISCV_0, np.array([row(Op.LI, 99, 0), row(Op.HALT)], np.int64))
     twice = Kernel("k2", Processor.RISCV_0, np.array([row(Op.HALT)], np.int64))
     ragged = Kernel("k3", Processor.RISCV_0, np.zeros((1, 6), np.int64))
     for kernels, words in (((bad_code,), "register 99"), ((bad_code, twice), "two kernels"),
-                           ((ragged,), "multiple of 7")):
+                           ((ragged,), f"multiple of {WIDTH}")):
         # Build the Export around Program's validation, as a foreign writer could.
         program = object.__new__(Program)
         object.__setattr__(program, "circular_buffers", good.program.circular_buffers)
@@ -1488,6 +1488,23 @@ def test_fault_dst_ternary_operand_beyond_capacity(device, operands):
         k.sfpu_ternary(SfpuOp.WHERE, *operands)
     expect_fault(device, prepare(device, make_export((kernel("where", Processor.COMPUTE, body), ()))), SC.ABORTED,
                  ["Dst tile index beyond the Dst capacity", "`sfpu_ternary", "details 8"])
+
+
+@pytest.mark.parametrize("dst, dims, words", [
+    (0, (0, 1, 1), ["matmul_block with ct_dim, rt_dim or kt_dim below 1", "details 0, 1, 1"]),
+    (0, (2, -1, 1), ["matmul_block with ct_dim, rt_dim or kt_dim below 1", "details 2, -1, 1"]),
+    (0, (4, 2, 0), ["matmul_block with ct_dim, rt_dim or kt_dim below 1", "details 4, 2, 0"]),
+    (0, (3, 3, 1), ["Dst tile index beyond the Dst capacity", "details 8, 8"]),  # tiles 0 .. 8 of 8
+    (5, (1, 4, 1), ["Dst tile index beyond the Dst capacity", "details 8, 8"]),
+], ids=["ct", "rt", "kt", "block", "from-dst"])
+def test_fault_matmul_block_shape(device, dst, dims, words):
+    """matmul_block checks its block: every dimension at least 1 and its ct * rt output
+    tiles inside Dst, before it reads a circular buffer."""
+    def body(k):
+        k.tile_regs_acquire()
+        k.matmul_block(0, 1, 0, 0, dst, 0, *dims)
+    expect_fault(device, prepare(device, make_export((kernel("mmb", Processor.COMPUTE, body), ()))), SC.ABORTED,
+                 ["`matmul_block", *words])
 
 
 @pytest.mark.parametrize("body, pc, instruction", [

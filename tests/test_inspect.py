@@ -231,7 +231,7 @@ def test_format_info_tables_and_disassembly(ttx):
     for export in read_executable(ttx):
         for kernel in export.program.kernels:
             assert "\n".join("    " + line for line in kernel.disassemble().splitlines()) in full
-    assert "cb_wait_front" in full and "matmul_tiles" in full
+    assert "cb_wait_front" in full and "matmul_block" in full
     brief = format_info(report, kernels=False)
     assert "PROCESSOR" in text and "PROCESSOR" not in brief and "circular buffers:" in brief
 

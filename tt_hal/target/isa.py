@@ -21,7 +21,7 @@ NUM_REGISTERS = 32
 NUM_CIRCULAR_BUFFERS = 32
 ADDRGEN_SLOTS = 8  # address generators per kernel
 MAX_RUNTIME_ARGS = 341  # per core and kernel (tt-metal's limit)
-WIDTH = 7  # opcode + 6 operands
+WIDTH = 10  # opcode + 9 operands (matmul_block's)
 
 
 class Op(enum.IntEnum):
@@ -106,6 +106,9 @@ class Op(enum.IntEnum):
     SFPU_TERNARY = 77  # sfpu op, rdst_c, rdst_a, rdst_b (result in c)
     UNARY_BCAST = 78  # cb, ri, rdst, broadcast: copy_tile repeating a row, column or element (unary_bcast)
     FILL_TILE_BITS = 79  # rdst, rvalue: a tile of a register's 32 bits (fill_tile_bitcast of a runtime value)
+    # matmul_block: Dst[rdst + r * ct + c] += in0 tile (ria + r * kt) @ in1 tile (rib + c) for r < rt, c < ct:
+    # an output block of rt x ct tiles for one step of K, each input tile unpacked once
+    MATMUL_BLOCK = 82  # cb_a, cb_b, ria, rib, rdst, transpose, rct, rrt, rkt
 
 
 # Operand kinds: r = register, i = immediate, c = circular buffer, t = branch target,
@@ -127,7 +130,7 @@ OPERANDS: dict[Op, str] = {
     Op.MATMUL_TILES: "ccrrri", Op.REDUCE_TILE: "eccrrr", Op.TRANSPOSE_WH_TILE: "crr",
     Op.SFPU_UNARY: "erf", Op.SFPU_BINARY: "err", Op.FILL_TILE: "rf", Op.PACK_TILE: "rcr",
     Op.TILIZE_BLOCK: "ccr", Op.UNTILIZE_BLOCK: "ccr", Op.SFPU_TERNARY: "errr", Op.UNARY_BCAST: "crre",
-    Op.FILL_TILE_BITS: "rr",
+    Op.FILL_TILE_BITS: "rr", Op.MATMUL_BLOCK: "ccrrrirrr",
 }
 
 
@@ -305,7 +308,7 @@ _IMMEDIATE_RANGES = {
     (Op.ARG, 1): range(MAX_RUNTIME_ARGS), (Op.SFPU_UNARY, 0): range(SfpuOp.ADD),
     (Op.SFPU_BINARY, 0): range(SfpuOp.ADD, SfpuOp.WHERE),
     (Op.SFPU_TERNARY, 0): range(SfpuOp.WHERE, SfpuOp.WHERE_INT + 1),
-    (Op.MATMUL_TILES, 5): range(2),
+    (Op.MATMUL_TILES, 5): range(2), (Op.MATMUL_BLOCK, 5): range(2),
     (Op.L1_FILL, 2): range(1 << 32), (Op.NOC_GATHER, 0): range(ADDRGEN_SLOTS), (Op.NOC_GATHER, 5): range(1 << 32),
     (Op.NOC_READ_SPAN, 0): range(ADDRGEN_SLOTS), (Op.NOC_WRITE_SPAN, 0): range(ADDRGEN_SLOTS),
 }
