@@ -256,12 +256,12 @@ def test_chip_picture_shows_l1_use_and_shards(tmp_path):
     assert usage["dram"] == [4096 * len(range(b, 30, 12)) for b in range(arch.dram_bank_count)]
     assert usage["circular_buffers"] == [0] * arch.worker_cores  # no trace given
     # With a trace: an eltwise add of the 24 tiles uses 24 cores, each with the add program's
-    # three double-buffered bf16 CBs (c_0, c_1, c_16: 2 x 2048 B each).
+    # three bf16 CBs of two blocks of Dst's 8 tiles (c_0, c_1, c_16: 2 x 8 x 2048 B each).
     device.begin_profiling()
     total = ops.add(sharded, sharded)
     device.end_profiling()
     usage = pictures.chip_usage(device.peak_memory_map(), arch, device.profiling_trace())
-    assert usage["circular_buffers"] == [3 * 2 * 2048] * 24 + [0] * (arch.worker_cores - 24)
+    assert usage["circular_buffers"] == [3 * 2 * 8 * 2048] * 24 + [0] * (arch.worker_cores - 24)
     assert len(device.peak_memory_map()) == len(names) + 1  # the peak holds the sum as well
     pictures.save_chip_png(device, path, device.peak_memory_map(), "at peak", device.profiling_trace())
     del sharded, dram, total

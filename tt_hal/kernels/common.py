@@ -1,9 +1,10 @@
-"""What the kernel families share: the workgroup's tile range, address generators,
-the reader and writer of single tiles, Dst stages, circular-buffer configs and the
-masking of padding."""
+"""What the kernel families share: the workgroup's tile range and its strips, address
+generators, the readers and writers of single tiles and of strips, Dst stages,
+circular-buffer configs and the masking of padding."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 
 import numpy as np
@@ -68,12 +69,13 @@ def tile_range(k: KernelBuilder):
 
 @dataclasses.dataclass(frozen=True)
 class TilePages:
-    """A binding of tile pages as a kernel addresses it: its address generator slot and
-    a register holding its first page in the buffer (a binding may start at any page of
-    it), which the kernel's page indices count from."""
+    """A binding of tile pages as a kernel addresses it: its address generator slot, a
+    register holding its first page in the buffer (a binding may start at any page of
+    it), which the kernel's page indices count from, and its page size in bytes."""
 
     slot: int
     first: Reg
+    page_size: int
 
 
 _BUFFER_ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM, ArgKind.BINDING_PAGE_OFFSET)
@@ -91,7 +93,7 @@ def tile_page_generator(k: KernelBuilder, slot: int, arg: int, fmt) -> TilePages
     page_size = k.const(fmt.tile_size, "page_size")
     k.addrgen(slot, address, page_size, is_dram)
     k.release(address, is_dram, page_size)
-    return TilePages(slot, k.arg(arg + 2, f"in{slot}_first_page"))
+    return TilePages(slot, k.arg(arg + 2, f"in{slot}_first_page"), fmt.tile_size)
 
 
 def buffer_args(bindings) -> tuple[RuntimeArg, ...]:
@@ -118,6 +120,85 @@ def read_tile(k: KernelBuilder, pages: TilePages, cb: int, page, ptr) -> None:
     k.emit(Op.GET_WRITE_PTR, ptr, cb)
     noc_page(k, Op.NOC_READ_PAGE, pages, page, ptr)
     k.cb_push_back(cb, 1)
+
+
+def transfer_pages(k: KernelBuilder, op: Op, pages: TilePages, page: Reg, count: Reg, ptr: Reg) -> None:
+    """NOC_READ_SPAN or NOC_WRITE_SPAN (op) of `count` consecutive pages of a binding from
+    page `page` (counted from its first page) to or from L1 at `ptr`, and the barrier
+    after it: one instruction, a NoC transfer per page."""
+    at, length = k.reg("at"), k.reg("length")
+    k.emit(Op.ADD, at, pages.first, page)
+    k.emit(Op.MULI, at, at, pages.page_size)
+    k.emit(Op.MULI, length, count, pages.page_size)
+    k.emit(op, pages.slot, at, ptr, length)
+    k.emit(Op.NOC_READ_BARRIER if op == Op.NOC_READ_SPAN else Op.NOC_WRITE_BARRIER)
+    k.release(at, length)
+
+
+@contextlib.contextmanager
+def strips(k: KernelBuilder, first: Reg, end: Reg, block: Reg, row: Reg | None = None):
+    """for each strip of the tiles [first, end): (t, ct), its first tile and its length:
+    up to `block` consecutive tiles (TT-Metal's block of a kernel's loop, Dst's share),
+    and, given `row` (tiles per row), never past the end of t's row."""
+    t, ct, left = k.reg("t"), k.reg("ct"), k.reg("left")
+    k.emit(Op.MOV, t, first)
+    top, done = k.label("strip"), k.label("strips_done")
+    k.place(top)
+    k.emit(Op.BGE, t, end, done)
+    k.emit(Op.SUB, ct, end, t)
+    k.emit(Op.MIN, ct, ct, block)
+    if row is not None:
+        k.emit(Op.MOD, left, t, row)
+        k.emit(Op.SUB, left, row, left)  # tiles left in t's row
+        k.emit(Op.MIN, ct, ct, left)
+    yield t, ct
+    k.emit(Op.ADD, t, t, ct)
+    k.emit(Op.JMP, top)
+    k.place(done)
+    k.release(t, ct, left)
+
+
+def read_strip(k: KernelBuilder, pages: TilePages, cb: int, page: Reg, count: Reg, block: Reg, ptr: Reg) -> None:
+    """Reads `count` consecutive pages of a binding from `page` into the back of `cb`, in
+    one span. Its reservation and push are `block` pages, of which a shorter strip uses
+    the first: whole blocks, so that no span wraps around the buffer's end."""
+    k.cb_reserve_back(cb, block)
+    k.emit(Op.GET_WRITE_PTR, ptr, cb)
+    transfer_pages(k, Op.NOC_READ_SPAN, pages, page, count, ptr)
+    k.cb_push_back(cb, block)
+
+
+def writer_strips(output: DataFormat, binding: int, block: int, row_constant: int | None = None):
+    """The writer kernel of a compute kernel that packs strips (`strips`: of up to
+    `block` tiles, within rows of push constant `row_constant` tiles if given) into
+    CB_OUT a block of pages at a time: each strip's tiles to their pages of `binding`,
+    in one span."""
+    k = KernelBuilder("writer")
+    first, end = tile_range(k)
+    ptr, pages_of_block = k.reg("ptr"), k.const(block, "block")
+    row = None
+    if row_constant is not None:
+        row = k.reg("row")
+        k.emit(Op.CONSTANT, row, row_constant)
+    [pages] = address_generators(k, [output])
+    with strips(k, first, end, pages_of_block, row) as (t, ct):
+        k.cb_wait_front(CB_OUT, pages_of_block)
+        k.emit(Op.GET_READ_PTR, ptr, CB_OUT)
+        transfer_pages(k, Op.NOC_WRITE_SPAN, pages, t, ct, ptr)
+        k.cb_pop_front(CB_OUT, pages_of_block)
+    return k.build(Processor.RISCV_0), buffer_args([binding])
+
+
+def pack_strip(k: KernelBuilder, count: Reg, block: Reg) -> None:
+    """Packs Dst tiles 0 .. count - 1 into CB_OUT's next `block` pages (writer_strips'),
+    after the math: commit, reserve, wait, pack, release, push."""
+    k.tile_regs_commit()
+    k.cb_reserve_back(CB_OUT, block)
+    k.tile_regs_wait()
+    with k.loop(count, "j") as j:
+        k.pack_tile(j, CB_OUT, j)
+    k.tile_regs_release()
+    k.cb_push_back(CB_OUT, block)
 
 
 def tile_grid(k: KernelBuilder):

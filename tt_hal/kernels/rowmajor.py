@@ -65,6 +65,7 @@ from tt_hal.kernels.common import (
     buffer_args,
     tile_page_generator,
     tile_range,
+    transfer_pages,
 )
 from tt_hal.target.isa import MathFidelity, Op, Processor
 from tt_hal.target.kernel_builder import KernelBuilder, Reg
@@ -337,7 +338,7 @@ def tile_pages(name: str, processor: Processor, fmt: DataFormat, binding: int):
     first, end = tile_range(k)
     m = matrix(k)
     [pages] = address_generators(k, [fmt])
-    ptr, page = k.reg("ptr"), k.reg("page")
+    ptr = k.reg("ptr")
     with k.loop_range(first, end, "block") as block:
         tiles, first_tile = block_tiles(k, m, block)
         if reader:
@@ -346,16 +347,10 @@ def tile_pages(name: str, processor: Processor, fmt: DataFormat, binding: int):
         else:
             k.cb_wait_front(cb, BLOCK_TILES)
             k.emit(Op.GET_READ_PTR, ptr, cb)
-        k.emit(Op.ADD, page, pages.first, first_tile)
-        with k.loop(tiles, "tile"):
-            k.emit(Op.NOC_READ_PAGE if reader else Op.NOC_WRITE_PAGE, pages.slot, page, ptr)
-            k.emit(Op.ADDI, page, page, 1)
-            k.emit(Op.ADDI, ptr, ptr, fmt.tile_size)
+        transfer_pages(k, Op.NOC_READ_SPAN if reader else Op.NOC_WRITE_SPAN, pages, first_tile, tiles, ptr)
         if reader:
-            k.noc_read_barrier()
             k.cb_push_back(cb, BLOCK_TILES)
         else:
-            k.noc_write_barrier()
             k.cb_pop_front(cb, BLOCK_TILES)
         k.release(tiles, first_tile)
     return k.build(processor), buffer_args([binding])

@@ -38,7 +38,7 @@ void kernel_main() {
     r[4] = r[1] + 1LL;
     r[4] = r[4] * r[0];
     r[4] = tt_hal_floordiv(r[4], r[2]);
-    r[2] = 1LL;
+    r[1] = 8LL;
     r[0] = get_arg_val<uint32_t>(0);
     r[5] = get_arg_val<uint32_t>(1);
     r[6] = 2048LL;
@@ -46,15 +46,24 @@ void kernel_main() {
     r[6] = get_arg_val<uint32_t>(2);
     r[5] = r[3];
 pc_27:;
-    if (r[5] >= r[4]) goto pc_36;
-    cb_wait_front(16, (uint32_t)r[2]);
-    r[1] = get_read_ptr(16);
-    r[0] = r[6] + r[5];
-    noc_async_write((uint32_t)r[1], noc_addr_0((uint32_t)r[0], 0), page_size_0);
+    if (r[5] >= r[4]) goto pc_40;
+    r[0] = r[4] - r[5];
+    r[0] = r[0] < r[1] ? r[0] : r[1];
+    cb_wait_front(16, (uint32_t)r[1]);
+    r[2] = get_read_ptr(16);
+    r[8] = r[6] + r[5];
+    r[8] = r[8] * 2048LL;
+    r[9] = r[0] * 2048LL;
+    for (uint32_t address = (uint32_t)r[8], at = (uint32_t)r[2], left = (uint32_t)r[9]; left;) {
+      uint32_t offset = address % page_size_0, chunk = page_size_0 - offset;
+      if (chunk > left) chunk = left;
+      noc_async_write(at, noc_addr_0(address / page_size_0, offset), chunk);
+      address += chunk; at += chunk; left -= chunk;
+    }
     noc_async_write_barrier();
-    cb_pop_front(16, (uint32_t)r[2]);
-    r[5] = r[5] + 1LL;
+    cb_pop_front(16, (uint32_t)r[1]);
+    r[5] = r[5] + r[0];
     goto pc_27;
-pc_36:;
+pc_40:;
     return;
 }

@@ -44,6 +44,7 @@ void kernel_main() {
     r[4] = r[1] + 1LL;
     r[4] = r[4] * r[0];
     r[4] = tt_hal_floordiv(r[4], r[2]);
+    r[0] = 8LL;
     r[5] = get_arg_val<uint32_t>(0);
     r[6] = get_arg_val<uint32_t>(1);
     r[7] = 2048LL;
@@ -55,28 +56,38 @@ void kernel_main() {
     base_1 = (uint32_t)r[6]; page_size_1 = (uint32_t)r[8]; is_dram_1 = r[5] != 0;
     r[8] = get_arg_val<uint32_t>(5);
     r[5] = r[3];
-pc_31:;
-    if (r[5] >= r[4]) goto pc_52;
-    r[1] = r[5];
-    r[6] = 1LL;
-    cb_reserve_back(0, (uint32_t)r[6]);
+pc_32:;
+    if (r[5] >= r[4]) goto pc_53;
+    r[6] = r[4] - r[5];
+    r[6] = r[6] < r[0] ? r[6] : r[0];
+    cb_reserve_back(0, (uint32_t)r[0]);
     r[2] = get_write_ptr(0);
-    r[6] = r[7] + r[1];
-    noc_async_read(noc_addr_0((uint32_t)r[6], 0), (uint32_t)r[2], page_size_0);
+    r[10] = r[7] + r[5];
+    r[10] = r[10] * 2048LL;
+    r[11] = r[6] * 2048LL;
+    for (uint32_t address = (uint32_t)r[10], at = (uint32_t)r[2], left = (uint32_t)r[11]; left;) {
+      uint32_t offset = address % page_size_0, chunk = page_size_0 - offset;
+      if (chunk > left) chunk = left;
+      noc_async_read(noc_addr_0(address / page_size_0, offset), at, chunk);
+      address += chunk; at += chunk; left -= chunk;
+    }
     noc_async_read_barrier();
-    r[6] = 1LL;
-    cb_push_back(0, (uint32_t)r[6]);
-    r[1] = r[5];
-    r[6] = 1LL;
-    cb_reserve_back(1, (uint32_t)r[6]);
+    cb_push_back(0, (uint32_t)r[0]);
+    cb_reserve_back(1, (uint32_t)r[0]);
     r[2] = get_write_ptr(1);
-    r[6] = r[8] + r[1];
-    noc_async_read(noc_addr_1((uint32_t)r[6], 0), (uint32_t)r[2], page_size_1);
+    r[11] = r[8] + r[5];
+    r[11] = r[11] * 2048LL;
+    r[10] = r[6] * 2048LL;
+    for (uint32_t address = (uint32_t)r[11], at = (uint32_t)r[2], left = (uint32_t)r[10]; left;) {
+      uint32_t offset = address % page_size_1, chunk = page_size_1 - offset;
+      if (chunk > left) chunk = left;
+      noc_async_read(noc_addr_1(address / page_size_1, offset), at, chunk);
+      address += chunk; at += chunk; left -= chunk;
+    }
     noc_async_read_barrier();
-    r[6] = 1LL;
-    cb_push_back(1, (uint32_t)r[6]);
-    r[5] = r[5] + 1LL;
-    goto pc_31;
-pc_52:;
+    cb_push_back(1, (uint32_t)r[0]);
+    r[5] = r[5] + r[6];
+    goto pc_32;
+pc_53:;
     return;
 }
