@@ -35,7 +35,8 @@ _BRANCHES = {Op.BEQ: "==", Op.BNE: "!=", Op.BLT: "<", Op.BGE: ">="}
 _CB_CALLS = {Op.CB_RESERVE_BACK: "cb_reserve_back", Op.CB_PUSH_BACK: "cb_push_back",
              Op.CB_WAIT_FRONT: "cb_wait_front", Op.CB_POP_FRONT: "cb_pop_front"}
 _DATA_MOVEMENT = (Op.ADDRGEN, Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE, Op.NOC_READ, Op.NOC_WRITE, Op.NOC_READ_BARRIER,
-                  Op.NOC_WRITE_BARRIER, Op.L1_FILL, Op.L1_LOAD, Op.NOC_GATHER, Op.NOC_READ_SPAN, Op.NOC_WRITE_SPAN)
+                  Op.NOC_WRITE_BARRIER, Op.L1_FILL, Op.L1_LOAD, Op.NOC_GATHER, Op.NOC_READ_SPAN, Op.NOC_WRITE_SPAN,
+                  Op.NOC_READ_ROWS, Op.NOC_WRITE_ROWS)
 _TILE_REGS = {Op.TILE_REGS_ACQUIRE: "tile_regs_acquire", Op.TILE_REGS_COMMIT: "tile_regs_commit",
               Op.TILE_REGS_WAIT: "tile_regs_wait", Op.TILE_REGS_RELEASE: "tile_regs_release"}
 _ELTWISE = {Op.ADD_TILES: "ELWADD", Op.SUB_TILES: "ELWSUB", Op.MUL_TILES: "ELWMUL"}
@@ -265,6 +266,12 @@ class _Emitter:
             return self.noc_gather(slot, v)
         if op in (Op.NOC_READ_SPAN, Op.NOC_WRITE_SPAN):  # the loop the simulator runs as one instruction
             return _page_transfers(slot, u32(v[1]), u32(v[2]), u32(v[3]), op == Op.NOC_READ_SPAN)
+        if op in (Op.NOC_READ_ROWS, Op.NOC_WRITE_ROWS):  # a loop of those over the rows
+            return [f"for (uint32_t row = 0, rows = {u32(v[4])}; row < rows; ++row) {{",
+                    *("  " + line for line in _page_transfers(slot, f"{u32(v[1])} + row * {u32(v[5])}",
+                                                              f"{u32(v[2])} + row * {u32(v[6])}", u32(v[3]),
+                                                              op == Op.NOC_READ_ROWS)),
+                    "}"]
         if op in (Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE):
             page, offset, l1, length = v[1], None, v[2], None
         else:
@@ -276,14 +283,15 @@ class _Emitter:
         return [f"noc_async_write({u32(l1)}, {address}, {size});"]
 
     def noc_gather(self, slot: int, v: list[int]) -> list[str]:
-        """NOC_GATHER: the loop the simulator runs as one instruction, over the index
-        entries in L1: a run of consecutive indices is one noc_async_read per page it
-        touches, a negative index a store of the fill pattern."""
+        """NOC_GATHER: the loops the simulator runs as one instruction, over the rows and
+        each row's index entries in L1: a run of consecutive indices is one noc_async_read
+        per page it touches, a negative index a store of the fill pattern."""
         u32 = self.u32
         entry = "volatile tt_l1_ptr int32_t *"
         return [
-            f"{{ {entry}entry = reinterpret_cast<{entry}>({u32(v[1])}); uint32_t to = {u32(v[2])}, "
-            f"count = {u32(v[3])}, base = {u32(v[4])};",
+            f"for (uint32_t row = 0, rows = {u32(v[6])}; row < rows; ++row) {{",
+            f"  {entry}entry = reinterpret_cast<{entry}>({u32(v[1])} + row * {u32(v[7])});",
+            f"  uint32_t to = {u32(v[2])} + row * {u32(v[7])}, count = {u32(v[3])}, base = {u32(v[4])};",
             "  for (uint32_t i = 0, j; i < count; i = j) {",
             "    j = i + 1;",
             "    if (entry[i] < 0) {",

@@ -24,8 +24,8 @@ from tt_hal.target.sizes import ceil_div
 
 CB_OPS = (Op.CB_RESERVE_BACK, Op.CB_PUSH_BACK, Op.CB_WAIT_FRONT, Op.CB_POP_FRONT, Op.GET_WRITE_PTR, Op.GET_READ_PTR)
 NOC_TRANSFER_OPS = (Op.ADDRGEN, Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE, Op.NOC_READ, Op.NOC_WRITE, Op.NOC_READ_SPAN,
-                    Op.NOC_WRITE_SPAN)
-_READS = (Op.NOC_READ_PAGE, Op.NOC_READ, Op.NOC_READ_SPAN)
+                    Op.NOC_WRITE_SPAN, Op.NOC_READ_ROWS, Op.NOC_WRITE_ROWS)
+_READS = (Op.NOC_READ_PAGE, Op.NOC_READ, Op.NOC_READ_SPAN, Op.NOC_READ_ROWS)
 
 # The functions an instruction runs take scalars where they can: numba increments and
 # decrements (atomically) the reference count of every array a call passes, which
@@ -89,28 +89,40 @@ def generator_buffer(addrgens, c, p, a, buffers):
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dram, buffers, buffer_banks,
+def noc_instruction(op, a, b, cc, d, e, f, g, r, addrgens, c, p, l1, row, l1_base, dram, buffers, buffer_banks,
                     page_rows, page_addresses, fault):
     """One instruction of NOC_TRANSFER_OPS of kernel p on core c (registers r, L1 row
     `row`); returns a fault code. ADDRGEN sets generator slot a to (address, page
     size, is_dram); a read copies a page range of the buffer a generator names into
     L1, a write the other way. The generator's base address must be a bound buffer's,
     with its page size; the range must lie inside one page (a span's: inside the
-    buffer's pages, one transfer per page it touches) and the L1 range above the
-    reserved base."""
+    buffer's pages, one transfer per page it touches; rows of spans: every row's) and
+    the L1 range above the reserved base. Every range is checked before any moves."""
     if op == Op.ADDRGEN:
         addrgens[c, p, a, 0], addrgens[c, p, a, 1], addrgens[c, p, a, 2] = r[b], r[cc], r[d] != 0
         return Fault.OK
     err, k, address, page_size, is_dram = generator_buffer(addrgens, c, p, a, buffers)
     pages = ceil_div(buffers[k, 2], page_size) if err == Fault.OK else 0
-    if op == Op.NOC_READ_SPAN or op == Op.NOC_WRITE_SPAN:  # byte r[b] of the buffer on
-        start, l1_at, length = r[b], r[cc], r[d]
+    rows, stride, pitch = 1, 0, 0  # rows of spans: `stride` bytes apart in the buffer, `pitch` in L1
+    if op == Op.NOC_READ_ROWS or op == Op.NOC_WRITE_ROWS:
+        rows, stride, pitch = r[e], r[f], r[g]
+    if op == Op.NOC_READ_SPAN or op == Op.NOC_WRITE_SPAN or op == Op.NOC_READ_ROWS or op == Op.NOC_WRITE_ROWS:
+        start, l1_at, length = r[b], r[cc], r[d]  # byte r[b] of the buffer on
         fault[4], fault[5], fault[6], fault[7] = address, start, l1_at, length
         if err != Fault.OK:
             return err
-        # Bounds without sums or products of kernel values: those wrap in int64 and pass.
-        if start < 0 or length < 0 or start > pages * page_size or length > pages * page_size - start:
+        if rows < 0:
+            fault[6] = rows
             return Fault.NOC_OUT_OF_BOUNDS
+        for i in range(rows):
+            # Bounds without sums or products of kernel values: those wrap in int64 and pass.
+            at, to = start + i * stride, l1_at + i * pitch
+            fault[5], fault[6] = at, to
+            if at < 0 or length < 0 or at > pages * page_size or length > pages * page_size - at:
+                return Fault.NOC_OUT_OF_BOUNDS
+            if to < l1_base or to > l1.shape[1] or length > l1.shape[1] - to:
+                fault[4] = to
+                return Fault.L1_OUT_OF_BOUNDS
     else:
         page = r[b]
         if op == Op.NOC_READ_PAGE or op == Op.NOC_WRITE_PAGE:
@@ -123,41 +135,59 @@ def noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dra
         if page < 0 or page >= pages or offset < 0 or length < 0 or offset > page_size or length > page_size - offset:
             return Fault.NOC_OUT_OF_BOUNDS
         start = page * page_size + offset
-    if l1_at < l1_base or l1_at > l1.shape[1] or length > l1.shape[1] - l1_at:
-        fault[4] = l1_at
-        return Fault.L1_OUT_OF_BOUNDS
+        if l1_at < l1_base or l1_at > l1.shape[1] or length > l1.shape[1] - l1_at:
+            fault[4] = l1_at
+            return Fault.L1_OUT_OF_BOUNDS
     storage = dram if is_dram else l1
-    l1_at += row * l1.shape[1]  # flat offsets for move_bytes
     read = op in _READS
-    while length > 0:  # one transfer per page
-        chunk = min(length, page_size - start % page_size)
-        # The buffer's own page placement (tt_hal.sim.memory.page_span), from its rows of the tables.
-        bank_row, at, _ = page_span(buffer_banks, buffers[k, 5], buffers[k, 6], page_rows, page_addresses,
-                                    buffers[k, 7], address, page_size, buffers[k, 4], start, chunk)
-        at += bank_row * storage.shape[1]
-        if read:
-            move_bytes(l1, l1_at, storage, at, chunk)
-        else:
-            move_bytes(storage, at, l1, l1_at, chunk)
-        start += chunk
-        l1_at += chunk
-        length -= chunk
+    for i in range(rows):
+        at, to, left = start + i * stride, l1_at + i * pitch + row * l1.shape[1], length  # `to`: flat, for move_bytes
+        while left > 0:  # one transfer per page
+            chunk = min(left, page_size - at % page_size)
+            # The buffer's own page placement (tt_hal.sim.memory.page_span), from its rows of the tables.
+            bank_row, place, _ = page_span(buffer_banks, buffers[k, 5], buffers[k, 6], page_rows, page_addresses,
+                                           buffers[k, 7], address, page_size, buffers[k, 4], at, chunk)
+            place += bank_row * storage.shape[1]
+            if read:
+                move_bytes(l1, to, storage, place, chunk)
+            else:
+                move_bytes(storage, place, l1, to, chunk)
+            at += chunk
+            to += chunk
+            left -= chunk
     return Fault.OK
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def noc_gather(a, entries, l1_at, count, base, pattern, addrgens, c, p, l1, row, l1_base, dram, buffers, buffer_banks,
-               page_rows, page_addresses, fault):
-    """NOC_GATHER of kernel p on core c (L1 row `row`): `count` 4-byte elements into L1
-    from l1_at, element i the one at byte base + 4 * entry i of the buffer generator
+def noc_gather(a, entries, l1_at, count, base, pattern, rows, stride, addrgens, c, p, l1, row, l1_base, dram, buffers,
+               buffer_banks, page_rows, page_addresses, fault):
+    """NOC_GATHER of kernel p on core c (L1 row `row`): `rows` rows (each `stride` bytes
+    after the last, its entries and its elements alike) of `count` 4-byte elements into
+    L1 from l1_at, element i the one at byte base + 4 * entry i of the buffer generator
     slot a names (entries: int32 words in L1 from `entries`), or the 32-bit `pattern`
     for a negative entry. Each run of consecutive entries is one transfer per page it
-    touches. Entries and elements are word aligned in the usable L1, apart; returns a
-    fault code."""
+    touches. A row's entries and elements are word aligned in the usable L1, apart;
+    rows run in order; returns a fault code."""
     fault[4], fault[5], fault[6], fault[7] = entries, l1_at, count, base
     err, k, address, page_size, is_dram = generator_buffer(addrgens, c, p, a, buffers)
     if err != Fault.OK:
         return err
+    if rows < 0:
+        fault[6] = rows
+        return Fault.L1_OUT_OF_BOUNDS
+    for r in range(rows):
+        err = _gather_row(k, address, page_size, is_dram, entries + r * stride, l1_at + r * stride, count, base,
+                          pattern, l1, row, l1_base, dram, buffers, buffer_banks, page_rows, page_addresses, fault)
+        if err != Fault.OK:
+            return err
+    return Fault.OK
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _gather_row(k, address, page_size, is_dram, entries, l1_at, count, base, pattern, l1, row, l1_base, dram, buffers,
+                buffer_banks, page_rows, page_addresses, fault):
+    """One row of noc_gather into L1 from l1_at, its entries at `entries`, in buffer row k."""
+    fault[4], fault[5], fault[6], fault[7] = entries, l1_at, count, base
     if entries % 4 != 0 or l1_at % 4 != 0:
         return Fault.L1_MISALIGNED
     size = l1.shape[1]

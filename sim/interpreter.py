@@ -230,8 +230,8 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
                             else:
                                 cb_pushed[c, cb], cb_popped[c, cb], cb_reserved[c, cb] = pushed, popped, reserved
                     elif op in NOC_TRANSFER_OPS:
-                        err = noc_instruction(op, a, b, cc, d, e, r, addrgens, c, p, l1, row, l1_base, dram, buffers,
-                                              buffer_banks, page_rows, page_addresses, fault)
+                        err = noc_instruction(op, a, b, cc, d, e, f, code[pc, 7], r, addrgens, c, p, l1, row, l1_base,
+                                              dram, buffers, buffer_banks, page_rows, page_addresses, fault)
                     elif op == Op.NOC_READ_BARRIER or op == Op.NOC_WRITE_BARRIER:
                         pass  # transfers complete at once
                     elif op == Op.L1_FILL:
@@ -239,9 +239,10 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
                     elif op == Op.L1_LOAD:
                         err, r[a] = l1_load(l1, row, l1_base, r[b], fault)
                     elif op == Op.NOC_GATHER:
-                        spent += max(r[d], 0)  # an element costs what an instruction does
-                        err = noc_gather(a, r[b], r[cc], r[d], r[e], f, addrgens, c, p, l1, row, l1_base, dram,
-                                         buffers, buffer_banks, page_rows, page_addresses, fault)
+                        rows = r[code[pc, 7]]
+                        spent += max(r[d], 0) * max(rows, 0)  # an element costs what an instruction does
+                        err = noc_gather(a, r[b], r[cc], r[d], r[e], f, rows, r[code[pc, 8]], addrgens, c, p, l1, row,
+                                         l1_base, dram, buffers, buffer_banks, page_rows, page_addresses, fault)
                     elif op == Op.TILE_REGS_ACQUIRE:
                         acquired[c] = True
                     elif op == Op.TILE_REGS_COMMIT or op == Op.TILE_REGS_WAIT:

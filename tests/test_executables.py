@@ -1362,11 +1362,11 @@ def test_l1_load_reads_a_word_sign_extended(device, table):
 GATHER_FILL = 0x7FC00000
 
 
-def gather_export(entries, count=8, to=32, slot=0, base=0) -> Export:
+def gather_export(entries, count=8, to=32, slot=0, base=0, rows=1, stride=0) -> Export:
     """A writer: the int32 `entries` stored at L1 ptr (c_0, two 32-byte pages), then
-    NOC_GATHER of `count` elements from the table (generator slot 0, 32-byte pages:
-    word e holds e // 8) at byte `base` into L1 ptr + `to`, and the page at ptr + 32
-    written to output row 0."""
+    NOC_GATHER of `rows` rows (`stride` bytes apart) of `count` elements from the table
+    (generator slot 0, 32-byte pages: word e holds e // 8) at byte `base` into L1 ptr +
+    `to`, and the page at ptr + 32 written to output row 0."""
     def body(k):
         taddr, tdram, oaddr, odram = k.arg(0, "taddr"), k.arg(1, "tdram"), k.arg(2, "oaddr"), k.arg(3, "odram")
         size = k.const(ROW_BYTES, "row_bytes")
@@ -1379,7 +1379,7 @@ def gather_export(entries, count=8, to=32, slot=0, base=0) -> Export:
             k.addi(at, ptr, 4 * i)
             k.l1_fill(at, 4, entry & 0xFFFFFFFF)
         k.addi(dst, ptr, to)
-        k.noc_gather(slot, ptr, dst, count, base, GATHER_FILL)
+        k.noc_gather(slot, ptr, dst, count, base, GATHER_FILL, rows, stride)
         k.addi(at, ptr, 32)
         k.noc_write_page(1, 0, at)
         k.noc_write_barrier()
@@ -1396,6 +1396,15 @@ def test_noc_gather_reads_runs_across_pages_and_fills(device, table):
     assert out.to_host()[0].tolist() == [0, 0, 1, 1, GATHER_FILL, 12, 12, 1023]
 
 
+def test_noc_gather_of_rows_moves_each_row(device, table):
+    """Two rows of four: each row's entries and elements 16 bytes after the last row's,
+    as two NOC_GATHERs would move them."""
+    out = output(device, 1)
+    run(device, prepare(device, gather_export([6, 7, 8, 9, -1, 100, 8191, 8], count=4, rows=2, stride=16)),
+        bindings=[table.get_buffer(), out.get_buffer()])
+    assert out.to_host()[0].tolist() == [0, 0, 1, 1, GATHER_FILL, 12, 1023, 1]
+
+
 @pytest.mark.parametrize("export, words", [
     (gather_export([8192] * 8), ["NoC access outside any bound buffer", "`noc_gather"]),  # one word past the end
     (gather_export([8190, 8191, 8192, -1, -1, -1, -1, -1]), ["NoC access outside", "details {address}, 0, 8190, 12"]),
@@ -1405,8 +1414,10 @@ def test_noc_gather_reads_runs_across_pages_and_fills(device, table):
     (gather_export([0] * 8, to=34), ["not a multiple of 4", "`noc_gather"]),
     (gather_export([0] * 8, to=16), ["index entries and the elements it writes overlap"]),
     (gather_export([0] * 8, count=-1), ["outside the core's usable L1"]),
+    (gather_export([0] * 8, rows=-1), ["outside the core's usable L1"]),
+    (gather_export([0] * 8, count=4, rows=2, stride=2), ["not a multiple of 4"]),  # the second row's entries
 ], ids=["entry-beyond", "run-beyond", "base-beyond", "base-negative", "slot-unset", "misaligned", "overlap",
-        "negative-count"])
+        "negative-count", "negative-rows", "row-misaligned"])
 def test_fault_noc_gather(device, table, export, words):
     address = table.get_buffer().allocation.backend_buffer.address
     expect_fault(device, prepare(device, export), SC.ABORTED, [w.format(address=address) for w in words],

@@ -275,9 +275,11 @@ def test_formats_without_1_2_or_4_byte_elements_are_unimplemented():
         assert error.value.code == hal.StatusCode.UNIMPLEMENTED
 
 
-def _span_export(start: int, length: int, target: int):
+def _span_export(start: int, length: int, target: int, rows: tuple[int, int, int, int] | None = None):
     """A reader kernel copying `length` bytes from byte `start` of binding 0 to byte
-    `target` of binding 1 through L1: NOC_READ_SPAN, then NOC_WRITE_SPAN."""
+    `target` of binding 1 through L1: NOC_READ_SPAN, then NOC_WRITE_SPAN; or, given
+    rows (count, source stride, L1 pitch, target stride), NOC_READ_ROWS and
+    NOC_WRITE_ROWS of that many such spans."""
     from tt_hal.target.isa import Op, Processor
     from tt_hal.target.kernel_builder import KernelBuilder
     from tt_hal.target.program import CircularBufferConfig, Export, Program, Stage
@@ -288,9 +290,15 @@ def _span_export(start: int, length: int, target: int):
     k.cb_reserve_back(0, 1)
     k.emit(Op.GET_WRITE_PTR, ptr, 0)
     k.emit(Op.LI, count, length)
-    for op, tensor, at in ((Op.NOC_READ_SPAN, source, start), (Op.NOC_WRITE_SPAN, destination, target)):
+    if rows is not None:
+        number, stride, pitch, target_stride = (k.const(value) for value in rows)
+    for read, tensor, at in ((True, source, start), (False, destination, target)):
         k.emit(Op.ADDI, address, tensor.base, at)
-        k.emit(op, tensor.slot, address, ptr, count)
+        if rows is None:
+            k.emit(Op.NOC_READ_SPAN if read else Op.NOC_WRITE_SPAN, tensor.slot, address, ptr, count)
+        else:
+            k.emit(Op.NOC_READ_ROWS if read else Op.NOC_WRITE_ROWS, tensor.slot, address, ptr, count, number,
+                   stride if read else target_stride, pitch)
     k.noc_write_barrier()
     program = Program((CircularBufferConfig(0, F32, F32.tile_size, 3),), (k.build(Processor.RISCV_1),),
                       (rowmajor.tensor_args([0, 1]),))
@@ -313,6 +321,49 @@ def test_a_span_moves_bytes_across_pages(device, start, length, target):
     expected = np.zeros(3 * RAW_PAGE, np.uint8)
     expected[target:target + length] = data[start:start + length]
     assert np.array_equal(host_bytes(destination), expected)
+
+
+@pytest.mark.parametrize("start, length, rows, target", [
+    (4000, 300, (5, 1000, 400, 2000), 100),  # rows across page boundaries, each moved alone
+    (0, RAW_PAGE, (2, RAW_PAGE, RAW_PAGE, RAW_PAGE), 0),  # whole pages
+    (10, 8, (4, 4090, 8, 3), 5000),  # the target's rows packed closer than the source's
+    (0, 100, (0, 100, 100, 100), 0),  # no rows
+])
+def test_rows_of_spans_move_each_row(device, start, length, rows, target):
+    """NOC_READ_ROWS / NOC_WRITE_ROWS: `count` spans, each its stride after the last in
+    the buffer and its pitch in L1, as that many NOC_READ_SPAN / NOC_WRITE_SPAN would."""
+    data = np.random.default_rng(start + length).integers(0, 256, 3 * RAW_PAGE, dtype=np.uint8)
+    source, destination = raw_buffer(device, data), raw_buffer(device, np.zeros(3 * RAW_PAGE, np.uint8))
+    executable = device.create_executable_cache().prepare_executable(
+        EXECUTABLE_FORMAT, write_executable([_span_export(start, length, target, rows)]))
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(executable, 0, (1, 1, 1), b"", [source, destination])
+    cb.end()
+    device.execute_now(cb, timeout=60 * 10**9)
+    count, stride, _, target_stride = rows
+    expected = np.zeros(3 * RAW_PAGE, np.uint8)
+    for i in range(count):
+        to, at = target + i * target_stride, start + i * stride
+        expected[to:to + length] = data[at:at + length]
+    assert np.array_equal(host_bytes(destination), expected)
+
+
+@pytest.mark.parametrize("rows, target", [((3, 8, 8, RAW_PAGE), 2 * RAW_PAGE - 10), ((-1, 8, 8, 8), 0)],
+                         ids=["last-row-past-the-end", "negative-count"])
+def test_rows_past_the_buffer_fault_before_moving_any(device, rows, target):
+    """Rows of spans are checked before any moves: a last row past the buffer's end (or a
+    negative count) faults and the rows before it are not written."""
+    source, destination = raw_buffer(device, np.full(3 * RAW_PAGE, 7, np.uint8)), \
+        raw_buffer(device, np.zeros(3 * RAW_PAGE, np.uint8))
+    executable = device.create_executable_cache().prepare_executable(
+        EXECUTABLE_FORMAT, write_executable([_span_export(0, 8, target, rows)]))
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(executable, 0, (1, 1, 1), b"", [source, destination])
+    cb.end()
+    with pytest.raises(hal.HalError) as info:
+        device.execute_now(cb, timeout=60 * 10**9)
+    assert info.value.code == hal.StatusCode.ABORTED and "NoC access outside any bound buffer" in info.value.message
+    assert not host_bytes(destination).any()
 
 
 def test_a_span_past_the_buffer_faults(device):

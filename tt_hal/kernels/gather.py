@@ -20,9 +20,9 @@ table in their bindings.
 
 Reader (RISCV_1), per block of the output (rowmajor's blocks): the block's table rows
 into a scratch circular buffer it reserves for good and never pushes (a data
-movement kernel's own L1); then, per row, one NOC_GATHER: the elements in runs of
-consecutive source indices, one NoC read per run (per source page it touches), the
-fill value where an index is -1. Compute tilizes the block; the writer writes its
+movement kernel's own L1); then one NOC_GATHER of the block's rows: each row's
+elements in runs of consecutive source indices, one NoC read per run (per source
+page it touches), the fill value where an index is -1. Compute tilizes the block; the writer writes its
 tiles. On a card each element is a NoC transfer of 4 bytes at any 4-byte offset,
 which TT-Metal's NoC does not allow from DRAM (32-byte alignment): a hardware reader
 would read aligned spans into scratch L1 first (docs/fidelity.md).
@@ -80,7 +80,7 @@ def _reader(fmt: DataFormat, fill_bits: int):
     with k.loop_range(first, end, "block") as block:
         window = block_window(k, m, block)
         k.emit(Op.GET_WRITE_PTR, indices, CB_IN1)
-        transfer_rows(k, Op.NOC_READ_SPAN, table, m, window, indices)
+        transfer_rows(k, Op.NOC_READ_ROWS, table, m, window, indices)
         k.noc_read_barrier()
         k.release(window.first)
         k.cb_reserve_back(CB_IN0, BLOCK_TILES)
@@ -96,14 +96,11 @@ def _reader(fmt: DataFormat, fill_bits: int):
 
 
 def _gather_rows(k: KernelBuilder, source, window, indices, delta, fill_bits: int) -> None:
-    """Each row of the block: its elements gathered from the source by one NOC_GATHER
-    (its entries a row of the table rows at `indices`, `delta` bytes before the row of
-    the block they fill)."""
-    entries, to, stride = k.reg("entries"), k.reg("to"), k.reg("stride")
+    """The rows of the block: their elements gathered from the source by one NOC_GATHER
+    (a row's entries a row of the table rows at `indices`, `delta` bytes before the row
+    of the block it fills)."""
+    to, stride = k.reg("to"), k.reg("stride")
     k.emit(Op.MULI, stride, window.tiles, TILE * ELEMENT_SIZE)  # bytes from one row of the block to the next
-    k.emit(Op.MOV, entries, indices)
-    with k.loop(window.height, "row"):
-        k.emit(Op.ADD, to, entries, delta)
-        k.emit(Op.NOC_GATHER, source.slot, entries, to, window.width, source.base, fill_bits)
-        k.emit(Op.ADD, entries, entries, stride)
-    k.release(entries, to, stride)
+    k.emit(Op.ADD, to, indices, delta)
+    k.emit(Op.NOC_GATHER, source.slot, indices, to, window.width, source.base, fill_bits, window.height, stride)
+    k.release(to, stride)

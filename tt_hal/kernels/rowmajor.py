@@ -24,10 +24,10 @@ tiles, so these programs convert in compute, as TT-Metal's tilize and untilize o
   block of w tiles is 32 rows of w * 32 elements, row after row over w tile-sized
   pages of a circular buffer. The reader zeroes the pages of a block that sticks out
   of its matrix (L1_FILL), then reads each row's elements inside the matrix
-  (NOC_READ_SPAN: one NoC read per page of the buffer they touch; a transfer stays within a page:
-  BINDING_PAGE_SIZE; IREE's raw buffers have 4096-byte pages, or one page when
-  smaller). The writer writes those bytes back and nothing else: no byte outside the
-  window's rows x columns elements.
+  (NOC_READ_ROWS: the block's rows in one instruction, one NoC read per page of the
+  buffer a row touches; a transfer stays within a page: BINDING_PAGE_SIZE; IREE's raw
+  buffers have 4096-byte pages, or one page when smaller). The writer writes those
+  bytes back and nothing else: no byte outside the window's rows x columns elements.
 - Compute: TILIZE_BLOCK (tilize_block) turns the block's pages into w tiles,
   UNTILIZE_BLOCK (pack_untilize_block) the other way; tile pages go to and come from
   their binding through the library's page readers and writers. eltwise_fused_untilized
@@ -247,7 +247,7 @@ def read_rows(k: KernelBuilder, tensor: RowMajorTensor, m: Matrix, window: Block
     k.cb_reserve_back(cb, BLOCK_TILES)
     k.emit(Op.GET_WRITE_PTR, ptr, cb)
     zero_padding(k, window, ptr, tensor.element_size)
-    transfer_rows(k, Op.NOC_READ_SPAN, tensor, m, window, ptr)
+    transfer_rows(k, Op.NOC_READ_ROWS, tensor, m, window, ptr)
     k.noc_read_barrier()
     k.cb_push_back(cb, BLOCK_TILES)
 
@@ -272,28 +272,24 @@ def write_rows(k: KernelBuilder, tensor: RowMajorTensor, m: Matrix, window: Bloc
     row-major tensor: only the elements inside the matrix; BLOCK_TILES pages popped."""
     k.cb_wait_front(cb, BLOCK_TILES)
     k.emit(Op.GET_READ_PTR, ptr, cb)
-    transfer_rows(k, Op.NOC_WRITE_SPAN, tensor, m, window, ptr)
+    transfer_rows(k, Op.NOC_WRITE_ROWS, tensor, m, window, ptr)
     k.noc_write_barrier()
     k.cb_pop_front(cb, BLOCK_TILES)
 
 
 def transfer_rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, window: BlockWindow, ptr: Reg) -> None:
-    """NOC_READ_SPAN or NOC_WRITE_SPAN (op) of each row of a block window between the
-    tensor and the pages at `ptr`, where its rows are w * 32 elements apart: a row's
-    bytes in one instruction, one transfer per buffer page they touch."""
+    """NOC_READ_ROWS or NOC_WRITE_ROWS (op) of the rows of a block window between the
+    tensor and the pages at `ptr`, where its rows are w * 32 elements apart: the block
+    in one instruction, one transfer per buffer page a row touches."""
     size = tensor.element_size
-    source, target, length, row_bytes, pitch = (k.reg(name) for name in ("src", "dst", "length", "row_bytes", "pitch"))
+    source, length, row_bytes, pitch = (k.reg(name) for name in ("src", "length", "row_bytes", "pitch"))
     k.emit(Op.MULI, length, window.width, size)
     k.emit(Op.MULI, row_bytes, m.row_stride, size)  # bytes from one row to the next in the tensor
     k.emit(Op.MULI, pitch, window.tiles, TILE * size)  # and in the block
     k.emit(Op.MULI, source, window.first, size)
     k.emit(Op.ADD, source, source, tensor.base)
-    k.emit(Op.MOV, target, ptr)
-    with k.loop(window.height, "row"):
-        k.emit(op, tensor.slot, source, target, length)
-        k.emit(Op.ADD, source, source, row_bytes)
-        k.emit(Op.ADD, target, target, pitch)
-    k.release(source, target, length, row_bytes, pitch)
+    k.emit(op, tensor.slot, source, ptr, length, window.height, row_bytes, pitch)
+    k.release(source, length, row_bytes, pitch)
 
 
 # ---- Kernels ----

@@ -78,12 +78,17 @@ class Op(enum.IntEnum):
     # into L1 from rl1, element i the one at byte rbase + 4 * entry i of the generator's
     # buffer (entries: int32 words in L1 from rentries), or the 32-bit pattern where an
     # entry is negative; one NOC_READ per run of consecutive entries (per page it
-    # touches). Entries and elements must not overlap.
-    NOC_GATHER = 59  # slot, rentries, rl1, rcount, rbase, 32-bit pattern
+    # touches). Entries and elements must not overlap. rrows such rows in order, each
+    # rstride bytes after the last (its entries and its elements alike).
+    NOC_GATHER = 59  # slot, rentries, rl1, rcount, rbase, 32-bit pattern, rrows, rstride
     # rlength bytes from byte raddress of the buffer, one NOC_READ (NOC_WRITE) per page
     # they touch: a row of a row-major tensor in one instruction (TT-Metal's stick readers)
     NOC_READ_SPAN = 80  # slot, raddress, rl1, rlength
     NOC_WRITE_SPAN = 81  # slot, raddress, rl1, rlength
+    # rrows spans, each rstride bytes after the last in the buffer and rpitch in L1: a
+    # block of a row-major tensor's rows in one instruction
+    NOC_READ_ROWS = 83  # slot, raddress, rl1, rlength, rrows, rstride, rpitch
+    NOC_WRITE_ROWS = 84  # slot, raddress, rl1, rlength, rrows, rstride, rpitch
     # Compute: Dst register file.
     TILE_REGS_ACQUIRE = 60
     TILE_REGS_COMMIT = 61
@@ -124,7 +129,8 @@ OPERANDS: dict[Op, str] = {
     Op.GET_WRITE_PTR: "rc", Op.GET_READ_PTR: "rc",
     Op.ADDRGEN: "irrr", Op.NOC_READ_PAGE: "irr", Op.NOC_WRITE_PAGE: "irr", Op.NOC_READ: "irrrr",
     Op.NOC_WRITE: "irrrr", Op.NOC_READ_BARRIER: "", Op.NOC_WRITE_BARRIER: "", Op.L1_FILL: "rrx", Op.L1_LOAD: "rr",
-    Op.NOC_GATHER: "irrrrx", Op.NOC_READ_SPAN: "irrr", Op.NOC_WRITE_SPAN: "irrr",
+    Op.NOC_GATHER: "irrrrxrr", Op.NOC_READ_SPAN: "irrr", Op.NOC_WRITE_SPAN: "irrr", Op.NOC_READ_ROWS: "irrrrrr",
+    Op.NOC_WRITE_ROWS: "irrrrrr",
     Op.TILE_REGS_ACQUIRE: "", Op.TILE_REGS_COMMIT: "", Op.TILE_REGS_WAIT: "", Op.TILE_REGS_RELEASE: "",
     Op.COPY_TILE: "crr", Op.ADD_TILES: "ccrrre", Op.SUB_TILES: "ccrrre", Op.MUL_TILES: "ccrrre",
     Op.MATMUL_TILES: "ccrrri", Op.REDUCE_TILE: "eccrrr", Op.TRANSPOSE_WH_TILE: "crr",
@@ -311,6 +317,7 @@ _IMMEDIATE_RANGES = {
     (Op.MATMUL_TILES, 5): range(2), (Op.MATMUL_BLOCK, 5): range(2),
     (Op.L1_FILL, 2): range(1 << 32), (Op.NOC_GATHER, 0): range(ADDRGEN_SLOTS), (Op.NOC_GATHER, 5): range(1 << 32),
     (Op.NOC_READ_SPAN, 0): range(ADDRGEN_SLOTS), (Op.NOC_WRITE_SPAN, 0): range(ADDRGEN_SLOTS),
+    (Op.NOC_READ_ROWS, 0): range(ADDRGEN_SLOTS), (Op.NOC_WRITE_ROWS, 0): range(ADDRGEN_SLOTS),
 }
 
 

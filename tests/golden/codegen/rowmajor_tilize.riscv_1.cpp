@@ -59,7 +59,7 @@ void kernel_main() {
     r[12] = r[12] + r[9];
     r[10] = r[3];
 pc_40:;
-    if (r[10] >= r[4]) goto pc_93;
+    if (r[10] >= r[4]) goto pc_86;
     r[15] = 8LL;
     r[14] = tt_hal_floormod(r[10], r[6]);
     r[14] = r[14] * 8LL;
@@ -96,31 +96,24 @@ pc_73:;
     r[18] = r[13] * 4096LL;
     for (volatile tt_l1_ptr uint32_t *p = reinterpret_cast<volatile tt_l1_ptr uint32_t *>((uint32_t)r[9]), *end = p + (uint32_t)r[18] / 4; p != end; ++p) *p = 0x0u;
 pc_75:;
-    r[19] = r[17] * 4LL;
-    r[20] = r[7] * 4LL;
-    r[21] = r[13] * 128LL;
+    r[15] = r[17] * 4LL;
+    r[19] = r[7] * 4LL;
+    r[20] = r[13] * 128LL;
     r[18] = r[14] * 4LL;
     r[18] = r[18] + r[12];
-    r[15] = r[9];
-    r[22] = 0LL;
-pc_82:;
-    if (r[22] >= r[16]) goto pc_88;
-    for (uint32_t address = (uint32_t)r[18], at = (uint32_t)r[15], left = (uint32_t)r[19]; left;) {
-      uint32_t offset = address % page_size_0, chunk = page_size_0 - offset;
-      if (chunk > left) chunk = left;
-      noc_async_read(noc_addr_0(address / page_size_0, offset), at, chunk);
-      address += chunk; at += chunk; left -= chunk;
+    for (uint32_t row = 0, rows = (uint32_t)r[16]; row < rows; ++row) {
+      for (uint32_t address = (uint32_t)r[18] + row * (uint32_t)r[19], at = (uint32_t)r[9] + row * (uint32_t)r[20], left = (uint32_t)r[15]; left;) {
+        uint32_t offset = address % page_size_0, chunk = page_size_0 - offset;
+        if (chunk > left) chunk = left;
+        noc_async_read(noc_addr_0(address / page_size_0, offset), at, chunk);
+        address += chunk; at += chunk; left -= chunk;
+      }
     }
-    r[18] = r[18] + r[20];
-    r[15] = r[15] + r[21];
-    r[22] = r[22] + 1LL;
-    goto pc_82;
-pc_88:;
     noc_async_read_barrier();
-    r[21] = 8LL;
-    cb_push_back(0, (uint32_t)r[21]);
+    r[20] = 8LL;
+    cb_push_back(0, (uint32_t)r[20]);
     r[10] = r[10] + 1LL;
     goto pc_40;
-pc_93:;
+pc_86:;
     return;
 }

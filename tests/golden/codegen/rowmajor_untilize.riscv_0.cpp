@@ -59,7 +59,7 @@ void kernel_main() {
     r[12] = r[12] + r[9];
     r[10] = r[3];
 pc_40:;
-    if (r[10] >= r[4]) goto pc_87;
+    if (r[10] >= r[4]) goto pc_80;
     r[15] = 8LL;
     r[14] = tt_hal_floormod(r[10], r[6]);
     r[14] = r[14] * 8LL;
@@ -88,31 +88,24 @@ pc_40:;
     r[18] = 8LL;
     cb_wait_front(16, (uint32_t)r[18]);
     r[9] = get_read_ptr(16);
-    r[19] = r[17] * 4LL;
-    r[20] = r[7] * 4LL;
-    r[21] = r[13] * 128LL;
+    r[15] = r[17] * 4LL;
+    r[19] = r[7] * 4LL;
+    r[20] = r[13] * 128LL;
     r[18] = r[14] * 4LL;
     r[18] = r[18] + r[12];
-    r[15] = r[9];
-    r[22] = 0LL;
-pc_76:;
-    if (r[22] >= r[16]) goto pc_82;
-    for (uint32_t address = (uint32_t)r[18], at = (uint32_t)r[15], left = (uint32_t)r[19]; left;) {
-      uint32_t offset = address % page_size_0, chunk = page_size_0 - offset;
-      if (chunk > left) chunk = left;
-      noc_async_write(at, noc_addr_0(address / page_size_0, offset), chunk);
-      address += chunk; at += chunk; left -= chunk;
+    for (uint32_t row = 0, rows = (uint32_t)r[16]; row < rows; ++row) {
+      for (uint32_t address = (uint32_t)r[18] + row * (uint32_t)r[19], at = (uint32_t)r[9] + row * (uint32_t)r[20], left = (uint32_t)r[15]; left;) {
+        uint32_t offset = address % page_size_0, chunk = page_size_0 - offset;
+        if (chunk > left) chunk = left;
+        noc_async_write(at, noc_addr_0(address / page_size_0, offset), chunk);
+        address += chunk; at += chunk; left -= chunk;
+      }
     }
-    r[18] = r[18] + r[20];
-    r[15] = r[15] + r[21];
-    r[22] = r[22] + 1LL;
-    goto pc_76;
-pc_82:;
     noc_async_write_barrier();
-    r[21] = 8LL;
-    cb_pop_front(16, (uint32_t)r[21]);
+    r[20] = 8LL;
+    cb_pop_front(16, (uint32_t)r[20]);
     r[10] = r[10] + 1LL;
     goto pc_40;
-pc_87:;
+pc_80:;
     return;
 }
