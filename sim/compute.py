@@ -67,10 +67,11 @@ POOL_MAX = int(ReduceKind.MAX_ROW) >> DIM_BITS
 # plain value (`== True`): numba compiles a callee once more for each literal.
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _read_cb_tile(l1_row, cb_config, cb_popped, c, cb, index, out, to_dest=False):
-    """Unpacks tile `index` past the read pointer of circular buffer `cb`."""
+def _read_cb_tile(l1_row, cb_config, cb_popped, c, cb, index, out, to_dest=False, count=TILE_ELEMENTS):
+    """Unpacks tile `index` past the read pointer of circular buffer `cb` (its first
+    `count` values)."""
     at = cb_page_address(cb_config[cb, 3], cb_config[cb, 1], cb_config[cb, 2], cb_popped[c, cb], index)
-    unpack_tile(l1_row, at, cb_config[cb, 0], out, to_dest == True)  # noqa: E712 (a bool, not a literal)
+    unpack_tile(l1_row, at, cb_config[cb, 0], out, to_dest == True, count)  # noqa: E712 (a bool, not a literal)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -227,7 +228,11 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
     if op != Op.PACK_TILE:
         dirty[c] = max(dirty[c], target + tiles)
     if op == Op.COPY_TILE or op == Op.UNARY_BCAST:  # data copies unpack to a 32-bit Dst directly, bits whole
-        _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a, fp32_dest)
+        if fp32_dest and (op == Op.COPY_TILE or d == Broadcast.NONE):  # straight into the Dst tile
+            _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], out, True)
+            return Fault.OK
+        scalar = op == Op.UNARY_BCAST and d == Broadcast.SCALAR  # reads element (0, 0) only
+        _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a, fp32_dest, 1 if scalar else TILE_ELEMENTS)
         bits, source = out.view(np.uint32), src_a.view(np.uint32)
         if op == Op.COPY_TILE or d == Broadcast.NONE:  # element by element, in any order
             for k in range(TILE_ELEMENTS):

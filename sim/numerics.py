@@ -82,31 +82,32 @@ def f32_to_bits(typingctx, value):
 # ---- Tile data: circular-buffer bytes <-> float32 values in face order ----
 
 @numba.njit(cache=True, nogil=True)
-def unpack_tile(row, at, fmt, out, to_dest=False):
+def unpack_tile(row, at, fmt, out, to_dest=False, count=TILE_ELEMENTS):
     """Tile bytes at row[at:] in format `fmt` -> 1024 values (face order) as the unpacker
     hands them to the Src registers: float32 (-> tf32) and integers as float32 values. Or
     `to_dest`, straight to a 32-bit Dst (tt-metal's UnpackToDestFp32): float32 kept whole
-    and integers as int32 bit patterns (unsigned formats zero-extended)."""
+    and integers as int32 bit patterns (unsigned formats zero-extended). Only the first
+    `count` values when fewer are read (a scalar broadcast reads one)."""
     bits = out.view(np.uint32)
     if fmt == DataFormat.float32 or fmt == DataFormat.int32 or fmt == DataFormat.uint32:
         words = row[at:at + 4 * TILE_ELEMENTS].view(np.uint32)
         if fmt == DataFormat.float32:
             mask = 0xFFFFFFFF if to_dest else 0xFFFFE000
-            for k in range(TILE_ELEMENTS):
+            for k in range(count):
                 bits[k] = words[k] & mask
         elif to_dest:
-            for k in range(TILE_ELEMENTS):  # a loop, not slice assignment: that one compiles a shape check's message
+            for k in range(count):  # a loop, not slice assignment: that one compiles a shape check's message
                 bits[k] = words[k]
         else:
-            for k in range(TILE_ELEMENTS):
+            for k in range(count):
                 out[k] = np.float32(np.int32(words[k])) if fmt == DataFormat.int32 else np.float32(words[k])
     elif fmt == DataFormat.bfloat16:
         halves = row[at:at + 2 * TILE_ELEMENTS].view(np.uint16)
-        for k in range(TILE_ELEMENTS):
+        for k in range(count):
             bits[k] = np.uint32(halves[k]) << 16
     elif fmt == DataFormat.uint16 or fmt == DataFormat.uint8:
         size = 2 if fmt == DataFormat.uint16 else 1
-        for k in range(TILE_ELEMENTS):
+        for k in range(count):
             value = np.int64(row[at + size * k])
             if size == 2:
                 value |= np.int64(row[at + 2 * k + 1]) << 8
@@ -117,10 +118,10 @@ def unpack_tile(row, at, fmt, out, to_dest=False):
     else:
         magnitude_bits = BFP8_MAGNITUDE_BITS if fmt == DataFormat.bfloat8_b else BFP4_MAGNITUDE_BITS
         per_byte = 8 // (magnitude_bits + 1)
-        for r in range(EXPONENT_BYTES):
+        for r in range(min(EXPONENT_BYTES, (count + FACE - 1) // FACE)):
             shared = np.int64(row[at + r])
             codes_at = at + EXPONENT_BYTES + r * FACE // per_byte
-            for k in range(FACE):
+            for k in range(min(FACE, count - r * FACE)):
                 bits[r * FACE + k] = bfp_bits(bfp_decode_code(row, codes_at, k, magnitude_bits), shared, magnitude_bits)
 
 

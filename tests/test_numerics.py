@@ -439,6 +439,22 @@ def test_unpack_tile(fmt):
         assert (bits_of(_unpack(data, fmt)) == 0x3FFFE000).all()
 
 
+@pytest.mark.parametrize("fmt", [F32, BF16, BFP8, BFP4, DataFormat.int32, DataFormat.uint32, DataFormat.uint16,
+                                 DataFormat.uint8], ids=lambda f: f.name)
+@pytest.mark.parametrize("to_dest", [False, True])
+def test_unpack_tile_of_the_first_values(fmt, to_dest):
+    """unpack_tile of `count` values writes the first `count` of the whole tile's values
+    and nothing after them (a scalar broadcast reads one)."""
+    data = np.random.default_rng(45 + int(fmt)).integers(0, 256, fmt.tile_size).astype(np.uint8)
+    whole = np.empty(1024, np.float32)
+    numerics.unpack_tile(data, 0, int(fmt), whole, to_dest)
+    for count in (1, 15, 16, 17, 1023):
+        part = np.full(1024, 7.0, np.float32)
+        numerics.unpack_tile(data, 0, int(fmt), part, to_dest, count)
+        np.testing.assert_array_equal(bits_of(part[:count]), bits_of(whole[:count]))
+        assert (part[count:] == 7.0).all()
+
+
 @pytest.mark.parametrize("fmt", [F32, BF16, BFP8, BFP4], ids=lambda f: f.name)
 def test_pack_then_unpack(fmt):
     """Unpacking what the packer wrote gives the packer's rounding of the values."""
