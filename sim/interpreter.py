@@ -78,8 +78,10 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     thread to stop the cores (Fault.DEADLINE). fpu_model: FpuModel.jit_argument;
     addresses: compute.kernel_addresses(fpu_model).
     Returns the budget spent: an instruction costs 1 and a tile op (compute,
-    tilize_block / untilize_block) TILE_OP_COST, so that the budget bounds time: a
-    tile op is a thousand elements' work, a scalar instruction one.
+    tilize_block / untilize_block) TILE_OP_COST (matmul_block: per tile product), so
+    that the budget bounds time: a tile op is a thousand elements' work, a scalar
+    instruction one; a row of NOC_READ_ROWS / NOC_WRITE_ROWS and an element of
+    NOC_GATHER cost 1 each, charged before the instruction runs.
 
     One jitted function, the setup and the loop: numba optimizes a jitted function with
     everything it calls linked in, so each level of calls above the loop would cost its
@@ -230,8 +232,14 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
                             else:
                                 cb_pushed[c, cb], cb_popped[c, cb], cb_reserved[c, cb] = pushed, popped, reserved
                     elif op in NOC_TRANSFER_OPS:
-                        err = noc_instruction(op, a, b, cc, d, e, f, code[pc, 7], r, addrgens, c, p, l1, row, l1_base,
-                                              dram, buffers, buffer_banks, page_rows, page_addresses, fault)
+                        if op == Op.NOC_READ_ROWS or op == Op.NOC_WRITE_ROWS:
+                            spent += min(max(r[e], 0), budget)  # a row costs what an instruction does
+                        if spent > budget:  # charged before it runs: a runaway row count stops here
+                            err, fault[4] = Fault.BUDGET, budget
+                        else:
+                            err = noc_instruction(op, a, b, cc, d, e, f, code[pc, 7], r, addrgens, c, p, l1, row,
+                                                  l1_base, dram, buffers, buffer_banks, page_rows, page_addresses,
+                                                  fault)
                     elif op == Op.NOC_READ_BARRIER or op == Op.NOC_WRITE_BARRIER:
                         pass  # transfers complete at once
                     elif op == Op.L1_FILL:
@@ -239,10 +247,14 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
                     elif op == Op.L1_LOAD:
                         err, r[a] = l1_load(l1, row, l1_base, r[b], fault)
                     elif op == Op.NOC_GATHER:
-                        rows = r[code[pc, 7]]
-                        spent += max(r[d], 0) * max(rows, 0)  # an element costs what an instruction does
-                        err = noc_gather(a, r[b], r[cc], r[d], r[e], f, rows, r[code[pc, 8]], addrgens, c, p, l1, row,
-                                         l1_base, dram, buffers, buffer_banks, page_rows, page_addresses, fault)
+                        rows, count = min(max(r[code[pc, 7]], 0), budget), min(max(r[d], 0), budget)
+                        spent += rows * count  # an element costs what an instruction does, charged before it runs
+                        if spent > budget:
+                            err, fault[4] = Fault.BUDGET, budget
+                        else:
+                            err = noc_gather(a, r[b], r[cc], r[d], r[e], f, r[code[pc, 7]], r[code[pc, 8]], addrgens,
+                                             c, p, l1, row, l1_base, dram, buffers, buffer_banks, page_rows,
+                                             page_addresses, fault)
                     elif op == Op.TILE_REGS_ACQUIRE:
                         acquired[c] = True
                     elif op == Op.TILE_REGS_COMMIT or op == Op.TILE_REGS_WAIT:

@@ -1655,6 +1655,27 @@ def test_tile_ops_weigh_more_in_the_budget(device, small_budget):
                  SC.DEADLINE_EXCEEDED, ["instruction budget exhausted", "tiles (COMPUTE)"])
 
 
+def _rows_forever():
+    """A reader of 10^15 rows of 4 bytes of the table, all the same (stride and pitch 0)."""
+    def body(k):
+        k.addrgen(0, k.arg(0, "taddr"), k.const(ROW_BYTES), k.arg(1, "tdram"))
+        ptr = k.reg("ptr")
+        k.cb_reserve_back(0, 1)
+        k.get_write_ptr(ptr, 0)
+        k.noc_read_rows(0, 0, ptr, 4, 10**15, 0, 0)
+    return make_export((kernel("rows", Processor.RISCV_1, body), PROBE_ARGS),
+                       cbs=(CircularBufferConfig(0, DF.uint32, ROW_BYTES, 2),), bindings=2, name="rows")
+
+
+@pytest.mark.parametrize("export", [_rows_forever, lambda: gather_export([0] * 8, count=4, rows=10**15)],
+                         ids=["rows-of-spans", "gather-rows"])
+def test_a_runaway_row_count_meets_the_budget_before_it_runs(device, table, export):
+    """A row (of spans) or an element (of a gather) costs what an instruction does, charged
+    before the instruction runs: 10^15 rows stop at once with the budget's fault."""
+    expect_fault(device, prepare(device, export()), SC.DEADLINE_EXCEEDED, ["instruction budget exhausted"],
+                 bindings=[table.get_buffer(), output(device, 1).get_buffer()])
+
+
 def test_runaway_kernel_default_budget(device):
     """The documented budget: 2e8 instructions per dispatch (about a second here)."""
     assert tt_hal.sim.dispatch.DEFAULT_INSTRUCTION_BUDGET == 200_000_000
