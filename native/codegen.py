@@ -226,6 +226,11 @@ class _Emitter:
             return [f"{r(v[0])} = {self.extra_arg(v[1])};"]
         if op == Op.WORKGROUP_COUNT:
             return [f"{r(v[0])} = {self.extra_arg(3 + v[1])};"]
+        if op == Op.WORKGROUP_RANGE:
+            ids, counts = ([f"(int64_t){self.extra_arg(base + d)}" for d in range(3)] for base in (0, 3))
+            return [f"{{ int64_t total = {r(v[2])}, w = ({ids[2]} * {counts[1]} + {ids[1]}) * {counts[0]} + {ids[0]}, "
+                    f"n = {counts[0]} * {counts[1]} * {counts[2]};",
+                    f"  {r(v[0])} = tt_hal_floordiv(w * total, n); {r(v[1])} = tt_hal_floordiv((w + 1) * total, n); }}"]
         if op == Op.CONSTANT:
             return [f"{r(v[0])} = {self.extra_arg(WORKGROUP_ARGS + v[1])};"]
         if op in _CB_CALLS:

@@ -212,6 +212,11 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
                         r[a] = workgroup_ids[c, b]
                     elif op == Op.WORKGROUP_COUNT:
                         r[a] = workgroup_count[b]
+                    elif op == Op.WORKGROUP_RANGE:
+                        total, ids = r[cc], workgroup_ids[c]
+                        w = (ids[2] * workgroup_count[1] + ids[1]) * workgroup_count[0] + ids[0]
+                        n = workgroup_count[0] * workgroup_count[1] * workgroup_count[2]
+                        r[a], r[b] = w * total // n, (w + 1) * total // n
                     elif op in CB_OPS:
                         cb = b if op == Op.GET_WRITE_PTR or op == Op.GET_READ_PTR else a
                         pages = cb_config[cb, 2]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import math
 import os
 import subprocess
 import sys
@@ -452,6 +453,35 @@ def test_workgroup_ids_over_several_rounds(device, table):
     got = run_probe(device, table, p.export(), 4 * 75 + 1, grid).tolist()
     expected = [v for w in range(75) for v in (w % 5, (w // 5) % 3, w // 15, 5)]
     assert got == expected + [UNWRITTEN]
+
+
+@pytest.mark.parametrize("grid, total", [((5, 3, 5), 500), ((75, 1, 1), 7), ((2, 2, 2), 0), ((3, 1, 1), 37)])
+def test_workgroup_range_is_the_workgroups_share(device, table, grid, total):
+    """WORKGROUP_RANGE: [w * T // n, (w + 1) * T // n) of T = push constant 0, w the
+    linear workgroup id (x fastest) and n the count: shares that tile [0, T) in order,
+    over several rounds of cores, fewer items than workgroups, none."""
+    p = Probe("range")
+    k = p.k
+    count, first, end, base = k.reg("total"), k.reg("first"), k.reg("end"), k.reg("base")
+    k.emit(Op.CONSTANT, count, 0)
+    k.emit(Op.WORKGROUP_RANGE, first, end, count)
+    x, y, z, cx, cy = (k.reg(n) for n in ("x", "y", "z", "cx", "cy"))
+    for dim, reg in enumerate((x, y, z)):
+        k.emit(Op.WORKGROUP_ID, reg, dim)
+    k.emit(Op.WORKGROUP_COUNT, cx, 0)
+    k.emit(Op.WORKGROUP_COUNT, cy, 1)
+    k.emit(Op.MUL, base, z, cy)  # row 2 * ((z * cy + y) * cx + x)
+    k.emit(Op.ADD, base, base, y)
+    k.emit(Op.MUL, base, base, cx)
+    k.emit(Op.ADD, base, base, x)
+    k.emit(Op.MULI, base, base, 2)
+    p.record(first, base)
+    k.emit(Op.ADDI, base, base, 1)
+    p.record(end, base)
+    n = math.prod(grid)
+    got = run_probe(device, table, p.export(constants=1), 2 * n, grid, [total]).reshape(n, 2)
+    assert got.tolist() == [[w * total // n, (w + 1) * total // n] for w in range(n)]
+    assert got[0, 0] == 0 and got[-1, 1] == total and (got[1:, 0] == got[:-1, 1]).all()
 
 
 def test_probe_through_sharded_l1_tensors(device):

@@ -73,8 +73,8 @@ def _golden_units(name: str, processor: str) -> list[ttmetal_check.Unit]:
 # (kernel, processor, generated text, its wrong replacement, what the error must name)
 NEGATIVE_CONTROLS = {
     "misspelt compute call": ("eltwise_add", "compute", "add_tiles(", "add_tile(", "add_tile"),
-    "wrong arity": ("matmul", "compute", "matmul_block_init(0, 1, 0, (uint32_t)r[8], (uint32_t)r[2], (uint32_t)r[2]);",
-                    "matmul_block_init(0, 1, 0, (uint32_t)r[8], (uint32_t)r[2], 1, 1, 1, 1);", "matmul_block_init"),
+    "wrong arity": ("matmul", "compute", "matmul_block_init(0, 1, 0, ", "matmul_block_init(0, 1, 0, 1, 1, 1, 1, 1, ",
+                    "matmul_block_init"),
     "swapped template arguments": ("reduce_sum_row", "compute", "reduce_tile<PoolType::SUM, ReduceDim::REDUCE_ROW>",
                                    "reduce_tile<ReduceDim::REDUCE_ROW, PoolType::SUM>", "reduce_tile"),
     "unsupported template argument": ("fused_and", "compute", "bitwise_and_binary_tile<DataFormat::Int32>",

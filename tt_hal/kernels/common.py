@@ -43,27 +43,10 @@ def workgroup_count(tiles: int, cores: int) -> tuple[int, int, int]:
 def tile_range(k: KernelBuilder):
     """(first, end) tile of this workgroup: [w * T // n, (w + 1) * T // n) of the T
     tiles named by push constant 0 (the library's contract, tt_hal.kernels)."""
-    total, wg, count, scratch = k.reg("total"), k.reg("wg"), k.reg("wgs"), k.reg("s")
+    total, first, end = k.reg("total"), k.reg("first"), k.reg("end")
     k.emit(Op.CONSTANT, total, 0)
-    # The linear workgroup id (x fastest) and count over all three dimensions.
-    k.emit(Op.WORKGROUP_ID, wg, 2)
-    for dim in (1, 0):
-        k.emit(Op.WORKGROUP_COUNT, scratch, dim)
-        k.emit(Op.MUL, wg, wg, scratch)
-        k.emit(Op.WORKGROUP_ID, scratch, dim)
-        k.emit(Op.ADD, wg, wg, scratch)
-    k.emit(Op.WORKGROUP_COUNT, count, 0)
-    for dim in (1, 2):
-        k.emit(Op.WORKGROUP_COUNT, scratch, dim)
-        k.emit(Op.MUL, count, count, scratch)
-    k.release(scratch)
-    first, end = k.reg("first"), k.reg("end")
-    k.emit(Op.MUL, first, wg, total)
-    k.emit(Op.DIV, first, first, count)
-    k.emit(Op.ADDI, end, wg, 1)
-    k.emit(Op.MUL, end, end, total)
-    k.emit(Op.DIV, end, end, count)
-    k.release(total, wg, count)
+    k.emit(Op.WORKGROUP_RANGE, first, end, total)
+    k.release(total)
     return first, end
 
 

@@ -55,6 +55,10 @@ class Op(enum.IntEnum):
     CONSTANT = 32  # rd, index
     WORKGROUP_ID = 33  # rd, dimension
     WORKGROUP_COUNT = 34  # rd, dimension
+    # This workgroup's share [w * T // n, (w + 1) * T // n) of T = rtotal items, w and n the
+    # linear workgroup id and count (x fastest): the start and end a TT-Metal host
+    # computes per core (split_work_to_cores), from the workgroup's own args
+    WORKGROUP_RANGE = 35  # rd_first, rd_end, rtotal
     # Circular buffers.
     CB_RESERVE_BACK = 40  # cb, rn
     CB_PUSH_BACK = 41  # cb, rn
@@ -125,6 +129,7 @@ OPERANDS: dict[Op, str] = {
     Op.ADDI: "rri", Op.MULI: "rri",
     Op.JMP: "t", Op.BEQ: "rrt", Op.BNE: "rrt", Op.BLT: "rrt", Op.BGE: "rrt", Op.HALT: "",
     Op.ARG: "ri", Op.CT_ARG: "ri", Op.CONSTANT: "ri", Op.WORKGROUP_ID: "ri", Op.WORKGROUP_COUNT: "ri",
+    Op.WORKGROUP_RANGE: "rrr",
     Op.CB_RESERVE_BACK: "cr", Op.CB_PUSH_BACK: "cr", Op.CB_WAIT_FRONT: "cr", Op.CB_POP_FRONT: "cr",
     Op.GET_WRITE_PTR: "rc", Op.GET_READ_PTR: "rc",
     Op.ADDRGEN: "irrr", Op.NOC_READ_PAGE: "irr", Op.NOC_WRITE_PAGE: "irr", Op.NOC_READ: "irrrr",

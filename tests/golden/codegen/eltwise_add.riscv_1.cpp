@@ -25,26 +25,9 @@ void kernel_main() {
         return InterleavedAddrGen<false>{base_1, page_size_1}.get_noc_addr(page, offset);
     };
     r[0] = get_arg_val<uint32_t>(12);
-    r[1] = get_arg_val<uint32_t>(8);
-    r[3] = get_arg_val<uint32_t>(10);
-    r[1] = r[1] * r[3];
-    r[3] = get_arg_val<uint32_t>(7);
-    r[1] = r[1] + r[3];
-    r[3] = get_arg_val<uint32_t>(9);
-    r[1] = r[1] * r[3];
-    r[3] = get_arg_val<uint32_t>(6);
-    r[1] = r[1] + r[3];
-    r[2] = get_arg_val<uint32_t>(9);
-    r[3] = get_arg_val<uint32_t>(10);
-    r[2] = r[2] * r[3];
-    r[3] = get_arg_val<uint32_t>(11);
-    r[2] = r[2] * r[3];
-    r[3] = r[1] * r[0];
-    r[3] = tt_hal_floordiv(r[3], r[2]);
-    r[4] = r[1] + 1LL;
-    r[4] = r[4] * r[0];
-    r[4] = tt_hal_floordiv(r[4], r[2]);
-    r[0] = 8LL;
+    { int64_t total = r[0], w = ((int64_t)get_arg_val<uint32_t>(8) * (int64_t)get_arg_val<uint32_t>(10) + (int64_t)get_arg_val<uint32_t>(7)) * (int64_t)get_arg_val<uint32_t>(9) + (int64_t)get_arg_val<uint32_t>(6), n = (int64_t)get_arg_val<uint32_t>(9) * (int64_t)get_arg_val<uint32_t>(10) * (int64_t)get_arg_val<uint32_t>(11);
+      r[1] = tt_hal_floordiv(w * total, n); r[2] = tt_hal_floordiv((w + 1) * total, n); }
+    r[4] = 8LL;
     r[5] = get_arg_val<uint32_t>(0);
     r[6] = get_arg_val<uint32_t>(1);
     r[7] = 2048LL;
@@ -55,39 +38,39 @@ void kernel_main() {
     r[8] = 2048LL;
     base_1 = (uint32_t)r[6]; page_size_1 = (uint32_t)r[8]; is_dram_1 = r[5] != 0;
     r[8] = get_arg_val<uint32_t>(5);
-    r[5] = r[3];
-pc_32:;
-    if (r[5] >= r[4]) goto pc_53;
-    r[6] = r[4] - r[5];
-    r[6] = r[6] < r[0] ? r[6] : r[0];
-    cb_reserve_back(0, (uint32_t)r[0]);
-    r[2] = get_write_ptr(0);
+    r[5] = r[1];
+pc_14:;
+    if (r[5] >= r[2]) goto pc_35;
+    r[6] = r[2] - r[5];
+    r[6] = r[6] < r[4] ? r[6] : r[4];
+    cb_reserve_back(0, (uint32_t)r[4]);
+    r[0] = get_write_ptr(0);
     r[10] = r[7] + r[5];
     r[10] = r[10] * 2048LL;
     r[11] = r[6] * 2048LL;
-    for (uint32_t address = (uint32_t)r[10], at = (uint32_t)r[2], left = (uint32_t)r[11]; left;) {
+    for (uint32_t address = (uint32_t)r[10], at = (uint32_t)r[0], left = (uint32_t)r[11]; left;) {
       uint32_t offset = address % page_size_0, chunk = page_size_0 - offset;
       if (chunk > left) chunk = left;
       noc_async_read(noc_addr_0(address / page_size_0, offset), at, chunk);
       address += chunk; at += chunk; left -= chunk;
     }
     noc_async_read_barrier();
-    cb_push_back(0, (uint32_t)r[0]);
-    cb_reserve_back(1, (uint32_t)r[0]);
-    r[2] = get_write_ptr(1);
+    cb_push_back(0, (uint32_t)r[4]);
+    cb_reserve_back(1, (uint32_t)r[4]);
+    r[0] = get_write_ptr(1);
     r[11] = r[8] + r[5];
     r[11] = r[11] * 2048LL;
     r[10] = r[6] * 2048LL;
-    for (uint32_t address = (uint32_t)r[11], at = (uint32_t)r[2], left = (uint32_t)r[10]; left;) {
+    for (uint32_t address = (uint32_t)r[11], at = (uint32_t)r[0], left = (uint32_t)r[10]; left;) {
       uint32_t offset = address % page_size_1, chunk = page_size_1 - offset;
       if (chunk > left) chunk = left;
       noc_async_read(noc_addr_1(address / page_size_1, offset), at, chunk);
       address += chunk; at += chunk; left -= chunk;
     }
     noc_async_read_barrier();
-    cb_push_back(1, (uint32_t)r[0]);
+    cb_push_back(1, (uint32_t)r[4]);
     r[5] = r[5] + r[6];
-    goto pc_32;
-pc_53:;
+    goto pc_14;
+pc_35:;
     return;
 }
