@@ -212,7 +212,8 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
         if r[g] < 1 or r[h] < 1 or r[q] < 1:
             fault[4], fault[5], fault[6] = r[g], r[h], r[q]
             return Fault.BLOCK_SHAPE
-        tiles = r[g] * r[h]
+        # each dimension bounded first, so that their product cannot wrap around int64
+        tiles = r[g] * r[h] if r[g] <= dst_capacity and r[h] <= dst_capacity else dst_capacity + 1
         if target + tiles > dst_capacity:
             fault[4], fault[5] = target + tiles - 1, dst_capacity
             return Fault.DST_INDEX

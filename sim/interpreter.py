@@ -276,8 +276,8 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
                     else:
                         spent += TILE_OP_COST - 1
                         g, h, q = code[pc, 7], code[pc, 8], code[pc, 9]
-                        if op == Op.MATMUL_BLOCK:  # ct * rt tile products
-                            spent += TILE_OP_COST * max(r[g] * r[h] - 1, 0)
+                        if op == Op.MATMUL_BLOCK:  # ct * rt tile products (a block past Dst faults)
+                            spent += TILE_OP_COST * max(min(r[g], dst_capacity) * min(r[h], dst_capacity) - 1, 0)
                         err = indirect.call(compute, addresses[COMPUTE_AT], (
                             op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst,
                             acquired[c], fidelity, fp32_dest, dst_capacity, fpu_model, addresses, src_a, src_b,

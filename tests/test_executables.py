@@ -1537,7 +1537,8 @@ def test_fault_dst_ternary_operand_beyond_capacity(device, operands):
     (0, (4, 2, 0), ["matmul_block with ct_dim, rt_dim or kt_dim below 1", "details 4, 2, 0"]),
     (0, (3, 3, 1), ["Dst tile index beyond the Dst capacity", "details 8, 8"]),  # tiles 0 .. 8 of 8
     (5, (1, 4, 1), ["Dst tile index beyond the Dst capacity", "details 8, 8"]),
-], ids=["ct", "rt", "kt", "block", "from-dst"])
+    (0, (1 << 32, 1 << 32, 1), ["Dst tile index beyond the Dst capacity", "details 8, 8"]),  # ct * rt wraps to 0
+], ids=["ct", "rt", "kt", "block", "from-dst", "product-wraps"])
 def test_fault_matmul_block_shape(device, dst, dims, words):
     """matmul_block checks its block: every dimension at least 1 and its ct * rt output
     tiles inside Dst, before it reads a circular buffer."""
