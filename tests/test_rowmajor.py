@@ -305,6 +305,15 @@ def _span_export(start: int, length: int, target: int, rows: tuple[int, int, int
     return Export("span", 0, 2, (1, 1, 1), (Stage(program),))
 
 
+def _run_span(device, export, source, destination) -> None:
+    """Dispatches a _span_export between two raw buffers and waits; raises its fault."""
+    executable = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, write_executable([export]))
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(executable, 0, (1, 1, 1), b"", [source, destination])
+    cb.end()
+    device.execute_now(cb, timeout=60 * 10**9)
+
+
 @pytest.mark.parametrize("start, length, target", [(4000, 5000, 100), (0, 3 * RAW_PAGE, 0), (8192, 1, 4095),
                                                    (5000, 0, 5000)])
 def test_a_span_moves_bytes_across_pages(device, start, length, target):
@@ -312,12 +321,7 @@ def test_a_span_moves_bytes_across_pages(device, start, length, target):
     crosses (one transfer per page touched), and nothing else."""
     data = np.random.default_rng(start + length).integers(0, 256, 3 * RAW_PAGE, dtype=np.uint8)
     source, destination = raw_buffer(device, data), raw_buffer(device, np.zeros(3 * RAW_PAGE, np.uint8))
-    executable = device.create_executable_cache().prepare_executable(
-        EXECUTABLE_FORMAT, write_executable([_span_export(start, length, target)]))
-    cb = hal.HalCommandBuffer(device)
-    cb.dispatch(executable, 0, (1, 1, 1), b"", [source, destination])
-    cb.end()
-    device.execute_now(cb, timeout=60 * 10**9)
+    _run_span(device, _span_export(start, length, target), source, destination)
     expected = np.zeros(3 * RAW_PAGE, np.uint8)
     expected[target:target + length] = data[start:start + length]
     assert np.array_equal(host_bytes(destination), expected)
@@ -334,12 +338,7 @@ def test_rows_of_spans_move_each_row(device, start, length, rows, target):
     the buffer and its pitch in L1, as that many NOC_READ_SPAN / NOC_WRITE_SPAN would."""
     data = np.random.default_rng(start + length).integers(0, 256, 3 * RAW_PAGE, dtype=np.uint8)
     source, destination = raw_buffer(device, data), raw_buffer(device, np.zeros(3 * RAW_PAGE, np.uint8))
-    executable = device.create_executable_cache().prepare_executable(
-        EXECUTABLE_FORMAT, write_executable([_span_export(start, length, target, rows)]))
-    cb = hal.HalCommandBuffer(device)
-    cb.dispatch(executable, 0, (1, 1, 1), b"", [source, destination])
-    cb.end()
-    device.execute_now(cb, timeout=60 * 10**9)
+    _run_span(device, _span_export(start, length, target, rows), source, destination)
     count, stride, _, target_stride = rows
     expected = np.zeros(3 * RAW_PAGE, np.uint8)
     for i in range(count):
@@ -355,13 +354,8 @@ def test_rows_past_the_buffer_fault_before_moving_any(device, rows, target):
     negative count) faults and the rows before it are not written."""
     source, destination = raw_buffer(device, np.full(3 * RAW_PAGE, 7, np.uint8)), \
         raw_buffer(device, np.zeros(3 * RAW_PAGE, np.uint8))
-    executable = device.create_executable_cache().prepare_executable(
-        EXECUTABLE_FORMAT, write_executable([_span_export(0, 8, target, rows)]))
-    cb = hal.HalCommandBuffer(device)
-    cb.dispatch(executable, 0, (1, 1, 1), b"", [source, destination])
-    cb.end()
     with pytest.raises(hal.HalError) as info:
-        device.execute_now(cb, timeout=60 * 10**9)
+        _run_span(device, _span_export(0, 8, target, rows), source, destination)
     assert info.value.code == hal.StatusCode.ABORTED and "NoC access outside any bound buffer" in info.value.message
     assert not host_bytes(destination).any()
 
@@ -369,12 +363,7 @@ def test_rows_past_the_buffer_fault_before_moving_any(device, rows, target):
 def test_a_span_past_the_buffer_faults(device):
     """A span that runs past the buffer's last page is a NoC access outside any bound buffer."""
     source, destination = (raw_buffer(device, np.zeros(3 * RAW_PAGE, np.uint8)) for _ in range(2))
-    executable = device.create_executable_cache().prepare_executable(
-        EXECUTABLE_FORMAT, write_executable([_span_export(2 * RAW_PAGE, RAW_PAGE + 1, 0)]))
-    cb = hal.HalCommandBuffer(device)
-    cb.dispatch(executable, 0, (1, 1, 1), b"", [source, destination])
-    cb.end()
     with pytest.raises(hal.HalError) as info:
-        device.execute_now(cb, timeout=60 * 10**9)
+        _run_span(device, _span_export(2 * RAW_PAGE, RAW_PAGE + 1, 0), source, destination)
     assert info.value.code == hal.StatusCode.ABORTED and "NoC access outside any bound buffer" in info.value.message
     assert not host_bytes(destination).any()

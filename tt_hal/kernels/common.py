@@ -12,7 +12,7 @@ import numpy as np
 from tt_hal.target.isa import Op, Processor, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder, Reg
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import ArgKind, CircularBufferConfig, RuntimeArg
+from tt_hal.target.program import ArgKind, CircularBufferConfig, KernelConfig, RuntimeArg
 from tt_hal.target.sizes import TILE
 
 CB_IN0, CB_IN1, CB_OUT = 0, 1, 16
@@ -116,6 +116,11 @@ def transfer_pages(k: KernelBuilder, op: Op, pages: TilePages, page: Reg, count:
     k.emit(op, pages.slot, at, ptr, length)
     k.emit(Op.NOC_READ_BARRIER if op == Op.NOC_READ_SPAN else Op.NOC_WRITE_BARRIER)
     k.release(at, length)
+
+
+def strip_tiles(fp32_dest_acc_en: bool) -> int:
+    """The most tiles of a strip: half of Dst (the packer drains the other half)."""
+    return KernelConfig(fp32_dest_acc_en=fp32_dest_acc_en).dst_capacity()
 
 
 @contextlib.contextmanager

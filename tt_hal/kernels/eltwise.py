@@ -14,6 +14,7 @@ from tt_hal.kernels.common import (
     pack_strip,
     read_strip,
     read_tile,
+    strip_tiles,
     strips,
     tile_range,
     writer_strips,
@@ -21,7 +22,7 @@ from tt_hal.kernels.common import (
 from tt_hal.target.isa import Broadcast, MathFidelity, Op, Processor, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import CircularBufferConfig, Export, KernelConfig, Program, Stage
+from tt_hal.target.program import CircularBufferConfig, Export, Program, Stage
 
 
 def eltwise_binary(op: str, a: DataFormat, b: DataFormat, out: DataFormat, broadcast: Broadcast = Broadcast.NONE,
@@ -32,7 +33,7 @@ def eltwise_binary(op: str, a: DataFormat, b: DataFormat, out: DataFormat, broad
     tile t of out reads b's tile t % Wt (ROW), t // Wt (COL) or 0 (SCALAR). Strips of
     up to half of Dst's tiles (TT-Metal's per-core block), within a row when b's tile
     follows it."""
-    block = KernelConfig(fp32_dest_acc_en=fp32_dest_acc_en).dst_capacity()
+    block = strip_tiles(fp32_dest_acc_en)
     by_row = broadcast in (Broadcast.ROW, Broadcast.COL)
     b_strip = broadcast in (Broadcast.NONE, Broadcast.ROW)  # else one b tile serves the strip
 
@@ -49,7 +50,10 @@ def eltwise_binary(op: str, a: DataFormat, b: DataFormat, out: DataFormat, broad
             r.emit(Op.MOD, page, t, wt)
             read_strip(r, b_pages, CB_IN1, page, ct, pages, ptr)
         else:  # COL: b's tile in the strip's row; SCALAR: its only tile
-            r.emit(Op.DIV, page, t, wt) if broadcast == Broadcast.COL else r.emit(Op.LI, page, 0)
+            if broadcast == Broadcast.COL:
+                r.emit(Op.DIV, page, t, wt)
+            else:
+                r.emit(Op.LI, page, 0)
             read_tile(r, b_pages, CB_IN1, page, ptr)
     reader = r.build(Processor.RISCV_1)
 
@@ -90,7 +94,7 @@ def eltwise_unary(op: SfpuOp, a: DataFormat, out: DataFormat, parameter: float =
                   fp32_dest_acc_en: bool = False) -> Export:
     """out = op(a) on the SFPU, tile by tile, in strips as eltwise_binary's; bindings (a,
     out); push constant 0: tiles."""
-    block = KernelConfig(fp32_dest_acc_en=fp32_dest_acc_en).dst_capacity()
+    block = strip_tiles(fp32_dest_acc_en)
     r = KernelBuilder("reader")
     first, end = tile_range(r)
     ptr, pages = r.reg("ptr"), r.const(block, "block")

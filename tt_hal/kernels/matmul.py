@@ -18,6 +18,7 @@ from tt_hal.kernels.common import (
     pack_strip,
     read_strip,
     read_tile,
+    strip_tiles,
     strips,
     tile_range,
     writer_strips,
@@ -25,7 +26,7 @@ from tt_hal.kernels.common import (
 from tt_hal.target.isa import MathFidelity, Op, Processor
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import CircularBufferConfig, Export, KernelConfig, Program, Stage
+from tt_hal.target.program import CircularBufferConfig, Export, Program, Stage
 
 
 def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFidelity = MathFidelity.HiFi4,
@@ -34,7 +35,7 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
     push constants: output tiles B * Mt * Nt, Kt, Nt, Mt, and b's tiles per batch
     (Kt * Nt, or 0 when one b serves every batch). Workgroups split the output tiles;
     each strip of them accumulates its Kt products in Dst."""
-    block = KernelConfig(fp32_dest_acc_en=fp32_dest_acc_en).dst_capacity()  # Dst's half: the packer drains the other
+    block = strip_tiles(fp32_dest_acc_en)
 
     r = KernelBuilder("reader")
     first, end = tile_range(r)
