@@ -422,8 +422,8 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
 
 def _trace_round(recorder, prepared: PreparedProgram, name: str, counts, state, active: int, round_index: int,
                  start_ns: int, arch) -> None:
-    """One slice per core of the round: the simulator interleaves a round's cores, so
-    each spans the whole round; its args say what the core's kernels executed."""
+    """One slice per core of the round: a round's cores run in one numba call, so each
+    spans the whole round; its args say what the core's kernels executed."""
     end = recorder.now()
     cb_bytes = prepared.cb_end - arch.l1_unreserved_base  # the L1 each core's circular buffers took
     for c in range(active):

@@ -1,9 +1,13 @@
 """Tensix cores running a program (numba): the instruction loop and its scheduler.
 
 All cores of a dispatch round run in one numba call. Each core has three kernels
-(writer on RISCV_0, reader on RISCV_1, compute); the scheduler runs every kernel
-until it blocks on a circular buffer or halts, round-robin, so kernels cooperate
-as they do on the chip. A pass in which nothing moves while some kernel is still
+(writer on RISCV_0, reader on RISCV_1, compute); the scheduler runs them round-robin,
+each until it blocks on a circular buffer or halts, so kernels cooperate as they do
+on the chip, and it runs a core until none of its kernels can move before it goes on
+to the next: a round's cores share no circular buffer (nothing of the ISA waits on
+another core), so this is an order the chip could take, and one core's circular
+buffers and Dst stay in the host's caches while it runs (the 64 cores' together do
+not). A pass over the cores in which nothing moves while some kernel is still
 blocked is a deadlock, reported with what every kernel waits for.
 
 The loop itself runs scalar instructions, control flow, argument reads and Dst's
@@ -121,177 +125,181 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
         running = False
         for c in range(lo, hi):
             row = core_rows[c]
-            for p in (READER, COMPUTE, WRITER):
-                if done[c, p]:
-                    continue
-                running = True
-                code = codes[p]
-                r = regs[c, p]
-                pc = pcs[c, p]
-                before = executed
-                while True:
-                    if spent >= poll:
-                        if spent >= budget or stop[0] != 0:
-                            fault[0] = Fault.BUDGET if spent >= budget else Fault.DEADLINE
-                            fault[1], fault[2], fault[3], fault[4] = c, p, pc, budget
+            progress = True
+            while progress:  # core c until none of its kernels moves: its L1 and Dst stay in the host's caches
+                progress = False
+                for p in (READER, COMPUTE, WRITER):
+                    if done[c, p]:
+                        continue
+                    running = True
+                    code = codes[p]
+                    r = regs[c, p]
+                    pc = pcs[c, p]
+                    before = executed
+                    while True:
+                        if spent >= poll:
+                            if spent >= budget or stop[0] != 0:
+                                fault[0] = Fault.BUDGET if spent >= budget else Fault.DEADLINE
+                                fault[1], fault[2], fault[3], fault[4] = c, p, pc, budget
+                                pcs[c, p] = pc
+                                instructions[c, p] += executed - before
+                                return spent
+                            poll = min(budget, spent + STOP_POLL)
+                        op = code[pc, 0]
+                        a, b, cc, d, e, f = code[pc, 1], code[pc, 2], code[pc, 3], code[pc, 4], code[pc, 5], code[pc, 6]
+                        executed += 1
+                        spent += 1
+                        nxt = pc + 1
+                        err = Fault.OK
+                        if op == Op.LI:
+                            r[a] = b
+                        elif op == Op.MOV:
+                            r[a] = r[b]
+                        elif op == Op.ADD:
+                            r[a] = r[b] + r[cc]
+                        elif op == Op.SUB:
+                            r[a] = r[b] - r[cc]
+                        elif op == Op.MUL:
+                            r[a] = r[b] * r[cc]
+                        elif op == Op.DIV or op == Op.MOD:
+                            if r[cc] == 0:
+                                err = Fault.DIVIDE_BY_ZERO
+                            elif op == Op.DIV:
+                                r[a] = r[b] // r[cc]
+                            else:
+                                r[a] = r[b] % r[cc]
+                        elif op == Op.AND:
+                            r[a] = r[b] & r[cc]
+                        elif op == Op.OR:
+                            r[a] = r[b] | r[cc]
+                        elif op == Op.XOR:
+                            r[a] = r[b] ^ r[cc]
+                        elif op == Op.SHL:
+                            r[a] = r[b] << r[cc]
+                        elif op == Op.SHR:
+                            r[a] = r[b] >> r[cc]
+                        elif op == Op.MIN:
+                            r[a] = min(r[b], r[cc])
+                        elif op == Op.MAX:
+                            r[a] = max(r[b], r[cc])
+                        elif op == Op.ADDI:
+                            r[a] = r[b] + cc
+                        elif op == Op.MULI:
+                            r[a] = r[b] * cc
+                        elif op == Op.JMP:
+                            nxt = a
+                        elif op == Op.BEQ:
+                            nxt = cc if r[a] == r[b] else nxt
+                        elif op == Op.BNE:
+                            nxt = cc if r[a] != r[b] else nxt
+                        elif op == Op.BLT:
+                            nxt = cc if r[a] < r[b] else nxt
+                        elif op == Op.BGE:
+                            nxt = cc if r[a] >= r[b] else nxt
+                        elif op == Op.HALT:
+                            done[c, p] = True
+                            progress = True
+                            break
+                        elif op == Op.ARG:
+                            if not 0 <= b < rt_counts[p]:
+                                err = Fault.ARG_INDEX
+                            else:
+                                r[a] = rt_args[c, p, b]
+                        elif op == Op.CT_ARG:
+                            if not 0 <= b < ct_args.shape[1]:
+                                err = Fault.ARG_INDEX
+                            else:
+                                r[a] = ct_args[p, b]
+                        elif op == Op.CONSTANT:
+                            if not 0 <= b < constants.shape[0]:
+                                err = Fault.ARG_INDEX
+                            else:
+                                r[a] = constants[b]
+                        elif op == Op.WORKGROUP_ID:
+                            r[a] = workgroup_ids[c, b]
+                        elif op == Op.WORKGROUP_COUNT:
+                            r[a] = workgroup_count[b]
+                        elif op == Op.WORKGROUP_RANGE:
+                            total, ids = r[cc], workgroup_ids[c]
+                            w = (ids[2] * workgroup_count[1] + ids[1]) * workgroup_count[0] + ids[0]
+                            n = workgroup_count[0] * workgroup_count[1] * workgroup_count[2]
+                            r[a], r[b] = w * total // n, (w + 1) * total // n
+                        elif op in CB_OPS:
+                            cb = b if op == Op.GET_WRITE_PTR or op == Op.GET_READ_PTR else a
+                            pages = cb_config[cb, 2]
+                            if pages == 0:
+                                err = Fault.CB_UNCONFIGURED
+                            elif op == Op.GET_WRITE_PTR or op == Op.GET_READ_PTR:
+                                count = cb_pushed[c, cb] if op == Op.GET_WRITE_PTR else cb_popped[c, cb]
+                                r[a] = cb_page_address(cb_config[cb, 3], cb_config[cb, 1], pages, count, 0)
+                            else:
+                                n = r[b]
+                                err, blocked, pushed, popped, reserved = cb_sync(
+                                    op, n, pages, cb_pushed[c, cb], cb_popped[c, cb], cb_reserved[c, cb])
+                                if err != Fault.OK:  # its details: the buffer, the pages asked for, held, its size
+                                    fault[4], fault[5], fault[6], fault[7] = cb, n, pushed - popped, pages
+                                elif blocked:
+                                    waiting[c, p, 0], waiting[c, p, 1] = cb, n
+                                    break
+                                else:
+                                    cb_pushed[c, cb], cb_popped[c, cb], cb_reserved[c, cb] = pushed, popped, reserved
+                        elif op in NOC_TRANSFER_OPS:
+                            if op == Op.NOC_READ_ROWS or op == Op.NOC_WRITE_ROWS:
+                                spent += min(max(r[e], 0), budget)  # a row costs what an instruction does
+                            if spent > budget:  # charged before it runs: a runaway row count stops here
+                                err, fault[4] = Fault.BUDGET, budget
+                            else:
+                                err = noc_instruction(op, a, b, cc, d, e, f, code[pc, 7], r, addrgens, c, p, l1, row,
+                                                      l1_base, dram, buffers, buffer_banks, page_rows, page_addresses,
+                                                      fault)
+                        elif op == Op.NOC_READ_BARRIER or op == Op.NOC_WRITE_BARRIER:
+                            pass  # transfers complete at once
+                        elif op == Op.L1_FILL:
+                            err = l1_fill(l1, row, l1_base, r[a], r[b], cc, fault)
+                        elif op == Op.L1_LOAD:
+                            err, r[a] = l1_load(l1, row, l1_base, r[b], fault)
+                        elif op == Op.NOC_GATHER:
+                            rows, count = min(max(r[code[pc, 7]], 0), budget), min(max(r[d], 0), budget)
+                            spent += rows * count  # an element costs what an instruction does, charged before it runs
+                            if spent > budget:
+                                err, fault[4] = Fault.BUDGET, budget
+                            else:
+                                err = noc_gather(a, r[b], r[cc], r[d], r[e], f, r[code[pc, 7]], r[code[pc, 8]],
+                                                 addrgens, c, p, l1, row, l1_base, dram, buffers, buffer_banks,
+                                                 page_rows, page_addresses, fault)
+                        elif op == Op.TILE_REGS_ACQUIRE:
+                            acquired[c] = True
+                        elif op == Op.TILE_REGS_COMMIT or op == Op.TILE_REGS_WAIT:
+                            if not acquired[c]:
+                                err = Fault.DST_NOT_ACQUIRED
+                        elif op == Op.TILE_REGS_RELEASE:
+                            acquired[c] = False
+                            dst[c, :dirty[c], :] = 0.0  # the packer clears Dst as it releases it
+                            dirty[c] = 0
+                        elif op == Op.TILIZE_BLOCK or op == Op.UNTILIZE_BLOCK:
+                            spent += TILE_OP_COST - 1
+                            err = layout_block(op, a, b, r[cc], c, row, l1, cb_config, cb_pushed, cb_popped,
+                                               acquired[c], dst_capacity, fault)
+                        else:
+                            spent += TILE_OP_COST - 1
+                            g, h, q = code[pc, 7], code[pc, 8], code[pc, 9]
+                            if op == Op.MATMUL_BLOCK:  # ct * rt tile products (a block past Dst faults)
+                                spent += TILE_OP_COST * max(min(r[g], dst_capacity) * min(r[h], dst_capacity) - 1, 0)
+                            err = indirect.call(compute, addresses[COMPUTE_AT], (
+                                op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty,
+                                dst, acquired[c], fidelity, fp32_dest, dst_capacity, fpu_model, addresses, src_a,
+                                src_b, scratch, results, operands, fault))
+                        if err != Fault.OK:
+                            fault[0], fault[1], fault[2], fault[3] = err, c, p, pc
                             pcs[c, p] = pc
                             instructions[c, p] += executed - before
                             return spent
-                        poll = min(budget, spent + STOP_POLL)
-                    op = code[pc, 0]
-                    a, b, cc, d, e, f = code[pc, 1], code[pc, 2], code[pc, 3], code[pc, 4], code[pc, 5], code[pc, 6]
-                    executed += 1
-                    spent += 1
-                    nxt = pc + 1
-                    err = Fault.OK
-                    if op == Op.LI:
-                        r[a] = b
-                    elif op == Op.MOV:
-                        r[a] = r[b]
-                    elif op == Op.ADD:
-                        r[a] = r[b] + r[cc]
-                    elif op == Op.SUB:
-                        r[a] = r[b] - r[cc]
-                    elif op == Op.MUL:
-                        r[a] = r[b] * r[cc]
-                    elif op == Op.DIV or op == Op.MOD:
-                        if r[cc] == 0:
-                            err = Fault.DIVIDE_BY_ZERO
-                        elif op == Op.DIV:
-                            r[a] = r[b] // r[cc]
-                        else:
-                            r[a] = r[b] % r[cc]
-                    elif op == Op.AND:
-                        r[a] = r[b] & r[cc]
-                    elif op == Op.OR:
-                        r[a] = r[b] | r[cc]
-                    elif op == Op.XOR:
-                        r[a] = r[b] ^ r[cc]
-                    elif op == Op.SHL:
-                        r[a] = r[b] << r[cc]
-                    elif op == Op.SHR:
-                        r[a] = r[b] >> r[cc]
-                    elif op == Op.MIN:
-                        r[a] = min(r[b], r[cc])
-                    elif op == Op.MAX:
-                        r[a] = max(r[b], r[cc])
-                    elif op == Op.ADDI:
-                        r[a] = r[b] + cc
-                    elif op == Op.MULI:
-                        r[a] = r[b] * cc
-                    elif op == Op.JMP:
-                        nxt = a
-                    elif op == Op.BEQ:
-                        nxt = cc if r[a] == r[b] else nxt
-                    elif op == Op.BNE:
-                        nxt = cc if r[a] != r[b] else nxt
-                    elif op == Op.BLT:
-                        nxt = cc if r[a] < r[b] else nxt
-                    elif op == Op.BGE:
-                        nxt = cc if r[a] >= r[b] else nxt
-                    elif op == Op.HALT:
-                        done[c, p] = True
-                        moved = True
-                        break
-                    elif op == Op.ARG:
-                        if not 0 <= b < rt_counts[p]:
-                            err = Fault.ARG_INDEX
-                        else:
-                            r[a] = rt_args[c, p, b]
-                    elif op == Op.CT_ARG:
-                        if not 0 <= b < ct_args.shape[1]:
-                            err = Fault.ARG_INDEX
-                        else:
-                            r[a] = ct_args[p, b]
-                    elif op == Op.CONSTANT:
-                        if not 0 <= b < constants.shape[0]:
-                            err = Fault.ARG_INDEX
-                        else:
-                            r[a] = constants[b]
-                    elif op == Op.WORKGROUP_ID:
-                        r[a] = workgroup_ids[c, b]
-                    elif op == Op.WORKGROUP_COUNT:
-                        r[a] = workgroup_count[b]
-                    elif op == Op.WORKGROUP_RANGE:
-                        total, ids = r[cc], workgroup_ids[c]
-                        w = (ids[2] * workgroup_count[1] + ids[1]) * workgroup_count[0] + ids[0]
-                        n = workgroup_count[0] * workgroup_count[1] * workgroup_count[2]
-                        r[a], r[b] = w * total // n, (w + 1) * total // n
-                    elif op in CB_OPS:
-                        cb = b if op == Op.GET_WRITE_PTR or op == Op.GET_READ_PTR else a
-                        pages = cb_config[cb, 2]
-                        if pages == 0:
-                            err = Fault.CB_UNCONFIGURED
-                        elif op == Op.GET_WRITE_PTR or op == Op.GET_READ_PTR:
-                            count = cb_pushed[c, cb] if op == Op.GET_WRITE_PTR else cb_popped[c, cb]
-                            r[a] = cb_page_address(cb_config[cb, 3], cb_config[cb, 1], pages, count, 0)
-                        else:
-                            n = r[b]
-                            err, blocked, pushed, popped, reserved = cb_sync(
-                                op, n, pages, cb_pushed[c, cb], cb_popped[c, cb], cb_reserved[c, cb])
-                            if err != Fault.OK:  # its details: the buffer, the pages asked for, held, its size
-                                fault[4], fault[5], fault[6], fault[7] = cb, n, pushed - popped, pages
-                            elif blocked:
-                                waiting[c, p, 0], waiting[c, p, 1] = cb, n
-                                break
-                            else:
-                                cb_pushed[c, cb], cb_popped[c, cb], cb_reserved[c, cb] = pushed, popped, reserved
-                    elif op in NOC_TRANSFER_OPS:
-                        if op == Op.NOC_READ_ROWS or op == Op.NOC_WRITE_ROWS:
-                            spent += min(max(r[e], 0), budget)  # a row costs what an instruction does
-                        if spent > budget:  # charged before it runs: a runaway row count stops here
-                            err, fault[4] = Fault.BUDGET, budget
-                        else:
-                            err = noc_instruction(op, a, b, cc, d, e, f, code[pc, 7], r, addrgens, c, p, l1, row,
-                                                  l1_base, dram, buffers, buffer_banks, page_rows, page_addresses,
-                                                  fault)
-                    elif op == Op.NOC_READ_BARRIER or op == Op.NOC_WRITE_BARRIER:
-                        pass  # transfers complete at once
-                    elif op == Op.L1_FILL:
-                        err = l1_fill(l1, row, l1_base, r[a], r[b], cc, fault)
-                    elif op == Op.L1_LOAD:
-                        err, r[a] = l1_load(l1, row, l1_base, r[b], fault)
-                    elif op == Op.NOC_GATHER:
-                        rows, count = min(max(r[code[pc, 7]], 0), budget), min(max(r[d], 0), budget)
-                        spent += rows * count  # an element costs what an instruction does, charged before it runs
-                        if spent > budget:
-                            err, fault[4] = Fault.BUDGET, budget
-                        else:
-                            err = noc_gather(a, r[b], r[cc], r[d], r[e], f, r[code[pc, 7]], r[code[pc, 8]], addrgens,
-                                             c, p, l1, row, l1_base, dram, buffers, buffer_banks, page_rows,
-                                             page_addresses, fault)
-                    elif op == Op.TILE_REGS_ACQUIRE:
-                        acquired[c] = True
-                    elif op == Op.TILE_REGS_COMMIT or op == Op.TILE_REGS_WAIT:
-                        if not acquired[c]:
-                            err = Fault.DST_NOT_ACQUIRED
-                    elif op == Op.TILE_REGS_RELEASE:
-                        acquired[c] = False
-                        dst[c, :dirty[c], :] = 0.0  # the packer clears Dst as it releases it
-                        dirty[c] = 0
-                    elif op == Op.TILIZE_BLOCK or op == Op.UNTILIZE_BLOCK:
-                        spent += TILE_OP_COST - 1
-                        err = layout_block(op, a, b, r[cc], c, row, l1, cb_config, cb_pushed, cb_popped, acquired[c],
-                                           dst_capacity, fault)
-                    else:
-                        spent += TILE_OP_COST - 1
-                        g, h, q = code[pc, 7], code[pc, 8], code[pc, 9]
-                        if op == Op.MATMUL_BLOCK:  # ct * rt tile products (a block past Dst faults)
-                            spent += TILE_OP_COST * max(min(r[g], dst_capacity) * min(r[h], dst_capacity) - 1, 0)
-                        err = indirect.call(compute, addresses[COMPUTE_AT], (
-                            op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty, dst,
-                            acquired[c], fidelity, fp32_dest, dst_capacity, fpu_model, addresses, src_a, src_b,
-                            scratch, results, operands, fault))
-                    if err != Fault.OK:
-                        fault[0], fault[1], fault[2], fault[3] = err, c, p, pc
-                        pcs[c, p] = pc
-                        instructions[c, p] += executed - before
-                        return spent
-                    pc = nxt
-                    moved = True
-                    waiting[c, p, 0] = NO_WAIT
-                pcs[c, p] = pc
-                instructions[c, p] += executed - before
+                        pc = nxt
+                        progress = True
+                        waiting[c, p, 0] = NO_WAIT
+                    pcs[c, p] = pc
+                    instructions[c, p] += executed - before
+                moved = moved or progress
         if not running:
             return spent
         if not moved:
