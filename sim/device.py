@@ -376,6 +376,8 @@ class SimDevice(BackendDevice):
 
     def enqueue_program(self, cq: int, launch: LaunchProgram) -> None:
         prepared = self._programs.get(launch.program)
+        counts = launch.workgroup_count  # None: indirect, counted when it runs
+        predicted = prepared.predicted_seconds(None if counts is None else counts[0] * counts[1] * counts[2])
         trace = self.profiler and (launch.name, {
             "workgroup_count": None if launch.workgroup_count is None else list(launch.workgroup_count),
             "bindings": [f"{_where(b.buffer, b.offset)} ({b.length} B)" for b in launch.bindings],
@@ -383,7 +385,7 @@ class SimDevice(BackendDevice):
         self._queue(cq).enqueue(run_program, launch, prepared, self.memory, self._binding_tables,
                                 self.instruction_budget, self.fpu_model, self.profiler, self._watchdog,
                                 self.dispatch_timeout,
-                                inline=prepared.seconds is not None and prepared.seconds < INLINE_SECONDS, trace=trace)
+                                inline=predicted is not None and predicted < INLINE_SECONDS, trace=trace)
 
     def execute_inline(self, cq: int, commands) -> SimEvent | None:
         """The commands and an event as one item of the queue, run now when each of them

@@ -86,8 +86,19 @@ class PreparedProgram:
         self.cb_end = address
         self.program_arrays = (self.codes, self.ct_args, self.arg_table, self.rt_counts)  # run_round's arguments
         self.config = (self.cb_config, self.fidelity, self.fp32_dest, self.dst_capacity)
-        # The last run's time: long runs are split over host threads, short ones run inline on an idle queue.
-        self.seconds: float | None = None
+        # One host thread's seconds per workgroup in the last run, and its workgroups: what
+        # the next run will take (predicted_seconds) decides threads and inline runs.
+        self.workgroup_seconds: float | None = None
+        self.workgroups = 0
+
+    def predicted_seconds(self, workgroups: int | None) -> float | None:
+        """One host thread's time for a run of `workgroups` workgroups (None: as many as
+        the last run's) going by the last run; None before the first. Per workgroup, not
+        per run: one program serves tensors of every size (an eager op's), and a run of
+        one tile must not make the next run of a thousand skip the threads."""
+        if self.workgroup_seconds is None:
+            return None
+        return self.workgroup_seconds * (self.workgroups if workgroups is None else workgroups)
 
     def take_state(self, cores: int) -> CoreState:
         """Core state for a round of `cores` (reused: queues may run the same program
@@ -222,8 +233,9 @@ class BindingTables:
         return tables
 
 
-# A program whose last run took longer than this runs its cores on host threads; one
-# that took less than INLINE_SECONDS runs on the enqueuing thread when its queue is idle.
+# A run predicted (PreparedProgram.predicted_seconds) to take one host thread longer than
+# this runs its cores on host threads; one under INLINE_SECONDS runs on the enqueuing
+# thread when its queue is idle.
 PARALLEL_SECONDS = 0.002
 INLINE_SECONDS = 0.0005
 THREADS = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
@@ -380,7 +392,7 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
         run_round = _RUN_ROUND[fpu]
     chip = (*chip, kernel_addresses(fpu))
     cores = arch.worker_cores
-    threads = THREADS if (prepared.seconds or 0.0) > PARALLEL_SECONDS else 1
+    threads = THREADS if (prepared.predicted_seconds(total) or 0.0) > PARALLEL_SECONDS else 1
     watched = watchdog is not None and timeout < math.inf
     stop = watchdog.watch(timeout) if watched else _NEVER_STOP  # set by the watchdog at the deadline
     try:
@@ -414,10 +426,11 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
     finally:
         if watched:
             watchdog.unwatch()
-    prepared.seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    prepared.workgroup_seconds, prepared.workgroups = seconds * min(threads, total) / total, total
     if log.isEnabledFor(logging.DEBUG):
         log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", launch.name, total, min(total, cores),
-                  ceil_div(total, cores), prepared.seconds * 1e3)
+                  ceil_div(total, cores), seconds * 1e3)
 
 
 def _trace_round(recorder, prepared: PreparedProgram, name: str, counts, state, active: int, round_index: int,

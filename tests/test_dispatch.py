@@ -79,3 +79,42 @@ def test_a_sharded_output_at_a_reused_address_gets_its_own_page_tables():
         np.testing.assert_array_equal(add_into(third), values + 0x80)
     finally:
         device.close()
+
+
+def test_host_threads_go_by_the_workgroups_of_the_run_not_the_size_of_the_last(monkeypatch):
+    """A program's runs are timed per workgroup (PreparedProgram.predicted_seconds): one
+    program serves tensors of every size (an eager op's), so after a run of one
+    workgroup a run of 64 is predicted at 64 times its time and goes to the host
+    threads when that passes PARALLEL_SECONDS; its result is the same."""
+    device = SimDevice()
+    try:
+        export = eltwise.eltwise_binary("add", BF16, BF16, BF16)
+        tiles = 64
+        a, b, out = (device.create_buffer(2048 * tiles, 2048, BufferType.DRAM) for _ in range(3))
+        values = (0x3F80 + np.arange(1024 * tiles, dtype=np.uint16) % 1024)  # bf16 bits of 1.0 .. 255.0
+        for buffer in (a, b):
+            device.write_buffer(buffer, 0, values.view(np.uint8))
+        bindings = tuple(Binding(buffer, 0, 2048 * tiles) for buffer in (a, b, out))
+
+        def add(workgroups):
+            device.write_buffer(out, 0, np.zeros(2048 * tiles, np.uint8))
+            device.enqueue_program(0, LaunchProgram(export.program, export.name, (workgroups, 1, 1),
+                                                    np.array([tiles, tiles], np.int64), bindings))
+            device.finish(0)
+            np.testing.assert_array_equal(device.read_buffer(out, 0, 2048 * tiles).view(np.uint16), values + 0x80)
+
+        prepared = device._programs.get(export.program)
+        assert prepared.predicted_seconds(1) is None  # before the first run: no prediction
+        add(1)
+        one = prepared.predicted_seconds(1)
+        assert one > 0 and prepared.predicted_seconds(None) == one
+        assert prepared.predicted_seconds(64) == pytest.approx(64 * one)
+        monkeypatch.setattr(dispatch, "THREADS", 2)
+        monkeypatch.setattr(dispatch, "PARALLEL_SECONDS", 2 * one)  # more than one workgroup's time, less than 64
+        pooled = []
+        pool_map = dispatch._POOL.map
+        monkeypatch.setattr(dispatch._POOL, "map", lambda run, groups: pooled.append(1) or pool_map(run, groups))
+        add(64)
+        assert pooled, "a run predicted past PARALLEL_SECONDS ran on one thread"
+    finally:
+        device.close()
