@@ -174,7 +174,7 @@ class DispatchCommand:
         what = f"{self.what} of {export.name}"
         constants = np.frombuffer(self.constants, np.uint32).astype(np.int64)
         return (export, what, [f"{what} binding {k}" for k in range(len(self.bindings))],
-                [_stage(export, s, constants) for s in range(len(export.stages))],
+                [_stage(export, s, constants, len(self.bindings)) for s in range(len(export.stages))],
                 self.executable.tensor_bindings(self.export_ordinal), [(_dead, None)] * len(self.bindings))
 
     def lower(self, table: Sequence[HalBuffer]) -> list:
@@ -203,10 +203,10 @@ class DispatchCommand:
             r = validation.indirect_workgroup_count(buffer, offset, where)
             workgroup_count, indirect = None, (r.buffer.allocation.backend_buffer, r.allocation_offset)
         bindings = tuple(bindings)
+        sources = bindings + tensors  # what stages pick their bindings from (_stage's picks)
         launches = []
-        for program, name, stage_count, constants, sources in stages:
-            stage_bindings = bindings if sources is None else tuple(
-                bindings[i] if source is BindingSource.DISPATCH else tensors[i] for source, i in sources)
+        for program, name, stage_count, constants, picks in stages:
+            stage_bindings = bindings if picks is None else tuple(map(sources.__getitem__, picks))
             if stage_count is None:
                 launches.append(LaunchProgram(program, name, workgroup_count, constants, stage_bindings, indirect))
             else:
@@ -218,16 +218,20 @@ def _dead() -> None:
     """A dead weak reference: what a binding resolved to before its first lowering."""
 
 
-def _stage(export: Export, s: int, constants: np.ndarray) -> tuple:
-    """Stage `s` of a dispatch of `export` with push constants `constants`, as every
-    execution launches it: (program, name, its own workgroup count or None, its push
-    constants, its bindings' sources or None). A stage takes the dispatch's workgroup
-    count (an indirect one only then) and bindings where it has none of its own."""
+def _stage(export: Export, s: int, constants: np.ndarray, binding_count: int) -> tuple:
+    """Stage `s` of a dispatch of `export` with push constants `constants` and
+    `binding_count` bindings, as every execution launches it: (program, name, its own
+    workgroup count or None, its push constants, its bindings or None) with its bindings
+    as indices into the dispatch's bindings followed by the export's tensors. A stage
+    takes the dispatch's workgroup count (an indirect one only then) and bindings where
+    it has none of its own."""
     stage = export.stages[s]
     if stage.constants is not None:
         constants = np.array([c.value if c.kind is ArgKind.LITERAL else constants[c.value] for c in stage.constants],
                              np.int64)
-    return stage.program, export.stage_name(s), stage.workgroup_count, constants, stage.bindings
+    picks = None if stage.bindings is None else tuple(
+        i if source is BindingSource.DISPATCH else binding_count + i for source, i in stage.bindings)
+    return stage.program, export.stage_name(s), stage.workgroup_count, constants, picks
 
 
 class _State(enum.Enum):
