@@ -86,19 +86,30 @@ class PreparedProgram:
         self.cb_end = address
         self.program_arrays = (self.codes, self.ct_args, self.arg_table, self.rt_counts)  # run_round's arguments
         self.config = (self.cb_config, self.fidelity, self.fp32_dest, self.dst_capacity)
-        # One host thread's seconds per workgroup in the last run, and its workgroups: what
-        # the next run will take (predicted_seconds) decides threads and inline runs.
-        self.workgroup_seconds: float | None = None
-        self.workgroups = 0
+        # What the next run will take (predicted_seconds) decides threads and inline runs:
+        # one host thread's seconds of the last run of each workgroup count, and of the last run.
+        self._seconds: dict[int, float] = {}
+        self._last: tuple[int, float] | None = None
 
     def predicted_seconds(self, workgroups: int | None) -> float | None:
         """One host thread's time for a run of `workgroups` workgroups (None: as many as
-        the last run's) going by the last run; None before the first. Per workgroup, not
-        per run: one program serves tensors of every size (an eager op's), and a run of
-        one tile must not make the next run of a thousand skip the threads."""
-        if self.workgroup_seconds is None:
+        the last run's): the last run of as many, else the last run's time per workgroup
+        times `workgroups`; None before the first run. By workgroup count: one program
+        serves tensors of every size (an eager op's), and a run of one tile must not make
+        the next run of a thousand skip the threads."""
+        if self._last is None:
             return None
-        return self.workgroup_seconds * (self.workgroups if workgroups is None else workgroups)
+        if workgroups is None:
+            return self._last[1]
+        seconds = self._seconds.get(workgroups)
+        return seconds if seconds is not None else self._last[1] * workgroups / self._last[0]
+
+    def record_run(self, workgroups: int, seconds: float) -> None:
+        """A run of `workgroups` workgroups took one host thread `seconds`."""
+        if len(self._seconds) >= 64 and workgroups not in self._seconds:  # bounded: indirect counts may vary
+            self._seconds.clear()
+        self._seconds[workgroups] = seconds
+        self._last = (workgroups, seconds)
 
     def take_state(self, cores: int) -> CoreState:
         """Core state for a round of `cores` (reused: queues may run the same program
@@ -427,7 +438,7 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
         if watched:
             watchdog.unwatch()
     seconds = time.perf_counter() - start
-    prepared.workgroup_seconds, prepared.workgroups = seconds * min(threads, total) / total, total
+    prepared.record_run(total, seconds * min(threads, total))
     if log.isEnabledFor(logging.DEBUG):
         log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", launch.name, total, min(total, cores),
                   ceil_div(total, cores), seconds * 1e3)

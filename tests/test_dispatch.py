@@ -82,10 +82,11 @@ def test_a_sharded_output_at_a_reused_address_gets_its_own_page_tables():
 
 
 def test_host_threads_go_by_the_workgroups_of_the_run_not_the_size_of_the_last(monkeypatch):
-    """A program's runs are timed per workgroup (PreparedProgram.predicted_seconds): one
-    program serves tensors of every size (an eager op's), so after a run of one
-    workgroup a run of 64 is predicted at 64 times its time and goes to the host
-    threads when that passes PARALLEL_SECONDS; its result is the same."""
+    """A program's runs are timed by workgroup count (PreparedProgram.predicted_seconds):
+    one program serves tensors of every size (an eager op's). After a one-tile run, a
+    run of 64 workgroups is predicted at 64 times its time and goes to the host threads
+    when that passes PARALLEL_SECONDS, with the same result; once 64 have been timed,
+    another one-tile run does not change what 64 are predicted to take."""
     device = SimDevice()
     try:
         export = eltwise.eltwise_binary("add", BF16, BF16, BF16)
@@ -96,16 +97,17 @@ def test_host_threads_go_by_the_workgroups_of_the_run_not_the_size_of_the_last(m
             device.write_buffer(buffer, 0, values.view(np.uint8))
         bindings = tuple(Binding(buffer, 0, 2048 * tiles) for buffer in (a, b, out))
 
-        def add(workgroups):
+        def add(workgroups, count):  # the first `count` tiles
             device.write_buffer(out, 0, np.zeros(2048 * tiles, np.uint8))
             device.enqueue_program(0, LaunchProgram(export.program, export.name, (workgroups, 1, 1),
-                                                    np.array([tiles, tiles], np.int64), bindings))
+                                                    np.array([count, count], np.int64), bindings))
             device.finish(0)
-            np.testing.assert_array_equal(device.read_buffer(out, 0, 2048 * tiles).view(np.uint16), values + 0x80)
+            got = device.read_buffer(out, 0, 2048 * count).view(np.uint16)
+            np.testing.assert_array_equal(got, values[:1024 * count] + 0x80)
 
         prepared = device._programs.get(export.program)
         assert prepared.predicted_seconds(1) is None  # before the first run: no prediction
-        add(1)
+        add(1, 1)
         one = prepared.predicted_seconds(1)
         assert one > 0 and prepared.predicted_seconds(None) == one
         assert prepared.predicted_seconds(64) == pytest.approx(64 * one)
@@ -114,7 +116,14 @@ def test_host_threads_go_by_the_workgroups_of_the_run_not_the_size_of_the_last(m
         pooled = []
         pool_map = dispatch._POOL.map
         monkeypatch.setattr(dispatch._POOL, "map", lambda run, groups: pooled.append(1) or pool_map(run, groups))
-        add(64)
+        add(64, tiles)
         assert pooled, "a run predicted past PARALLEL_SECONDS ran on one thread"
+        sixty_four = prepared.predicted_seconds(64)
+        add(1, 1)
+        assert prepared.predicted_seconds(64) == sixty_four  # not 64 times the one-tile run's
+        monkeypatch.setattr(dispatch, "PARALLEL_SECONDS", sixty_four / 2)
+        pooled.clear()
+        add(64, tiles)
+        assert pooled, "a one-tile run talked the next run of 64 workgroups out of the host threads"
     finally:
         device.close()
