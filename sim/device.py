@@ -377,7 +377,8 @@ class SimDevice(BackendDevice):
     def enqueue_program(self, cq: int, launch: LaunchProgram) -> None:
         prepared = self._programs.get(launch.program)
         counts = launch.workgroup_count  # None: indirect, counted when it runs
-        predicted = prepared.predicted_seconds(None if counts is None else counts[0] * counts[1] * counts[2])
+        predicted = prepared.predicted_seconds(None if counts is None else counts[0] * counts[1] * counts[2],
+                                               launch.constants)
         trace = self.profiler and (launch.name, {
             "workgroup_count": None if launch.workgroup_count is None else list(launch.workgroup_count),
             "bindings": [f"{_where(b.buffer, b.offset)} ({b.length} B)" for b in launch.bindings],

@@ -87,28 +87,32 @@ class PreparedProgram:
         self.program_arrays = (self.codes, self.ct_args, self.arg_table, self.rt_counts)  # run_round's arguments
         self.config = (self.cb_config, self.fidelity, self.fp32_dest, self.dst_capacity)
         # What the next run will take (predicted_seconds) decides threads and inline runs:
-        # one host thread's seconds of the last run of each workgroup count, and of the last run.
-        self._seconds: dict[int, float] = {}
+        # one host thread's seconds of the last run of each (workgroups, push constants),
+        # and (workgroups, seconds) of the last run.
+        self._seconds: dict[tuple[int, bytes], float] = {}
         self._last: tuple[int, float] | None = None
 
-    def predicted_seconds(self, workgroups: int | None) -> float | None:
+    def predicted_seconds(self, workgroups: int | None, constants: np.ndarray) -> float | None:
         """One host thread's time for a run of `workgroups` workgroups (None: as many as
-        the last run's): the last run of as many, else the last run's time per workgroup
-        times `workgroups`; None before the first run. By workgroup count: one program
-        serves tensors of every size (an eager op's), and a run of one tile must not make
-        the next run of a thousand skip the threads."""
+        the last run's) with push constants `constants`: the last such run's, else the
+        last run's time per workgroup times `workgroups`; None before the first run. Not
+        simply the last run's: one program serves tensors of every size (an eager op's,
+        whose constants carry the size), and a run of one tile must not make the next
+        run of a thousand skip the threads."""
         if self._last is None:
             return None
         if workgroups is None:
             return self._last[1]
-        seconds = self._seconds.get(workgroups)
+        seconds = self._seconds.get((workgroups, constants.tobytes()))
         return seconds if seconds is not None else self._last[1] * workgroups / self._last[0]
 
-    def record_run(self, workgroups: int, seconds: float) -> None:
-        """A run of `workgroups` workgroups took one host thread `seconds`."""
-        if len(self._seconds) >= 64 and workgroups not in self._seconds:  # bounded: indirect counts may vary
+    def record_run(self, workgroups: int, constants: np.ndarray, seconds: float) -> None:
+        """A run of `workgroups` workgroups with push constants `constants` took one
+        host thread `seconds`."""
+        key = (workgroups, constants.tobytes())
+        if len(self._seconds) >= 64 and key not in self._seconds:  # bounded: dynamic shapes' constants vary
             self._seconds.clear()
-        self._seconds[workgroups] = seconds
+        self._seconds[key] = seconds
         self._last = (workgroups, seconds)
 
     def take_state(self, cores: int) -> CoreState:
@@ -403,7 +407,7 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
         run_round = _RUN_ROUND[fpu]
     chip = (*chip, kernel_addresses(fpu))
     cores = arch.worker_cores
-    threads = THREADS if (prepared.predicted_seconds(total) or 0.0) > PARALLEL_SECONDS else 1
+    threads = THREADS if (prepared.predicted_seconds(total, launch.constants) or 0.0) > PARALLEL_SECONDS else 1
     watched = watchdog is not None and timeout < math.inf
     stop = watchdog.watch(timeout) if watched else _NEVER_STOP  # set by the watchdog at the deadline
     try:
@@ -438,7 +442,7 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
         if watched:
             watchdog.unwatch()
     seconds = time.perf_counter() - start
-    prepared.record_run(total, seconds * min(threads, total))
+    prepared.record_run(total, launch.constants, seconds * min(threads, total))
     if log.isEnabledFor(logging.DEBUG):
         log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", launch.name, total, min(total, cores),
                   ceil_div(total, cores), seconds * 1e3)

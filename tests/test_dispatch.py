@@ -82,11 +82,12 @@ def test_a_sharded_output_at_a_reused_address_gets_its_own_page_tables():
 
 
 def test_host_threads_go_by_the_workgroups_of_the_run_not_the_size_of_the_last(monkeypatch):
-    """A program's runs are timed by workgroup count (PreparedProgram.predicted_seconds):
-    one program serves tensors of every size (an eager op's). After a one-tile run, a
-    run of 64 workgroups is predicted at 64 times its time and goes to the host threads
-    when that passes PARALLEL_SECONDS, with the same result; once 64 have been timed,
-    another one-tile run does not change what 64 are predicted to take."""
+    """A program's runs are timed by workgroup count and push constants
+    (PreparedProgram.predicted_seconds): one program serves tensors of every size (an
+    eager op's, whose constants carry the size). After a one-tile run, a run of 64
+    workgroups is predicted at 64 times its time and goes to the host threads when that
+    passes PARALLEL_SECONDS, with the same result; once it has been timed, neither a
+    one-tile run nor a run of 64 workgroups over fewer tiles changes its prediction."""
     device = SimDevice()
     try:
         export = eltwise.eltwise_binary("add", BF16, BF16, BF16)
@@ -97,20 +98,23 @@ def test_host_threads_go_by_the_workgroups_of_the_run_not_the_size_of_the_last(m
             device.write_buffer(buffer, 0, values.view(np.uint8))
         bindings = tuple(Binding(buffer, 0, 2048 * tiles) for buffer in (a, b, out))
 
+        def constants(count):
+            return np.array([count, count], np.int64)
+
         def add(workgroups, count):  # the first `count` tiles
             device.write_buffer(out, 0, np.zeros(2048 * tiles, np.uint8))
             device.enqueue_program(0, LaunchProgram(export.program, export.name, (workgroups, 1, 1),
-                                                    np.array([count, count], np.int64), bindings))
+                                                    constants(count), bindings))
             device.finish(0)
             got = device.read_buffer(out, 0, 2048 * count).view(np.uint16)
             np.testing.assert_array_equal(got, values[:1024 * count] + 0x80)
 
         prepared = device._programs.get(export.program)
-        assert prepared.predicted_seconds(1) is None  # before the first run: no prediction
+        assert prepared.predicted_seconds(1, constants(1)) is None  # before the first run: no prediction
         add(1, 1)
-        one = prepared.predicted_seconds(1)
-        assert one > 0 and prepared.predicted_seconds(None) == one
-        assert prepared.predicted_seconds(64) == pytest.approx(64 * one)
+        one = prepared.predicted_seconds(1, constants(1))
+        assert one > 0 and prepared.predicted_seconds(None, constants(1)) == one
+        assert prepared.predicted_seconds(64, constants(tiles)) == pytest.approx(64 * one)
         monkeypatch.setattr(dispatch, "THREADS", 2)
         monkeypatch.setattr(dispatch, "PARALLEL_SECONDS", 2 * one)  # more than one workgroup's time, less than 64
         pooled = []
@@ -118,9 +122,10 @@ def test_host_threads_go_by_the_workgroups_of_the_run_not_the_size_of_the_last(m
         monkeypatch.setattr(dispatch._POOL, "map", lambda run, groups: pooled.append(1) or pool_map(run, groups))
         add(64, tiles)
         assert pooled, "a run predicted past PARALLEL_SECONDS ran on one thread"
-        sixty_four = prepared.predicted_seconds(64)
+        sixty_four = prepared.predicted_seconds(64, constants(tiles))
         add(1, 1)
-        assert prepared.predicted_seconds(64) == sixty_four  # not 64 times the one-tile run's
+        add(64, 2)  # as many workgroups, two tiles
+        assert prepared.predicted_seconds(64, constants(tiles)) == sixty_four
         monkeypatch.setattr(dispatch, "PARALLEL_SECONDS", sixty_four / 2)
         pooled.clear()
         add(64, tiles)
