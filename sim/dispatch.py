@@ -87,33 +87,34 @@ class PreparedProgram:
         self.program_arrays = (self.codes, self.ct_args, self.arg_table, self.rt_counts)  # run_round's arguments
         self.config = (self.cb_config, self.fidelity, self.fp32_dest, self.dst_capacity)
         # What the next run will take (predicted_seconds) decides threads and inline runs:
-        # one host thread's seconds of the last run of each (workgroups, push constants),
-        # and (workgroups, seconds) of the last run.
-        self._seconds: dict[tuple[int, bytes], float] = {}
-        self._last: tuple[int, float] | None = None
+        # one host thread's seconds per workgroup in the last run with each push-constant
+        # array (by identity: a recorded command's launches keep theirs, and their bytes
+        # would cost a microsecond a launch), and in the last run, of `last_workgroups`.
+        self._workgroup_seconds: dict[int, float] = {}
+        self._last_workgroup_seconds: float | None = None
+        self._last_workgroups = 0
 
     def predicted_seconds(self, workgroups: int | None, constants: np.ndarray) -> float | None:
         """One host thread's time for a run of `workgroups` workgroups (None: as many as
-        the last run's) with push constants `constants`: the last such run's, else the
-        last run's time per workgroup times `workgroups`; None before the first run. Not
-        simply the last run's: one program serves tensors of every size (an eager op's,
-        whose constants carry the size), and a run of one tile must not make the next
-        run of a thousand skip the threads."""
-        if self._last is None:
+        the last run's) with push constants `constants`, per workgroup as the last run
+        with these constants took, else as the last run took; None before the first
+        run. Not simply the last run's time: one program serves tensors of every size
+        (an eager op's, whose constants carry the size), and a run of one tile must not
+        make the next run of a thousand skip the threads. A reused id of a dead
+        constants array costs one misprediction at most."""
+        seconds = self._workgroup_seconds.get(id(constants), self._last_workgroup_seconds)
+        if seconds is None:
             return None
-        if workgroups is None:
-            return self._last[1]
-        seconds = self._seconds.get((workgroups, constants.tobytes()))
-        return seconds if seconds is not None else self._last[1] * workgroups / self._last[0]
+        return seconds * (self._last_workgroups if workgroups is None else workgroups)
 
     def record_run(self, workgroups: int, constants: np.ndarray, seconds: float) -> None:
         """A run of `workgroups` workgroups with push constants `constants` took one
         host thread `seconds`."""
-        key = (workgroups, constants.tobytes())
-        if len(self._seconds) >= 64 and key not in self._seconds:  # bounded: dynamic shapes' constants vary
-            self._seconds.clear()
-        self._seconds[key] = seconds
-        self._last = (workgroups, seconds)
+        per_workgroup = seconds / workgroups
+        if len(self._workgroup_seconds) >= 64:  # bounded: constants come and go
+            self._workgroup_seconds.clear()
+        self._workgroup_seconds[id(constants)] = per_workgroup
+        self._last_workgroup_seconds, self._last_workgroups = per_workgroup, workgroups
 
     def take_state(self, cores: int) -> CoreState:
         """Core state for a round of `cores` (reused: queues may run the same program

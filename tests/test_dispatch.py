@@ -98,8 +98,10 @@ def test_host_threads_go_by_the_workgroups_of_the_run_not_the_size_of_the_last(m
             device.write_buffer(buffer, 0, values.view(np.uint8))
         bindings = tuple(Binding(buffer, 0, 2048 * tiles) for buffer in (a, b, out))
 
-        def constants(count):
-            return np.array([count, count], np.int64)
+        arrays = {}
+
+        def constants(count):  # one array per count, as a recorded command keeps its launches'
+            return arrays.setdefault(count, np.array([count, count], np.int64))
 
         def add(workgroups, count):  # the first `count` tiles
             device.write_buffer(out, 0, np.zeros(2048 * tiles, np.uint8))
