@@ -87,9 +87,11 @@ class PreparedProgram:
         self.program_arrays = (self.codes, self.ct_args, self.arg_table, self.rt_counts)  # run_round's arguments
         self.config = (self.cb_config, self.fidelity, self.fp32_dest, self.dst_capacity)
         # What the next run will take (predicted_seconds) decides threads and inline runs:
-        # one host thread's seconds per workgroup in the last run with each push-constant
-        # array (by identity: a recorded command's launches keep theirs, and their bytes
-        # would cost a microsecond a launch), and in the last run, of `last_workgroups`.
+        # one host thread's seconds per workgroup in the last run of over INLINE_SECONDS
+        # with each push-constant array (by identity: a recorded command's launches keep
+        # theirs, and their bytes would cost a microsecond a launch; runs of dispatches
+        # that small keep nothing here, so that their bookkeeping costs next to nothing),
+        # and in the last run, of `last_workgroups`.
         self._workgroup_seconds: dict[int, float] = {}
         self._last_workgroup_seconds: float | None = None
         self._last_workgroups = 0
@@ -102,7 +104,8 @@ class PreparedProgram:
         (an eager op's, whose constants carry the size), and a run of one tile must not
         make the next run of a thousand skip the threads. A reused id of a dead
         constants array costs one misprediction at most."""
-        seconds = self._workgroup_seconds.get(id(constants), self._last_workgroup_seconds)
+        keyed = self._workgroup_seconds
+        seconds = keyed.get(id(constants), self._last_workgroup_seconds) if keyed else self._last_workgroup_seconds
         if seconds is None:
             return None
         return seconds * (self._last_workgroups if workgroups is None else workgroups)
@@ -110,10 +113,13 @@ class PreparedProgram:
     def record_run(self, workgroups: int, constants: np.ndarray, seconds: float) -> None:
         """A run of `workgroups` workgroups with push constants `constants` took one
         host thread `seconds`."""
-        per_workgroup = seconds / workgroups
-        if len(self._workgroup_seconds) >= 64:  # bounded: constants come and go
-            self._workgroup_seconds.clear()
-        self._workgroup_seconds[id(constants)] = per_workgroup
+        per_workgroup, keyed = seconds / workgroups, self._workgroup_seconds
+        if seconds > INLINE_SECONDS:
+            if len(keyed) >= 64:  # bounded: constants come and go
+                keyed.clear()
+            keyed[id(constants)] = per_workgroup
+        elif keyed:
+            keyed.pop(id(constants), None)  # short now: what the fallback predicts
         self._last_workgroup_seconds, self._last_workgroups = per_workgroup, workgroups
 
     def take_state(self, cores: int) -> CoreState:

@@ -487,7 +487,7 @@ class FpuModel(enum.IntEnum):
         """The model as the interpreter takes it: FAST as None, which numba compiles as
         its own specialisation with the exact model's branches pruned, so that a run
         in the fast numerics never compiles the exact datapath (seconds of a cold start)."""
-        return None if self == FpuModel.FAST else int(self)
+        return None if self is FpuModel.FAST else int(self)
 
 
 SRC_BF16 = 0xFFFF0000

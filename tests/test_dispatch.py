@@ -118,6 +118,7 @@ def test_host_threads_go_by_the_workgroups_of_the_run_not_the_size_of_the_last(m
         assert one > 0 and prepared.predicted_seconds(None, constants(1)) == one
         assert prepared.predicted_seconds(64, constants(tiles)) == pytest.approx(64 * one)
         monkeypatch.setattr(dispatch, "THREADS", 2)
+        monkeypatch.setattr(dispatch, "INLINE_SECONDS", 0.0)  # every run counts as long: keyed by its constants
         monkeypatch.setattr(dispatch, "PARALLEL_SECONDS", 2 * one)  # more than one workgroup's time, less than 64
         pooled = []
         pool_map = dispatch._POOL.map
