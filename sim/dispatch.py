@@ -91,7 +91,7 @@ class PreparedProgram:
         # with each push-constant array (by identity: a recorded command's launches keep
         # theirs, and their bytes would cost a microsecond a launch; runs of dispatches
         # that small keep nothing here, so that their bookkeeping costs next to nothing),
-        # and in the last run, of `last_workgroups`.
+        # and in the last run (of _last_workgroups workgroups).
         self._workgroup_seconds: dict[int, float] = {}
         self._last_workgroup_seconds: float | None = None
         self._last_workgroups = 0
