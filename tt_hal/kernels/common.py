@@ -246,9 +246,9 @@ def compute_each_tile(name: str, body, inputs: int, **config):
 def circular_buffers(inputs, out: DataFormat, extra: dict, input_pages: int = PAGES):
     """CB configs: each input with `input_pages` pages (the mask: one), the output
     double-buffered, and `extra` {index: (format, pages)}."""
-    cbs = [CircularBufferConfig(cb, fmt, fmt.tile_size, 1 if cb == CB_MASK else input_pages) for cb, fmt in inputs]
-    cbs.append(CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES))
-    cbs += [CircularBufferConfig(cb, fmt, fmt.tile_size, pages) for cb, (fmt, pages) in extra.items()]
+    cbs = [CircularBufferConfig.of_tiles(cb, fmt, 1 if cb == CB_MASK else input_pages) for cb, fmt in inputs]
+    cbs.append(CircularBufferConfig.of_tiles(CB_OUT, out, PAGES))
+    cbs += [CircularBufferConfig.of_tiles(cb, fmt, pages) for cb, (fmt, pages) in extra.items()]
     return tuple(cbs)
 
 

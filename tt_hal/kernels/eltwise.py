@@ -73,9 +73,9 @@ def eltwise_binary(op: str, a: DataFormat, b: DataFormat, out: DataFormat, broad
         c.cb_pop_front(CB_IN1, b_pages_used)
     compute = c.build(Processor.COMPUTE, math_fidelity=math_fidelity, fp32_dest_acc_en=fp32_dest_acc_en)
     writer, writer_args = writer_strips(out, 2, block, 1 if by_row else None)
-    cbs = (CircularBufferConfig(CB_IN0, a, a.tile_size, PAGES * block),
-           CircularBufferConfig(CB_IN1, b, b.tile_size, PAGES * (block if b_strip else 1)),
-           CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES * block))
+    cbs = (CircularBufferConfig.of_tiles(CB_IN0, a, PAGES * block),
+           CircularBufferConfig.of_tiles(CB_IN1, b, PAGES * (block if b_strip else 1)),
+           CircularBufferConfig.of_tiles(CB_OUT, out, PAGES * block))
     program = Program(cbs, (reader, compute, writer), (buffer_args([0, 1]), (), writer_args))
     return Export(f"eltwise_{op}", 2, 3, (1, 1, 1), (Stage(program),))
 
@@ -116,7 +116,7 @@ def eltwise_unary(op: SfpuOp, a: DataFormat, out: DataFormat, parameter: float =
         c.cb_pop_front(CB_IN0, pages)
     compute = c.build(Processor.COMPUTE, fp32_dest_acc_en=fp32_dest_acc_en)
     writer, writer_args = writer_strips(out, 1, block)
-    cbs = (CircularBufferConfig(CB_IN0, a, a.tile_size, PAGES * block),
-           CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES * block))
+    cbs = (CircularBufferConfig.of_tiles(CB_IN0, a, PAGES * block),
+           CircularBufferConfig.of_tiles(CB_OUT, out, PAGES * block))
     program = Program(cbs, (reader, compute, writer), (buffer_args([0]), (), writer_args))
     return Export(f"eltwise_{op.name.lower()}", 1, 2, (1, 1, 1), (Stage(program),))

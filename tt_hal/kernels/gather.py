@@ -66,7 +66,7 @@ def gather(fmt: DataFormat, fill_bits: int = 0) -> Export:
                             **BLOCK_CONFIG)
     kernels = (_reader(fmt, fill_bits), compute, tile_pages("writer", Processor.RISCV_0, fmt, 2))
     cbs = [*block_cbs([(CB_IN0, fmt), (CB_OUT, fmt)]),
-           CircularBufferConfig(CB_IN1, TABLE_FORMAT, TABLE_FORMAT.tile_size, BLOCK_TILES)]
+           CircularBufferConfig.of_tiles(CB_IN1, TABLE_FORMAT, BLOCK_TILES)]
     return library_export("gather", kernels, cbs, 2, 3, offsets=True)
 
 

@@ -77,8 +77,8 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
         pack_strip(c, ct, pages)
     compute = c.build(Processor.COMPUTE, math_fidelity=math_fidelity, fp32_dest_acc_en=fp32_dest_acc_en)
     writer, writer_args = writer_strips(out, 2, block, row_constant=2)
-    cbs = (CircularBufferConfig(CB_IN0, a, a.tile_size, PAGES),
-           CircularBufferConfig(CB_IN1, b, b.tile_size, PAGES * block),
-           CircularBufferConfig(CB_OUT, out, out.tile_size, PAGES * block))
+    cbs = (CircularBufferConfig.of_tiles(CB_IN0, a, PAGES),
+           CircularBufferConfig.of_tiles(CB_IN1, b, PAGES * block),
+           CircularBufferConfig.of_tiles(CB_OUT, out, PAGES * block))
     program = Program(cbs, (reader, compute, writer), (buffer_args([0, 1]), (), writer_args))
     return Export("matmul", 5, 3, (1, 1, 1), (Stage(program),))

@@ -406,7 +406,7 @@ def library_export(name: str, kernels, cbs, row_major_bindings: int, bindings: i
 def block_cbs(double, single=()) -> list[CircularBufferConfig]:
     """Circular buffers (cb, format) of tile-sized pages: two blocks for those between a
     data movement kernel and compute, one between compute's own stages."""
-    return [CircularBufferConfig(cb, fmt, fmt.tile_size, pages * BLOCK_TILES)
+    return [CircularBufferConfig.of_tiles(cb, fmt, pages * BLOCK_TILES)
             for cbs, pages in ((double, 2), (single, 1)) for cb, fmt in cbs]
 
 
@@ -530,7 +530,7 @@ def eltwise_fused_untilized(inputs: tuple[fused.FusedInput, ...], rows: tuple[bo
 
     compute = block_compute("eltwise_fused_untilized", body, dst_full_sync_en=True, fp32_dest_acc_en=fp32_dest_acc_en)
     kernels = (reader, compute, row_writer(out, len(inputs), True, len(row_inputs)))
-    cbs = [CircularBufferConfig(i, inputs[i].data_format, inputs[i].data_format.tile_size, PAGES) for i in tile_inputs]
+    cbs = [CircularBufferConfig.of_tiles(i, inputs[i].data_format, PAGES) for i in tile_inputs]
     cbs += block_cbs([(rows_cb[i], inputs[i].data_format) for i in row_inputs] + [(CB_OUT, out)],
                      [(tiles_cb[i], inputs[i].data_format) for i in row_inputs] + [(CB_TILES_OUT, out)])
     export = library_export("eltwise_fused_untilized", kernels, cbs, len(row_inputs) + 1, len(inputs) + 1, True)

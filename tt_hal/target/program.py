@@ -67,6 +67,11 @@ class CircularBufferConfig:
     page_size: int
     num_pages: int
 
+    @classmethod
+    def of_tiles(cls, index: int, data_format: DataFormat, num_pages: int) -> "CircularBufferConfig":
+        """A circular buffer of `num_pages` pages of one `data_format` tile each."""
+        return cls(index, data_format, data_format.tile_size, num_pages)
+
     @property
     def total_size(self) -> int:
         return self.page_size * self.num_pages
