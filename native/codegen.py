@@ -41,6 +41,7 @@ _TILE_REGS = {Op.TILE_REGS_ACQUIRE: "tile_regs_acquire", Op.TILE_REGS_COMMIT: "t
               Op.TILE_REGS_WAIT: "tile_regs_wait", Op.TILE_REGS_RELEASE: "tile_regs_release"}
 _ELTWISE = {Op.ADD_TILES: "ELWADD", Op.SUB_TILES: "ELWSUB", Op.MUL_TILES: "ELWMUL"}
 _ELTWISE_PLAIN = {Op.ADD_TILES: "add", Op.SUB_TILES: "sub", Op.MUL_TILES: "mul"}
+_ELTWISE_BLOCK = {Op.ADD_BLOCK: "add", Op.SUB_BLOCK: "sub", Op.MUL_BLOCK: "mul"}
 _BROADCAST = {Broadcast.ROW: "ROW", Broadcast.COL: "COL", Broadcast.SCALAR: "SCALAR"}
 _REDUCE = {ReduceKind.SUM_ROW: ("SUM", "REDUCE_ROW"), ReduceKind.SUM_COL: ("SUM", "REDUCE_COL"),
            ReduceKind.SUM_SCALAR: ("SUM", "REDUCE_SCALAR"), ReduceKind.MAX_ROW: ("MAX", "REDUCE_ROW"),
@@ -328,6 +329,11 @@ class _Emitter:
             return [f"reconfig_data_format({a}, {b});",
                     f"bcast_init<EltwiseBinaryType::{kind}, BroadcastType::{dim}>({a}, {b});",
                     f"any_tiles_bcast<EltwiseBinaryType::{kind}, BroadcastType::{dim}>({a}, {b}, {ia}, {ib}, {dst});"]
+        if op in _ELTWISE_BLOCK:
+            self.header("eltwise_binary.h")
+            a, b, name = v[0], v[1], _ELTWISE_BLOCK[op]
+            return [f"reconfig_data_format({a}, {b});", f"{name}_init({a}, {b});",
+                    f"{name}_block({a}, {b}, {u32(v[2])}, {u32(v[3])}, {u32(v[4])}, {u32(v[5])});"]
         if op == Op.MATMUL_TILES:
             self.header("matmul.h")
             a, b = v[0], v[1]
@@ -377,6 +383,10 @@ class _Emitter:
             return ["fill_tile_init();", f"fill_tile_bitcast({u32(v[0])}, {value});"]
         if op == Op.PACK_TILE:
             return [f"pack_reconfig_data_format({v[1]});", f"pack_tile<true>({u32(v[0])}, {v[1]}, {u32(v[2])});"]
+        if op == Op.PACK_TILES:  # not pack_block: that one packs from an offset of its own (docs/tensix.md)
+            return [f"pack_reconfig_data_format({v[1]});",
+                    f"for (uint32_t j = 0; j < {u32(v[3])}; ++j) pack_tile<true>({u32(v[0])} + j, {v[1]}, "
+                    f"{u32(v[2])} + j);"]
         if op == Op.TILIZE_BLOCK:
             self.header("tilize.h")
             icb, ocb, block = v[0], v[1], u32(v[2])

@@ -1,6 +1,7 @@
 """Compute instructions on a Tensix core's Dst registers (numba), TT-Metal's
-compute_kernel_api: copy_tile, add/sub/mul_tiles (with broadcast), matmul_tiles,
-matmul_block, reduce_tile, transpose_wh_tile, SFPU ops, fill and pack_tile. Operands are unpacked
+compute_kernel_api: copy_tile, add/sub/mul_tiles (with broadcast) and add/sub/mul_block,
+matmul_tiles, matmul_block, reduce_tile, transpose_wh_tile, SFPU ops, fill, pack_tile and
+pack_tiles (a loop of pack_tile<true>). Operands are unpacked
 from circular buffers and results stored in Dst as sim/numerics.py states. Dst's
 acquire and release (tile_regs_*) are the interpreter's.
 
@@ -173,6 +174,11 @@ def matmul_block(l1_row, cb_config, cb_popped, c, cb0, cb1, in0_at, in1_at, tran
                 fpu_matmul_tile(src_b, src_a, transpose, out, fidelity, fp32_dest, fpu_model)
 
 
+_BLOCK_TO_TILES = Op.ADD_BLOCK - Op.ADD_TILES  # ADD_BLOCK's add_tiles, and so on
+assert Op.SUB_BLOCK - Op.SUB_TILES == Op.MUL_BLOCK - Op.MUL_TILES == _BLOCK_TO_TILES
+_NO_BROADCAST = int(Broadcast.NONE)  # a block's: an int, as the broadcast operand of a tile op is
+
+
 # Compiled without reference counts (of its ~15 array arguments, at every call: 6% of a
 # matmul's time), so what it calls on the fast model's path allocates nothing.
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -191,7 +197,7 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
     if op == Op.COPY_TILE or op == Op.TRANSPOSE_WH_TILE or op == Op.UNARY_BCAST:
         target, cb0, cb1 = r[cc], a, -1
     elif op == Op.ADD_TILES or op == Op.SUB_TILES or op == Op.MUL_TILES or op == Op.MATMUL_TILES or \
-            op == Op.MATMUL_BLOCK:
+            op == Op.MATMUL_BLOCK or op == Op.ADD_BLOCK or op == Op.SUB_BLOCK or op == Op.MUL_BLOCK:
         target, cb0, cb1 = r[e], a, b
     elif op == Op.REDUCE_TILE:
         target, cb0, cb1 = r[f], b, cc
@@ -199,7 +205,7 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
         target, cb0, cb1 = r[b], -1, -1
     elif op == Op.FILL_TILE or op == Op.FILL_TILE_BITS:
         target, cb0, cb1 = r[a], -1, -1
-    elif op == Op.PACK_TILE:
+    elif op == Op.PACK_TILE or op == Op.PACK_TILES:
         target, cb0, cb1 = r[a], b, -1
     else:
         return Fault.UNKNOWN_OPCODE
@@ -217,6 +223,14 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
         if target + tiles > dst_capacity:
             fault[4], fault[5] = target + tiles - 1, dst_capacity
             return Fault.DST_INDEX
+    elif op == Op.ADD_BLOCK or op == Op.SUB_BLOCK or op == Op.MUL_BLOCK or op == Op.PACK_TILES:
+        tiles = r[d] if op == Op.PACK_TILES else r[f]
+        if tiles < 0:
+            fault[4] = tiles
+            return Fault.BLOCK_SHAPE
+        if tiles > dst_capacity - target:  # not target + tiles: that could wrap around int64
+            fault[4], fault[5] = target + min(tiles, dst_capacity + 1) - 1, dst_capacity
+            return Fault.DST_INDEX
     for cb in (cb0, cb1):
         if cb >= 0 and cb_config[cb, 2] == 0:
             fault[4] = cb
@@ -226,7 +240,7 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
             return Fault.CB_PAGE_TOO_SMALL
     l1_row = l1[row]
     out = dst[c, target]
-    if op != Op.PACK_TILE:
+    if op != Op.PACK_TILE and op != Op.PACK_TILES:
         dirty[c] = max(dirty[c], target + tiles)
     if op == Op.COPY_TILE or op == Op.UNARY_BCAST:  # data copies unpack to a 32-bit Dst directly, bits whole
         if fp32_dest and (op == Op.COPY_TILE or d == Broadcast.NONE):  # straight into the Dst tile
@@ -248,29 +262,33 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
                     k = FACE_INDEX[i, j]
                     at = FACE_INDEX[0, j] if d == Broadcast.ROW else FACE_INDEX[i, 0]
                     bits[k] = source[at] if fp32_dest else f32_to_bits(dst_store(src_a[at], fp32_dest))
-    elif op == Op.ADD_TILES or op == Op.SUB_TILES or op == Op.MUL_TILES:
-        _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_a)
-        _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d], src_b)
-        if fpu_model is not None:
-            bits, a_bits, b_bits = out.view(np.uint32), src_a.view(np.uint32), src_b.view(np.uint32)
-            for i in range(TILE):
-                for j in range(TILE):
-                    k = FACE_INDEX[i, j]
-                    bits[k] = fpu_eltwise(op != Op.MUL_TILES, op == Op.SUB_TILES, np.int64(a_bits[k]),
-                                          np.int64(b_bits[_broadcast_at(f, i, j)]), np.int64(bits[k]), fidelity,
-                                          fp32_dest, fpu_model)
-            return Fault.OK
-        if f == Broadcast.NONE:  # element k with element k
-            eltwise_tile_fast(op, src_a, src_b, out, fidelity, fp32_dest)
-            return Fault.OK
-        if f == Broadcast.SCALAR:  # with element (0, 0)
-            for k in range(TILE_ELEMENTS):
-                out[k] = dst_store(_eltwise_value(op, src_a[k], src_b[0], fidelity), fp32_dest)
-            return Fault.OK
-        for i in range(TILE):
-            for j in range(TILE):
-                k = FACE_INDEX[i, j]
-                out[k] = dst_store(_eltwise_value(op, src_a[k], src_b[_broadcast_at(f, i, j)], fidelity), fp32_dest)
+    elif op == Op.ADD_TILES or op == Op.SUB_TILES or op == Op.MUL_TILES or op == Op.ADD_BLOCK or \
+            op == Op.SUB_BLOCK or op == Op.MUL_BLOCK:  # a block: a loop of add_tiles (...), as TT-Metal's
+        block = op >= Op.ADD_BLOCK
+        binary, broadcast = (op - _BLOCK_TO_TILES, _NO_BROADCAST) if block else (op, f)
+        for t in range(tiles):
+            _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc] + t, src_a)
+            _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d] + t, src_b)
+            out = dst[c, target + t]
+            if fpu_model is not None:
+                bits, a_bits, b_bits = out.view(np.uint32), src_a.view(np.uint32), src_b.view(np.uint32)
+                for i in range(TILE):
+                    for j in range(TILE):
+                        k = FACE_INDEX[i, j]
+                        bits[k] = fpu_eltwise(binary != Op.MUL_TILES, binary == Op.SUB_TILES, np.int64(a_bits[k]),
+                                              np.int64(b_bits[_broadcast_at(broadcast, i, j)]), np.int64(bits[k]),
+                                              fidelity, fp32_dest, fpu_model)
+            elif broadcast == Broadcast.NONE:  # element k with element k
+                eltwise_tile_fast(binary, src_a, src_b, out, fidelity, fp32_dest)
+            elif broadcast == Broadcast.SCALAR:  # with element (0, 0)
+                for k in range(TILE_ELEMENTS):
+                    out[k] = dst_store(_eltwise_value(binary, src_a[k], src_b[0], fidelity), fp32_dest)
+            else:
+                for i in range(TILE):
+                    for j in range(TILE):
+                        k = FACE_INDEX[i, j]
+                        out[k] = dst_store(_eltwise_value(binary, src_a[k], src_b[_broadcast_at(broadcast, i, j)],
+                                                          fidelity), fp32_dest)
     elif op == Op.MATMUL_TILES:
         # Dst += in0 @ in1 (in1 transposed when f); in0 feeds SrcB, in1 SrcA.
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_b)
@@ -315,9 +333,10 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
         bits = out.view(np.uint32)
         for k in range(TILE_ELEMENTS):
             bits[k] = pattern if fp32_dest else f32_to_bits(value)
-    else:  # Op.PACK_TILE into tile r[cc] past the write pointer
-        at = cb_page_address(cb_config[b, 3], cb_config[b, 1], cb_config[b, 2], cb_pushed[c, b], r[cc])
-        pack_tile(out, l1_row, at, cb_config[b, 0])
+    else:  # Op.PACK_TILE (PACK_TILES) into tile r[cc] (+ j) past the write pointer
+        for j in range(tiles):
+            at = cb_page_address(cb_config[b, 3], cb_config[b, 1], cb_config[b, 2], cb_pushed[c, b], r[cc] + j)
+            pack_tile(dst[c, target + j], l1_row, at, cb_config[b, 0])
     return Fault.OK
 
 

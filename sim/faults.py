@@ -34,7 +34,7 @@ class Fault(enum.IntEnum):
     INTEGER_NEEDS_32BIT_DST = 21  # an integer SFPU op in a kernel whose Dst holds bf16
     DEADLINE = 22  # the dispatch ran past its wall-clock deadline (SimDevice.dispatch_timeout)
     L1_OVERLAP = 23  # NOC_GATHER's entries and the elements it writes share L1 bytes
-    BLOCK_SHAPE = 24  # matmul_block of a ct, rt or kt below 1
+    BLOCK_SHAPE = 24  # matmul_block of a ct, rt or kt below 1; a block of tiles of a negative count
 
 
 # Every fault but OK. A deadlock's report lists each blocked kernel after the message.
@@ -47,7 +47,8 @@ FAULTS: dict[Fault, tuple[StatusCode, str]] = {
     Fault.NOC_OUT_OF_BOUNDS: (StatusCode.ABORTED, "NoC access outside any bound buffer"),
     Fault.L1_OUT_OF_BOUNDS: (StatusCode.ABORTED, "NoC transfer to or from L1 outside the core's usable L1"),
     Fault.DST_INDEX: (StatusCode.ABORTED, "Dst tile index beyond the Dst capacity"),
-    Fault.BLOCK_SHAPE: (StatusCode.ABORTED, "matmul_block with ct_dim, rt_dim or kt_dim below 1"),
+    Fault.BLOCK_SHAPE: (StatusCode.ABORTED, ("matmul_block with ct_dim, rt_dim or kt_dim below 1, or a block of tiles "
+                                             "(add/sub/mul_block, a pack of tiles) of a negative count")),
     Fault.BUDGET: (StatusCode.DEADLINE_EXCEEDED, "instruction budget exhausted: a runaway kernel"),
     Fault.DEADLINE: (StatusCode.DEADLINE_EXCEEDED, ("wall-clock deadline passed: a runaway kernel, or a dispatch "
                                                    "longer than the device allows (its backend's dispatch_timeout, "

@@ -285,6 +285,10 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
                             g, h, q = code[pc, 7], code[pc, 8], code[pc, 9]
                             if op == Op.MATMUL_BLOCK:  # ct * rt tile products (a block past Dst faults)
                                 spent += TILE_OP_COST * max(min(r[g], dst_capacity) * min(r[h], dst_capacity) - 1, 0)
+                            elif op == Op.ADD_BLOCK or op == Op.SUB_BLOCK or op == Op.MUL_BLOCK or \
+                                    op == Op.PACK_TILES:  # a tile op per tile of the block
+                                spent += TILE_OP_COST * max(min(r[d if op == Op.PACK_TILES else f], dst_capacity) - 1,
+                                                            0)
                             err = indirect.call(compute, addresses[COMPUTE_AT], (
                                 op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed, cb_popped, dirty,
                                 dst, acquired[c], fidelity, fp32_dest, dst_capacity, fpu_model, addresses, src_a,

@@ -172,38 +172,43 @@ def test_tilize_block_and_untilize_block_in_a_dispatch(device, fmt, pages):
 # unpacked once (sim/compute.matmul_block). Its result must be the matmul_tiles loop's,
 # bit for bit, in both numerics, and each Dst tile the twins' fold over K.
 
+def tile_mover(name: str, processor: Processor, counts: dict[int, int], formats: dict[int, DataFormat]):
+    """(kernel, runtime args): the reader (RISCV_1) of whole inputs, CB i's `counts[i]`
+    tiles from binding i, or the writer (RISCV_0) of CB 16's to binding 2; DRAM pages of
+    one tile of the CB's format."""
+    cbs = (16,) if processor == Processor.RISCV_0 else tuple(cb for cb in counts if cb != 16)
+    k = KernelBuilder(name)
+    ptr = k.reg("ptr")
+    for slot, cb in enumerate(cbs):
+        fmt = formats[cb]
+        k.addrgen(slot, k.arg(2 * slot), k.const(fmt.tile_size), k.arg(2 * slot + 1))
+        if cb == 16:
+            k.cb_wait_front(cb, counts[cb])
+            k.get_read_ptr(ptr, cb)
+        else:
+            k.cb_reserve_back(cb, counts[cb])
+            k.get_write_ptr(ptr, cb)
+        for page in range(counts[cb]):
+            k.emit(Op.NOC_WRITE_PAGE if cb == 16 else Op.NOC_READ_PAGE, slot, k.const(page), ptr)
+            k.addi(ptr, ptr, fmt.tile_size)
+        if cb == 16:
+            k.noc_write_barrier()
+            k.cb_pop_front(cb, counts[cb])
+        else:
+            k.noc_read_barrier()
+            k.cb_push_back(cb, counts[cb])
+    bindings = (2,) if processor == Processor.RISCV_0 else cbs
+    kinds = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM)
+    return k.build(processor), tuple(RuntimeArg(kind, b) for b in bindings for kind in kinds)
+
+
 def matmul_block_program(rt: int, ct: int, kt: int, transpose: bool, block: bool, **config) -> Export:
     """in0 (binding 0: rt x kt bf16 tiles, row-major) and in1 (binding 1: kt x ct tiles)
     read whole into CBs 0 and 1; compute accumulates their product over K in Dst, by
     one matmul_block per k (`block`) or by matmul_tiles per product, and packs the rt x ct
     Dst tiles as float32 (Dst's bits) into binding 2."""
     counts = {0: rt * kt, 1: kt * ct, 16: rt * ct}
-
-    def mover(name, processor, cbs):
-        k = KernelBuilder(name)
-        ptr = k.reg("ptr")
-        for slot, cb in enumerate(cbs):
-            fmt = DataFormat.float32 if cb == 16 else DataFormat.bfloat16
-            k.addrgen(slot, k.arg(2 * slot), k.const(fmt.tile_size), k.arg(2 * slot + 1))
-            if cb == 16:
-                k.cb_wait_front(cb, counts[cb])
-                k.get_read_ptr(ptr, cb)
-            else:
-                k.cb_reserve_back(cb, counts[cb])
-                k.get_write_ptr(ptr, cb)
-            for page in range(counts[cb]):
-                k.emit(Op.NOC_WRITE_PAGE if cb == 16 else Op.NOC_READ_PAGE, slot, k.const(page), ptr)
-                k.addi(ptr, ptr, fmt.tile_size)
-            if cb == 16:
-                k.noc_write_barrier()
-                k.cb_pop_front(cb, counts[cb])
-            else:
-                k.noc_read_barrier()
-                k.cb_push_back(cb, counts[cb])
-        bindings = (2,) if processor == Processor.RISCV_0 else (0, 1)
-        kinds = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM)
-        args = tuple(RuntimeArg(kind, b) for b in bindings for kind in kinds)
-        return k.build(processor), args
+    formats = {0: DataFormat.bfloat16, 1: DataFormat.bfloat16, 16: DataFormat.float32}
 
     k = KernelBuilder("mm")
     k.cb_wait_front(0, counts[0])
@@ -223,17 +228,17 @@ def matmul_block_program(rt: int, ct: int, kt: int, transpose: bool, block: bool
         k.pack_tile(tile, 16, tile)
     k.tile_regs_release()
     k.cb_push_back(16, counts[16])
-    kernels = (mover("reader", Processor.RISCV_1, (0, 1)), (k.build(**config), ()),
-               mover("writer", Processor.RISCV_0, (16,)))
-    cbs = tuple(CircularBufferConfig(cb, fmt, fmt.tile_size, counts[cb])
-                for cb, fmt in ((0, DataFormat.bfloat16), (1, DataFormat.bfloat16), (16, DataFormat.float32)))
+    kernels = (tile_mover("reader", Processor.RISCV_1, counts, formats), (k.build(**config), ()),
+               tile_mover("writer", Processor.RISCV_0, counts, formats))
+    cbs = tuple(CircularBufferConfig.of_tiles(cb, fmt, counts[cb]) for cb, fmt in formats.items())
     program = Program(cbs, tuple(kernel for kernel, _ in kernels), tuple(args for _, args in kernels))
     return Export("mm", 0, 3, (1, 1, 1), (Stage(program),))
 
 
-def run_matmul_block(device, export: Export, in0: np.ndarray, in1: np.ndarray, outputs: int) -> np.ndarray:
+def run_tiles(device, export: Export, in0: np.ndarray, in1: np.ndarray, outputs: int,
+              out_format: DataFormat = DataFormat.float32) -> np.ndarray:
     """Dispatches `export` on bf16 tiles in0 and in1 ((n, 32, 32) float32 values of bf16);
-    the (outputs, 32, 32) float32 tiles it writes."""
+    the (outputs, 32, 32) tiles it writes in `out_format` (float32, or bf16 bits)."""
     def buffer(data: bytes, fmt=DataFormat.bfloat16):  # DRAM pages of one tile
         tiles = len(data) // fmt.tile_size
         memory = device.allocator.allocate_tensor((tiles * TILE, TILE), fmt, "tile", hal.DRAM_MEMORY_CONFIG)
@@ -244,7 +249,7 @@ def run_matmul_block(device, export: Export, in0: np.ndarray, in1: np.ndarray, o
         faces = np.empty((len(tiles), TILE_ELEMENTS), np.uint32)
         faces[:, compute.FACE_INDEX.ravel()] = tiles.reshape(len(tiles), -1).view(np.uint32)
         return (faces >> 16).astype(np.uint16).tobytes()
-    out = buffer(bytes(outputs * DataFormat.float32.tile_size), DataFormat.float32)
+    out = buffer(bytes(outputs * out_format.tile_size), out_format)
     executable = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, write_executable([export]))
     command_buffer = hal.HalCommandBuffer(device)
     command_buffer.dispatch(executable, 0, (1, 1, 1), b"", [buffer(tile_bytes(in0)), buffer(tile_bytes(in1)), out])
@@ -252,7 +257,8 @@ def run_matmul_block(device, export: Export, in0: np.ndarray, in1: np.ndarray, o
     done = device.create_semaphore(0)
     device.queue_execute(command_buffer, [], [(done, 1)])
     assert done.wait(1, timeout=60 * 10**9)
-    faces = np.frombuffer(out.map_read(0, None), np.float32).reshape(outputs, TILE_ELEMENTS)
+    dtype = np.float32 if out_format == DataFormat.float32 else np.uint16
+    faces = np.frombuffer(out.map_read(0, None), dtype).reshape(outputs, TILE_ELEMENTS)
     return faces[:, compute.FACE_INDEX]
 
 
@@ -273,7 +279,7 @@ def test_matmul_block_is_the_matmul_tiles_loop(numerics_device, rt, ct, kt, fide
     for fp32_dest in (False, True):
         phases = MathFidelity[fidelity]
         config = {"math_fidelity": phases, "fp32_dest_acc_en": fp32_dest}
-        block, tiles = (run_matmul_block(numerics_device, matmul_block_program(rt, ct, kt, transpose, b, **config),
+        block, tiles = (run_tiles(numerics_device, matmul_block_program(rt, ct, kt, transpose, b, **config),
                                          in0, in1, rt * ct) for b in (True, False))
         np.testing.assert_array_equal(block.view(np.uint32), tiles.view(np.uint32))
         for i in range(rt):
@@ -291,3 +297,63 @@ def test_matmul_block_is_the_matmul_tiles_loop(numerics_device, rt, ct, kt, fide
                         dst = twin_matmul_tile(a, b, dst, int(phases), fp32_dest, transpose)
                     want = dst.view(np.uint32)
                 np.testing.assert_array_equal(block[i * ct + j].view(np.uint32), want, err_msg=f"tile {i}, {j}")
+
+
+# ---- add_block, sub_block, mul_block and pack_tiles ----
+#
+# A block instruction is the loop of its tile instruction (TT-Metal's add_block is a loop
+# of add_tiles; pack_tiles one of pack_tile<true>): every bit of the output the same.
+
+def binary_block_program(op: str, tiles: int, first: int, count: int, block: bool, out: DataFormat,
+                         **config) -> Export:
+    """a and b (bindings 0, 1: `tiles` bf16 tiles each) read whole into CBs 0 and 1; compute
+    puts `op` of tile pairs first .. first + count - 1 into Dst tiles 1 .. count and packs
+    them to pages 2 .. count + 1 of CB 16 (format `out`; binding 2) by one block
+    instruction each (`block`), or by the loops of tile instructions."""
+    counts = {0: tiles, 1: tiles, 16: count + 2}
+    formats = {0: DataFormat.bfloat16, 1: DataFormat.bfloat16, 16: out}
+    k = KernelBuilder(op)
+    k.cb_wait_front(0, tiles)
+    k.cb_wait_front(1, tiles)
+    k.cb_reserve_back(16, counts[16])
+    k.tile_regs_acquire()
+    if block:
+        getattr(k, f"{op}_block")(0, 1, first, first, 1, count)
+    else:
+        for j in range(count):
+            getattr(k, f"{op}_tiles")(0, 1, first + j, first + j, 1 + j, 0)
+    k.tile_regs_commit()
+    k.tile_regs_wait()
+    if block:
+        k.pack_tiles(1, 16, 2, count)
+    else:
+        for j in range(count):
+            k.pack_tile(1 + j, 16, 2 + j)
+    k.tile_regs_release()
+    k.cb_push_back(16, counts[16])
+    kernels = (tile_mover("reader", Processor.RISCV_1, counts, formats), (k.build(**config), ()),
+               tile_mover("writer", Processor.RISCV_0, counts, formats))
+    cbs = tuple(CircularBufferConfig.of_tiles(cb, fmt, counts[cb]) for cb, fmt in formats.items())
+    program = Program(cbs, tuple(kernel for kernel, _ in kernels), tuple(args for _, args in kernels))
+    return Export(op, 0, 3, (1, 1, 1), (Stage(program),))
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul"])
+@pytest.mark.parametrize("out", [DataFormat.float32, DataFormat.bfloat16], ids=["float32", "bf16"])
+@pytest.mark.parametrize("first, count", [(1, 3), (0, 1), (2, 0)])
+def test_binary_block_and_pack_tiles_are_their_tile_loops(numerics_device, op, out, first, count):
+    """add/sub/mul_block of `count` tile pairs from `first`, packed by pack_tiles = the
+    loops of add/sub/mul_tiles and pack_tile, every bit, with a bf16 or float32 Dst, in
+    either numerics. In the fast numerics with a 32-bit Dst and float32 output, the add
+    is numpy's float32 sum of the bf16 values."""
+    rng = np.random.default_rng(count * 10 + first)
+    a, b = ((random_bf16_values(rng, 4 * TILE_ELEMENTS, -8, 8).view(np.uint32) & np.uint32(0xFFFF0000))
+            .view(np.float32).reshape(4, TILE, TILE) for _ in range(2))
+    for fp32_dest in (False, True):
+        config = {"math_fidelity": MathFidelity.HiFi4, "fp32_dest_acc_en": fp32_dest}
+        block, loop = (run_tiles(numerics_device, binary_block_program(op, 4, first, count, form, out, **config),
+                                 a, b, count + 2, out) for form in (True, False))
+        bits = np.uint32 if out == DataFormat.float32 else np.uint16
+        np.testing.assert_array_equal(block[2:].view(bits), loop[2:].view(bits))  # pages 0, 1: not packed
+        if op == "add" and fp32_dest and out == DataFormat.float32 and not is_exact(numerics_device):
+            np.testing.assert_array_equal(block[2:], a[first:first + count] + b[first:first + count])

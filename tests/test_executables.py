@@ -1549,6 +1549,26 @@ def test_fault_matmul_block_shape(device, dst, dims, words):
                  ["`matmul_block", *words])
 
 
+@pytest.mark.parametrize("instruction, dst, count, words", [
+    ("add_block", 0, -1, ["of a negative count", "details -1"]),
+    ("pack_tiles", 0, -1, ["of a negative count", "details -1"]),
+    ("sub_block", 5, 4, ["Dst tile index beyond the Dst capacity", "details 8, 8"]),  # tiles 5 .. 8 of 8
+    ("mul_block", 0, 9, ["Dst tile index beyond the Dst capacity", "details 8, 8"]),
+    ("pack_tiles", 3, 1 << 62, ["Dst tile index beyond the Dst capacity", "details 11, 8"]),  # 3 + 2^62: no wrap
+], ids=["add-negative", "pack-negative", "from-dst", "count", "count-wraps"])
+def test_fault_block_of_tiles(device, instruction, dst, count, words):
+    """add/sub/mul_block and pack_tiles check their count: not negative, and the tiles
+    inside Dst (the first past it named), before they read or write a circular buffer."""
+    def body(k):
+        k.tile_regs_acquire()
+        if instruction == "pack_tiles":
+            k.pack_tiles(dst, 16, 0, count)
+        else:
+            getattr(k, instruction)(0, 1, 0, 0, dst, count)
+    expect_fault(device, prepare(device, make_export((kernel("blk", Processor.COMPUTE, body), ()))), SC.ABORTED,
+                 [f"`{instruction}", *words])
+
+
 @pytest.mark.parametrize("body, pc, instruction", [
     (lambda k: k.fill_tile(0, 1.0), 1, "`fill_tile"),
     (lambda k: k.tile_regs_commit(), 0, "`tile_regs_commit"),
@@ -1684,6 +1704,21 @@ def test_tile_ops_weigh_more_in_the_budget(device, small_budget):
     run(device, prepare(device, make_export((scalar.build(Processor.COMPUTE), ()), name="scalar")))
     expect_fault(device, prepare(device, make_export((tiles.build(Processor.COMPUTE), ()), name="tiles")),
                  SC.DEADLINE_EXCEEDED, ["instruction budget exhausted", "tiles (COMPUTE)"])
+
+
+def test_a_block_of_tiles_weighs_its_tiles_in_the_budget(device, small_budget):
+    """pack_tiles (as add/sub/mul_block) of n tiles costs n tile ops: 25 of 8 tiles
+    (12_800 units) exceed 10_000; 25 of one tile do not."""
+    def packs(count):
+        k = KernelBuilder(f"packs{count}")
+        k.tile_regs_acquire()
+        with k.loop(25):
+            k.pack_tiles(0, 16, 0, count)
+        return make_export((k.build(Processor.COMPUTE), ()), cbs=(CircularBufferConfig.of_tiles(16, DF.bfloat16, 8),),
+                           name=f"packs{count}")
+    run(device, prepare(device, packs(1)))
+    expect_fault(device, prepare(device, packs(8)), SC.DEADLINE_EXCEEDED,
+                 ["instruction budget exhausted", "packs8 (COMPUTE)"])
 
 
 def _rows_forever():

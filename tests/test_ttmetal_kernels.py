@@ -72,7 +72,7 @@ def _golden_units(name: str, processor: str) -> list[ttmetal_check.Unit]:
 
 # (kernel, processor, generated text, its wrong replacement, what the error must name)
 NEGATIVE_CONTROLS = {
-    "misspelt compute call": ("eltwise_add", "compute", "add_tiles(", "add_tile(", "add_tile"),
+    "misspelt compute call": ("eltwise_add", "compute", "add_block(", "add_blok(", "add_blok"),
     "wrong arity": ("matmul", "compute", "matmul_block_init(0, 1, 0, ", "matmul_block_init(0, 1, 0, 1, 1, 1, 1, 1, ",
                     "matmul_block_init"),
     "swapped template arguments": ("reduce_sum_row", "compute", "reduce_tile<PoolType::SUM, ReduceDim::REDUCE_ROW>",

@@ -183,8 +183,7 @@ def pack_strip(k: KernelBuilder, count: Reg, block: Reg) -> None:
     k.tile_regs_commit()
     k.cb_reserve_back(CB_OUT, block)
     k.tile_regs_wait()
-    with k.loop(count, "j") as j:
-        k.pack_tile(j, CB_OUT, j)
+    k.pack_tiles(0, CB_OUT, 0, count)
     k.tile_regs_release()
     k.cb_push_back(CB_OUT, block)
 

@@ -66,8 +66,11 @@ def eltwise_binary(op: str, a: DataFormat, b: DataFormat, out: DataFormat, broad
         c.cb_wait_front(CB_IN0, pages)
         c.cb_wait_front(CB_IN1, b_pages_used)
         c.tile_regs_acquire()
-        with c.loop(ct, "i") as i:
-            c.emit(instruction, CB_IN0, CB_IN1, i, i if b_strip else zero, i, int(broadcast))
+        if broadcast == Broadcast.NONE:  # add_block (...): the strip's tile pairs in one instruction
+            c.emit(_BLOCK[op], CB_IN0, CB_IN1, zero, zero, zero, ct)
+        else:
+            with c.loop(ct, "i") as i:
+                c.emit(instruction, CB_IN0, CB_IN1, i, i if b_strip else zero, i, int(broadcast))
         pack_strip(c, ct, pages)
         c.cb_pop_front(CB_IN0, pages)
         c.cb_pop_front(CB_IN1, b_pages_used)
@@ -88,6 +91,7 @@ def _tiles_per_row(k: KernelBuilder):
 
 
 _BINARY = {"add": Op.ADD_TILES, "sub": Op.SUB_TILES, "mul": Op.MUL_TILES}
+_BLOCK = {"add": Op.ADD_BLOCK, "sub": Op.SUB_BLOCK, "mul": Op.MUL_BLOCK}
 
 
 def eltwise_unary(op: SfpuOp, a: DataFormat, out: DataFormat, parameter: float = 0.0,

@@ -118,6 +118,14 @@ class Op(enum.IntEnum):
     # matmul_block: Dst[rdst + r * ct + c] += in0 tile (ria + r * kt) @ in1 tile (rib + c) for r < rt, c < ct:
     # an output block of rt x ct tiles for one step of K, each input tile unpacked once
     MATMUL_BLOCK = 82  # cb_a, cb_b, ria, rib, rdst, transpose, rct, rrt, rkt
+    # TT-Metal's add_block, sub_block and mul_block: add_tiles (...) of tiles ria + j and
+    # rib + j into Dst tile rdst + j for j < rn, without broadcast
+    ADD_BLOCK = 85  # cb_a, cb_b, ria, rib, rdst, rn
+    SUB_BLOCK = 86
+    MUL_BLOCK = 87
+    # pack_tile<true> of Dst tiles rdst + j to tile ri + j past the write pointer, j < rn (a loop
+    # of pack_tile: TT-Metal's pack_block packs from an offset of its own, reset by cb_push_back)
+    PACK_TILES = 88  # rdst, cb, ri, rn
 
 
 # Operand kinds: r = register, i = immediate, c = circular buffer, t = branch target,
@@ -142,6 +150,7 @@ OPERANDS: dict[Op, str] = {
     Op.SFPU_UNARY: "erf", Op.SFPU_BINARY: "err", Op.FILL_TILE: "rf", Op.PACK_TILE: "rcr",
     Op.TILIZE_BLOCK: "ccr", Op.UNTILIZE_BLOCK: "ccr", Op.SFPU_TERNARY: "errr", Op.UNARY_BCAST: "crre",
     Op.FILL_TILE_BITS: "rr", Op.MATMUL_BLOCK: "ccrrrirrr",
+    Op.ADD_BLOCK: "ccrrrr", Op.SUB_BLOCK: "ccrrrr", Op.MUL_BLOCK: "ccrrrr", Op.PACK_TILES: "rcrr",
 }
 
 

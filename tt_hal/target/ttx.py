@@ -32,10 +32,10 @@ from tt_hal.target.program import (
 
 EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"  # the format name executable caches accept (IREE's hal.executable.format)
 FILE_IDENTIFIER = b"TTX0"
-VERSION = 6  # 1: one program per export; 2: stages and tensors; 3: SFPU ops renumbered (binary from 64);
+VERSION = 7  # 1: one program per export; 2: stages and tensors; 3: SFPU ops renumbered (binary from 64);
 # 4: integer SFPU ops, ternary ops from 128, UNARY_BCAST; 5: L1_LOAD, row-major export tensors;
 # 6: instructions of 9 operands (MATMUL_BLOCK), NOC_READ_SPAN/NOC_WRITE_SPAN, their rows (NOC_READ_ROWS/
-# NOC_WRITE_ROWS), NOC_GATHER of rows, WORKGROUP_RANGE
+# NOC_WRITE_ROWS), NOC_GATHER of rows, WORKGROUP_RANGE; 7: ADD_BLOCK, SUB_BLOCK, MUL_BLOCK, PACK_TILES
 
 
 def _vector(builder, start, values, prepend) -> int:

@@ -27,6 +27,18 @@ void sub_tiles(std::uint32_t icb0, std::uint32_t icb1, std::uint32_t itile0, std
 // eltwise_binary.h: template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> ALWI void mul_tiles(icb0, icb1, itile0, itile1, idst)
 template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 void mul_tiles(std::uint32_t icb0, std::uint32_t icb1, std::uint32_t itile0, std::uint32_t itile1, std::uint32_t idst);
+// eltwise_binary.h: template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> ALWI void add_block(icb0, icb1, start_itile0, start_itile1, start_idst, ntiles)
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+void add_block(std::uint32_t icb0, std::uint32_t icb1, std::uint32_t start_itile0, std::uint32_t start_itile1,
+    std::uint32_t start_idst, std::uint32_t ntiles);
+// eltwise_binary.h: template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> ALWI void sub_block(icb0, icb1, start_itile0, start_itile1, start_idst, ntiles)
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+void sub_block(std::uint32_t icb0, std::uint32_t icb1, std::uint32_t start_itile0, std::uint32_t start_itile1,
+    std::uint32_t start_idst, std::uint32_t ntiles);
+// eltwise_binary.h: template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> ALWI void mul_block(icb0, icb1, start_itile0, start_itile1, start_idst, ntiles)
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+void mul_block(std::uint32_t icb0, std::uint32_t icb1, std::uint32_t start_itile0, std::uint32_t start_itile1,
+    std::uint32_t start_idst, std::uint32_t ntiles);
 // eltwise_binary.h: template <EltwiseBinaryReuseDestType reuse_dest> ALWI void add_reuse_dest_init(std::uint32_t icb, std::uint32_t call_line = __builtin_LINE())
 template <EltwiseBinaryReuseDestType reuse_dest>
 void add_reuse_dest_init(std::uint32_t icb, std::uint32_t call_line = __builtin_LINE());
