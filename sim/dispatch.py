@@ -379,8 +379,7 @@ def _compile_interpreter(prepared: PreparedProgram, program: tuple, chip: tuple)
     if THREADS > 1 and os.environ.get(COMPILE_ELSEWHERE_ENVIRONMENT, "1") != "0":
         indirect.compile_elsewhere(compute, compute_arguments(fpu))
     state = prepared.take_state(1)
-    arguments = (*program, 0, 0, 0, state.rows, *chip, _NO_ADDRESSES, 0, _NEVER_STOP, *state.arrays,
-                 state.faults[0], state.work[0])
+    arguments = (*program, 0, 0, 0, state.rows, *chip, _NO_ADDRESSES, 0, _NEVER_STOP, *state.thread_arrays[0])
     interpreter.run_round(*arguments)
     prepared.return_state(state)
     signature = tuple(interpreter.run_round.typeof_pyval(argument) for argument in arguments)
@@ -426,14 +425,14 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
             faults = state.faults
             if groups == 1:
                 budget -= run_round(*program, first, 0, active, state.rows, *chip, budget, stop,
-                                    *state.arrays, faults[0], state.work[0])
+                                    *state.thread_arrays[0])
             else:
                 bounds = [active * g // groups for g in range(groups + 1)]
 
-                def run(g, first=first, active=active, budget=budget, state=state, faults=faults, bounds=bounds):
+                def run(g, first=first, active=active, budget=budget, state=state, bounds=bounds):
                     lo, hi = bounds[g], bounds[g + 1]
-                    return run_round(*program, first, lo, hi, state.rows, *chip,
-                                     budget * (hi - lo) // active, stop, *state.arrays, faults[g], state.work[g])
+                    return run_round(*program, first, lo, hi, state.rows, *chip, budget * (hi - lo) // active, stop,
+                                     *state.thread_arrays[g])
 
                 budget -= builtins.sum(_POOL.map(run, range(groups)))
             error = None
@@ -498,10 +497,11 @@ class CoreState:
         # a row per host thread running a part of the round: its fault, compute's working space
         self.faults = np.zeros((THREADS, 8), np.int64)
         self.work = np.zeros((THREADS, interpreter.WORK_BYTES), np.uint8)
-        # in run_round's order
+        # in run_round's order: the state, then per host thread g its fault and working space
         self.arrays = (self.workgroup_ids, self.rt_args, self.pcs, self.regs, self.done, self.waiting, self.cb_pushed,
                        self.cb_popped, self.cb_reserved, self.addrgens, self.dst, self.dirty,
                        self.instructions, self.acquired)
+        self.thread_arrays = [(*self.arrays, self.faults[g], self.work[g]) for g in range(THREADS)]  # views made once
 
 
 def _core_name(index: int, arch) -> str:
