@@ -340,7 +340,7 @@ def binary_block_program(op: str, tiles: int, first: int, count: int, block: boo
 
 @pytest.mark.parametrize("op", ["add", "sub", "mul"])
 @pytest.mark.parametrize("out", [DataFormat.float32, DataFormat.bfloat16], ids=["float32", "bf16"])
-@pytest.mark.parametrize("first, count", [(1, 3), (0, 1), (2, 0)])
+@pytest.mark.parametrize("first, count", [(1, 3), (0, 1), (3, 1)])
 def test_binary_block_and_pack_tiles_are_their_tile_loops(numerics_device, op, out, first, count):
     """add/sub/mul_block of `count` tile pairs from `first`, packed by pack_tiles = the
     loops of add/sub/mul_tiles and pack_tile, every bit, with a bf16 or float32 Dst, in
@@ -357,3 +357,31 @@ def test_binary_block_and_pack_tiles_are_their_tile_loops(numerics_device, op, o
         np.testing.assert_array_equal(block[2:].view(bits), loop[2:].view(bits))  # pages 0, 1: not packed
         if op == "add" and fp32_dest and out == DataFormat.float32 and not is_exact(numerics_device):
             np.testing.assert_array_equal(block[2:], a[first:first + count] + b[first:first + count])
+
+
+def test_blocks_of_no_tiles_change_nothing(device):
+    """add_block and pack_tiles of 0 tiles run (no fault) and write nothing: Dst tile 0
+    stays as acquire left it (zeros), which pack_tile then writes out."""
+    rng = np.random.default_rng(7)
+    a, b = ((random_bf16_values(rng, TILE_ELEMENTS, -8, 8).view(np.uint32) & np.uint32(0xFFFF0000))
+            .view(np.float32).reshape(1, TILE, TILE) for _ in range(2))
+    counts = {0: 1, 1: 1, 16: 1}
+    formats = {0: DataFormat.bfloat16, 1: DataFormat.bfloat16, 16: DataFormat.float32}
+    k = KernelBuilder("empty")
+    k.cb_wait_front(0, 1)
+    k.cb_wait_front(1, 1)
+    k.cb_reserve_back(16, 1)
+    k.tile_regs_acquire()
+    k.add_block(0, 1, 0, 0, 0, 0)
+    k.tile_regs_commit()
+    k.tile_regs_wait()
+    k.pack_tiles(0, 16, 0, 0)
+    k.pack_tile(0, 16, 0)
+    k.tile_regs_release()
+    k.cb_push_back(16, 1)
+    kernels = (tile_mover("reader", Processor.RISCV_1, counts, formats), (k.build(), ()),
+               tile_mover("writer", Processor.RISCV_0, counts, formats))
+    cbs = tuple(CircularBufferConfig.of_tiles(cb, fmt, counts[cb]) for cb, fmt in formats.items())
+    program = Program(cbs, tuple(kernel for kernel, _ in kernels), tuple(args for _, args in kernels))
+    out = run_tiles(device, Export("empty", 0, 3, (1, 1, 1), (Stage(program),)), a, b, 1)
+    np.testing.assert_array_equal(out, np.zeros((1, TILE, TILE), np.float32))
