@@ -1,6 +1,7 @@
 """Where a workload's time goes inside the simulator's jitted code: a `perf` profile by symbol.
 
-    python bench/profile_jit.py {add,matmul,tilize,model} [--model NAME] [--seconds 10] [--top 25]
+    python bench/profile_jit.py {add,matmul,tilize,model} [--model NAME] [--size N] [--grid CORES] [--dram]
+                                [--seconds 10] [--top 25]
 
 perf cannot name numba's functions by itself (they live in JIT memory, and numba's
 NUMBA_ENABLE_PROFILING gives perf no symbols here). This script compiles the simulator
@@ -10,9 +11,12 @@ linked into the interpreter's round and into the compute instructions it calls b
 address (run_round, compute, noc_gather, the numerics kernels, NRT_incref/decref,
 ...), runs the workload in a loop under `perf record -p`, and prints `perf report
 --sort symbol`. Needs Linux `perf` (apt install linux-perf); the
-first run compiles for about half a minute. Workloads: `add` (ops.add 1024² bf16 on one
-core), `matmul` (ops.matmul 512³ HiFi4), `tilize` (the .vmfb path's MLP, whose weights
-are tilized every call), `model` (an export of examples/models/exports, --model NAME).
+first run compiles for about half a minute. Workloads: `add` (ops.add of --size² bf16,
+1024 by default, on --grid cores, one by default, 0 for every worker core; --dram puts
+its output in DRAM, else ops' default placement), `matmul` (ops.matmul of --size³,
+512 by default, HiFi4), `tilize` (the .vmfb path's MLP, whose weights are tilized every
+call), `model` (an export of examples/models/exports, --model NAME). The add 2048² on
+the grid that docs/tensix.md profiles: `add --size 2048 --grid 0 --dram`.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def workload(kind: str, model: str):
+def workload(kind: str, model: str, size: int | None = None, grid: int = 1, dram: bool = False):
     """A function running one call of the workload."""
     import numpy as np
 
@@ -36,10 +40,11 @@ def workload(kind: str, model: str):
     from tt_hal import compiler, ops, runtime
     if kind in ("add", "matmul"):
         device = hal.create_device("tenstorrent")
-        n = 1024 if kind == "add" else 512
+        n = size or (1024 if kind == "add" else 512)
         x = device.to_device(np.random.default_rng(0).random((n, n), np.float32), "bfloat16", "tile")
         if kind == "add":
-            return lambda: ops.add(x, x, grid=1)
+            memory_config = hal.DRAM_MEMORY_CONFIG if dram else None
+            return lambda: ops.add(x, x, grid=grid or None, memory_config=memory_config)
         return lambda: ops.matmul(x, x)
     if kind == "tilize":
         sys.path.insert(0, str(ROOT / "bench"))
@@ -85,13 +90,16 @@ def main() -> None:
     parser.add_argument("--model", default="torch_resnet")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--size", type=int, help="N of the add's or matmul's tensors (default 1024, 512)")
+    parser.add_argument("--grid", type=int, default=1, help="the add's cores (0: every worker core)")
+    parser.add_argument("--dram", action="store_true", help="the add's output in DRAM")
     options = parser.parse_args()
     if "NUMBA_CACHE_DIR" not in os.environ:  # re-run with an empty cache: compiled here, so named
         os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="tt-hal-profile-")
         os.environ["TT_HAL_COMPILE_ELSEWHERE"] = "0"
         os.execv(sys.executable, [sys.executable, *sys.argv])
     sys.path.insert(0, str(ROOT))
-    run = workload(options.workload, options.model)
+    run = workload(options.workload, options.model, options.size, options.grid, options.dram)
     run()
     perf_map = write_perf_map()
     data = Path(tempfile.mkdtemp(prefix="tt-hal-perf-")) / "perf.data"
