@@ -202,6 +202,16 @@ def tile_mover(name: str, processor: Processor, counts: dict[int, int], formats:
     return k.build(processor), tuple(RuntimeArg(kind, b) for b in bindings for kind in kinds)
 
 
+def mover_export(name: str, compute_kernel, counts: dict[int, int], formats: dict[int, DataFormat]) -> Export:
+    """An export of bindings (input 0, input 1, output) running `compute_kernel` between
+    tile_mover's reader and writer, with a CB of `counts[i]` tiles of `formats[i]` each."""
+    kernels = (tile_mover("reader", Processor.RISCV_1, counts, formats), (compute_kernel, ()),
+               tile_mover("writer", Processor.RISCV_0, counts, formats))
+    cbs = tuple(CircularBufferConfig.of_tiles(cb, fmt, counts[cb]) for cb, fmt in formats.items())
+    program = Program(cbs, tuple(kernel for kernel, _ in kernels), tuple(args for _, args in kernels))
+    return Export(name, 0, 3, (1, 1, 1), (Stage(program),))
+
+
 def matmul_block_program(rt: int, ct: int, kt: int, transpose: bool, block: bool, **config) -> Export:
     """in0 (binding 0: rt x kt bf16 tiles, row-major) and in1 (binding 1: kt x ct tiles)
     read whole into CBs 0 and 1; compute accumulates their product over K in Dst, by
@@ -228,11 +238,7 @@ def matmul_block_program(rt: int, ct: int, kt: int, transpose: bool, block: bool
         k.pack_tile(tile, 16, tile)
     k.tile_regs_release()
     k.cb_push_back(16, counts[16])
-    kernels = (tile_mover("reader", Processor.RISCV_1, counts, formats), (k.build(**config), ()),
-               tile_mover("writer", Processor.RISCV_0, counts, formats))
-    cbs = tuple(CircularBufferConfig.of_tiles(cb, fmt, counts[cb]) for cb, fmt in formats.items())
-    program = Program(cbs, tuple(kernel for kernel, _ in kernels), tuple(args for _, args in kernels))
-    return Export("mm", 0, 3, (1, 1, 1), (Stage(program),))
+    return mover_export("mm", k.build(**config), counts, formats)
 
 
 def run_tiles(device, export: Export, in0: np.ndarray, in1: np.ndarray, outputs: int,
@@ -331,11 +337,7 @@ def binary_block_program(op: str, tiles: int, first: int, count: int, block: boo
             k.pack_tile(1 + j, 16, 2 + j)
     k.tile_regs_release()
     k.cb_push_back(16, counts[16])
-    kernels = (tile_mover("reader", Processor.RISCV_1, counts, formats), (k.build(**config), ()),
-               tile_mover("writer", Processor.RISCV_0, counts, formats))
-    cbs = tuple(CircularBufferConfig.of_tiles(cb, fmt, counts[cb]) for cb, fmt in formats.items())
-    program = Program(cbs, tuple(kernel for kernel, _ in kernels), tuple(args for _, args in kernels))
-    return Export(op, 0, 3, (1, 1, 1), (Stage(program),))
+    return mover_export(op, k.build(**config), counts, formats)
 
 
 @pytest.mark.parametrize("op", ["add", "sub", "mul"])
@@ -379,9 +381,5 @@ def test_blocks_of_no_tiles_change_nothing(device):
     k.pack_tile(0, 16, 0)
     k.tile_regs_release()
     k.cb_push_back(16, 1)
-    kernels = (tile_mover("reader", Processor.RISCV_1, counts, formats), (k.build(), ()),
-               tile_mover("writer", Processor.RISCV_0, counts, formats))
-    cbs = tuple(CircularBufferConfig.of_tiles(cb, fmt, counts[cb]) for cb, fmt in formats.items())
-    program = Program(cbs, tuple(kernel for kernel, _ in kernels), tuple(args for _, args in kernels))
-    out = run_tiles(device, Export("empty", 0, 3, (1, 1, 1), (Stage(program),)), a, b, 1)
+    out = run_tiles(device, mover_export("empty", k.build(), counts, formats), a, b, 1)
     np.testing.assert_array_equal(out, np.zeros((1, TILE, TILE), np.float32))
