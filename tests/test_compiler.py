@@ -1599,11 +1599,11 @@ def test_an_elementwise_dispatch_over_whole_bindings_is_one_stage(name, monkeypa
     assert_staged_bits(name, monkeypatch, "_untilized_output", "eltwise_fused_untilized")
 
 
-def assert_staged_bits(name: str, monkeypatch, step: str, kernel: str) -> None:
+def assert_staged_bits(name: str, monkeypatch, step: str, kernel: str | None, off=None) -> None:
     """The case's results are bit for bit those of its lowering without `step` (a
-    function of tt_hal.compiler.dispatch returning None), which uses no `kernel`."""
+    function of tt_hal.compiler.dispatch, returning `off` instead), which uses no `kernel`."""
     fused = load(name).main(*inputs(name))
-    monkeypatch.setattr(dispatch, step, lambda lowering: None)
+    monkeypatch.setattr(dispatch, step, lambda lowering: off)
     staged_vmfb = compiler.compile_vmfb(CASES[name].text)
     assert not any(k.name == kernel for export in read_executable(embedded_executable(staged_vmfb))
                    for stage in export.stages for k in stage.program.kernels)
@@ -1625,6 +1625,41 @@ def test_a_last_fused_kernel_writes_its_output_row_major(name, monkeypatch):
     exports = read_executable(embedded_executable(vmfb(name)))
     assert any(export.stages[-1].program.kernels[1].name == "eltwise_fused_untilized" for export in exports)
     assert_staged_bits(name, monkeypatch, "_untilized_output", "eltwise_fused_untilized")
+
+
+def tilize_stages(exports) -> int:
+    return sum(stage.program.kernels[1].name == "tilize" for export in exports for stage in export.stages)
+
+
+@pytest.mark.parametrize("name, fewer", [("matmul_50x100_100x70", 1), ("matmul_k_20", 2), ("batch_matmul_linalg", 2),
+                                         ("batch_matmul_shared_rhs_einsum_m40", 2), ("matmul_chained_exp", 4),
+                                         ("matmul_transposed_rhs", 1), ("four_projections", 2), ("bf16_layers", 2)])
+def test_a_matmul_reads_the_bindings_only_it_loads_as_rows(name, fewer, monkeypatch):
+    """A matmul reads the small bindings only it loads (dispatch.ROW_TILE_READS) as tiles
+    of their rows (rowmajor.read_row_tiles), without their tilize stages, and the results
+    are bit for bit those of the lowering with them: shapes not multiples of 32 (a
+    (50 x 100) @ (100 x 70) reads b's 12 tiles twice: b tilized), K of 20, a batch, a b
+    shared by the batch, two matmul dispatches in a chain, a transposed operand (that
+    binding still tilized: the transpose reads it), one executable at four call sites,
+    bfloat16 bindings."""
+    exports = read_executable(embedded_executable(vmfb(name)))
+    monkeypatch.setattr(dispatch, "_row_major_operands", lambda lowering: {})
+    staged = read_executable(embedded_executable(compiler.compile_vmfb(CASES[name].text)))
+    monkeypatch.undo()
+    assert tilize_stages(staged) - tilize_stages(exports) == fewer
+    assert_staged_bits(name, monkeypatch, "_row_major_operands", None, {})
+
+
+def test_a_matmul_tilizes_an_operand_it_would_read_many_times():
+    """(128 x 64) @ (64 x 64): b's 4 tiles are read once per output tile row, 16 reads in
+    all, more than dispatch.ROW_TILE_READS: tilized once by a tilize stage; a's 8 tiles,
+    read once each, from its rows."""
+    text = dot_program("128x64", "64x64", "128x64")
+    (export,) = [e for e in read_executable(embedded_executable(compiler.compile_vmfb(text)))
+                 if any(s.program.kernels[1].name == "matmul" for s in e.stages)]
+    (matmul,) = [s for s in export.stages if s.program.kernels[1].name == "matmul"]
+    assert tilize_stages([export]) == 1
+    assert [source for source, _ in matmul.bindings[:2]] == [BindingSource.DISPATCH, BindingSource.TENSOR]
 
 
 @pytest.mark.parametrize("name", ["conv2d_nchw_relu", "conv2d_nchw_1x1_stride_2"])

@@ -6,15 +6,23 @@ against the datapath's twin (tests/fpu_twin.py, docs/fidelity.md#fpu-numerics)."
 import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import hal
 from hal.status import StatusCode
 from tests import reference as ref
 from tests.fpu_twin import is_exact, twin_matmul_tiles
+from tests.test_rowmajor import BITS, host_bytes, placed, raw_buffer, tile_buffer, tilize_twin
 from tt_hal import ops
+from tt_hal.kernels import matmul as matmul_kernel
+from tt_hal.kernels import rowmajor
+from tt_hal.kernels.common import workgroup_count
 from tt_hal.sim.numerics import FpuModel
 from tt_hal.target.formats import BFP8_MAGNITUDE_BITS
 from tt_hal.target.isa import MathFidelity
+from tt_hal.target.layout import DataFormat
+from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
 
 FIDELITY_PHASES = {"LoFi": 1, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
 
@@ -134,3 +142,73 @@ def test_matmul_shape_mismatch(device):
     with pytest.raises(hal.HalError) as info:
         ops.matmul(a, a)
     assert info.value.code == StatusCode.INVALID_ARGUMENT
+
+
+# ---- Row-major operands (IREE's bindings) read as tiles by the reader ----
+
+ROW_MAJOR_CASES = dict(
+    batches=st.sampled_from([1, 1, 2, 3]),
+    m=st.one_of(st.integers(1, 70), st.sampled_from([1, 16, 32, 33])),
+    k=st.one_of(st.integers(1, 90), st.sampled_from([16, 32, 64])),
+    n=st.one_of(st.integers(1, 300), st.sampled_from([1, 32, 40, 257])),  # strips of 8 tiles or fewer
+    fmt=st.sampled_from([DataFormat.float32, DataFormat.bfloat16]),
+    rows=st.sampled_from([(True, False), (False, True), (True, True)]),
+    b_batched=st.booleans(),
+    offset=st.integers(0, 300).map(lambda n: 16 * n),  # IREE's bindings: 16-byte aligned, past a 4096-byte page
+    tail=st.integers(0, 3000),
+    from_constant=st.booleans(),
+    window=st.sampled_from([(0, 0)] * 3 + [(0, 5), (3, 0), (2, 40)]),  # a's a window of a larger tensor
+    workgroups=st.integers(1, 5),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(**ROW_MAJOR_CASES)
+def test_row_major_operands_give_the_tiles_product(device, batches, m, k, n, fmt, rows, b_batched, offset, tail,
+                                                   from_constant, window, workgroups):
+    """A matmul reading a (and/or b) from a row-major binding computes what it computes
+    on the tilized operands, bit for bit: the reader's face reads (rowmajor.read_row_tiles)
+    are the tilize (padding zero); shapes not multiples of 32, batches, b shared or
+    batched, offsets (some from a push constant), windows of larger tensors."""
+    size, b_batches = fmt.element_size, batches if b_batched else 1
+    rng = np.random.default_rng(m * 1000 + k * 10 + n)
+    dtype = np.float32 if fmt is DataFormat.float32 else ml_dtypes.bfloat16
+    values = [rng.standard_normal(shape).astype(dtype) for shape in ((batches, m, k), (b_batches, k, n))]
+    full_a = (batches, m + window[0], k + window[1])  # a is a window of this tensor
+    tensors, row_constants, bindings = [], [], []
+    for i, (value, full) in enumerate(zip(values, (full_a, values[1].shape))):
+        if rows[i]:
+            nbytes = int(np.prod(full)) * size
+            data, binding_offset, constant = placed(nbytes, offset, tail, from_constant, i)
+            data[offset:offset + nbytes].view(value.dtype).reshape(full)[:, :value.shape[1], :value.shape[2]] = value
+            bindings.append((raw_buffer(device, data), binding_offset, constant + nbytes))
+            row_stride = full[2]
+            row_constants += rowmajor.row_tile_constants(rowmajor.push_constants(
+                value.shape[1], value.shape[2], [constant], value.shape[0], row_stride, full[1] * row_stride))
+        else:
+            bindings.append(tile_buffer(device, fmt, value.shape[1], value.shape[2],
+                                        tilize_twin(value.view(BITS[size])), value.shape[0]))
+        tensors.append(tile_buffer(device, fmt, value.shape[1], value.shape[2], tilize_twin(value.view(BITS[size])),
+                                   value.shape[0]))
+    mt, kt, nt = (-(-x // 32) for x in (m, k, n))
+    constants = [batches * mt * nt, kt, nt, mt, kt * nt if b_batched else 0]
+    outputs = []
+    for operands, extra, flags in ((bindings, row_constants, rows), (tensors, [], (False, False))):
+        out = tile_buffer(device, DataFormat.float32, m, n, np.full(batches * mt * nt * 4096, 0xA5, np.uint8),
+                          batches)
+        run_matmul(device, matmul_kernel.matmul(fmt, fmt, DataFormat.float32, rows=flags), constants + extra,
+                   [*operands, out], workgroups)
+        outputs.append(host_bytes(out))
+    assert np.array_equal(outputs[0], outputs[1])
+    assert outputs[0].view(np.uint32).any()  # the product of random operands is not all zero
+
+
+def run_matmul(device, export, constants, bindings, workgroups) -> None:
+    executable = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, write_executable([export]))
+    command_buffer = hal.HalCommandBuffer(device)
+    command_buffer.dispatch(executable, 0, workgroup_count(constants[0], workgroups),
+                            np.array(constants, np.uint32).tobytes(), bindings)
+    command_buffer.end()
+    done = device.create_semaphore(0)
+    device.queue_execute(command_buffer, [], [(done, 1)])
+    assert done.wait(1, timeout=60 * 10**9)

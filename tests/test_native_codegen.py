@@ -61,6 +61,7 @@ def library_exports():
                                               (Input(0), Scalar(0), Binary(SfpuOp.ADD_INT, 0, 1)), DataFormat.int32,
                                               fp32_dest_acc_en=True)
     yield "matmul", matmul.matmul(BF16, DataFormat.bfloat8_b, DataFormat.float32)
+    yield "matmul_row_major", matmul.matmul(DataFormat.float32, BF16, DataFormat.float32, rows=(True, True))
     for kind in ReduceKind:
         yield f"reduce_{kind.name.lower()}", reduce.reduce(kind, BF16, BF16)
         yield f"reduce_{kind.name.lower()}_masked", reduce.reduce(kind, BF16, BF16, masked=True, mask_columns=True)

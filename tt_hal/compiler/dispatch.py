@@ -13,7 +13,9 @@ order:
 
 A last fused elementwise launch writing an output untilizes it itself, and tilizes the
 whole unbroadcast bindings that only it loads (rowmajor.eltwise_fused_untilized:
-_untilized_output): an elementwise dispatch is one stage.
+_untilized_output): an elementwise dispatch is one stage. A matmul reads the bindings
+that only it loads as tiles of their rows (rowmajor.read_row_tiles: _row_major_operands)
+where it reads each tile few times, without their tilize stages.
 
 A tensor of shape (..., M, N) is tiled as a batch of (M, N) matrices (TILE layout);
 vectors are rows. IREE collapses elementwise dispatches to 1-D: when every tensor of
@@ -47,7 +49,7 @@ from tt_hal.compiler.lowering import (
     location,
 )
 from tt_hal.kernels import rowmajor
-from tt_hal.kernels.common import MASK_FORMAT, mask_values, workgroup_count
+from tt_hal.kernels.common import MASK_FORMAT, mask_values, strip_tiles, workgroup_count
 from tt_hal.target.arch import DEFAULT_ARCH, get_arch
 from tt_hal.target.isa import Broadcast, MathFidelity
 from tt_hal.target.layout import DataFormat, Layout
@@ -153,10 +155,22 @@ class _ExportBuilder:
         self.stages.append(Stage(_rowmajor(builder, data_format).program, workgroup_count(constants[0], CORES),
                                  _constants(constants), bindings))
 
-    def launch(self, launch: Launch, operand_binding) -> None:
-        export = _library(launch.kernel)
-        self.stages.append(Stage(export.program, workgroup_count(launch.tiles, CORES), _constants(launch.constants),
-                                 tuple(operand_binding(o) for o in launch.operands)))
+    def launch(self, launch: Launch, operand_binding, rows: tuple[bool, ...] = ()) -> None:
+        """`launch` as a stage; with `rows`, a matmul reading the operands rows marks
+        from their bindings (row-major, as loaded) instead of from tilize stages."""
+        kernel, constants, bindings = launch.kernel, list(launch.constants), []
+        for k, operand in enumerate(launch.operands):
+            if k < len(rows) and rows[k]:
+                key = operand.ref[1]
+                data_format = operand.data_format or FORMAT
+                constants += rowmajor.row_tile_constants(
+                    _row_constants(operand.device_shape, data_format, key[1], operand.window))
+                bindings.append((BindingSource.DISPATCH, key[0]))
+            else:
+                bindings.append(operand_binding(operand))
+        export = _library(kernel + (rows,) if rows else kernel)
+        self.stages.append(Stage(export.program, workgroup_count(launch.tiles, CORES), _constants(constants),
+                                 tuple(bindings)))
 
     def untilized(self, launch: Launch, key, rows: tuple[bool, ...], device_shape, window: Window | None,
                   operand_binding) -> None:
@@ -211,8 +225,11 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
     untilized = _untilized_output(lowering)
     as_rows = set() if untilized is None else {t.ref for t, is_rows in
                                                zip(_fused_operands(lowering.launches[-1]), untilized[1]) if is_rows}
+    matmul_rows = _row_major_operands(lowering)
+    as_rows |= {t.ref for index, rows in matmul_rows.items()
+                for t, is_rows in zip(lowering.launches[index].operands, rows) if is_rows}
     for key, tensor in _loads(lowering).items():
-        if ("binding", key) in as_rows:  # read as rows by the last launch alone
+        if ("binding", key) in as_rows:  # read as rows by the one launch that reads it
             continue
         data_format = tensor.data_format or FORMAT
         scratch = out.tensor(("binding", key), tensor.device_shape, data_format)
@@ -235,8 +252,8 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
             return BindingSource.TENSOR, out.tensor(key, operand.device_shape, data_format, values)
         return BindingSource.TENSOR, out.tensor((kind, what), operand.device_shape, operand.data_format or FORMAT)
 
-    for launch in lowering.launches[:-1] if untilized is not None else lowering.launches:
-        out.launch(launch, operand_binding)
+    for index, launch in enumerate(lowering.launches[:-1] if untilized is not None else lowering.launches):
+        out.launch(launch, operand_binding, matmul_rows.get(index, ()))
     if untilized is not None:
         last, rows = untilized
         device_shape, _, window = lowering.outputs[last]
@@ -287,6 +304,40 @@ def _untilized_output(lowering: DispatchLowering) -> tuple | None:
                  for t, source in zip(_fused_operands(launch), launch.kernel[2]))
     tiled = {t.ref for t, is_rows in zip(_fused_operands(launch), rows) if _loaded(t) and not is_rows}  # anyway
     return key, tuple(is_rows and t.ref not in tiled for t, is_rows in zip(_fused_operands(launch), rows))
+
+
+# A matmul reads an operand's tiles from its rows (four face reads each: 64 NoC reads of a
+# face row, where a tilize stage reads 32 rows a block of 8 tiles) when it reads no more than
+# this many tiles so: on this host a tile so read costs about a tenth of a tilize launch
+# (bench/profile notes in docs/tensix.md), so small operands save time and large ones would not.
+ROW_TILE_READS = 8
+
+
+def _row_major_operands(lowering: DispatchLowering) -> dict[int, tuple[bool, bool]]:
+    """{launch index: which of its two operands it reads as rows} for the matmul launches
+    that read a loaded binding (float32 or bfloat16) no other launch reads: as row tiles
+    (rowmajor.read_row_tiles), with no tilize stage for it, where the matmul reads its
+    tiles at most ROW_TILE_READS times in all."""
+    uses: dict = {}
+    for launch in lowering.launches:
+        for operand in launch.operands:
+            if _loaded(operand):
+                uses[operand.ref] = uses.get(operand.ref, 0) + 1
+    found = {}
+    for index, launch in enumerate(lowering.launches):
+        if launch.kernel[0] != "matmul":
+            continue
+        total, k_tiles, n_tiles = launch.constants[:3]
+        output_rows = total // n_tiles  # over the batch: each reads a's tile row once per strip, b's all
+        reads = (output_rows * k_tiles * ceil_div(n_tiles, strip_tiles(launch.kernel[5])),
+                 output_rows * k_tiles * n_tiles)
+        rows = tuple(_loaded(t) and uses[t.ref] == 1 and not t.row_major
+                     and (t.data_format or FORMAT) in (DataFormat.float32, DataFormat.bfloat16)
+                     and not (t.window is not None and isinstance(t.ref[1][1], PushConstant))
+                     and n <= ROW_TILE_READS for t, n in zip(launch.operands[:2], reads))
+        if any(rows):
+            found[index] = rows
+    return found
 
 
 def _folded(accesses: dict) -> dict:

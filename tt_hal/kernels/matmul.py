@@ -4,6 +4,9 @@ A strip is up to half of Dst's tiles, consecutive along a row of the output (TT-
 output subblock of 1 x ct tiles): for each step of K the reader brings the row's a
 tile and the strip's ct b tiles (consecutive pages, one NoC span), and compute's one
 matmul_block multiplies the a tile into each of them, unpacking every input tile once.
+An operand may be a row-major binding (IREE's), whose tiles the reader reads by their
+faces' rows (rowmajor.read_row_tiles): a dispatch's matmul then needs no tilize launch
+before it.
 """
 
 from __future__ import annotations
@@ -13,16 +16,13 @@ from tt_hal.kernels.common import (
     CB_IN1,
     CB_OUT,
     PAGES,
-    address_generators,
-    buffer_args,
     pack_strip,
-    read_strip,
-    read_tile,
     strip_tiles,
     strips,
     tile_range,
     writer_strips,
 )
+from tt_hal.kernels.rowmajor import ROW_TILE_CONSTANTS, read_tiles, tile_sources
 from tt_hal.target.isa import MathFidelity, Op, Processor
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
@@ -30,11 +30,12 @@ from tt_hal.target.program import CircularBufferConfig, Export, Program, Stage
 
 
 def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFidelity = MathFidelity.HiFi4,
-           fp32_dest_acc_en: bool = False) -> Export:
+           fp32_dest_acc_en: bool = False, rows: tuple[bool, bool] = (False, False)) -> Export:
     """out (B, M, N) = a (B, M, K) @ b (B or 1, K, N) in tiles; bindings (a, b, out);
     push constants: output tiles B * Mt * Nt, Kt, Nt, Mt, and b's tiles per batch
     (Kt * Nt, or 0 when one b serves every batch). Workgroups split the output tiles;
-    each strip of them accumulates its Kt products in Dst."""
+    each strip of them accumulates its Kt products in Dst. Where rows[i], operand i is
+    a row-major binding, with ROW_TILE_CONSTANTS more push constants (a's first)."""
     block = strip_tiles(fp32_dest_acc_en)
 
     r = KernelBuilder("reader")
@@ -43,7 +44,7 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
     k_tiles, n_tiles, m_tiles, b_stride = r.reg("Kt"), r.reg("Nt"), r.reg("Mt"), r.reg("b_stride")
     for index, reg in enumerate((k_tiles, n_tiles, m_tiles, b_stride), 1):
         r.emit(Op.CONSTANT, reg, index)
-    a_pages, b_pages = address_generators(r, (a, b))
+    (a_pages, b_pages), reader_args = tile_sources(r, (a, b), rows, 5)
     a_base, b_base, pages = r.reg("a_base"), r.reg("b_base"), r.const(block, "block")
     with strips(r, first, end, pages, n_tiles) as (t, ct):
         r.emit(Op.DIV, a_base, t, n_tiles)  # m over all batches: batch * Mt + row
@@ -54,10 +55,10 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
         r.emit(Op.MUL, a_base, a_base, k_tiles)  # a tile (m, 0)
         with r.loop(k_tiles, "k") as k:
             r.emit(Op.ADD, page, a_base, k)  # a tile (m, k)
-            read_tile(r, a_pages, CB_IN0, page, ptr)
+            read_tiles(r, a_pages, page, 1, CB_IN0, 1, ptr)
             r.emit(Op.MUL, page, k, n_tiles)  # b tiles (batch, k, n .. n + ct)
             r.emit(Op.ADD, page, page, b_base)
-            read_strip(r, b_pages, CB_IN1, page, ct, pages, ptr)
+            read_tiles(r, b_pages, page, ct, CB_IN1, pages, ptr)
     reader = r.build(Processor.RISCV_1)
 
     c = KernelBuilder("matmul")
@@ -80,5 +81,5 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
     cbs = (CircularBufferConfig.of_tiles(CB_IN0, a, PAGES),
            CircularBufferConfig.of_tiles(CB_IN1, b, PAGES * block),
            CircularBufferConfig.of_tiles(CB_OUT, out, PAGES * block))
-    program = Program(cbs, (reader, compute, writer), (buffer_args([0, 1]), (), writer_args))
-    return Export("matmul", 5, 3, (1, 1, 1), (Stage(program),))
+    program = Program(cbs, (reader, compute, writer), (reader_args, (), writer_args))
+    return Export("matmul", 5 + ROW_TILE_CONSTANTS * sum(rows), 3, (1, 1, 1), (Stage(program),))

@@ -63,6 +63,8 @@ from tt_hal.kernels.common import (
     PAGES,
     address_generators,
     buffer_args,
+    read_strip,
+    read_tile,
     tile_page_generator,
     tile_range,
     transfer_pages,
@@ -290,6 +292,147 @@ def transfer_rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, w
     k.emit(Op.ADD, source, source, tensor.base)
     k.emit(op, tensor.slot, source, ptr, length, window.height, row_bytes, pitch)
     k.release(source, length, row_bytes, pitch)
+
+
+# ---- Tiles of rows: a row-major binding read as tile pages by the reader itself ----
+
+ROW_TILE_CONSTANTS = 5  # push constants of a row-major operand: rows, columns, row and batch stride, byte offset
+
+
+@dataclasses.dataclass(frozen=True)
+class RowTiles:
+    """A row-major binding that a reader reads as tile pages (read_row_tiles): its
+    tensor, and the first of its ROW_TILE_CONSTANTS push constants (row_tile_constants)."""
+
+    tensor: RowMajorTensor
+    constant: int
+
+
+def row_tile_constants(constants: list) -> list:
+    """A row-major operand's push constants, from a row-major program's (push_constants:
+    blocks, rows, columns, row stride, batch stride, byte offset)."""
+    return list(constants[1:1 + ROW_TILE_CONSTANTS])
+
+
+def tile_sources(k: KernelBuilder, formats, rows, first_constant: int) -> tuple[list, tuple[RuntimeArg, ...]]:
+    """Generator slot i: binding i's tile pages (TilePages), or where rows[i] its
+    row-major tensor read as tiles (RowTiles, its push constants from `first_constant`
+    on, ROW_TILE_CONSTANTS per row-major binding); and their runtime args."""
+    sources, arg, args, constant = [], 0, (), first_constant
+    for slot, (fmt, is_rows) in enumerate(zip(formats, rows)):
+        if is_rows:
+            tensor = row_major_tensor(k, slot, arg, fmt, constant + ROW_TILE_CONSTANTS - 1)
+            k.release(tensor.page_size)
+            sources.append(RowTiles(tensor, constant))
+            constant += ROW_TILE_CONSTANTS
+            slot_args = tensor_args([slot])
+        else:
+            sources.append(tile_page_generator(k, slot, arg, fmt))
+            slot_args = buffer_args([slot])
+        arg, args = arg + len(slot_args), args + slot_args
+    return sources, args
+
+
+def read_tiles(k: KernelBuilder, source, page: Reg, count: Reg | int, cb: int, block: Reg | int, ptr: Reg) -> None:
+    """`count` consecutive tile pages (of one tile row) from `page` of a tile_sources
+    source into the back of `cb`, `block` pages reserved and pushed."""
+    if isinstance(source, RowTiles):
+        read_row_tiles(k, source, page, count, cb, block, ptr)
+    elif count == 1 and block == 1:
+        read_tile(k, source, cb, page, ptr)
+    else:
+        read_strip(k, source, cb, page, count, block, ptr)
+
+
+def read_row_tiles(k: KernelBuilder, source: RowTiles, page: Reg, count: Reg | int, cb: int, block: Reg | int,
+                   ptr: Reg) -> None:
+    """`count` consecutive tile pages from `page` (within one tile row) of the TILE layout
+    of a row-major binding's batch of matrices (row_tiles), into the back of `cb` as
+    tilize writes them: each face's 16 rows in one NOC_READ_ROWS, the padding of tiles
+    that stick out of the matrix zero. So a program reads IREE's row-major bindings
+    without a tilize launch before it (the bytes are the same: a tilize moves every
+    bit). Reservation and push are `block` pages."""
+    tensor, constant = source.tensor, source.constant
+    size, tile = tensor.element_size, k.const(TILE, "tile")
+    face_rows, face_bytes = TILE // 2, TILE * TILE // 4 * tensor.element_size
+    rows, columns, stride, scratch = k.reg("rows"), k.reg("columns"), k.reg("stride"), k.reg("s")
+    first, height, width = k.reg("first_element"), k.reg("height"), k.reg("width")
+    k.cb_reserve_back(cb, block)
+    k.emit(Op.GET_WRITE_PTR, ptr, cb)
+    k.emit(Op.CONSTANT, rows, constant)
+    k.emit(Op.CONSTANT, columns, constant + 1)
+    k.emit(Op.ADDI, height, rows, TILE - 1)
+    k.emit(Op.DIV, height, height, tile)  # Ht
+    k.emit(Op.ADDI, width, columns, TILE - 1)
+    k.emit(Op.DIV, width, width, tile)  # Wt
+    k.emit(Op.MUL, scratch, height, width)  # tiles per matrix
+    k.emit(Op.DIV, first, page, scratch)  # the matrix
+    k.emit(Op.CONSTANT, stride, constant + 3)
+    k.emit(Op.MUL, first, first, stride)
+    k.emit(Op.MOD, height, page, scratch)
+    k.emit(Op.MOD, scratch, height, width)
+    k.emit(Op.DIV, height, height, width)
+    k.emit(Op.MULI, height, height, TILE)  # first row in the matrix
+    k.emit(Op.MULI, width, scratch, TILE)  # first column
+    k.emit(Op.CONSTANT, stride, constant + 2)
+    k.emit(Op.MUL, scratch, height, stride)
+    k.emit(Op.ADD, first, first, scratch)
+    k.emit(Op.ADD, first, first, width)
+    k.emit(Op.SUB, height, rows, height)  # rows of the tiles inside the matrix
+    k.emit(Op.MIN, height, height, tile)
+    k.emit(Op.SUB, width, columns, width)  # and columns
+    if isinstance(count, Reg):
+        k.emit(Op.MULI, scratch, count, TILE)
+    else:
+        k.emit(Op.LI, scratch, count * TILE)
+    k.emit(Op.MIN, width, width, scratch)
+    fill, full = k.label("fill"), k.label("full")
+    k.emit(Op.BLT, height, tile, fill)
+    k.emit(Op.BGE, width, scratch, full)
+    k.place(fill)
+    if isinstance(count, Reg):
+        k.emit(Op.MULI, scratch, count, 4 * face_bytes)
+    else:
+        k.emit(Op.LI, scratch, count * 4 * face_bytes)
+    k.emit(Op.L1_FILL, ptr, scratch, 0)
+    k.place(full)
+    k.release(rows, columns, tile)
+    # Per tile: faces 0 and 1 hold rows 0-15 (columns 0-15, 16-31), faces 2 and 3 rows 16-31.
+    zero, half = k.const(0, "zero"), k.const(face_rows, "half")
+    top, bottom = k.reg("top"), k.reg("bottom")
+    k.emit(Op.MIN, top, height, half)
+    k.emit(Op.ADDI, bottom, height, -face_rows)
+    k.emit(Op.MAX, bottom, bottom, zero)
+    k.release(height)
+    k.emit(Op.MULI, stride, stride, size)  # bytes from one row to the next
+    k.emit(Op.MULI, first, first, size)
+    k.emit(Op.ADD, first, first, tensor.base)  # the tile's first byte in the buffer
+    k.emit(Op.MULI, scratch, stride, face_rows)  # from the top faces to the bottom ones
+    to, length, pitch = k.reg("to"), k.reg("length"), k.const(face_rows * size, "pitch")
+    left = width  # columns of this tile and the ones after it
+    k.emit(Op.MOV, to, ptr)
+    with k.loop(count, "tile"):
+        for column in (0, face_rows):  # the left faces, then the right ones
+            k.emit(Op.ADDI, length, left, -column)
+            k.emit(Op.MAX, length, length, zero)
+            k.emit(Op.MIN, length, length, half)
+            k.emit(Op.MULI, length, length, size)
+            outside = k.label("outside")
+            k.emit(Op.BGE, zero, length, outside)  # faces right of the matrix: their padding is zero already
+            k.emit(Op.NOC_READ_ROWS, tensor.slot, first, to, length, top, stride, pitch)
+            k.emit(Op.ADD, first, first, scratch)
+            k.emit(Op.ADDI, to, to, 2 * face_bytes)
+            k.emit(Op.NOC_READ_ROWS, tensor.slot, first, to, length, bottom, stride, pitch)
+            k.emit(Op.SUB, first, first, scratch)
+            k.emit(Op.ADDI, to, to, -2 * face_bytes)
+            k.place(outside)
+            k.emit(Op.ADDI, first, first, face_rows * size)  # the next face's first column
+            k.emit(Op.ADDI, to, to, face_bytes)
+        k.emit(Op.ADDI, to, to, 2 * face_bytes)  # past faces 2 and 3: the next tile
+        k.emit(Op.ADDI, left, left, -TILE)
+    k.noc_read_barrier()
+    k.cb_push_back(cb, block)
+    k.release(zero, half, top, bottom, stride, scratch, first, width, to, length, pitch)
 
 
 # ---- Kernels ----
