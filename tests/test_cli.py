@@ -324,8 +324,9 @@ def test_trace_of_a_program_writes_trace_graph_and_chip(work, tmp_path):
     trace = json.loads(out.read_text())
     kernels = [e for e in trace["traceEvents"] if e.get("cat") == "kernel"]
     stages = [e["name"] for e in trace["traceEvents"] if e.get("cat") == "command"]
-    # One dispatch, traced as its stages: tilize a, b and bias, matmul, bias add writing rows.
-    assert stages == [f"main_dispatch_0_matmul_64x64x64_f32[stage {k}/5]" for k in range(1, 6)]
+    # One dispatch, traced as its stages: the matmul (reading a and b from their rows) and the
+    # bias add writing rows (reading the bias from its rows).
+    assert stages == [f"main_dispatch_0_matmul_64x64x64_f32[stage {k}/2]" for k in range(1, 3)]
     assert len(kernels) >= len(stages)
     assert "after 1 untraced warm-up call" in result.stdout
     assert "open it in https://ui.perfetto.dev" in result.stdout
@@ -534,24 +535,25 @@ def test_codegen_of_a_ttx_writes_each_kernel_and_an_index(tmp_path):
 
 def test_codegen_of_an_mlir_and_its_vmfb_write_the_same_kernels(work, tmp_path):
     """A .mlir is compiled first; a .vmfb gives the .ttx it carries: the same files.
-    The matmul dispatch's five stages (tilize a, b and bias, matmul, bias add writing
-    rows) each have a reader, a compute and a writer kernel."""
+    The matmul dispatch's two stages (the matmul reading a and b from their rows, the bias
+    add reading the bias from its rows and writing rows) each have a reader, a compute
+    and a writer kernel."""
     from_mlir = installed_tt_hal("codegen", work / "matmul.mlir", "-o", tmp_path / "a")
     assert from_mlir.returncode == 0, from_mlir.stderr
     from_vmfb = installed_tt_hal("codegen", work / "matmul.vmfb", "-o", tmp_path / "b")
     assert from_vmfb.returncode == 0, from_vmfb.stderr
-    assert "wrote 15 TT-Metal C++ kernels of 1 export to" in from_vmfb.stdout
+    assert "wrote 6 TT-Metal C++ kernels of 1 export to" in from_vmfb.stdout
     export = "main_dispatch_0_matmul_64x64x64_f32"
     files = sorted(p.relative_to(tmp_path / "b").as_posix() for p in (tmp_path / "b").rglob("*.cpp"))
-    assert files == sorted(f"{export}/stage{k}_{role}.cpp" for k in range(1, 6)
+    assert files == sorted(f"{export}/stage{k}_{role}.cpp" for k in range(1, 3)
                            for role in ("reader", "compute", "writer"))
     for name in files:
         assert (tmp_path / "a" / name).read_text() == (tmp_path / "b" / name).read_text()
-    assert "matmul_block(" in (tmp_path / "b" / export / "stage4_compute.cpp").read_text()
+    assert "matmul_block(" in (tmp_path / "b" / export / "stage1_compute.cpp").read_text()
     assert "void kernel_main()" in (tmp_path / "b" / export / "stage1_reader.cpp").read_text()
     index = (tmp_path / "b" / "index.txt").read_text()
-    assert f"TT-Metal C++ kernels of {work / 'matmul.vmfb'}: 15 kernels of 1 export" in index
-    assert f"export 0 {export}: " in index and ", 5 stages" in index
+    assert f"TT-Metal C++ kernels of {work / 'matmul.vmfb'}: 6 kernels of 1 export" in index
+    assert f"export 0 {export}: " in index and ", 2 stages" in index
 
 
 def test_codegen_lists_dynamic_shape_exports_without_failing(tmp_path):

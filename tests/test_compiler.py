@@ -1603,7 +1603,7 @@ def assert_staged_bits(name: str, monkeypatch, step: str, kernel: str | None, of
     """The case's results are bit for bit those of its lowering without `step` (a
     function of tt_hal.compiler.dispatch, returning `off` instead), which uses no `kernel`."""
     fused = load(name).main(*inputs(name))
-    monkeypatch.setattr(dispatch, step, lambda lowering: off)
+    monkeypatch.setattr(dispatch, step, lambda *arguments: off)
     staged_vmfb = compiler.compile_vmfb(CASES[name].text)
     assert not any(k.name == kernel for export in read_executable(embedded_executable(staged_vmfb))
                    for stage in export.stages for k in stage.program.kernels)
@@ -1631,19 +1631,25 @@ def tilize_stages(exports) -> int:
     return sum(stage.program.kernels[1].name == "tilize" for export in exports for stage in export.stages)
 
 
-@pytest.mark.parametrize("name, fewer", [("matmul_50x100_100x70", 1), ("matmul_k_20", 2), ("batch_matmul_linalg", 2),
-                                         ("batch_matmul_shared_rhs_einsum_m40", 2), ("matmul_chained_exp", 4),
-                                         ("matmul_transposed_rhs", 1), ("four_projections", 2), ("bf16_layers", 2)])
-def test_a_matmul_reads_the_bindings_only_it_loads_as_rows(name, fewer, monkeypatch):
-    """A matmul reads the small bindings only it loads (dispatch.ROW_TILE_READS) as tiles
-    of their rows (rowmajor.read_row_tiles), without their tilize stages, and the results
-    are bit for bit those of the lowering with them: shapes not multiples of 32 (a
-    (50 x 100) @ (100 x 70) reads b's 12 tiles twice: b tilized), K of 20, a batch, a b
-    shared by the batch, two matmul dispatches in a chain, a transposed operand (that
-    binding still tilized: the transpose reads it), one executable at four call sites,
-    bfloat16 bindings."""
+@pytest.mark.parametrize("name, fewer", [
+    ("matmul_50x100_100x70", 1), ("matmul_k_20", 2), ("batch_matmul_linalg", 2),
+    ("batch_matmul_shared_rhs_einsum_m40", 2), ("matmul_chained_exp", 5), ("matmul_transposed_rhs", 1),
+    ("four_projections", 2), ("bf16_layers", 6), ("reduce_sum_last_2d", 1), ("reduce_max_dim0_negative", 1),
+    ("reduce_sum_exp_minus_max", 3), ("transpose_2d", 1), ("int32_transpose", 1), ("slice_last_dim", 1),
+    ("concatenate_last_dim", 2), ("pad_both_dims", 1), ("broadcast_column_input", 1),
+    ("eltwise_ten_inputs_split", 5), ("cmpf_uno", 2), ("int8_int16_wrap_and_widen", 3)])
+def test_launches_read_the_small_bindings_only_they_load_as_rows(name, fewer, monkeypatch):
+    """Matmul, fused elementwise, transpose and reduce launches read the small bindings
+    only they load (dispatch.ROW_TILE_READS) as tiles of their rows (rowmajor.read_row_tiles),
+    without their tilize stages, and the results are bit for bit those of the lowering
+    with them: shapes not multiples of 32 (a (50 x 100) @ (100 x 70) reads b's 12 tiles
+    twice: b tilized), K of 20, a batch, a b shared by the batch, two matmul dispatches
+    in a chain, a transposed operand, one executable at four call sites, bfloat16
+    bindings, reductions along rows and columns (a softmax's), transposes of float and
+    int32, a slice (a window of a binding), a concatenation, padding, a broadcast
+    column, a fused kernel split in two, NaN compares, narrow integers."""
     exports = read_executable(embedded_executable(vmfb(name)))
-    monkeypatch.setattr(dispatch, "_row_major_operands", lambda lowering: {})
+    monkeypatch.setattr(dispatch, "_row_major_operands", lambda *arguments: {})
     staged = read_executable(embedded_executable(compiler.compile_vmfb(CASES[name].text)))
     monkeypatch.undo()
     assert tilize_stages(staged) - tilize_stages(exports) == fewer

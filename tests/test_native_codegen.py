@@ -72,7 +72,7 @@ def library_exports():
     yield "rowmajor_untilize", rowmajor.untilize(BF16)
     yield "rowmajor_add", rowmajor.eltwise_binary("add", BF16, offsets=True)
     yield "rowmajor_copy", rowmajor.copy(DataFormat.float32)
-    yield "eltwise_fused_untilized", rowmajor.eltwise_fused_untilized(  # rows, tiles with a row broadcast, a scalar
+    yield "eltwise_fused_untilized", fused.eltwise_fused_untilized(  # rows, tiles with a row broadcast, a scalar
         (fused.FusedInput(BF16), fused.FusedInput(DataFormat.float32, Broadcast.ROW)), (True, False),
         (Input(0), Input(1), Scalar(0, False), Binary(SfpuOp.MUL, 1, 2), Binary(SfpuOp.ADD, 0, 3)), BF16, True)
     yield "gather", gather.gather(DataFormat.float32, 0x7FC00000)

@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 
 import hal
 from tests import reference
-from tt_hal.kernels import rowmajor
+from tt_hal.kernels import fused, reduce, rowmajor, transpose
 from tt_hal.kernels.common import workgroup_count
+from tt_hal.target.isa import Broadcast, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.sizes import TILE, ceil_div
 from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
@@ -367,3 +368,69 @@ def test_a_span_past_the_buffer_faults(device):
         _run_span(device, _span_export(2 * RAW_PAGE, RAW_PAGE + 1, 0), source, destination)
     assert info.value.code == hal.StatusCode.ABORTED and "NoC access outside any bound buffer" in info.value.message
     assert not host_bytes(destination).any()
+
+
+# ---- Row tiles: kernels reading a row-major binding's tile pages themselves ----
+
+def _row_tile_kernels(fmt: DataFormat, batches: int, rows: int, columns: int):
+    """(name, builder(rows flags), push constants before the row-tile ones, output tiles
+    and their (rows, columns) per batch) of each library kernel that reads row tiles, over
+    a (batches, rows, columns) input; its second input (fused) a broadcast row."""
+    ht, wt = ceil_div(rows, TILE), ceil_div(columns, TILE)
+    add = (fused.Input(0), fused.Input(1), fused.Binary(SfpuOp.ADD, 0, 1))
+    inputs = (fused.FusedInput(fmt), fused.FusedInput(fmt, Broadcast.ROW, batch_broadcast=True))
+    yield ("transpose", lambda flags: transpose.transpose(fmt, fmt, True, flags), [batches * ht * wt, wt, ht],
+           (columns, rows))
+    yield ("reduce_sum_row", lambda flags: reduce.reduce(ReduceKind.SUM_ROW, fmt, fmt, fp32_dest_acc_en=True,
+                                                          rows=flags), [batches * ht, wt, 1], (rows, 1))
+    yield ("reduce_max_col", lambda flags: reduce.reduce(ReduceKind.MAX_COL, fmt, fmt, fp32_dest_acc_en=True,
+                                                          rows=flags), [batches * wt, ht, wt], (1, columns))
+    yield ("eltwise_fused", lambda flags: fused.eltwise_fused("fused", inputs, add, fmt, fp32_dest_acc_en=True,
+                                                              rows=flags * 2), [batches * ht * wt, ht, wt],
+           (rows, columns))
+
+
+@pytest.mark.parametrize("fmt", [F32, BF16], ids=lambda f: f.name)
+@pytest.mark.parametrize("batches, rows, columns, window, offset", [
+    (1, 45, 70, (0, 0), 0), (2, 32, 64, (0, 0), 4000), (3, 17, 33, (2, 40), 48), (1, 1, 300, (0, 0), 16)], ids=str)
+@pytest.mark.parametrize("kernel", range(4), ids=["transpose", "reduce_sum_row", "reduce_max_col", "eltwise_fused"])
+def test_kernels_read_row_major_inputs_as_their_tiles(device, fmt, batches, rows, columns, window, offset, kernel):
+    """A kernel reading its input from a row-major binding (rowmajor.read_row_tiles: the
+    reader reads each tile's faces' rows, padding zero) computes what it computes on the
+    tilized input, bit for bit: transpose, reductions along rows and columns, a fused
+    elementwise kernel with a broadcast row also read from rows; shapes not multiples of
+    32, batches, windows of a larger tensor, offsets past a 4096-byte page, and (the
+    third input shape) a push-constant part of the offset."""
+    name, build, constants, out_shape = list(_row_tile_kernels(fmt, batches, rows, columns))[kernel]
+    size = fmt.element_size
+    value = values((batches, rows, columns), fmt, rows * columns)
+    row = values((1, columns), fmt, columns)
+    full = (batches, rows + window[0], columns + window[1])
+    nbytes = int(np.prod(full)) * size
+    data, binding_offset, constant = placed(nbytes, offset, 100, window != (0, 0), batches)
+    data[offset:offset + nbytes].view(value.dtype).reshape(full)[:, :rows, :columns] = value
+    row_constants = rowmajor.row_tile_constants(rowmajor.push_constants(
+        rows, columns, [constant], batches, full[2], full[1] * full[2]))
+    tile_inputs = [tile_buffer(device, fmt, rows, columns, tilize_twin(value.view(BITS[size])), batches)]
+    row_inputs = [(raw_buffer(device, data), binding_offset, constant + nbytes)]
+    if name == "eltwise_fused":  # the broadcast row: tiles, or a whole row-major binding
+        tile_inputs.append(tile_buffer(device, fmt, 1, columns, tilize_twin(row.view(BITS[size]))))
+        row_inputs.append(raw_buffer(device, row.view(np.uint8).reshape(-1)))
+        row_constants += rowmajor.row_tile_constants(rowmajor.push_constants(1, columns, [0]))
+    out_rows, out_columns = out_shape
+    outputs = []
+    for inputs, flags, extra in ((tile_inputs, (False,), []), (row_inputs, (True,), row_constants)):
+        out = tile_buffer(device, fmt, out_rows, out_columns,
+                          np.full(tiles(out_rows, out_columns, batches) * fmt.tile_size, 0xA5, np.uint8), batches)
+        executable = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT,
+                                                                       write_executable([build(flags)]))
+        command_buffer = hal.HalCommandBuffer(device)
+        command_buffer.dispatch(executable, 0, workgroup_count(constants[0], 3),
+                                np.array(constants + extra, np.uint32).tobytes(), [*inputs, out])
+        command_buffer.end()
+        done = device.create_semaphore(0)
+        device.queue_execute(command_buffer, [], [(done, 1)])
+        assert done.wait(1, timeout=60 * 10**9)
+        outputs.append(host_bytes(out))
+    assert np.array_equal(outputs[0], outputs[1])
+    assert outputs[1].view(np.uint16).any()

@@ -12,10 +12,10 @@ order:
 3. each tensor it stores is untilized from its scratch tiles into its binding.
 
 A last fused elementwise launch writing an output untilizes it itself, and tilizes the
-whole unbroadcast bindings that only it loads (rowmajor.eltwise_fused_untilized:
-_untilized_output): an elementwise dispatch is one stage. A matmul reads the bindings
-that only it loads as tiles of their rows (rowmajor.read_row_tiles: _row_major_operands)
-where it reads each tile few times, without their tilize stages.
+whole unbroadcast bindings that only it loads (fused.eltwise_fused_untilized:
+_untilized_output): an elementwise dispatch is one stage. Matmul, fused elementwise,
+transpose and reduce launches read the small bindings only they load as tiles of their
+rows (rowmajor.read_row_tiles: _row_major_operands), without their tilize stages.
 
 A tensor of shape (..., M, N) is tiled as a batch of (M, N) matrices (TILE layout);
 vectors are rows. IREE collapses elementwise dispatches to 1-D: when every tensor of
@@ -156,16 +156,13 @@ class _ExportBuilder:
                                  _constants(constants), bindings))
 
     def launch(self, launch: Launch, operand_binding, rows: tuple[bool, ...] = ()) -> None:
-        """`launch` as a stage; with `rows`, a matmul reading the operands rows marks
-        from their bindings (row-major, as loaded) instead of from tilize stages."""
+        """`launch` as a stage; with `rows` (_row_major_operands), reading the operands
+        rows marks from their bindings (row-major, as loaded) instead of from tilize stages."""
         kernel, constants, bindings = launch.kernel, list(launch.constants), []
         for k, operand in enumerate(launch.operands):
             if k < len(rows) and rows[k]:
-                key = operand.ref[1]
-                data_format = operand.data_format or FORMAT
-                constants += rowmajor.row_tile_constants(
-                    _row_constants(operand.device_shape, data_format, key[1], operand.window))
-                bindings.append((BindingSource.DISPATCH, key[0]))
+                constants += _row_tile_constants(operand)
+                bindings.append((BindingSource.DISPATCH, operand.ref[1][0]))
             else:
                 bindings.append(operand_binding(operand))
         export = _library(kernel + (rows,) if rows else kernel)
@@ -173,20 +170,39 @@ class _ExportBuilder:
                                  tuple(bindings)))
 
     def untilized(self, launch: Launch, key, rows: tuple[bool, ...], device_shape, window: Window | None,
-                  operand_binding) -> None:
+                  operand_binding, row_tiles: tuple[bool, ...] = ()) -> None:
         """The fused elementwise `launch` writing output `key` row-major itself, and reading
-        the inputs `rows` marks from their bindings' rows (rowmajor.eltwise_fused_untilized),
-        in place of it, the output's untilize stage and those inputs' tilize stages."""
-        _, _, fused_inputs, code, out_format, _, _, fp32_dest = launch.kernel
+        the inputs `rows` marks from their bindings' rows and those `row_tiles` marks as
+        tiles of their rows (fused.eltwise_fused_untilized), in place of it, the output's
+        untilize stage and those inputs' tilize stages."""
         inputs = _fused_operands(launch)
-        export = _library(("eltwise_fused_untilized", fused_inputs, rows, code, out_format, fp32_dest))
-        constants = _row_constants(device_shape, out_format, key[1], window)
+        row_tiles = row_tiles or (False,) * len(inputs)
+        export = _library(_untilized_kernel(launch, rows, row_tiles))
+        constants = _row_constants(device_shape, launch.kernel[4], key[1], window)
         offsets = [t.ref[1][1] for t, is_rows in zip(inputs, rows) if is_rows]
         constants = constants[:rowmajor.OFFSET_CONSTANTS] + offsets + constants[rowmajor.OFFSET_CONSTANTS:]
-        bindings = tuple((BindingSource.DISPATCH, t.ref[1][0]) if is_rows else operand_binding(t)
-                         for t, is_rows in zip(inputs, rows)) + ((BindingSource.DISPATCH, key[0]),)
+        constants += launch.constants[3:]  # the code's scalars
+        for t, is_row_tiles in zip(inputs, row_tiles):
+            if is_row_tiles:
+                constants += _row_tile_constants(t)
+        bindings = tuple((BindingSource.DISPATCH, t.ref[1][0]) if is_rows or is_row_tiles else operand_binding(t)
+                         for t, is_rows, is_row_tiles in zip(inputs, rows, row_tiles))
         self.stages.append(Stage(export.stages[0].program, workgroup_count(constants[0], CORES),
-                                 _constants(constants + launch.constants[3:]), bindings))
+                                 _constants(constants), bindings + ((BindingSource.DISPATCH, key[0]),)))
+
+
+def _untilized_kernel(launch: Launch, rows: tuple[bool, ...], row_tiles: tuple[bool, ...]) -> tuple:
+    """The library kernel of a last fused `launch` that writes its output row-major
+    (_ExportBuilder.untilized)."""
+    _, _, fused_inputs, code, out_format, _, _, fp32_dest = launch.kernel
+    return "eltwise_fused_untilized", fused_inputs, rows, code, out_format, fp32_dest, row_tiles
+
+
+def _row_tile_constants(operand: Tensor) -> list:
+    """The push constants of a loaded operand a kernel reads as tiles of its rows
+    (rowmajor.read_row_tiles)."""
+    return rowmajor.row_tile_constants(_row_constants(operand.device_shape, operand.data_format or FORMAT,
+                                                      operand.ref[1][1], operand.window))
 
 
 def _row_constants(device_shape, data_format: DataFormat, offset: int | PushConstant,
@@ -225,11 +241,18 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
     untilized = _untilized_output(lowering)
     as_rows = set() if untilized is None else {t.ref for t, is_rows in
                                                zip(_fused_operands(lowering.launches[-1]), untilized[1]) if is_rows}
-    matmul_rows = _row_major_operands(lowering)
-    as_rows |= {t.ref for index, rows in matmul_rows.items()
+    last_launch = len(lowering.launches) - 1
+
+    def kernel(index: int, rows: tuple[bool, ...]) -> tuple:  # of a launch reading operands as row tiles
+        if untilized is not None and index == last_launch:
+            return _untilized_kernel(lowering.launches[index], untilized[1], rows)
+        return lowering.launches[index].kernel + (rows,)
+
+    row_operands = _row_major_operands(lowering, as_rows, kernel)
+    as_rows |= {t.ref for index, rows in row_operands.items()
                 for t, is_rows in zip(lowering.launches[index].operands, rows) if is_rows}
     for key, tensor in _loads(lowering).items():
-        if ("binding", key) in as_rows:  # read as rows by the one launch that reads it
+        if ("binding", key) in as_rows:  # read from its rows by the one launch that reads it
             continue
         data_format = tensor.data_format or FORMAT
         scratch = out.tensor(("binding", key), tensor.device_shape, data_format)
@@ -253,11 +276,12 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
         return BindingSource.TENSOR, out.tensor((kind, what), operand.device_shape, operand.data_format or FORMAT)
 
     for index, launch in enumerate(lowering.launches[:-1] if untilized is not None else lowering.launches):
-        out.launch(launch, operand_binding, matmul_rows.get(index, ()))
+        out.launch(launch, operand_binding, row_operands.get(index, ()))
     if untilized is not None:
         last, rows = untilized
         device_shape, _, window = lowering.outputs[last]
-        out.untilized(lowering.launches[-1], last, rows, device_shape, window, operand_binding)
+        out.untilized(lowering.launches[-1], last, rows, device_shape, window, operand_binding,
+                      row_operands.get(last_launch, ()))
     for key, (device_shape, data_format, window) in lowering.outputs.items():
         if untilized is not None and key == untilized[0]:
             continue
@@ -306,38 +330,83 @@ def _untilized_output(lowering: DispatchLowering) -> tuple | None:
     return key, tuple(is_rows and t.ref not in tiled for t, is_rows in zip(_fused_operands(launch), rows))
 
 
-# A matmul reads an operand's tiles from its rows (four face reads each: 64 NoC reads of a
+# A launch reads an operand's tiles from its rows (four face reads each: 64 NoC reads of a
 # face row, where a tilize stage reads 32 rows a block of 8 tiles) when it reads no more than
 # this many tiles so: on this host a tile so read costs about a tenth of a tilize launch
-# (bench/profile notes in docs/tensix.md), so small operands save time and large ones would not.
+# (docs/tensix.md, Performance), so small operands save time and large ones would not.
 ROW_TILE_READS = 8
+# What a tilize stage tilizes, but block floats: a reader reads whole elements.
+ROW_TILE_FORMATS = (DataFormat.float32, DataFormat.bfloat16, DataFormat.int32, DataFormat.uint32, DataFormat.uint16,
+                    DataFormat.uint8)
 
 
-def _row_major_operands(lowering: DispatchLowering) -> dict[int, tuple[bool, bool]]:
-    """{launch index: which of its two operands it reads as rows} for the matmul launches
-    that read a loaded binding (float32 or bfloat16) no other launch reads: as row tiles
-    (rowmajor.read_row_tiles), with no tilize stage for it, where the matmul reads its
-    tiles at most ROW_TILE_READS times in all."""
-    uses: dict = {}
-    for launch in lowering.launches:
-        for operand in launch.operands:
-            if _loaded(operand):
-                uses[operand.ref] = uses.get(operand.ref, 0) + 1
-    found = {}
+def _row_major_operands(lowering: DispatchLowering, as_rows: set, kernel) -> dict[int, tuple[bool, ...]]:
+    """{launch index: which of its inputs it reads as row tiles} where every launch that
+    reads a loaded binding (not already `as_rows`: the last launch's blocks of rows,
+    _untilized_output) is a matmul, fused elementwise, transpose or reduce launch: they
+    read it as row tiles (rowmajor.read_row_tiles) and it needs no tilize stage, if they read its tiles
+    at most ROW_TILE_READS times in all (a fused kernel, broadcast or not, one tile of
+    each input per output tile) and their kernels (`kernel(index, rows)` names one) have
+    the registers for it (else a reader runs out: RESOURCE_EXHAUSTED)."""
+    reads: dict = {}  # loaded ref -> [(launch index, operand position, tile reads)], None: tilized
     for index, launch in enumerate(lowering.launches):
-        if launch.kernel[0] != "matmul":
-            continue
+        readable = _row_tile_reads(launch)
+        for position, operand in enumerate(launch.operands):
+            if not _loaded(operand) or operand.ref in as_rows:
+                continue
+            n = readable.get(position)
+            ok = (n is not None and not operand.row_major and (operand.data_format or FORMAT) in readable["formats"]
+                  and not (operand.window is not None and isinstance(operand.ref[1][1], PushConstant)))
+            uses = reads.setdefault(operand.ref, [])
+            if uses is not None:
+                reads[operand.ref] = uses + [(index, position, n)] if ok else None
+    candidates = {ref for ref, uses in reads.items() if uses and sum(n for _, _, n in uses) <= ROW_TILE_READS}
+    while True:  # drop what a kernel cannot read so (and so every other reader of it), until all build
+        found = {}
+        for ref in candidates:
+            for index, position, _ in reads[ref]:
+                found.setdefault(index, set()).add(position)
+        rows = {index: tuple(p in positions for p in range(len(_row_tile_inputs(lowering.launches[index]))))
+                for index, positions in found.items()}
+        failed = {index for index, flags in rows.items() if not _buildable(kernel(index, flags))}
+        if not failed:
+            return rows
+        candidates -= {ref for ref in candidates if any(index in failed for index, _, _ in reads[ref])}
+
+
+def _row_tile_inputs(launch: Launch) -> list:
+    """The operands of a launch whose kernel can read row tiles, in its kernel's order."""
+    if launch.kernel[0] == "eltwise_fused":
+        return _fused_operands(launch)
+    return launch.operands[:2] if launch.kernel[0] == "matmul" else launch.operands[:1]
+
+
+def _row_tile_reads(launch: Launch) -> dict:
+    """{operand position: how many tile reads the launch makes of it} for the operands
+    it could read as row tiles, and "formats": the formats it reads so; {} for a kernel
+    that reads none so."""
+    if launch.kernel[0] == "matmul":
         total, k_tiles, n_tiles = launch.constants[:3]
         output_rows = total // n_tiles  # over the batch: each reads a's tile row once per strip, b's all
-        reads = (output_rows * k_tiles * ceil_div(n_tiles, strip_tiles(launch.kernel[5])),
-                 output_rows * k_tiles * n_tiles)
-        rows = tuple(_loaded(t) and uses[t.ref] == 1 and not t.row_major
-                     and (t.data_format or FORMAT) in (DataFormat.float32, DataFormat.bfloat16)
-                     and not (t.window is not None and isinstance(t.ref[1][1], PushConstant))
-                     and n <= ROW_TILE_READS for t, n in zip(launch.operands[:2], reads))
-        if any(rows):
-            found[index] = rows
-    return found
+        return {0: output_rows * k_tiles * ceil_div(n_tiles, strip_tiles(launch.kernel[5])),
+                1: output_rows * k_tiles * n_tiles, "formats": (DataFormat.float32, DataFormat.bfloat16)}
+    if launch.kernel[0] == "eltwise_fused":
+        return {**dict.fromkeys(range(len(_fused_operands(launch))), launch.tiles), "formats": ROW_TILE_FORMATS}
+    if launch.kernel[0] == "transpose":  # an input tile per output tile
+        return {0: launch.tiles, "formats": ROW_TILE_FORMATS}
+    if launch.kernel[0] == "reduce":  # R input tiles per output tile
+        return {0: launch.tiles * launch.constants[1], "formats": ROW_TILE_FORMATS}
+    return {}
+
+
+def _buildable(kernel: tuple) -> bool:
+    try:
+        _library(kernel)
+    except HalError as error:
+        if error.code != StatusCode.RESOURCE_EXHAUSTED:
+            raise
+        return False
+    return True
 
 
 def _folded(accesses: dict) -> dict:

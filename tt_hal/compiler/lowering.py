@@ -133,7 +133,7 @@ def tile_count(device_shape) -> int:
 _PROGRAMS = {"matmul": matmul.matmul, "reduce": reduce.reduce, "transpose": transpose.transpose,
              "eltwise_fused": fused.eltwise_fused, "gather": gather.gather,
              "untilize": lambda fmt: rowmajor.untilize(fmt, offsets=True),
-             "eltwise_fused_untilized": rowmajor.eltwise_fused_untilized}
+             "eltwise_fused_untilized": fused.eltwise_fused_untilized}
 
 
 def build_kernel(kernel: tuple):

@@ -17,20 +17,42 @@ from collections.abc import Sequence
 from hal.status import HalError, StatusCode
 from tt_hal.kernels.common import (
     CB_OUT,
-    address_generators,
+    PAGES,
     buffer_args,
     circular_buffers,
     last_index,
     mask_when,
-    read_tile,
     tile_grid,
+    tile_page_generator,
     tile_range,
     writer_unary,
+)
+from tt_hal.kernels.rowmajor import (
+    BLOCK_TILES,
+    CB_ROW_TILES,
+    CB_ROWS,
+    CB_TILES_OUT,
+    OFFSET_CONSTANTS,
+    ROW_TILE_CONSTANTS,
+    block_cbs,
+    block_compute,
+    block_tiles,
+    block_window,
+    convert_block,
+    library_export,
+    matrix,
+    read_rows,
+    read_tiles,
+    row_major_tensor,
+    row_tile_source,
+    row_writer,
+    tensor_args,
+    tile_sources,
 )
 from tt_hal.target.isa import ADDRGEN_SLOTS, INTEGER_RESULTS, Bits, Broadcast, Op, Processor, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.program import Export, KernelConfig, Program, Stage
+from tt_hal.target.program import CircularBufferConfig, Export, KernelConfig, Program, Stage
 
 CB_FUSED_COLUMN_MASK, CB_FUSED_ROW_MASK = 9, 10
 MAX_FUSED_INPUTS = ADDRGEN_SLOTS  # inputs and mask tiles, one address generator each
@@ -238,8 +260,8 @@ def scalar_count(code: Sequence[Instruction]) -> int:
 
 def read_input_tiles(r: KernelBuilder, inputs: Sequence[FusedInput], bindings, t, ht, wt) -> None:
     """Reads each input's tile for output tile `t` (a register) of an output of Ht x Wt
-    tiles per batch into the CB numbered as its generator slot (bindings:
-    address_generators' TilePages): tile (batch, row, column) of the output reads page
+    tiles per batch into the CB numbered as its generator slot (bindings: sources of
+    rowmajor.tile_sources): tile (batch, row, column) of the output reads page
     batch * (its Ht * Wt) + row * (its Wt) + column of an input, each term 0 where the
     input is broadcast."""
     page, scratch, ptr = r.reg("page"), r.reg("s"), r.reg("ptr")
@@ -265,15 +287,17 @@ def read_input_tiles(r: KernelBuilder, inputs: Sequence[FusedInput], bindings, t
             r.emit(Op.ADD, page, page, scratch)
         if has_columns:
             r.emit(Op.ADD, page, page, column)
-        read_tile(r, pages, pages.slot, page, ptr)
+        read_tiles(r, pages, page, 1, pages.slot, 1, ptr)
     r.release(page, scratch, ptr, row, column, batch)
 
 
 def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruction, ...], out: DataFormat,
-                  mask_columns: bool = False, mask_rows: bool = False, fp32_dest_acc_en: bool = False) -> Export:
+                  mask_columns: bool = False, mask_rows: bool = False, fp32_dest_acc_en: bool = False,
+                  rows: tuple[bool, ...] = ()) -> Export:
     """out = code(inputs) tile by tile. Bindings (inputs..., [column mask], [row mask],
     out); push constants: T tiles of out, Ht and Wt of out's tile grid per batch, then
-    the values of the code's Scalar instructions.
+    the values of the code's Scalar instructions, then ROW_TILE_CONSTANTS for each input
+    that `rows` marks: a row-major binding the reader reads as tiles (rowmajor.read_row_tiles).
     `mask_columns` / `mask_rows` zero the padding of out's last tile column / row
     (mask tiles as in `reduce`), so that padding stays zero for a later matmul."""
     masks = [cb for cb, wanted in ((CB_FUSED_COLUMN_MASK, mask_columns), (CB_FUSED_ROW_MASK, mask_rows)) if wanted]
@@ -288,13 +312,17 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
     r = KernelBuilder("reader")
     first, end = tile_range(r)
     ht, wt = tile_grid(r)
-    bindings = address_generators(r, [i.data_format for i in inputs] + [DataFormat.bfloat16] * len(masks))
+    rows = rows or (False,) * len(inputs)
+    sources, reader_args = tile_sources(r, [i.data_format for i in inputs], rows,
+                                                 FUSED_CONSTANTS + scalar_count(code))
     ptr = r.reg("ptr")
-    for pages, cb in zip(bindings[len(inputs):], masks):
-        read_tile(r, pages, cb, 0, ptr)
+    for slot, cb in enumerate(masks, len(inputs)):
+        pages = tile_page_generator(r, slot, len(reader_args), DataFormat.bfloat16)
+        reader_args += buffer_args([slot])
+        read_tiles(r, pages, 0, 1, cb, 1, ptr)
     r.release(ptr)
     with r.loop_range(first, end, "t") as t:
-        read_input_tiles(r, inputs, bindings[:len(inputs)], t, ht, wt)
+        read_input_tiles(r, inputs, sources, t, ht, wt)
     reader = r.build(Processor.RISCV_1)
 
     c = KernelBuilder(name)
@@ -333,6 +361,95 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
     writer, writer_args = writer_unary(out, len(inputs) + len(masks))
     extra = {cb: (DataFormat.bfloat16, 1) for cb in masks}
     cbs = circular_buffers([(cb, i.data_format) for cb, i in enumerate(inputs)], out, extra)
-    program = Program(cbs, (reader, compute, writer), (buffer_args(range(len(inputs) + len(masks))), (), writer_args))
-    scalars = scalar_count(code)
-    return Export(name, FUSED_CONSTANTS + scalars, len(inputs) + len(masks) + 1, (1, 1, 1), (Stage(program),))
+    program = Program(cbs, (reader, compute, writer), (reader_args, (), writer_args))
+    constants = FUSED_CONSTANTS + scalar_count(code) + ROW_TILE_CONSTANTS * sum(rows)
+    return Export(name, constants, len(inputs) + len(masks) + 1, (1, 1, 1), (Stage(program),))
+
+
+def eltwise_fused_untilized(inputs: tuple[FusedInput, ...], rows: tuple[bool, ...],
+                            code: tuple[Instruction, ...], out: DataFormat, fp32_dest_acc_en: bool,
+                            row_tiles: tuple[bool, ...] = ()) -> Export:
+    """out = code(inputs) (tt_hal.kernels.fused's code) written row-major: per block of the
+    output, its tiles computed and untilized in compute, its rows written; the last
+    kernel of a dispatch, without the untilize launch after it nor the round trip of its
+    result through scratch tiles. Input i is tile pages, broadcast as in fused's kernel,
+    or where rows[i] a row-major tensor of the output's shape (unbroadcast), its block
+    read as rows and tilized in compute: without a tilize launch before it either; or
+    where row_tiles[i] a row-major tensor whose tiles the reader reads as tile pages
+    (rowmajor.read_row_tiles; broadcast as tile pages are). Bindings (inputs..., out);
+    push constants as untilize's, with the byte offsets of the row-major inputs and then
+    the output's; then the code's scalars; then ROW_TILE_CONSTANTS per row_tiles input."""
+    if len(inputs) > MAX_FUSED_INPUTS:
+        raise HalError(StatusCode.UNIMPLEMENTED, f"a fused elementwise kernel reads at most {MAX_FUSED_INPUTS} "
+                                                 f"tensors, here {len(inputs)}")
+    row_inputs = [i for i, is_rows in enumerate(rows) if is_rows]
+    tile_inputs = [i for i, is_rows in enumerate(rows) if not is_rows]
+    rows_cb, tiles_cb = {i: CB_ROWS + i for i in row_inputs}, {i: CB_ROW_TILES + i for i in row_inputs}
+
+    r = KernelBuilder("reader")
+    first, end = tile_range(r)
+    m = matrix(r)
+    if not row_inputs:  # tiles alone: block_tiles and read_input_tiles need only the tile grid
+        r.release(m.rows, m.columns, m.row_stride, m.batch_stride)
+    row_tiles = row_tiles or (False,) * len(inputs)
+    arg, tensors, pages, reader_args = 0, {}, {}, ()
+    scalars = OFFSET_CONSTANTS + len(row_inputs) + 1
+    constant = scalars + scalar_count(code)  # the first row_tiles input's
+    for i, (source, is_rows, is_row_tiles) in enumerate(zip(inputs, rows, row_tiles)):  # slot i, CB i for tiles
+        if is_row_tiles:
+            pages[i], constant = row_tile_source(r, i, arg, source.data_format, constant), constant + ROW_TILE_CONSTANTS
+            slot_args = tensor_args([i])
+        elif is_rows:
+            tensors[i] = row_major_tensor(r, i, arg, source.data_format, OFFSET_CONSTANTS + len(tensors))
+            slot_args = tensor_args([i])
+        else:
+            pages[i] = tile_page_generator(r, i, arg, source.data_format)
+            slot_args = buffer_args([i])
+        arg, reader_args = arg + len(slot_args), reader_args + slot_args
+    t, ptr = r.reg("t"), r.reg("ptr")
+    with r.loop_range(first, end, "block") as block:
+        if row_inputs:
+            window = block_window(r, m, block)
+            for i in row_inputs:
+                read_rows(r, tensors[i], m, window, rows_cb[i], ptr)
+            window.release(r)
+        if tile_inputs:
+            tiles, first_tile = block_tiles(r, m, block)
+            with r.loop(tiles, "tile") as j:
+                r.emit(Op.ADD, t, first_tile, j)
+                read_input_tiles(r, [inputs[i] for i in tile_inputs], [pages[i] for i in tile_inputs], t,
+                                       m.tile_rows, m.tiles_per_row)
+            r.release(tiles, first_tile)
+    reader = r.build(Processor.RISCV_1), reader_args
+
+    capacity = dst_capacity(fp32_dest_acc_en)
+
+    def body(k, w):
+        for i in row_inputs:
+            convert_block(k, Op.TILIZE_BLOCK, rows_cb[i], tiles_cb[i], w)
+            k.cb_wait_front(tiles_cb[i], BLOCK_TILES)
+        k.cb_reserve_back(CB_TILES_OUT, BLOCK_TILES)
+        with k.loop(w, "tile") as j:
+            for i in tile_inputs:
+                k.cb_wait_front(i, 1)
+            k.tile_regs_acquire()
+            sources = [(tiles_cb[i], j) if is_rows else (i, 0) for i, is_rows in enumerate(rows)]
+            result = emit_code(k, code, inputs, capacity, sources, scalars)
+            k.tile_regs_commit()
+            k.tile_regs_wait()
+            k.pack_tile(result, CB_TILES_OUT, j)
+            k.tile_regs_release()
+            for i in tile_inputs:
+                k.cb_pop_front(i, 1)
+        k.cb_push_back(CB_TILES_OUT, BLOCK_TILES)
+        for i in row_inputs:
+            k.cb_pop_front(tiles_cb[i], BLOCK_TILES)
+        convert_block(k, Op.UNTILIZE_BLOCK, CB_TILES_OUT, CB_OUT, w)
+
+    compute = block_compute("eltwise_fused_untilized", body, dst_full_sync_en=True, fp32_dest_acc_en=fp32_dest_acc_en)
+    kernels = (reader, compute, row_writer(out, len(inputs), True, len(row_inputs)))
+    cbs = [CircularBufferConfig.of_tiles(i, inputs[i].data_format, PAGES) for i in tile_inputs]
+    cbs += block_cbs([(rows_cb[i], inputs[i].data_format) for i in row_inputs] + [(CB_OUT, out)],
+                     [(tiles_cb[i], inputs[i].data_format) for i in row_inputs] + [(CB_TILES_OUT, out)])
+    export = library_export("eltwise_fused_untilized", kernels, cbs, len(row_inputs) + 1, len(inputs) + 1, True)
+    return dataclasses.replace(export, constant_count=constant)

@@ -11,8 +11,6 @@ from tt_hal.kernels.common import (
     CB_MASK,
     CB_OUT,
     CB_SCALER,
-    address_generators,
-    buffer_args,
     circular_buffers,
     intermediate_format,
     last_index,
@@ -24,6 +22,7 @@ from tt_hal.kernels.common import (
     tile_range,
     writer_unary,
 )
+from tt_hal.kernels.rowmajor import ROW_TILE_CONSTANTS, read_tiles, tile_sources
 from tt_hal.target.isa import Op, Processor, ReduceKind, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
@@ -44,14 +43,16 @@ def _rotated(k: KernelBuilder, j, count, masked: bool):
 
 
 def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = False, mask_columns: bool = False,
-           fp32_dest_acc_en: bool = False) -> Export:
+           fp32_dest_acc_en: bool = False, rows: tuple[bool] = (False,)) -> Export:
     """Sum or max over the last dimension (ReduceKind *_ROW: each tile row -> column 0
     of one tile) or the one before (*_COL: each tile column -> row 0). Bindings (a,
     [mask], [column mask], out); push constants: T output tiles, R tiles reduced into
     each, D: output tile t reads the input tiles (t // D) * R * D + h * D + t % D for
     h < R (D = 1 for rows, Wt for columns). With `masked`, the last of the R tiles is
     masked first; with `mask_columns`, the padding columns of the last output tile of
-    each row are zeroed (they share block-float exponents with the results)."""
+    each row are zeroed (they share block-float exponents with the results). With
+    rows[0], a is a row-major binding read as tiles (rowmajor.read_row_tiles),
+    ROW_TILE_CONSTANTS more push constants."""
     is_max = kind >= ReduceKind.MAX_ROW
     inputs = [(CB_IN0, a)] + [(cb, DataFormat.bfloat16) for cb, wanted in (
         (CB_MASK, masked), (CB_COLUMN_MASK, mask_columns)) if wanted]
@@ -62,7 +63,7 @@ def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = Fals
     count, d = r.reg("R"), r.reg("D")
     r.emit(Op.CONSTANT, count, 1)
     r.emit(Op.CONSTANT, d, 2)
-    bindings = address_generators(r, [fmt for _, fmt in inputs])
+    bindings, reader_args = tile_sources(r, [fmt for _, fmt in inputs], rows, 3)
     for pages, (cb, _) in zip(bindings[1:], inputs[1:]):
         read_tile(r, pages, cb, 0, ptr)
     base = r.reg("base")
@@ -76,7 +77,7 @@ def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = Fals
             h = _rotated(r, j, count, masked)
             r.emit(Op.MUL, page, h, d)
             r.emit(Op.ADD, page, page, base)
-            read_tile(r, bindings[0], CB_IN0, page, ptr)
+            read_tiles(r, bindings[0], page, 1, CB_IN0, 1, ptr)
             if masked:
                 r.release(h)
     reader = r.build(Processor.RISCV_1)
@@ -117,5 +118,6 @@ def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = Fals
     writer, writer_args = writer_unary(out, len(inputs))
     cbs = circular_buffers(inputs, out, {CB_SCALER: (DataFormat.bfloat16, 1), CB_LAST: (intermediate_format(
         fp32_dest_acc_en), 1)})
-    program = Program(cbs, (reader, compute, writer), (buffer_args(range(len(inputs))), (), writer_args))
-    return Export(f"reduce_{kind.name.lower()}", 3, len(inputs) + 1, (1, 1, 1), (Stage(program),))
+    program = Program(cbs, (reader, compute, writer), (reader_args, (), writer_args))
+    return Export(f"reduce_{kind.name.lower()}", 3 + ROW_TILE_CONSTANTS * sum(rows), len(inputs) + 1, (1, 1, 1),
+                  (Stage(program),))

@@ -30,7 +30,7 @@ tiles, so these programs convert in compute, as TT-Metal's tilize and untilize o
   bytes back and nothing else: no byte outside the window's rows x columns elements.
 - Compute: TILIZE_BLOCK (tilize_block) turns the block's pages into w tiles,
   UNTILIZE_BLOCK (pack_untilize_block) the other way; tile pages go to and come from
-  their binding through the library's page readers and writers. eltwise_fused_untilized
+  their binding through the library's page readers and writers. fused.eltwise_fused_untilized
   puts a fused elementwise body between the two: a dispatch's last kernel writing rows.
 - Every circular buffer moves whole blocks: each reservation, push, wait and pop is
   BLOCK_TILES pages, of which a narrower block uses the first w, so that no block
@@ -55,12 +55,10 @@ from __future__ import annotations
 import dataclasses
 
 from hal.status import HalError, StatusCode
-from tt_hal.kernels import fused
 from tt_hal.kernels.common import (
     CB_IN0,
     CB_IN1,
     CB_OUT,
-    PAGES,
     address_generators,
     buffer_args,
     read_strip,
@@ -81,7 +79,7 @@ BLOCK_TILES = 8  # tiles per block: what pack_untilize_block holds in a full-syn
 OFFSET_CONSTANTS = 5
 BLOCK_CONFIG = dict(fp32_dest_acc_en=True, dst_full_sync_en=True)  # Dst of 8 float32 tiles: every bit of a block
 CB_TILES_A, CB_TILES_B, CB_TILES_OUT = 24, 25, 26  # tiles between tilize and untilize in compute
-CB_ROWS, CB_ROW_TILES = 8, 17  # + i: a row-major input i's block, and its tiles (eltwise_fused_untilized)
+CB_ROWS, CB_ROW_TILES = 8, 17  # + i: a row-major input i's block, and its tiles (fused.eltwise_fused_untilized)
 _ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM, ArgKind.BINDING_PAGE_SIZE, ArgKind.BINDING_BYTE_OFFSET)
 
 
@@ -307,6 +305,10 @@ class RowTiles:
     tensor: RowMajorTensor
     constant: int
 
+    @property
+    def slot(self) -> int:
+        return self.tensor.slot
+
 
 def row_tile_constants(constants: list) -> list:
     """A row-major operand's push constants, from a row-major program's (push_constants:
@@ -317,13 +319,13 @@ def row_tile_constants(constants: list) -> list:
 def tile_sources(k: KernelBuilder, formats, rows, first_constant: int) -> tuple[list, tuple[RuntimeArg, ...]]:
     """Generator slot i: binding i's tile pages (TilePages), or where rows[i] its
     row-major tensor read as tiles (RowTiles, its push constants from `first_constant`
-    on, ROW_TILE_CONSTANTS per row-major binding); and their runtime args."""
+    on, ROW_TILE_CONSTANTS per row-major binding); and their runtime args. `rows` may
+    be shorter than `formats`: the bindings past it are tile pages."""
     sources, arg, args, constant = [], 0, (), first_constant
+    rows = tuple(rows) + (False,) * (len(formats) - len(rows))
     for slot, (fmt, is_rows) in enumerate(zip(formats, rows)):
         if is_rows:
-            tensor = row_major_tensor(k, slot, arg, fmt, constant + ROW_TILE_CONSTANTS - 1)
-            k.release(tensor.page_size)
-            sources.append(RowTiles(tensor, constant))
+            sources.append(row_tile_source(k, slot, arg, fmt, constant))
             constant += ROW_TILE_CONSTANTS
             slot_args = tensor_args([slot])
         else:
@@ -331,6 +333,14 @@ def tile_sources(k: KernelBuilder, formats, rows, first_constant: int) -> tuple[
             slot_args = buffer_args([slot])
         arg, args = arg + len(slot_args), args + slot_args
     return sources, args
+
+
+def row_tile_source(k: KernelBuilder, slot: int, arg: int, fmt: DataFormat, constant: int) -> RowTiles:
+    """Generator slot `slot`: the row-major binding whose tensor_args start at runtime arg
+    `arg`, read as tiles, its push constants from `constant` on."""
+    tensor = row_major_tensor(k, slot, arg, fmt, constant + ROW_TILE_CONSTANTS - 1)
+    k.release(tensor.page_size)
+    return RowTiles(tensor, constant)
 
 
 def read_tiles(k: KernelBuilder, source, page: Reg, count: Reg | int, cb: int, block: Reg | int, ptr: Reg) -> None:
@@ -351,7 +361,7 @@ def read_row_tiles(k: KernelBuilder, source: RowTiles, page: Reg, count: Reg | i
     tilize writes them: each face's 16 rows in one NOC_READ_ROWS, the padding of tiles
     that stick out of the matrix zero. So a program reads IREE's row-major bindings
     without a tilize launch before it (the bytes are the same: a tilize moves every
-    bit). Reservation and push are `block` pages."""
+    bit). Reservation and push are `block` pages; `ptr` is scratch."""
     tensor, constant = source.tensor, source.constant
     size, tile = tensor.element_size, k.const(TILE, "tile")
     face_rows, face_bytes = TILE // 2, TILE * TILE // 4 * tensor.element_size
@@ -396,43 +406,49 @@ def read_row_tiles(k: KernelBuilder, source: RowTiles, page: Reg, count: Reg | i
         k.emit(Op.LI, scratch, count * 4 * face_bytes)
     k.emit(Op.L1_FILL, ptr, scratch, 0)
     k.place(full)
-    k.release(rows, columns, tile)
+    k.release(rows, columns)
     # Per tile: faces 0 and 1 hold rows 0-15 (columns 0-15, 16-31), faces 2 and 3 rows 16-31.
-    zero, half = k.const(0, "zero"), k.const(face_rows, "half")
-    top, bottom = k.reg("top"), k.reg("bottom")
+    half, zero, top, bottom = tile, k.const(0, "zero"), k.reg("top"), k.reg("bottom")
+    k.emit(Op.LI, half, face_rows)
     k.emit(Op.MIN, top, height, half)
     k.emit(Op.ADDI, bottom, height, -face_rows)
     k.emit(Op.MAX, bottom, bottom, zero)
-    k.release(height)
+    k.release(height, half)
     k.emit(Op.MULI, stride, stride, size)  # bytes from one row to the next
     k.emit(Op.MULI, first, first, size)
     k.emit(Op.ADD, first, first, tensor.base)  # the tile's first byte in the buffer
     k.emit(Op.MULI, scratch, stride, face_rows)  # from the top faces to the bottom ones
-    to, length, pitch = k.reg("to"), k.reg("length"), k.const(face_rows * size, "pitch")
-    left = width  # columns of this tile and the ones after it
-    k.emit(Op.MOV, to, ptr)
-    with k.loop(count, "tile"):
-        for column in (0, face_rows):  # the left faces, then the right ones
+    left, length, pitch = width, k.reg("length"), k.const(face_rows * size, "pitch")
+    k.emit(Op.MULI, left, left, size)  # bytes of this tile's rows and the next tiles'
+
+    def tile_faces():
+        for column in (0, face_rows * size):  # the left faces, then the right ones: ptr moves through them
             k.emit(Op.ADDI, length, left, -column)
             k.emit(Op.MAX, length, length, zero)
-            k.emit(Op.MIN, length, length, half)
-            k.emit(Op.MULI, length, length, size)
+            k.emit(Op.MIN, length, length, pitch)
             outside = k.label("outside")
             k.emit(Op.BGE, zero, length, outside)  # faces right of the matrix: their padding is zero already
-            k.emit(Op.NOC_READ_ROWS, tensor.slot, first, to, length, top, stride, pitch)
+            k.emit(Op.NOC_READ_ROWS, tensor.slot, first, ptr, length, top, stride, pitch)
             k.emit(Op.ADD, first, first, scratch)
-            k.emit(Op.ADDI, to, to, 2 * face_bytes)
-            k.emit(Op.NOC_READ_ROWS, tensor.slot, first, to, length, bottom, stride, pitch)
+            k.emit(Op.ADDI, ptr, ptr, 2 * face_bytes)
+            k.emit(Op.NOC_READ_ROWS, tensor.slot, first, ptr, length, bottom, stride, pitch)
             k.emit(Op.SUB, first, first, scratch)
-            k.emit(Op.ADDI, to, to, -2 * face_bytes)
+            k.emit(Op.ADDI, ptr, ptr, -2 * face_bytes)
             k.place(outside)
             k.emit(Op.ADDI, first, first, face_rows * size)  # the next face's first column
-            k.emit(Op.ADDI, to, to, face_bytes)
-        k.emit(Op.ADDI, to, to, 2 * face_bytes)  # past faces 2 and 3: the next tile
-        k.emit(Op.ADDI, left, left, -TILE)
+            k.emit(Op.ADDI, ptr, ptr, face_bytes)
+        k.emit(Op.ADDI, ptr, ptr, 2 * face_bytes)  # past faces 2 and 3: the next tile
+        k.emit(Op.ADDI, left, left, -TILE * size)
+
+    if isinstance(count, Reg):
+        with k.loop(count, "tile"):
+            tile_faces()
+    else:
+        for _ in range(count):
+            tile_faces()
+    k.release(zero, top, bottom, stride, scratch, first, left, length, pitch)
     k.noc_read_barrier()
     k.cb_push_back(cb, block)
-    k.release(zero, half, top, bottom, stride, scratch, first, width, to, length, pitch)
 
 
 # ---- Kernels ----
@@ -599,85 +615,6 @@ def eltwise_binary(op: str, fmt: DataFormat, math_fidelity: MathFidelity = MathF
     return _through_tiles(f"rowmajor_{op}", fmt, 2,
                           lambda k, t, zero: k.emit(instruction, CB_TILES_A, CB_TILES_B, t, t, zero, 0), offsets,
                           math_fidelity=math_fidelity, fp32_dest_acc_en=fp32_dest_acc_en)
-
-
-def eltwise_fused_untilized(inputs: tuple[fused.FusedInput, ...], rows: tuple[bool, ...],
-                            code: tuple[fused.Instruction, ...], out: DataFormat, fp32_dest_acc_en: bool) -> Export:
-    """out = code(inputs) (tt_hal.kernels.fused's code) written row-major: per block of the
-    output, its tiles computed and untilized in compute, its rows written; the last
-    kernel of a dispatch, without the untilize launch after it nor the round trip of its
-    result through scratch tiles. Input i is tile pages, broadcast as in fused's kernel,
-    or where rows[i] a row-major tensor of the output's shape (unbroadcast), its block
-    read as rows and tilized in compute: without a tilize launch before it either.
-    Bindings (inputs..., out); push constants as untilize's, with the byte offsets of
-    the row-major inputs and then the output's; then the code's scalars."""
-    if len(inputs) > fused.MAX_FUSED_INPUTS:
-        raise HalError(StatusCode.UNIMPLEMENTED, f"a fused elementwise kernel reads at most {fused.MAX_FUSED_INPUTS} "
-                                                 f"tensors, here {len(inputs)}")
-    row_inputs = [i for i, is_rows in enumerate(rows) if is_rows]
-    tile_inputs = [i for i, is_rows in enumerate(rows) if not is_rows]
-    rows_cb, tiles_cb = {i: CB_ROWS + i for i in row_inputs}, {i: CB_ROW_TILES + i for i in row_inputs}
-
-    r = KernelBuilder("reader")
-    first, end = tile_range(r)
-    m = matrix(r)
-    arg, tensors, pages = 0, {}, {}
-    for i, (source, is_rows) in enumerate(zip(inputs, rows)):  # slot i, CB i for a tile input
-        if is_rows:
-            tensors[i] = row_major_tensor(r, i, arg, source.data_format, OFFSET_CONSTANTS + len(tensors))
-            arg += len(tensor_args([i]))
-        else:
-            pages[i] = tile_page_generator(r, i, arg, source.data_format)
-            arg += len(buffer_args([i]))
-    t, ptr = r.reg("t"), r.reg("ptr")
-    with r.loop_range(first, end, "block") as block:
-        if row_inputs:
-            window = block_window(r, m, block)
-            for i in row_inputs:
-                read_rows(r, tensors[i], m, window, rows_cb[i], ptr)
-            window.release(r)
-        if tile_inputs:
-            tiles, first_tile = block_tiles(r, m, block)
-            with r.loop(tiles, "tile") as j:
-                r.emit(Op.ADD, t, first_tile, j)
-                fused.read_input_tiles(r, [inputs[i] for i in tile_inputs], [pages[i] for i in tile_inputs], t,
-                                       m.tile_rows, m.tiles_per_row)
-            r.release(tiles, first_tile)
-    reader_args = tuple(arg for i, is_rows in enumerate(rows) for arg in (tensor_args if is_rows else buffer_args)([i]))
-    reader = r.build(Processor.RISCV_1), reader_args
-
-    capacity = fused.dst_capacity(fp32_dest_acc_en)
-    scalars = OFFSET_CONSTANTS + len(row_inputs) + 1
-
-    def body(k, w):
-        for i in row_inputs:
-            convert_block(k, Op.TILIZE_BLOCK, rows_cb[i], tiles_cb[i], w)
-            k.cb_wait_front(tiles_cb[i], BLOCK_TILES)
-        k.cb_reserve_back(CB_TILES_OUT, BLOCK_TILES)
-        with k.loop(w, "tile") as j:
-            for i in tile_inputs:
-                k.cb_wait_front(i, 1)
-            k.tile_regs_acquire()
-            sources = [(tiles_cb[i], j) if is_rows else (i, 0) for i, is_rows in enumerate(rows)]
-            result = fused.emit_code(k, code, inputs, capacity, sources, scalars)
-            k.tile_regs_commit()
-            k.tile_regs_wait()
-            k.pack_tile(result, CB_TILES_OUT, j)
-            k.tile_regs_release()
-            for i in tile_inputs:
-                k.cb_pop_front(i, 1)
-        k.cb_push_back(CB_TILES_OUT, BLOCK_TILES)
-        for i in row_inputs:
-            k.cb_pop_front(tiles_cb[i], BLOCK_TILES)
-        convert_block(k, Op.UNTILIZE_BLOCK, CB_TILES_OUT, CB_OUT, w)
-
-    compute = block_compute("eltwise_fused_untilized", body, dst_full_sync_en=True, fp32_dest_acc_en=fp32_dest_acc_en)
-    kernels = (reader, compute, row_writer(out, len(inputs), True, len(row_inputs)))
-    cbs = [CircularBufferConfig.of_tiles(i, inputs[i].data_format, PAGES) for i in tile_inputs]
-    cbs += block_cbs([(rows_cb[i], inputs[i].data_format) for i in row_inputs] + [(CB_OUT, out)],
-                     [(tiles_cb[i], inputs[i].data_format) for i in row_inputs] + [(CB_TILES_OUT, out)])
-    export = library_export("eltwise_fused_untilized", kernels, cbs, len(row_inputs) + 1, len(inputs) + 1, True)
-    return dataclasses.replace(export, constant_count=export.constant_count + fused.scalar_count(code))
 
 
 def copy(fmt: DataFormat, offsets: bool = False) -> Export:

@@ -4,29 +4,28 @@ from __future__ import annotations
 
 from tt_hal.kernels.common import (
     CB_IN0,
-    address_generators,
-    buffer_args,
     circular_buffers,
     compute_each_tile,
-    read_tile,
     tile_grid,
     tile_range,
     writer_unary,
 )
+from tt_hal.kernels.rowmajor import ROW_TILE_CONSTANTS, read_tiles, tile_sources
 from tt_hal.target.isa import Op, Processor
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import Export, Program, Stage
 
 
-def transpose(a: DataFormat, out: DataFormat, fp32_dest_acc_en: bool = False) -> Export:
+def transpose(a: DataFormat, out: DataFormat, fp32_dest_acc_en: bool = False, rows: tuple[bool] = (False,)) -> Export:
     """out (..., W, H) = a (..., H, W) with transpose_wh_tile; bindings (a, out); push
-    constants: T output tiles, Ht and Wt of the output's tile grid."""
+    constants: T output tiles, Ht and Wt of the output's tile grid; with rows[0], a is a
+    row-major binding read as tiles (rowmajor.read_row_tiles), ROW_TILE_CONSTANTS more."""
     r = KernelBuilder("reader")
     first, end = tile_range(r)
     ptr, page, scratch = r.reg("ptr"), r.reg("page"), r.reg("s")
     ht, wt = tile_grid(r)
-    [pages] = address_generators(r, [a])
+    [pages], reader_args = tile_sources(r, [a], rows, 3)
     with r.loop_range(first, end, "t") as t:
         # t = (b, i, j) over (batch, Ht, Wt) -> input tile (b, j, i) of the (Wt, Ht) grid
         r.emit(Op.MUL, scratch, ht, wt)
@@ -38,11 +37,11 @@ def transpose(a: DataFormat, out: DataFormat, fp32_dest_acc_en: bool = False) ->
         r.emit(Op.DIV, scratch, t, wt)
         r.emit(Op.MOD, scratch, scratch, ht)
         r.emit(Op.ADD, page, page, scratch)  # + i
-        read_tile(r, pages, CB_IN0, page, ptr)
+        read_tiles(r, pages, page, 1, CB_IN0, 1, ptr)
     reader = r.build(Processor.RISCV_1)
     compute, _ = compute_each_tile("transpose_wh", lambda k, zero: k.transpose_wh_tile(CB_IN0, zero, zero), 1,
                                    fp32_dest_acc_en=fp32_dest_acc_en)
     writer, writer_args = writer_unary(out, 1)
     program = Program(circular_buffers([(CB_IN0, a)], out, {}), (reader, compute, writer),
-                      (buffer_args([0]), (), writer_args))
-    return Export("transpose_wh", 3, 2, (1, 1, 1), (Stage(program),))
+                      (reader_args, (), writer_args))
+    return Export("transpose_wh", 3 + ROW_TILE_CONSTANTS * sum(rows), 2, (1, 1, 1), (Stage(program),))
