@@ -1,8 +1,9 @@
 """The exported models (examples/models/exports: PyTorch through iree-turbine, JAX): a call
 of each on the simulated tenstorrent device (tt_hal.compiler's .vmfb, iree.runtime's VM)
 beside IREE's llvm-cpu build of it on local-task, and beside tt-hal's staged lowering of
-the same model (every binding a dispatch loads tilized by a stage of its own: the lowering
-without row tiles, tt_hal.compiler.dispatch._row_major_operands off), all in one run.
+the same model (every binding a dispatch loads tilized and every output untilized by a
+stage of its own: the lowering without row tiles, tt_hal.compiler.dispatch's
+_row_major_operands and _row_major_outputs off), all in one run.
 
     python bench/bench_exports.py [--runs N] [--models torch_bert,jax_gpt] [--json out.json]
 
@@ -50,7 +51,8 @@ def cases(name: str, checked: list) -> dict:
     expected = reference.host_results(iree[function](*args))
     module = runtime.load_vm_flatbuffer(compiler.compile_vmfb(text), driver="tenstorrent")
     tolerance.check(module[function](*args), expected, "float32")
-    with mock.patch.object(dispatch, "_row_major_operands", lambda *arguments: {}):
+    with mock.patch.object(dispatch, "_row_major_operands", lambda *arguments: {}), \
+            mock.patch.object(dispatch, "_row_major_outputs", lambda *arguments: {}):
         staged = runtime.load_vm_flatbuffer(compiler.compile_vmfb(text), driver="tenstorrent")
     return {"tt-hal": lambda: module[function](*args), "staged": lambda: staged[function](*args),
             "llvm-cpu": lambda: reference.host_results(iree[function](*args))}

@@ -1607,10 +1607,13 @@ def assert_staged_bits(name: str, monkeypatch, step: str, kernel: str | None, of
     staged_vmfb = compiler.compile_vmfb(CASES[name].text)
     assert not any(k.name == kernel for export in read_executable(embedded_executable(staged_vmfb))
                    for stage in export.stages for k in stage.program.kernels)
-    staged = runtime.load_vm_flatbuffer(staged_vmfb, driver="tenstorrent").main(*inputs(name))
-    fused, staged = ([r] if isinstance(r, np.ndarray) else list(r) for r in (fused, staged))
-    assert len(fused) == len(staged)
-    for a, b in zip(fused, staged):
+    assert_same_bits(fused, runtime.load_vm_flatbuffer(staged_vmfb, driver="tenstorrent").main(*inputs(name)))
+
+
+def assert_same_bits(results, others) -> None:
+    results, others = ([r] if isinstance(r, np.ndarray) else list(r) for r in (results, others))
+    assert len(results) == len(others)
+    for a, b in zip(results, others):
         assert a.dtype == b.dtype and np.array_equal(a.view(np.uint8), b.view(np.uint8))
 
 
@@ -1627,33 +1630,39 @@ def test_a_last_fused_kernel_writes_its_output_row_major(name, monkeypatch):
     assert_staged_bits(name, monkeypatch, "_untilized_output", "eltwise_fused_untilized")
 
 
-def tilize_stages(exports) -> int:
-    return sum(stage.program.kernels[1].name == "tilize" for export in exports for stage in export.stages)
+def stages_named(exports, kernel: str) -> int:
+    return sum(stage.program.kernels[1].name == kernel for export in exports for stage in export.stages)
 
 
-@pytest.mark.parametrize("name, fewer", [
-    ("matmul_50x100_100x70", 1), ("matmul_k_20", 2), ("batch_matmul_linalg", 2),
-    ("batch_matmul_shared_rhs_einsum_m40", 2), ("matmul_chained_exp", 5), ("matmul_transposed_rhs", 1),
-    ("four_projections", 2), ("bf16_layers", 6), ("reduce_sum_last_2d", 1), ("reduce_max_dim0_negative", 1),
-    ("reduce_sum_exp_minus_max", 3), ("transpose_2d", 1), ("int32_transpose", 1), ("slice_last_dim", 1),
-    ("concatenate_last_dim", 2), ("pad_both_dims", 1), ("broadcast_column_input", 1),
-    ("eltwise_ten_inputs_split", 5), ("cmpf_uno", 2), ("int8_int16_wrap_and_widen", 3)])
-def test_launches_read_the_small_bindings_only_they_load_as_rows(name, fewer, monkeypatch):
+@pytest.mark.parametrize("name, tilizes, untilizes", [
+    ("matmul_50x100_100x70", 1, 1), ("matmul_k_20", 2, 1), ("batch_matmul_linalg", 2, 1),
+    ("batch_matmul_shared_rhs_einsum_m40", 2, 1), ("matmul_chained_exp", 5, 1), ("matmul_transposed_rhs", 1, 1),
+    ("four_projections", 2, 1), ("bf16_layers", 6, 1), ("reduce_sum_last_2d", 1, 1),
+    ("reduce_max_dim0_negative", 1, 1), ("reduce_sum_exp_minus_max", 3, 2), ("transpose_2d", 1, 1),
+    ("int32_transpose", 1, 0), ("slice_last_dim", 1, 0), ("concatenate_last_dim", 2, 0), ("pad_both_dims", 1, 0),
+    ("broadcast_column_input", 1, 0), ("eltwise_ten_inputs_split", 5, 0), ("cmpf_uno", 2, 0),
+    ("int8_int16_wrap_and_widen", 3, 1)])
+def test_launches_read_and_write_small_bindings_as_rows(name, tilizes, untilizes, monkeypatch):
     """Matmul, fused elementwise, transpose and reduce launches read the small bindings
-    only they load (dispatch.ROW_TILE_READS) as tiles of their rows (rowmajor.read_row_tiles),
-    without their tilize stages, and the results are bit for bit those of the lowering
+    only they load (dispatch.ROW_TILE_READS) as tiles of their rows (rowmajor.read_row_tiles)
+    and write the small outputs only they write as rows (write_row_tiles), without their
+    tilize and untilize stages, and the results are bit for bit those of the lowering
     with them: shapes not multiples of 32 (a (50 x 100) @ (100 x 70) reads b's 12 tiles
     twice: b tilized), K of 20, a batch, a b shared by the batch, two matmul dispatches
     in a chain, a transposed operand, one executable at four call sites, bfloat16
     bindings, reductions along rows and columns (a softmax's), transposes of float and
     int32, a slice (a window of a binding), a concatenation, padding, a broadcast
-    column, a fused kernel split in two, NaN compares, narrow integers."""
+    column, a fused kernel split in two, NaN compares, narrow integers; outputs at an
+    offset from a push constant (four call sites)."""
+    results = load(name).main(*inputs(name))
     exports = read_executable(embedded_executable(vmfb(name)))
     monkeypatch.setattr(dispatch, "_row_major_operands", lambda *arguments: {})
-    staged = read_executable(embedded_executable(compiler.compile_vmfb(CASES[name].text)))
-    monkeypatch.undo()
-    assert tilize_stages(staged) - tilize_stages(exports) == fewer
-    assert_staged_bits(name, monkeypatch, "_row_major_operands", None, {})
+    monkeypatch.setattr(dispatch, "_row_major_outputs", lambda *arguments: {})
+    staged_vmfb = compiler.compile_vmfb(CASES[name].text)
+    staged = read_executable(embedded_executable(staged_vmfb))
+    assert stages_named(staged, "tilize") - stages_named(exports, "tilize") == tilizes
+    assert stages_named(staged, "untilize") - stages_named(exports, "untilize") == untilizes
+    assert_same_bits(results, runtime.load_vm_flatbuffer(staged_vmfb, driver="tenstorrent").main(*inputs(name)))
 
 
 def test_a_matmul_tilizes_an_operand_it_would_read_many_times():
@@ -1664,7 +1673,7 @@ def test_a_matmul_tilizes_an_operand_it_would_read_many_times():
     (export,) = [e for e in read_executable(embedded_executable(compiler.compile_vmfb(text)))
                  if any(s.program.kernels[1].name == "matmul" for s in e.stages)]
     (matmul,) = [s for s in export.stages if s.program.kernels[1].name == "matmul"]
-    assert tilize_stages([export]) == 1
+    assert stages_named([export], "tilize") == 1
     assert [source for source, _ in matmul.bindings[:2]] == [BindingSource.DISPATCH, BindingSource.TENSOR]
 
 

@@ -13,7 +13,7 @@ import hal
 from hal.status import StatusCode
 from tests import reference as ref
 from tests.fpu_twin import is_exact, twin_matmul_tiles
-from tests.test_rowmajor import BITS, host_bytes, placed, raw_buffer, tile_buffer, tilize_twin
+from tests.test_rowmajor import BITS, host_bytes, placed, raw_buffer, tile_buffer, tilize_twin, untilize_twin
 from tt_hal import ops
 from tt_hal.kernels import matmul as matmul_kernel
 from tt_hal.kernels import rowmajor
@@ -159,17 +159,19 @@ ROW_MAJOR_CASES = dict(
     from_constant=st.booleans(),
     window=st.sampled_from([(0, 0)] * 3 + [(0, 5), (3, 0), (2, 40)]),  # a's a window of a larger tensor
     workgroups=st.integers(1, 5),
+    row_output=st.booleans(),  # out written row-major too (rowmajor.write_row_tiles)
 )
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(**ROW_MAJOR_CASES)
 def test_row_major_operands_give_the_tiles_product(device, batches, m, k, n, fmt, rows, b_batched, offset, tail,
-                                                   from_constant, window, workgroups):
+                                                   from_constant, window, workgroups, row_output):
     """A matmul reading a (and/or b) from a row-major binding computes what it computes
     on the tilized operands, bit for bit: the reader's face reads (rowmajor.read_row_tiles)
     are the tilize (padding zero); shapes not multiples of 32, batches, b shared or
-    batched, offsets (some from a push constant), windows of larger tensors."""
+    batched, offsets (some from a push constant), windows of larger tensors. Written
+    row-major (row_output), the product is those tiles untilized, and nothing around them."""
     size, b_batches = fmt.element_size, batches if b_batched else 1
     rng = np.random.default_rng(m * 1000 + k * 10 + n)
     dtype = np.float32 if fmt is DataFormat.float32 else ml_dtypes.bfloat16
@@ -193,7 +195,7 @@ def test_row_major_operands_give_the_tiles_product(device, batches, m, k, n, fmt
     mt, kt, nt = (-(-x // 32) for x in (m, k, n))
     constants = [batches * mt * nt, kt, nt, mt, kt * nt if b_batched else 0]
     outputs = []
-    for operands, extra, flags in ((bindings, row_constants, rows), (tensors, [], (False, False))):
+    for operands, extra, flags in ((tensors, [], (False, False)), (bindings, row_constants, rows)):
         out = tile_buffer(device, DataFormat.float32, m, n, np.full(batches * mt * nt * 4096, 0xA5, np.uint8),
                           batches)
         run_matmul(device, matmul_kernel.matmul(fmt, fmt, DataFormat.float32, rows=flags), constants + extra,
@@ -201,6 +203,16 @@ def test_row_major_operands_give_the_tiles_product(device, batches, m, k, n, fmt
         outputs.append(host_bytes(out))
     assert np.array_equal(outputs[0], outputs[1])
     assert outputs[0].view(np.uint32).any()  # the product of random operands is not all zero
+    if row_output:  # at byte 32 of a buffer of other bytes
+        out_bytes = batches * m * n * 4
+        around = np.random.default_rng(n).integers(0, 256, 32 + out_bytes + tail, np.uint8)
+        target = raw_buffer(device, around)
+        out_constants = rowmajor.row_tile_constants(rowmajor.push_constants(m, n, [0], batches))
+        run_matmul(device, matmul_kernel.matmul(fmt, fmt, DataFormat.float32, rows=rows, row_output=True),
+                   constants + row_constants + out_constants, [*bindings, (target, 32, out_bytes)], workgroups)
+        expected = around.copy()
+        expected[32:32 + out_bytes] = untilize_twin(outputs[0], m, n, 4, batches).view(np.uint8).reshape(-1)
+        assert np.array_equal(host_bytes(target), expected)
 
 
 def run_matmul(device, export, constants, bindings, workgroups) -> None:

@@ -61,7 +61,11 @@ def library_exports():
                                               (Input(0), Scalar(0), Binary(SfpuOp.ADD_INT, 0, 1)), DataFormat.int32,
                                               fp32_dest_acc_en=True)
     yield "matmul", matmul.matmul(BF16, DataFormat.bfloat8_b, DataFormat.float32)
-    yield "matmul_row_major", matmul.matmul(DataFormat.float32, BF16, DataFormat.float32, rows=(True, True))
+    yield "matmul_row_major", matmul.matmul(DataFormat.float32, BF16, DataFormat.float32, rows=(True, True),
+                                            row_output=True)
+    yield "fused_row_major", fused.eltwise_fused(  # a row-major input and output, a tile input broadcast
+        "fused", (fused.FusedInput(BF16), fused.FusedInput(BF16, Broadcast.ROW)),
+        (Input(0), Input(1), Binary(SfpuOp.ADD, 0, 1)), BF16, rows=(True, False), row_output=True)
     for kind in ReduceKind:
         yield f"reduce_{kind.name.lower()}", reduce.reduce(kind, BF16, BF16)
         yield f"reduce_{kind.name.lower()}_masked", reduce.reduce(kind, BF16, BF16, masked=True, mask_columns=True)

@@ -373,35 +373,51 @@ def test_a_span_past_the_buffer_faults(device):
 # ---- Row tiles: kernels reading a row-major binding's tile pages themselves ----
 
 def _row_tile_kernels(fmt: DataFormat, batches: int, rows: int, columns: int):
-    """(name, builder(rows flags), push constants before the row-tile ones, output tiles
-    and their (rows, columns) per batch) of each library kernel that reads row tiles, over
-    a (batches, rows, columns) input; its second input (fused) a broadcast row."""
+    """(name, builder(rows flag, row output), push constants before the row-tile ones,
+    output (rows, columns) per batch) of each library kernel that reads row tiles, over a
+    (batches, rows, columns) input; its second input (fused) a broadcast row."""
     ht, wt = ceil_div(rows, TILE), ceil_div(columns, TILE)
     add = (fused.Input(0), fused.Input(1), fused.Binary(SfpuOp.ADD, 0, 1))
     inputs = (fused.FusedInput(fmt), fused.FusedInput(fmt, Broadcast.ROW, batch_broadcast=True))
-    yield ("transpose", lambda flags: transpose.transpose(fmt, fmt, True, flags), [batches * ht * wt, wt, ht],
+    yield ("transpose", lambda flags, out: transpose.transpose(fmt, fmt, True, flags, out), [batches * ht * wt, wt, ht],
            (columns, rows))
-    yield ("reduce_sum_row", lambda flags: reduce.reduce(ReduceKind.SUM_ROW, fmt, fmt, fp32_dest_acc_en=True,
-                                                          rows=flags), [batches * ht, wt, 1], (rows, 1))
-    yield ("reduce_max_col", lambda flags: reduce.reduce(ReduceKind.MAX_COL, fmt, fmt, fp32_dest_acc_en=True,
-                                                          rows=flags), [batches * wt, ht, wt], (1, columns))
-    yield ("eltwise_fused", lambda flags: fused.eltwise_fused("fused", inputs, add, fmt, fp32_dest_acc_en=True,
-                                                              rows=flags * 2), [batches * ht * wt, ht, wt],
-           (rows, columns))
+    yield ("reduce_sum_row", lambda flags, out: reduce.reduce(ReduceKind.SUM_ROW, fmt, fmt, fp32_dest_acc_en=True,
+                                                               rows=flags, row_output=out), [batches * ht, wt, 1],
+           (rows, 1))
+    yield ("reduce_max_col", lambda flags, out: reduce.reduce(ReduceKind.MAX_COL, fmt, fmt, fp32_dest_acc_en=True,
+                                                               rows=flags, row_output=out), [batches * wt, ht, wt],
+           (1, columns))
+    yield ("eltwise_fused", lambda flags, out: fused.eltwise_fused("fused", inputs, add, fmt, fp32_dest_acc_en=True,
+                                                                   rows=flags * 2, row_output=out),
+           [batches * ht * wt, ht, wt], (rows, columns))
+
+
+def run_export(device, export, workgroups: int, constants, bindings) -> None:
+    executable = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, write_executable([export]))
+    command_buffer = hal.HalCommandBuffer(device)
+    command_buffer.dispatch(executable, 0, workgroup_count(constants[0], workgroups),
+                            np.array(constants, np.uint32).tobytes(), bindings)
+    command_buffer.end()
+    done = device.create_semaphore(0)
+    device.queue_execute(command_buffer, [], [(done, 1)])
+    assert done.wait(1, timeout=60 * 10**9)
 
 
 @pytest.mark.parametrize("fmt", [F32, BF16], ids=lambda f: f.name)
 @pytest.mark.parametrize("batches, rows, columns, window, offset", [
     (1, 45, 70, (0, 0), 0), (2, 32, 64, (0, 0), 4000), (3, 17, 33, (2, 40), 48), (1, 1, 300, (0, 0), 16)], ids=str)
 @pytest.mark.parametrize("kernel", range(4), ids=["transpose", "reduce_sum_row", "reduce_max_col", "eltwise_fused"])
-def test_kernels_read_row_major_inputs_as_their_tiles(device, fmt, batches, rows, columns, window, offset, kernel):
+def test_kernels_read_and_write_row_major_tensors_as_their_tiles(device, fmt, batches, rows, columns, window, offset,
+                                                                 kernel):
     """A kernel reading its input from a row-major binding (rowmajor.read_row_tiles: the
     reader reads each tile's faces' rows, padding zero) computes what it computes on the
-    tilized input, bit for bit: transpose, reductions along rows and columns, a fused
-    elementwise kernel with a broadcast row also read from rows; shapes not multiples of
-    32, batches, windows of a larger tensor, offsets past a 4096-byte page, and (the
-    third input shape) a push-constant part of the offset."""
-    name, build, constants, out_shape = list(_row_tile_kernels(fmt, batches, rows, columns))[kernel]
+    tilized input, bit for bit; writing its output to a row-major binding
+    (write_row_tiles) it writes the untilized tiles, and no byte around them:
+    transpose, reductions along rows and columns, a fused elementwise kernel with a
+    broadcast row also read from rows; shapes not multiples of 32, batches, windows of a
+    larger tensor, offsets past a 4096-byte page, and (the third input shape) a
+    push-constant part of the offset."""
+    name, build, constants, (out_rows, out_columns) = list(_row_tile_kernels(fmt, batches, rows, columns))[kernel]
     size = fmt.element_size
     value = values((batches, rows, columns), fmt, rows * columns)
     row = values((1, columns), fmt, columns)
@@ -417,20 +433,22 @@ def test_kernels_read_row_major_inputs_as_their_tiles(device, fmt, batches, rows
         tile_inputs.append(tile_buffer(device, fmt, 1, columns, tilize_twin(row.view(BITS[size]))))
         row_inputs.append(raw_buffer(device, row.view(np.uint8).reshape(-1)))
         row_constants += rowmajor.row_tile_constants(rowmajor.push_constants(1, columns, [0]))
-    out_rows, out_columns = out_shape
     outputs = []
     for inputs, flags, extra in ((tile_inputs, (False,), []), (row_inputs, (True,), row_constants)):
         out = tile_buffer(device, fmt, out_rows, out_columns,
                           np.full(tiles(out_rows, out_columns, batches) * fmt.tile_size, 0xA5, np.uint8), batches)
-        executable = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT,
-                                                                       write_executable([build(flags)]))
-        command_buffer = hal.HalCommandBuffer(device)
-        command_buffer.dispatch(executable, 0, workgroup_count(constants[0], 3),
-                                np.array(constants + extra, np.uint32).tobytes(), [*inputs, out])
-        command_buffer.end()
-        done = device.create_semaphore(0)
-        device.queue_execute(command_buffer, [], [(done, 1)])
-        assert done.wait(1, timeout=60 * 10**9)
+        run_export(device, build(flags, False), 3, constants + extra, [*inputs, out])
         outputs.append(host_bytes(out))
     assert np.array_equal(outputs[0], outputs[1])
     assert outputs[1].view(np.uint16).any()
+    # The output row-major at byte 48 of a buffer of other bytes: the untilized tiles, nothing else changed.
+    out_bytes = batches * out_rows * out_columns * size
+    around = np.random.default_rng(size).integers(0, 256, 48 + out_bytes + 40, np.uint8)
+    target = raw_buffer(device, around)
+    out_constants = rowmajor.row_tile_constants(rowmajor.push_constants(out_rows, out_columns, [0], batches))
+    run_export(device, build((True,), True), 3, constants + row_constants + out_constants,
+               [*row_inputs, (target, 48, out_bytes)])
+    expected = around.copy()
+    untilized = untilize_twin(outputs[0], out_rows, out_columns, size, batches)
+    expected[48:48 + out_bytes] = untilized.view(np.uint8).reshape(-1)
+    assert np.array_equal(host_bytes(target), expected)

@@ -155,17 +155,29 @@ class _ExportBuilder:
         self.stages.append(Stage(_rowmajor(builder, data_format).program, workgroup_count(constants[0], CORES),
                                  _constants(constants), bindings))
 
-    def launch(self, launch: Launch, operand_binding, rows: tuple[bool, ...] = ()) -> None:
+    def launch(self, launch: Launch, operand_binding, rows: tuple[bool, ...] = (), row_output=None) -> None:
         """`launch` as a stage; with `rows` (_row_major_operands), reading the operands
-        rows marks from their bindings (row-major, as loaded) instead of from tilize stages."""
+        rows marks from their bindings (row-major, as loaded) instead of from tilize
+        stages; with `row_output` ((output key, window): _row_major_outputs) writing its
+        output row-major into that binding instead of through an untilize stage."""
         kernel, constants, bindings = launch.kernel, list(launch.constants), []
-        for k, operand in enumerate(launch.operands):
+        for k, operand in enumerate(launch.operands[:-1]):
             if k < len(rows) and rows[k]:
                 constants += _row_tile_constants(operand)
                 bindings.append((BindingSource.DISPATCH, operand.ref[1][0]))
             else:
                 bindings.append(operand_binding(operand))
-        export = _library(kernel + (rows,) if rows else kernel)
+        if row_output is None:
+            bindings.append(operand_binding(launch.operands[-1]))
+        else:
+            key, window = row_output
+            out = launch.operands[-1]
+            constants += rowmajor.row_tile_constants(_row_constants(out.device_shape, out.data_format or FORMAT,
+                                                                    key[1], window))
+            bindings.append((BindingSource.DISPATCH, key[0]))
+        if rows or row_output is not None:
+            kernel += (rows or (False,) * len(_row_tile_inputs(launch)), row_output is not None)
+        export = _library(kernel)
         self.stages.append(Stage(export.program, workgroup_count(launch.tiles, CORES), _constants(constants),
                                  tuple(bindings)))
 
@@ -275,15 +287,18 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
             return BindingSource.TENSOR, out.tensor(key, operand.device_shape, data_format, values)
         return BindingSource.TENSOR, out.tensor((kind, what), operand.device_shape, operand.data_format or FORMAT)
 
+    row_outputs = _row_major_outputs(lowering, last_launch if untilized is not None else None)
     for index, launch in enumerate(lowering.launches[:-1] if untilized is not None else lowering.launches):
-        out.launch(launch, operand_binding, row_operands.get(index, ()))
+        key = row_outputs.get(index)
+        out.launch(launch, operand_binding, row_operands.get(index, ()),
+                   None if key is None else (key, lowering.outputs[key][2]))
     if untilized is not None:
         last, rows = untilized
         device_shape, _, window = lowering.outputs[last]
         out.untilized(lowering.launches[-1], last, rows, device_shape, window, operand_binding,
                       row_operands.get(last_launch, ()))
     for key, (device_shape, data_format, window) in lowering.outputs.items():
-        if untilized is not None and key == untilized[0]:
+        if untilized is not None and key == untilized[0] or key in row_outputs.values():
             continue
         scratch = out.tensor(("output", key), device_shape, data_format)
         out.row_major(rowmajor.untilize, device_shape, data_format, key[1],
@@ -372,6 +387,34 @@ def _row_major_operands(lowering: DispatchLowering, as_rows: set, kernel) -> dic
         if not failed:
             return rows
         candidates -= {ref for ref in candidates if any(index in failed for index, _, _ in reads[ref])}
+
+
+def _row_major_outputs(lowering: DispatchLowering, last: int | None) -> dict[int, tuple]:
+    """{launch index: output key} for the matmul, fused elementwise, transpose and
+    reduce launches (but launch `last`, which writes rows already) that alone write an
+    output no launch reads, of at most ROW_TILE_READS tiles: they write it row-major
+    themselves (rowmajor.write_row_tiles), with no untilize stage after them."""
+    writers, read = {}, set()
+    for index, launch in enumerate(lowering.launches):
+        target = launch.operands[-1]
+        if isinstance(target, Tensor) and target.ref is not None and target.ref[0] == "output":
+            writers.setdefault(target.ref, []).append(index)
+        read |= {o.ref for o in launch.operands[:-1] if isinstance(o, Tensor) and o.ref is not None
+                 and o.ref[0] == "output"}
+    found = {}
+    for ref, indices in writers.items():
+        key, index = ref[1], indices[0]
+        if len(indices) != 1 or ref in read or key not in lowering.outputs or index == last:
+            continue
+        launch, (device_shape, data_format, window) = lowering.launches[index], lowering.outputs[key]
+        target = launch.operands[-1]
+        if (launch.kernel[0] in ("matmul", "eltwise_fused", "transpose", "reduce") and launch.tiles <= ROW_TILE_READS
+                and data_format in ROW_TILE_FORMATS and (target.data_format or FORMAT) is data_format
+                and _matrices(target.device_shape) == _matrices(device_shape)
+                and not (window is not None and isinstance(key[1], PushConstant))
+                and _buildable(launch.kernel + ((False,) * len(_row_tile_inputs(launch)), True))):
+            found[index] = key
+    return found
 
 
 def _row_tile_inputs(launch: Launch) -> list:

@@ -45,6 +45,7 @@ from tt_hal.kernels.rowmajor import (
     read_tiles,
     row_major_tensor,
     row_tile_source,
+    row_tile_writer,
     row_writer,
     tensor_args,
     tile_sources,
@@ -293,11 +294,12 @@ def read_input_tiles(r: KernelBuilder, inputs: Sequence[FusedInput], bindings, t
 
 def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruction, ...], out: DataFormat,
                   mask_columns: bool = False, mask_rows: bool = False, fp32_dest_acc_en: bool = False,
-                  rows: tuple[bool, ...] = ()) -> Export:
+                  rows: tuple[bool, ...] = (), row_output: bool = False) -> Export:
     """out = code(inputs) tile by tile. Bindings (inputs..., [column mask], [row mask],
     out); push constants: T tiles of out, Ht and Wt of out's tile grid per batch, then
     the values of the code's Scalar instructions, then ROW_TILE_CONSTANTS for each input
-    that `rows` marks: a row-major binding the reader reads as tiles (rowmajor.read_row_tiles).
+    that `rows` marks: a row-major binding the reader reads as tiles (rowmajor.read_row_tiles),
+    and with `row_output` ROW_TILE_CONSTANTS for out, written row-major (rowmajor.write_row_tiles).
     `mask_columns` / `mask_rows` zero the padding of out's last tile column / row
     (mask tiles as in `reduce`), so that padding stays zero for a later matmul."""
     masks = [cb for cb, wanted in ((CB_FUSED_COLUMN_MASK, mask_columns), (CB_FUSED_ROW_MASK, mask_rows)) if wanted]
@@ -358,11 +360,13 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
         for cb in range(len(inputs)):
             c.cb_pop_front(cb, 1)
     compute = c.build(Processor.COMPUTE, fp32_dest_acc_en=fp32_dest_acc_en, dst_full_sync_en=True)
-    writer, writer_args = writer_unary(out, len(inputs) + len(masks))
+    row_constants = FUSED_CONSTANTS + scalar_count(code) + ROW_TILE_CONSTANTS * sum(rows)
+    writer, writer_args = (row_tile_writer(out, len(inputs) + len(masks), row_constants) if row_output
+                           else writer_unary(out, len(inputs) + len(masks)))
     extra = {cb: (DataFormat.bfloat16, 1) for cb in masks}
     cbs = circular_buffers([(cb, i.data_format) for cb, i in enumerate(inputs)], out, extra)
     program = Program(cbs, (reader, compute, writer), (reader_args, (), writer_args))
-    constants = FUSED_CONSTANTS + scalar_count(code) + ROW_TILE_CONSTANTS * sum(rows)
+    constants = row_constants + ROW_TILE_CONSTANTS * row_output
     return Export(name, constants, len(inputs) + len(masks) + 1, (1, 1, 1), (Stage(program),))
 
 

@@ -22,7 +22,7 @@ from tt_hal.kernels.common import (
     tile_range,
     writer_strips,
 )
-from tt_hal.kernels.rowmajor import ROW_TILE_CONSTANTS, read_tiles, tile_sources
+from tt_hal.kernels.rowmajor import ROW_TILE_CONSTANTS, read_tiles, row_tile_writer, tile_sources
 from tt_hal.target.isa import MathFidelity, Op, Processor
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
@@ -30,12 +30,14 @@ from tt_hal.target.program import CircularBufferConfig, Export, Program, Stage
 
 
 def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFidelity = MathFidelity.HiFi4,
-           fp32_dest_acc_en: bool = False, rows: tuple[bool, bool] = (False, False)) -> Export:
+           fp32_dest_acc_en: bool = False, rows: tuple[bool, bool] = (False, False), row_output: bool = False
+           ) -> Export:
     """out (B, M, N) = a (B, M, K) @ b (B or 1, K, N) in tiles; bindings (a, b, out);
     push constants: output tiles B * Mt * Nt, Kt, Nt, Mt, and b's tiles per batch
     (Kt * Nt, or 0 when one b serves every batch). Workgroups split the output tiles;
     each strip of them accumulates its Kt products in Dst. Where rows[i], operand i is
-    a row-major binding, with ROW_TILE_CONSTANTS more push constants (a's first)."""
+    a row-major binding, with ROW_TILE_CONSTANTS more push constants (a's first); with
+    `row_output`, out too (its constants last)."""
     block = strip_tiles(fp32_dest_acc_en)
 
     r = KernelBuilder("reader")
@@ -77,9 +79,12 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
             c.cb_pop_front(CB_IN1, pages)
         pack_strip(c, ct, pages)
     compute = c.build(Processor.COMPUTE, math_fidelity=math_fidelity, fp32_dest_acc_en=fp32_dest_acc_en)
-    writer, writer_args = writer_strips(out, 2, block, row_constant=2)
+    if row_output:
+        writer, writer_args = row_tile_writer(out, 2, 5 + ROW_TILE_CONSTANTS * sum(rows), block, row_constant=2)
+    else:
+        writer, writer_args = writer_strips(out, 2, block, row_constant=2)
     cbs = (CircularBufferConfig.of_tiles(CB_IN0, a, PAGES),
            CircularBufferConfig.of_tiles(CB_IN1, b, PAGES * block),
            CircularBufferConfig.of_tiles(CB_OUT, out, PAGES * block))
     program = Program(cbs, (reader, compute, writer), (reader_args, (), writer_args))
-    return Export("matmul", 5 + ROW_TILE_CONSTANTS * sum(rows), 3, (1, 1, 1), (Stage(program),))
+    return Export("matmul", 5 + ROW_TILE_CONSTANTS * (sum(rows) + row_output), 3, (1, 1, 1), (Stage(program),))

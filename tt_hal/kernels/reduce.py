@@ -22,7 +22,7 @@ from tt_hal.kernels.common import (
     tile_range,
     writer_unary,
 )
-from tt_hal.kernels.rowmajor import ROW_TILE_CONSTANTS, read_tiles, tile_sources
+from tt_hal.kernels.rowmajor import ROW_TILE_CONSTANTS, read_tiles, row_tile_writer, tile_sources
 from tt_hal.target.isa import Op, Processor, ReduceKind, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
@@ -43,7 +43,7 @@ def _rotated(k: KernelBuilder, j, count, masked: bool):
 
 
 def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = False, mask_columns: bool = False,
-           fp32_dest_acc_en: bool = False, rows: tuple[bool] = (False,)) -> Export:
+           fp32_dest_acc_en: bool = False, rows: tuple[bool] = (False,), row_output: bool = False) -> Export:
     """Sum or max over the last dimension (ReduceKind *_ROW: each tile row -> column 0
     of one tile) or the one before (*_COL: each tile column -> row 0). Bindings (a,
     [mask], [column mask], out); push constants: T output tiles, R tiles reduced into
@@ -52,7 +52,8 @@ def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = Fals
     masked first; with `mask_columns`, the padding columns of the last output tile of
     each row are zeroed (they share block-float exponents with the results). With
     rows[0], a is a row-major binding read as tiles (rowmajor.read_row_tiles),
-    ROW_TILE_CONSTANTS more push constants."""
+    ROW_TILE_CONSTANTS more push constants; with `row_output`, out is one too
+    (rowmajor.write_row_tiles; its constants last)."""
     is_max = kind >= ReduceKind.MAX_ROW
     inputs = [(CB_IN0, a)] + [(cb, DataFormat.bfloat16) for cb, wanted in (
         (CB_MASK, masked), (CB_COLUMN_MASK, mask_columns)) if wanted]
@@ -115,9 +116,10 @@ def reduce(kind: ReduceKind, a: DataFormat, out: DataFormat, masked: bool = Fals
                 mask_when(c, column, last, CB_COLUMN_MASK)
         stage(c, CB_OUT, body)
     compute = c.build(Processor.COMPUTE, fp32_dest_acc_en=fp32_dest_acc_en)
-    writer, writer_args = writer_unary(out, len(inputs))
+    writer, writer_args = (row_tile_writer(out, len(inputs), 3 + ROW_TILE_CONSTANTS * sum(rows)) if row_output
+                           else writer_unary(out, len(inputs)))
     cbs = circular_buffers(inputs, out, {CB_SCALER: (DataFormat.bfloat16, 1), CB_LAST: (intermediate_format(
         fp32_dest_acc_en), 1)})
     program = Program(cbs, (reader, compute, writer), (reader_args, (), writer_args))
-    return Export(f"reduce_{kind.name.lower()}", 3 + ROW_TILE_CONSTANTS * sum(rows), len(inputs) + 1, (1, 1, 1),
-                  (Stage(program),))
+    return Export(f"reduce_{kind.name.lower()}", 3 + ROW_TILE_CONSTANTS * (sum(rows) + row_output),
+                  len(inputs) + 1, (1, 1, 1), (Stage(program),))

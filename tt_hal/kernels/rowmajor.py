@@ -63,6 +63,7 @@ from tt_hal.kernels.common import (
     buffer_args,
     read_strip,
     read_tile,
+    strips,
     tile_page_generator,
     tile_range,
     transfer_pages,
@@ -343,6 +344,30 @@ def row_tile_source(k: KernelBuilder, slot: int, arg: int, fmt: DataFormat, cons
     return RowTiles(tensor, constant)
 
 
+def row_tile_writer(output: DataFormat, binding: int, constant: int, block: int | None = None,
+                    row_constant: int | None = None):
+    """The writer kernel of a program whose output `binding` is row-major (its
+    ROW_TILE_CONSTANTS push constants from `constant` on): each tile this workgroup's
+    compute packs into CB_OUT written as untilize would (write_row_tiles); a page at a
+    time, or with `block` a strip at a time as writer_strips takes them (`strips` of up
+    to `block` tiles, within rows of push constant `row_constant` tiles if given)."""
+    k = KernelBuilder("writer")
+    first, end = tile_range(k)
+    ptr = k.reg("ptr")
+    target = row_tile_source(k, 0, 0, output, constant)
+    if block is None:
+        with k.loop_range(first, end, "t") as t:
+            write_row_tiles(k, target, t, 1, CB_OUT, 1, ptr)
+    else:
+        pages, row = k.const(block, "block"), None
+        if row_constant is not None:
+            row = k.reg("row")
+            k.emit(Op.CONSTANT, row, row_constant)
+        with strips(k, first, end, pages, row) as (t, ct):
+            write_row_tiles(k, target, t, ct, CB_OUT, pages, ptr)
+    return k.build(Processor.RISCV_0), tensor_args([binding])
+
+
 def read_tiles(k: KernelBuilder, source, page: Reg, count: Reg | int, cb: int, block: Reg | int, ptr: Reg) -> None:
     """`count` consecutive tile pages (of one tile row) from `page` of a tile_sources
     source into the back of `cb`, `block` pages reserved and pushed."""
@@ -362,13 +387,37 @@ def read_row_tiles(k: KernelBuilder, source: RowTiles, page: Reg, count: Reg | i
     that stick out of the matrix zero. So a program reads IREE's row-major bindings
     without a tilize launch before it (the bytes are the same: a tilize moves every
     bit). Reservation and push are `block` pages; `ptr` is scratch."""
+    k.cb_reserve_back(cb, block)
+    k.emit(Op.GET_WRITE_PTR, ptr, cb)
+    _tile_faces(k, Op.NOC_READ_ROWS, source, page, count, ptr)
+    k.noc_read_barrier()
+    k.cb_push_back(cb, block)
+
+
+def write_row_tiles(k: KernelBuilder, source: RowTiles, page: Reg, count: Reg | int, cb: int, block: Reg | int,
+                    ptr: Reg) -> None:
+    """The front `count` tile pages of `cb` to tiles `page`.. (within one tile row) of a
+    row-major binding, as untilize writes them: each face's rows inside the matrix in one
+    NOC_WRITE_ROWS, no byte outside it (padding, neighbours). So a program writes IREE's
+    row-major bindings without an untilize launch after it. Wait and pop are `block`
+    pages; `ptr` is scratch."""
+    k.cb_wait_front(cb, block)
+    k.emit(Op.GET_READ_PTR, ptr, cb)
+    _tile_faces(k, Op.NOC_WRITE_ROWS, source, page, count, ptr)
+    k.noc_write_barrier()
+    k.cb_pop_front(cb, block)
+
+
+def _tile_faces(k: KernelBuilder, op: Op, source: RowTiles, page: Reg, count: Reg | int, ptr: Reg) -> None:
+    """NOC_READ_ROWS or NOC_WRITE_ROWS (op) of the faces of `count` tiles from `page` of
+    a row-major binding, between it and the tile pages at `ptr` (moved on: scratch): the
+    rows and columns of each face inside the matrix; a read zeroes the pages of tiles
+    that stick out of it first."""
     tensor, constant = source.tensor, source.constant
     size, tile = tensor.element_size, k.const(TILE, "tile")
     face_rows, face_bytes = TILE // 2, TILE * TILE // 4 * tensor.element_size
     rows, columns, stride, scratch = k.reg("rows"), k.reg("columns"), k.reg("stride"), k.reg("s")
     first, height, width = k.reg("first_element"), k.reg("height"), k.reg("width")
-    k.cb_reserve_back(cb, block)
-    k.emit(Op.GET_WRITE_PTR, ptr, cb)
     k.emit(Op.CONSTANT, rows, constant)
     k.emit(Op.CONSTANT, columns, constant + 1)
     k.emit(Op.ADDI, height, rows, TILE - 1)
@@ -396,16 +445,17 @@ def read_row_tiles(k: KernelBuilder, source: RowTiles, page: Reg, count: Reg | i
     else:
         k.emit(Op.LI, scratch, count * TILE)
     k.emit(Op.MIN, width, width, scratch)
-    fill, full = k.label("fill"), k.label("full")
-    k.emit(Op.BLT, height, tile, fill)
-    k.emit(Op.BGE, width, scratch, full)
-    k.place(fill)
-    if isinstance(count, Reg):
-        k.emit(Op.MULI, scratch, count, 4 * face_bytes)
-    else:
-        k.emit(Op.LI, scratch, count * 4 * face_bytes)
-    k.emit(Op.L1_FILL, ptr, scratch, 0)
-    k.place(full)
+    if op == Op.NOC_READ_ROWS:
+        fill, full = k.label("fill"), k.label("full")
+        k.emit(Op.BLT, height, tile, fill)
+        k.emit(Op.BGE, width, scratch, full)
+        k.place(fill)
+        if isinstance(count, Reg):
+            k.emit(Op.MULI, scratch, count, 4 * face_bytes)
+        else:
+            k.emit(Op.LI, scratch, count * 4 * face_bytes)
+        k.emit(Op.L1_FILL, ptr, scratch, 0)
+        k.place(full)
     k.release(rows, columns)
     # Per tile: faces 0 and 1 hold rows 0-15 (columns 0-15, 16-31), faces 2 and 3 rows 16-31.
     half, zero, top, bottom = tile, k.const(0, "zero"), k.reg("top"), k.reg("bottom")
@@ -428,10 +478,10 @@ def read_row_tiles(k: KernelBuilder, source: RowTiles, page: Reg, count: Reg | i
             k.emit(Op.MIN, length, length, pitch)
             outside = k.label("outside")
             k.emit(Op.BGE, zero, length, outside)  # faces right of the matrix: their padding is zero already
-            k.emit(Op.NOC_READ_ROWS, tensor.slot, first, ptr, length, top, stride, pitch)
+            k.emit(op, tensor.slot, first, ptr, length, top, stride, pitch)
             k.emit(Op.ADD, first, first, scratch)
             k.emit(Op.ADDI, ptr, ptr, 2 * face_bytes)
-            k.emit(Op.NOC_READ_ROWS, tensor.slot, first, ptr, length, bottom, stride, pitch)
+            k.emit(op, tensor.slot, first, ptr, length, bottom, stride, pitch)
             k.emit(Op.SUB, first, first, scratch)
             k.emit(Op.ADDI, ptr, ptr, -2 * face_bytes)
             k.place(outside)
@@ -447,8 +497,6 @@ def read_row_tiles(k: KernelBuilder, source: RowTiles, page: Reg, count: Reg | i
         for _ in range(count):
             tile_faces()
     k.release(zero, top, bottom, stride, scratch, first, left, length, pitch)
-    k.noc_read_barrier()
-    k.cb_push_back(cb, block)
 
 
 # ---- Kernels ----
