@@ -315,16 +315,14 @@ def eltwise_fused(name: str, inputs: tuple[FusedInput, ...], code: tuple[Instruc
     first, end = tile_range(r)
     ht, wt = tile_grid(r)
     rows = rows or (False,) * len(inputs)
-    sources, reader_args = tile_sources(r, [i.data_format for i in inputs], rows,
-                                                 FUSED_CONSTANTS + scalar_count(code))
+    sources, reader_args = tile_sources(r, [i.data_format for i in inputs] + [DataFormat.bfloat16] * len(masks),
+                                        rows, FUSED_CONSTANTS + scalar_count(code))
     ptr = r.reg("ptr")
-    for slot, cb in enumerate(masks, len(inputs)):
-        pages = tile_page_generator(r, slot, len(reader_args), DataFormat.bfloat16)
-        reader_args += buffer_args([slot])
+    for pages, cb in zip(sources[len(inputs):], masks):
         read_tiles(r, pages, 0, 1, cb, 1, ptr)
     r.release(ptr)
     with r.loop_range(first, end, "t") as t:
-        read_input_tiles(r, inputs, sources, t, ht, wt)
+        read_input_tiles(r, inputs, sources[:len(inputs)], t, ht, wt)
     reader = r.build(Processor.RISCV_1)
 
     c = KernelBuilder(name)
