@@ -359,18 +359,18 @@ def _row_major_operands(lowering: DispatchLowering, as_rows: set, kernel) -> dic
     """{launch index: which of its inputs it reads as row tiles} where every launch that
     reads a loaded binding (not already `as_rows`: the last launch's blocks of rows,
     _untilized_output) is a matmul, fused elementwise, transpose or reduce launch: they
-    read it as row tiles (rowmajor.read_row_tiles) and it needs no tilize stage, if they read its tiles
-    at most ROW_TILE_READS times in all (a fused kernel, broadcast or not, one tile of
-    each input per output tile) and their kernels (`kernel(index, rows)` names one) have
-    the registers for it (else a reader runs out: RESOURCE_EXHAUSTED)."""
+    read it as row tiles (rowmajor.read_row_tiles) and it needs no tilize stage, if they
+    read its tiles at most ROW_TILE_READS times in all (a fused kernel, broadcast or not,
+    one tile of each input per output tile) and their kernels (`kernel(index, rows)`
+    names one) have the registers for it (else a reader runs out: RESOURCE_EXHAUSTED)."""
     reads: dict = {}  # loaded ref -> [(launch index, operand position, tile reads)], None: tilized
     for index, launch in enumerate(lowering.launches):
-        readable = _row_tile_reads(launch)
+        readable, formats = _row_tile_reads(launch)
         for position, operand in enumerate(launch.operands):
             if not _loaded(operand) or operand.ref in as_rows:
                 continue
             n = readable.get(position)
-            ok = (n is not None and not operand.row_major and (operand.data_format or FORMAT) in readable["formats"]
+            ok = (n is not None and not operand.row_major and (operand.data_format or FORMAT) in formats
                   and not (operand.window is not None and isinstance(operand.ref[1][1], PushConstant)))
             uses = reads.setdefault(operand.ref, [])
             if uses is not None:
@@ -424,22 +424,22 @@ def _row_tile_inputs(launch: Launch) -> list:
     return launch.operands[:2] if launch.kernel[0] == "matmul" else launch.operands[:1]
 
 
-def _row_tile_reads(launch: Launch) -> dict:
-    """{operand position: how many tile reads the launch makes of it} for the operands
-    it could read as row tiles, and "formats": the formats it reads so; {} for a kernel
-    that reads none so."""
+def _row_tile_reads(launch: Launch) -> tuple[dict[int, int], tuple]:
+    """({operand position: how many tile reads the launch makes of it} for the operands
+    it could read as row tiles, the formats it reads so); ({}, ()) for a kernel that
+    reads none so."""
     if launch.kernel[0] == "matmul":
         total, k_tiles, n_tiles = launch.constants[:3]
         output_rows = total // n_tiles  # over the batch: each reads a's tile row once per strip, b's all
-        return {0: output_rows * k_tiles * ceil_div(n_tiles, strip_tiles(launch.kernel[5])),
-                1: output_rows * k_tiles * n_tiles, "formats": (DataFormat.float32, DataFormat.bfloat16)}
+        return ({0: output_rows * k_tiles * ceil_div(n_tiles, strip_tiles(launch.kernel[5])),
+                 1: output_rows * k_tiles * n_tiles}, (DataFormat.float32, DataFormat.bfloat16))
     if launch.kernel[0] == "eltwise_fused":
-        return {**dict.fromkeys(range(len(_fused_operands(launch))), launch.tiles), "formats": ROW_TILE_FORMATS}
+        return dict.fromkeys(range(len(_fused_operands(launch))), launch.tiles), ROW_TILE_FORMATS
     if launch.kernel[0] == "transpose":  # an input tile per output tile
-        return {0: launch.tiles, "formats": ROW_TILE_FORMATS}
+        return {0: launch.tiles}, ROW_TILE_FORMATS
     if launch.kernel[0] == "reduce":  # R input tiles per output tile
-        return {0: launch.tiles * launch.constants[1], "formats": ROW_TILE_FORMATS}
-    return {}
+        return {0: launch.tiles * launch.constants[1]}, ROW_TILE_FORMATS
+    return {}, ()
 
 
 def _buildable(kernel: tuple) -> bool:
