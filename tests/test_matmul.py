@@ -13,16 +13,23 @@ import hal
 from hal.status import StatusCode
 from tests import reference as ref
 from tests.fpu_twin import is_exact, twin_matmul_tiles
-from tests.test_rowmajor import BITS, host_bytes, placed, raw_buffer, tile_buffer, tilize_twin, untilize_twin
+from tests.test_rowmajor import (
+    BITS,
+    host_bytes,
+    placed,
+    raw_buffer,
+    run_export,
+    tile_buffer,
+    tilize_twin,
+    untilize_twin,
+)
 from tt_hal import ops
 from tt_hal.kernels import matmul as matmul_kernel
 from tt_hal.kernels import rowmajor
-from tt_hal.kernels.common import workgroup_count
 from tt_hal.sim.numerics import FpuModel
 from tt_hal.target.formats import BFP8_MAGNITUDE_BITS
 from tt_hal.target.isa import MathFidelity
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.ttx import EXECUTABLE_FORMAT, write_executable
 
 FIDELITY_PHASES = {"LoFi": 1, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
 
@@ -198,8 +205,8 @@ def test_row_major_operands_give_the_tiles_product(device, batches, m, k, n, fmt
     for operands, extra, flags in ((tensors, [], (False, False)), (bindings, row_constants, rows)):
         out = tile_buffer(device, DataFormat.float32, m, n, np.full(batches * mt * nt * 4096, 0xA5, np.uint8),
                           batches)
-        run_matmul(device, matmul_kernel.matmul(fmt, fmt, DataFormat.float32, rows=flags), constants + extra,
-                   [*operands, out], workgroups)
+        run_export(device, matmul_kernel.matmul(fmt, fmt, DataFormat.float32, rows=flags), workgroups,
+                   constants + extra, [*operands, out])
         outputs.append(host_bytes(out))
     assert np.array_equal(outputs[0], outputs[1])
     assert outputs[0].view(np.uint32).any()  # the product of random operands is not all zero
@@ -208,19 +215,9 @@ def test_row_major_operands_give_the_tiles_product(device, batches, m, k, n, fmt
         around = np.random.default_rng(n).integers(0, 256, 32 + out_bytes + tail, np.uint8)
         target = raw_buffer(device, around)
         out_constants = rowmajor.row_tile_constants(rowmajor.push_constants(m, n, [0], batches))
-        run_matmul(device, matmul_kernel.matmul(fmt, fmt, DataFormat.float32, rows=rows, row_output=True),
-                   constants + row_constants + out_constants, [*bindings, (target, 32, out_bytes)], workgroups)
+        run_export(device, matmul_kernel.matmul(fmt, fmt, DataFormat.float32, rows=rows, row_output=True),
+                   workgroups, constants + row_constants + out_constants, [*bindings, (target, 32, out_bytes)])
         expected = around.copy()
         expected[32:32 + out_bytes] = untilize_twin(outputs[0], m, n, 4, batches).view(np.uint8).reshape(-1)
         assert np.array_equal(host_bytes(target), expected)
 
-
-def run_matmul(device, export, constants, bindings, workgroups) -> None:
-    executable = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, write_executable([export]))
-    command_buffer = hal.HalCommandBuffer(device)
-    command_buffer.dispatch(executable, 0, workgroup_count(constants[0], workgroups),
-                            np.array(constants, np.uint32).tobytes(), bindings)
-    command_buffer.end()
-    done = device.create_semaphore(0)
-    device.queue_execute(command_buffer, [], [(done, 1)])
-    assert done.wait(1, timeout=60 * 10**9)
