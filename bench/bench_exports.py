@@ -7,6 +7,8 @@ _row_major_operands and _row_major_outputs off), all in one run.
 
     python bench/bench_exports.py [--runs N] [--models torch_bert,jax_gpt] [--json out.json]
 
+bench/run_all.py runs it as the suite "exports" (every export; torch_bert and torch_mlp with --quick).
+
 Each model's last checked call (examples/models/exports/calls.py) is timed, with host
 numpy inputs and results in all three; tt-hal's result is checked against llvm-cpu's
 first (tt_hal.compiler.tolerance). Runs alternate over all cases (bench/timing.py), so
@@ -27,6 +29,7 @@ import blas  # noqa: F401  (bench/blas.py: before numpy)
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from report import Row  # noqa: E402  (bench/report.py)
 from timing import fmt, measure  # noqa: E402  (bench/timing.py)
 
 from tt_hal import compiler, runtime  # noqa: E402
@@ -58,22 +61,44 @@ def cases(name: str, checked: list) -> dict:
             "llvm-cpu": lambda: reference.host_results(iree[function](*args))}
 
 
+QUICK_MODELS = ("torch_bert", "torch_mlp")
+
+
+def measure_all(runs: int, names) -> dict[str, dict[str, float]]:
+    """{model: {case: median seconds}}, the cases of each model interleaved."""
+    checked = calls()
+    return {name: measure(cases(name, checked[name]), runs) for name in names}
+
+
+def rows(results: dict) -> list[Row]:
+    """Two rows a model: tt-hal against llvm-cpu, and against its own staged lowering."""
+    out = []
+    for name, medians in results.items():
+        out.append(Row("call", name, medians["tt-hal"], "iree llvm-cpu local-task", medians["llvm-cpu"],
+                       note="an exported model's checked call"))
+        out.append(Row("call vs staged lowering", name, medians["tt-hal"], "tt-hal staged lowering", medians["staged"],
+                       note="row tiles off: a tilize stage per loaded binding, an untilize stage per output"))
+    return out
+
+
+def collect(runs: int, quick: bool = False) -> list[Row]:
+    """Rows for bench/run_all.py: every export, or with `quick` two of them."""
+    return rows(measure_all(runs, QUICK_MODELS if quick else sorted(calls())))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--models", help="comma-separated export names (default: every export)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    checked = calls()
-    names = args.models.split(",") if args.models else sorted(checked)
-    results = {}
+    names = args.models.split(",") if args.models else sorted(calls())
     print("| model | tt-hal | staged lowering | llvm-cpu | tt-hal / llvm-cpu | tt-hal / staged |")
     print("|---|---:|---:|---:|---:|---:|")
+    results = {}
     for name in names:
-        work = cases(name, checked[name])
-        medians = measure(work, args.runs)
-        results[name] = medians
-        tt, staged, iree = medians["tt-hal"], medians["staged"], medians["llvm-cpu"]
+        results.update(measure_all(args.runs, [name]))
+        tt, staged, iree = (results[name][case] for case in ("tt-hal", "staged", "llvm-cpu"))
         print(f"| {name} | {fmt(tt)} | {fmt(staged)} | {fmt(iree)} | {tt / iree:.1f}x | {tt / staged:.2f}x |",
               flush=True)
     if args.json:
