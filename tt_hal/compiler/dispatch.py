@@ -15,7 +15,9 @@ A last fused elementwise launch writing an output untilizes it itself, and tiliz
 whole unbroadcast bindings that only it loads (fused.eltwise_fused_untilized:
 _untilized_output): an elementwise dispatch is one stage. Matmul, fused elementwise,
 transpose and reduce launches read the small bindings only they load as tiles of their
-rows (rowmajor.read_row_tiles: _row_major_operands), without their tilize stages.
+rows (rowmajor.read_row_tiles: _row_major_operands), without their tilize stages, and
+write the small outputs only they write to their rows (write_row_tiles:
+_row_major_outputs), without their untilize stages.
 
 A tensor of shape (..., M, N) is tiled as a batch of (M, N) matrices (TILE layout);
 vectors are rows. IREE collapses elementwise dispatches to 1-D: when every tensor of
@@ -163,7 +165,7 @@ class _ExportBuilder:
         kernel, constants, bindings = launch.kernel, list(launch.constants), []
         for k, operand in enumerate(launch.operands[:-1]):
             if k < len(rows) and rows[k]:
-                constants += _row_tile_constants(operand)
+                constants += _row_tile_constants(operand, operand.ref[1][1], operand.window)
                 bindings.append((BindingSource.DISPATCH, operand.ref[1][0]))
             else:
                 bindings.append(operand_binding(operand))
@@ -171,9 +173,7 @@ class _ExportBuilder:
             bindings.append(operand_binding(launch.operands[-1]))
         else:
             key, window = row_output
-            out = launch.operands[-1]
-            constants += rowmajor.row_tile_constants(_row_constants(out.device_shape, out.data_format or FORMAT,
-                                                                    key[1], window))
+            constants += _row_tile_constants(launch.operands[-1], key[1], window)
             bindings.append((BindingSource.DISPATCH, key[0]))
         if rows or row_output is not None:
             kernel += (rows or (False,) * len(_row_tile_inputs(launch)), row_output is not None)
@@ -196,7 +196,7 @@ class _ExportBuilder:
         constants += launch.constants[3:]  # the code's scalars
         for t, is_row_tiles in zip(inputs, row_tiles):
             if is_row_tiles:
-                constants += _row_tile_constants(t)
+                constants += _row_tile_constants(t, t.ref[1][1], t.window)
         bindings = tuple((BindingSource.DISPATCH, t.ref[1][0]) if is_rows or is_row_tiles else operand_binding(t)
                          for t, is_rows, is_row_tiles in zip(inputs, rows, row_tiles))
         self.stages.append(Stage(export.stages[0].program, workgroup_count(constants[0], CORES),
@@ -210,11 +210,11 @@ def _untilized_kernel(launch: Launch, rows: tuple[bool, ...], row_tiles: tuple[b
     return "eltwise_fused_untilized", fused_inputs, rows, code, out_format, fp32_dest, row_tiles
 
 
-def _row_tile_constants(operand: Tensor) -> list:
-    """The push constants of a loaded operand a kernel reads as tiles of its rows
-    (rowmajor.read_row_tiles)."""
-    return rowmajor.row_tile_constants(_row_constants(operand.device_shape, operand.data_format or FORMAT,
-                                                      operand.ref[1][1], operand.window))
+def _row_tile_constants(tensor: Tensor, offset: int | PushConstant, window: Window | None) -> list:
+    """The push constants of a tensor a kernel reads or writes as tiles of its binding's
+    rows (rowmajor.read_row_tiles, write_row_tiles), at byte `offset` or the slice `window`."""
+    return rowmajor.row_tile_constants(_row_constants(tensor.device_shape, tensor.data_format or FORMAT, offset,
+                                                      window))
 
 
 def _row_constants(device_shape, data_format: DataFormat, offset: int | PushConstant,
@@ -264,7 +264,7 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
     as_rows |= {t.ref for index, rows in row_operands.items()
                 for t, is_rows in zip(lowering.launches[index].operands, rows) if is_rows}
     for key, tensor in _loads(lowering).items():
-        if ("binding", key) in as_rows:  # read from its rows by the one launch that reads it
+        if ("binding", key) in as_rows:  # read from its rows by the launches that read it
             continue
         data_format = tensor.data_format or FORMAT
         scratch = out.tensor(("binding", key), tensor.device_shape, data_format)

@@ -382,7 +382,7 @@ def read_tiles(k: KernelBuilder, source, page: Reg, count: Reg | int, cb: int, b
 def read_row_tiles(k: KernelBuilder, source: RowTiles, page: Reg, count: Reg | int, cb: int, block: Reg | int,
                    ptr: Reg) -> None:
     """`count` consecutive tile pages from `page` (within one tile row) of the TILE layout
-    of a row-major binding's batch of matrices (row_tiles), into the back of `cb` as
+    of a row-major binding's batch of matrices (row_tile_source), into the back of `cb` as
     tilize writes them: each face's 16 rows in one NOC_READ_ROWS, the padding of tiles
     that stick out of the matrix zero. So a program reads IREE's row-major bindings
     without a tilize launch before it (the bytes are the same: a tilize moves every
