@@ -177,23 +177,31 @@ class DispatchCommand:
                 [_stage(export, s, constants, len(self.bindings)) for s in range(len(export.stages))],
                 self.executable.tensor_bindings(self.export_ordinal), [(_dead, None)] * len(self.bindings))
 
-    def lower(self, table: Sequence[HalBuffer]) -> list:
+    def lower(self, table: Sequence[HalBuffer], resolved: dict) -> list:
         """One LaunchProgram per stage of the export, in order (the compute queue runs
         each to completion before the next). A binding to the buffer it had last time
         (executions over the same tensors) is checked alive only: a buffer's size,
-        usage and placement never change."""
+        usage and placement never change. `resolved` holds the table-slot bindings this
+        execution's dispatches validated so far: a .vmfb's dispatches bind the same
+        slots (its transient slab, whole) again and again."""
         export, what, binding_names, stages, tensors, last = self._fixed
         bindings = []
         for k, (operand, offset, length) in enumerate(self.bindings):
-            source = table[operand.slot] if type(operand) is BindingRef and operand.slot < len(table) else operand
+            is_ref = type(operand) is BindingRef
+            source = table[operand.slot] if is_ref and operand.slot < len(table) else operand
             seen, binding = last[k]
             if seen() is source and not source.allocation.released:
                 bindings.append(binding)
                 continue
-            where = binding_names[k]
-            r = validation.dispatch_binding(*_resolve(operand, table, offset, length, where),
-                                            k in export.page_aligned_bindings, where)
-            binding = Binding(r.buffer.allocation.backend_buffer, r.allocation_offset, r.length)
+            aligned = k in export.page_aligned_bindings
+            key = (operand.slot, operand.offset, operand.length, offset, length, aligned) if is_ref else None
+            binding = resolved.get(key)
+            if binding is None:
+                where = binding_names[k]
+                r = validation.dispatch_binding(*_resolve(operand, table, offset, length, where), aligned, where)
+                binding = Binding(r.buffer.allocation.backend_buffer, r.allocation_offset, r.length)
+                if key is not None:
+                    resolved[key] = binding
             last[k] = (weakref.ref(source), binding)  # weak: a recording must not keep its last tensors
             bindings.append(binding)
         workgroup_count, indirect = self.workgroup_count, None
@@ -403,12 +411,25 @@ class HalCommandBuffer:
             for buffer in self._buffers.values():
                 buffer.check_alive()
             return self._lowered
-        lowered = [queue_command for command in self.commands for queue_command in command.lower(table)]
-        # The tensors of the dispatches' executables (lower checked them) count among both sets.
-        tensors = {allocation for executable in self._executables for allocation in executable.allocations()}
-        prepared = (lowered, self._allocations | {table[slot].allocation for slot in self._slots} | tensors,
-                    self._dispatch_allocations | {table[slot].allocation for slot in self._dispatch_slots} | tensors)
+        resolved: dict = {}  # DispatchCommand.lower's table-slot bindings of this execution
+        lowered = [queue_command for command in self.commands for queue_command in
+                   (command.lower(table, resolved) if type(command) is DispatchCommand else command.lower(table))]
+        used, dispatched = self._direct_allocations if self._state is _State.EXECUTABLE else self._direct()
+        prepared = (lowered, used | {table[slot].allocation for slot in self._slots},
+                    dispatched | {table[slot].allocation for slot in self._dispatch_slots})
         if self._state is _State.EXECUTABLE and not self._slots:
             self._lowered = prepared
         return prepared
+
+    def _direct(self) -> tuple[frozenset, frozenset]:
+        """(the allocations the commands use, those their dispatches' kernels address)
+        without binding-table slots' buffers: the direct buffers', and both with the
+        tensors of the dispatches' executables (lower checked them)."""
+        tensors = frozenset().union(*(executable.allocations for executable in self._executables))
+        return self._allocations | tensors, self._dispatch_allocations | tensors
+
+    @functools.cached_property
+    def _direct_allocations(self) -> tuple[frozenset, frozenset]:
+        """_direct() of an ended recording: what it records no longer changes."""
+        return self._direct()
 

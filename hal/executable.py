@@ -14,6 +14,7 @@ neither sees the other's scratch half-written.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from hal.backend import Binding
 from hal.buffer import HalBufferView
@@ -66,9 +67,10 @@ class HalExecutable:
         return tuple(Binding(view.get_buffer().allocation.backend_buffer, 0, view.byte_length)
                      for view in self.tensors(ordinal))
 
-    def allocations(self) -> set:
-        """The allocations of every export's tensors."""
-        return {view.get_buffer().allocation for views in self._tensors for view in views}
+    @functools.cached_property
+    def allocations(self) -> frozenset:
+        """The allocations of every export's tensors (made with the executable)."""
+        return frozenset(view.get_buffer().allocation for views in self._tensors for view in views)
 
     def export_info(self, ordinal: int) -> ExportInfo:
         e = self.export(ordinal)

@@ -10,6 +10,7 @@ fails the same way at the same call, never later on a queue thread.
 
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 import numpy as np
@@ -198,12 +199,16 @@ def dispatch(executable, export_ordinal: int, constant_bytes: bytes, binding_cou
     return export
 
 
+@functools.cache
+def _command_buffer_class() -> type:
+    from hal.command_buffer import HalCommandBuffer  # which records through this module: imported when used
+    return HalCommandBuffer
+
+
 def submission(command_buffer, has_waits: bool, table_size: int) -> None:
     """A command buffer handed to queue_execute: ended, not a spent one-shot, inline ones
     without waits, and a binding table with a slot for each its commands may reference."""
-    from hal.command_buffer import HalCommandBuffer  # which records through this module: imported when used
-
-    if not isinstance(command_buffer, HalCommandBuffer):
+    if not isinstance(command_buffer, _command_buffer_class()):
         raise HalError(StatusCode.INVALID_ARGUMENT, f"expected a HalCommandBuffer, got {type(command_buffer).__name__}")
     if not command_buffer.is_executable:
         raise HalError(StatusCode.FAILED_PRECONDITION,

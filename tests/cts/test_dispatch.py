@@ -308,3 +308,28 @@ def test_binding_offset_off_a_page_boundary_is_invalid_at_the_call(device):
     assert "binding 0 starts at byte 16, not at a page boundary" in info.value.message
     assert done.query() == 0 and not done.wait(1, timeout=TIMEOUT_NS // 10_000)  # nothing was submitted
     assert (floats(target) == SENTINEL).all()
+
+
+def test_one_execution_checks_every_use_of_a_shared_slot(device):
+    """A .vmfb's dispatches bind the same binding-table slot again and again, and an
+    execution validates each distinct use once: a use that passed does not let another
+    pass, whether it is the same slot addressed by pages rather than by bytes, or
+    another range of it. Nothing runs when one fails."""
+    source, target = device_buffer(device, values(1, seed=17)), sentinel_buffer(device, 1)
+    by_bytes = prepare(device, rowmajor.copy(F32)), constants(*rowmajor.push_constants(2, 32))
+    by_pages = prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32)), constants(1)
+
+    def execute(first, second, second_binding, window):
+        cb = hal.HalCommandBuffer(device, binding_capacity=2)
+        cb.dispatch(first[0], 0, (1, 1, 1), first[1], [hal.BindingRef(0), hal.BindingRef(1)])
+        cb.dispatch(second[0], 0, (1, 1, 1), second[1], [second_binding, hal.BindingRef(1)])
+        cb.end()
+        device.queue_execute(cb, [], [(device.create_semaphore(0), 1)], binding_table=[window, target])
+
+    execute(by_bytes, by_bytes, hal.BindingRef(0), (source, 16, 4096 - 16))  # fine: both address bytes
+    with raises_status(SC.INVALID_ARGUMENT) as info:
+        execute(by_bytes, by_pages, hal.BindingRef(0), (source, 16, 4096 - 16))
+    assert "dispatch of eltwise_abs binding 0 starts at byte 16, not at a page boundary" in info.value.message
+    with raises_status(SC.OUT_OF_RANGE) as info:
+        execute(by_pages, by_pages, (hal.BindingRef(0), 4096, 4096), (source, 0, 4096))
+    assert "range [4096, 8192) exceeds binding slot 0's 4096 bytes" in info.value.message
