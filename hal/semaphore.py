@@ -279,8 +279,8 @@ def wait_all_or_any(
 
 
 def _wait_all_or_any(timepoints, mode: WaitMode, end: int | None) -> bool:
-    if not timepoints:
-        return True
+    if not timepoints or _reached(timepoints, mode):  # most waits (a .vmfb's fences of inline work) are
+        return True  # reached already: no listener is set up for them
     wake = threading.Condition(threading.Lock())
     changed = [True]
 
@@ -296,18 +296,7 @@ def _wait_all_or_any(timepoints, mode: WaitMode, end: int | None) -> bool:
         while True:
             with wake:
                 changed[0] = False
-            reached, failures = 0, []
-            for semaphore, value in timepoints:
-                failure = semaphore.failure
-                if failure is not None:
-                    failures.append(failure)
-                elif semaphore._value >= value:
-                    reached += 1
-            if mode == WaitMode.ANY and reached:
-                return True
-            if failures:
-                raise failures[0].copy()
-            if mode == WaitMode.ALL and reached == len(timepoints):
+            if _reached(timepoints, mode):
                 return True
             with wake:
                 if not changed[0]:
@@ -318,6 +307,23 @@ def _wait_all_or_any(timepoints, mode: WaitMode, end: int | None) -> bool:
     finally:
         for s in semaphores:
             s.remove_listener(listener)
+
+
+def _reached(timepoints, mode: WaitMode) -> bool:
+    """Whether all (or any) of the timepoints are reached now; raises a failed
+    semaphore's failure (in ANY mode only if no timepoint is reached)."""
+    reached, failures = 0, []
+    for semaphore, value in timepoints:
+        failure = semaphore.failure
+        if failure is not None:
+            failures.append(failure)
+        elif semaphore._value >= value:
+            reached += 1
+    if mode == WaitMode.ANY and reached:
+        return True
+    if failures:
+        raise failures[0].copy()
+    return mode == WaitMode.ALL and reached == len(timepoints)
 
 
 class HalExternalTimepoint:
