@@ -30,7 +30,6 @@ from tt_hal.sim.numerics import (
     dst_store,
     eltwise_tile_fast,
     f32_to_bits,
-    fidelity_product,
     fpu_eltwise,
     fpu_matmul_tile,
     fpu_reduce_tile,
@@ -84,16 +83,6 @@ def _broadcast_at(broadcast, i, j):
     if broadcast == Broadcast.COL:
         return FACE_INDEX[i, 0]
     return 0 if broadcast == Broadcast.SCALAR else FACE_INDEX[i, j]
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _eltwise_value(op, a, b, fidelity):
-    """a + b, a - b or a * b (ADD/SUB/MUL_TILES) in the fast model, before Dst stores it."""
-    if op == Op.ADD_TILES:
-        return a + b
-    if op == Op.SUB_TILES:
-        return a - b
-    return fidelity_product(a, b, fidelity)
 
 
 # The rows of the address table (kernel_addresses) compute and the interpreter take: the
@@ -278,17 +267,8 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
                         bits[k] = fpu_eltwise(binary != Op.MUL_TILES, binary == Op.SUB_TILES, np.int64(a_bits[k]),
                                               np.int64(b_bits[_broadcast_at(broadcast, i, j)]), np.int64(bits[k]),
                                               fidelity, fp32_dest, fpu_model)
-            elif broadcast == Broadcast.NONE:  # element k with element k
-                eltwise_tile_fast(binary, src_a, src_b, out, fidelity, fp32_dest)
-            elif broadcast == Broadcast.SCALAR:  # with element (0, 0)
-                for k in range(TILE_ELEMENTS):
-                    out[k] = dst_store(_eltwise_value(binary, src_a[k], src_b[0], fidelity), fp32_dest)
             else:
-                for i in range(TILE):
-                    for j in range(TILE):
-                        k = FACE_INDEX[i, j]
-                        out[k] = dst_store(_eltwise_value(binary, src_a[k], src_b[_broadcast_at(broadcast, i, j)],
-                                                          fidelity), fp32_dest)
+                eltwise_tile_fast(binary, broadcast, src_a, src_b, out, fidelity, fp32_dest)
     elif op == Op.MATMUL_TILES:
         # Dst += in0 @ in1 (in1 transposed when f); in0 feeds SrcB, in1 SrcA.
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc], src_b)
@@ -313,11 +293,18 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
             fpu_reduce_tile(src_a, src_b, out, is_max, dim, fidelity, fp32_dest, fpu_model)
     elif op == Op.TRANSPOSE_WH_TILE:
         _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a, fp32_dest)
+        # Face (i, j) of Dst is face (j, i) of the tile, transposed: a face row at a time.
         bits, source = out.view(np.uint32), src_a.view(np.uint32)
-        for i in range(TILE):
-            for j in range(TILE):
-                at = FACE_INDEX[j, i]
-                bits[FACE_INDEX[i, j]] = source[at] if fp32_dest else f32_to_bits(dst_store(src_a[at], fp32_dest))
+        for face in range(4):
+            for row_in_face in range(FACE):
+                at, source_at = (face * FACE + row_in_face) * FACE, ((face % 2) * 2 + face // 2) * FACE * FACE + \
+                    row_in_face
+                if fp32_dest:
+                    for k in range(FACE):
+                        bits[at + k] = source[source_at + k * FACE]
+                else:
+                    for k in range(FACE):
+                        bits[at + k] = f32_to_bits(dst_store(src_a[source_at + k * FACE], fp32_dest))
     elif op == Op.SFPU_UNARY or op == Op.SFPU_BINARY or op == Op.SFPU_TERNARY:
         first = target if op == Op.SFPU_UNARY else r[cc]
         second = r[d] if op == Op.SFPU_TERNARY else first

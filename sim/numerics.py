@@ -40,7 +40,7 @@ from tt_hal.target.formats import (
     bfp_encode_row,
     bfp_shared_exponent,
 )
-from tt_hal.target.isa import MathFidelity, Op, ReduceKind, SfpuOp
+from tt_hal.target.isa import Broadcast, MathFidelity, Op, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import KernelConfig
 from tt_hal.target.sizes import FACE, TILE, TILE_ELEMENTS
@@ -407,18 +407,33 @@ def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest, operands):
 
 
 @numba.njit(cache=True, nogil=True)
-def eltwise_tile_fast(op, src_a, src_b, out, fidelity, fp32_dest):
-    """Dst = a + b, a - b or a * b element by element (no broadcast) in the fast model:
-    float32 arithmetic on the Src values, the product in fidelity phases, stored once."""
-    if op == Op.ADD_TILES:
-        for k in range(TILE_ELEMENTS):
-            out[k] = dst_store(src_a[k] + src_b[k], fp32_dest)
-    elif op == Op.SUB_TILES:
-        for k in range(TILE_ELEMENTS):
-            out[k] = dst_store(src_a[k] - src_b[k], fp32_dest)
-    else:
-        for k in range(TILE_ELEMENTS):
-            out[k] = dst_store(fidelity_product(src_a[k], src_b[k], fidelity), fp32_dest)
+def eltwise_tile_fast(op, broadcast, src_a, src_b, out, fidelity, fp32_dest):
+    """Dst = a + b, a - b or a * b element by element in the fast model, B's element
+    the same one, its first row's (Broadcast.ROW), first column's (COL) or (0, 0)
+    (SCALAR): float32 arithmetic on the Src values, the product in fidelity phases,
+    stored once. A face row (16 elements) at a time, with B's run for it (its row of
+    the face or one value): loops that vectorize."""
+    for face in range(4):
+        for r in range(FACE):
+            at = (face * FACE + r) * FACE
+            if broadcast == Broadcast.NONE:
+                b_at, b_step = at, 1
+            elif broadcast == Broadcast.ROW:  # row 0 of the face above in B's first face row
+                b_at, b_step = (face % 2) * FACE * FACE, 1
+            elif broadcast == Broadcast.COL:  # column 0 of the first face of this face row
+                b_at, b_step = ((face // 2) * 2 * FACE + r) * FACE, 0
+            else:
+                b_at, b_step = 0, 0
+            if op == Op.ADD_TILES:
+                for k in range(FACE):
+                    out[at + k] = dst_store(src_a[at + k] + src_b[b_at + k * b_step], fp32_dest)
+            elif op == Op.SUB_TILES:
+                for k in range(FACE):
+                    out[at + k] = dst_store(src_a[at + k] - src_b[b_at + k * b_step], fp32_dest)
+            else:
+                for k in range(FACE):
+                    out[at + k] = dst_store(fidelity_product(src_a[at + k], src_b[b_at + k * b_step], fidelity),
+                                            fp32_dest)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -441,24 +456,38 @@ def matmul_tile_fast(in0, in1, transpose, out, fidelity, fp32_dest, operands):
 @numba.njit(cache=True, nogil=True)
 def reduce_tile_fast(src, scaler, out, scratch, is_max, dim, fidelity, fp32_dest):
     """reduce_tile of `src` into Dst tile `out` in the fast model (fpu_reduce_tile's
-    arguments; `scratch` a tile of working space): every value times the scaler tile's
-    first element in fidelity phases (MAX: whole, GMPOOL has no phases), summed in
-    float32 or maxed, then combined with Dst and stored once; the rest of the tile
-    becomes 0."""
+    arguments; `scratch` a tile of working space, and `src` is overwritten): every value
+    times the scaler tile's first element in fidelity phases (MAX: whole, GMPOOL has no
+    phases), summed in float32 or maxed in order (a row's columns left to right, a
+    column's rows top to bottom, the whole tile row by row), then combined with Dst and
+    stored once; the rest of the tile becomes 0. The products are one loop over the
+    tile, and rows (columns) accumulate side by side, each in its order: loops that
+    vectorize or pipeline, where one element at a time waited for the last sum."""
     phases = MathFidelity.HiFi4 if is_max else fidelity
+    factor = scaler[0]
     for k in range(TILE_ELEMENTS):
-        scratch[k] = -math.inf if is_max else 0.0
-    for i in range(TILE):
-        for j in range(TILE):
-            value = fidelity_product(src[FACE_INDEX[i, j]], scaler[0], phases)
-            at = FACE_INDEX[i, 0] if dim == ReduceKind.SUM_ROW else (FACE_INDEX[0, j] if dim == ReduceKind.SUM_COL
-                                                                      else 0)
-            scratch[at] = max(scratch[at], value) if is_max else scratch[at] + value
+        scratch[k] = fidelity_product(src[k], factor, phases)
+    start = np.float32(-math.inf) if is_max else np.float32(0.0)
+    if dim == ReduceKind.SUM_ROW or dim == ReduceKind.SUM_COL:
+        for n in range(TILE):  # src[n]: row n's (column n's) result
+            src[n] = start
+        for m in range(TILE):
+            for n in range(TILE):
+                value = scratch[FACE_INDEX[n, m]] if dim == ReduceKind.SUM_ROW else scratch[FACE_INDEX[m, n]]
+                src[n] = max(src[n], value) if is_max else src[n] + value
+    else:
+        total = start
+        for k in range(TILE):
+            for j in range(TILE):
+                value = scratch[FACE_INDEX[k, j]]
+                total = max(total, value) if is_max else total + value
+        src[0] = total
     for i in range(TILE):
         for j in range(TILE):
             at = FACE_INDEX[i, j]
             if (dim == ReduceKind.SUM_ROW and j == 0) or (dim == ReduceKind.SUM_COL and i == 0) or (i == 0 and j == 0):
-                combined = max(out[at], scratch[at]) if is_max else out[at] + scratch[at]
+                result = src[i] if dim == ReduceKind.SUM_ROW else (src[j] if dim == ReduceKind.SUM_COL else src[0])
+                combined = max(out[at], result) if is_max else out[at] + result
                 out[at] = dst_store(combined, fp32_dest)
             else:
                 out[at] = 0.0

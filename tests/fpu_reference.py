@@ -28,7 +28,7 @@ from framework.pe.tensix.util import DataFormatConversions
 
 from tt_hal.sim import numerics
 from tt_hal.sim.numerics import FACE_INDEX, FpuModel
-from tt_hal.target.isa import Op, ReduceKind
+from tt_hal.target.isa import Broadcast, Op, ReduceKind
 from tt_hal.target.layout import DataFormat
 
 _OPS = {"add": int(Op.ADD_TILES), "sub": int(Op.SUB_TILES), "mul": int(Op.MUL_TILES)}
@@ -281,7 +281,7 @@ def simulate_eltwise(op: str, a, b, fidelity: int, fp32_dest: bool, model: FpuMo
     """Dst bits after the simulator's add/sub/mul_tiles of tiles a (SrcA) and b (SrcB)."""
     if model == FpuModel.FAST:
         out = np.zeros(1024, np.float32)
-        numerics.eltwise_tile_fast(_OPS[op], to_faces(a), to_faces(b), out, fidelity, fp32_dest)
+        numerics.eltwise_tile_fast(_OPS[op], Broadcast.NONE, to_faces(a), to_faces(b), out, fidelity, fp32_dest)
         return out[FACE_INDEX].view(np.uint32).astype(np.int64)
     a, b = np.asarray(a, np.float32).view(np.uint32), np.asarray(b, np.float32).view(np.uint32)
     out = np.zeros(a.shape, np.int64) if dst is None else np.asarray(dst, np.int64)

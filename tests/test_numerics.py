@@ -37,7 +37,7 @@ from tests import reference as ref
 from tt_hal.kernels import eltwise
 from tt_hal.sim import numerics
 from tt_hal.sim.numerics import FpuModel
-from tt_hal.target.isa import Broadcast, MathFidelity, SfpuOp
+from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.ttx import write_executable
 
@@ -327,6 +327,45 @@ def test_matmul_tile_fast_bit_exact(fidelity, fp32_dest, transpose):
         if trial == 0:  # products are exact: the tiles take the vectorized path
             assert numerics.matmul_tile_exact(_faces(in0), _faces(in1), transpose, _faces(dst), int(fidelity),
                                               fp32_dest, _operands())
+
+
+def twin_reduce_tile(tile, scaler: float, dst, is_max: bool, dim: int, fidelity: int, fp32_dest: bool) -> np.ndarray:
+    """Dst (32, 32) after reduce_tile in the fast numerics: fidelity products with the
+    scaler (MAX: whole), summed in float32 from +0 (or maxed from -inf) in order: a
+    row's columns left to right (ROW), a column's rows top to bottom (COL), the tile row
+    by row (SCALAR); combined with Dst and stored once at column 0, row 0 or (0, 0),
+    the rest 0."""
+    products = twin_fidelity_product(tile, np.float32(scaler), int(MathFidelity.HiFi4) if is_max else fidelity)
+    lines = products if dim == ReduceKind.SUM_ROW else (products.T if dim == ReduceKind.SUM_COL
+                                                        else products.reshape(1, -1))
+    total = np.full(lines.shape[0], -np.inf if is_max else 0.0, np.float32)
+    for k in range(lines.shape[1]):
+        total = np.maximum(total, lines[:, k]) if is_max else total + lines[:, k]
+    out = np.zeros((32, 32), np.float32)
+    at = (slice(None), 0) if dim == ReduceKind.SUM_ROW else ((0, slice(None)) if dim == ReduceKind.SUM_COL else
+                                                             (slice(0, 1), 0))
+    out[at] = twin_dst_store(np.maximum(dst[at], total) if is_max else dst[at] + total, fp32_dest)
+    return out
+
+
+@pytest.mark.parametrize("kind", list(ReduceKind), ids=lambda k: k.name)
+@pytest.mark.parametrize("fidelity", FIDELITIES, ids=lambda f: f.name)
+@pytest.mark.parametrize("fp32_dest", [False, True])
+def test_reduce_tile_fast_bit_exact(kind, fidelity, fp32_dest):
+    """The tile reduction sums (maxes) in the stated order: values of mixed magnitudes,
+    whose float32 sums round differently in any other order, and signed zeros."""
+    rng = np.random.default_rng(seed("reduce", kind, fidelity, fp32_dest))
+    is_max, dim = kind >= ReduceKind.MAX_ROW, int(kind) & 3
+    for _ in range(4):
+        tile = (random_bf16_values(rng, 1024, -8, 8) * np.float32(2.0) ** rng.integers(-12, 12, 1024)).reshape(32, 32)
+        tile[rng.random((32, 32)) < 0.05] = -0.0
+        scaler = np.float32(rng.choice([1.0, 0.5, 1.0 / 1024, 3.0]))
+        dst = random_bf16_values(rng, 1024, -4, 4).reshape(32, 32)
+        out = _faces(dst)
+        numerics.reduce_tile_fast(_faces(tile), _faces(np.full((32, 32), scaler)), out, np.empty(1024, np.float32),
+                                  is_max, dim, int(fidelity), fp32_dest)
+        expected = twin_reduce_tile(tile, scaler, dst, is_max, dim, int(fidelity), fp32_dest)
+        np.testing.assert_array_equal(bits_of(out[numerics.FACE_INDEX]), bits_of(expected))
 
 
 @pytest.mark.parametrize("magnitude, exact", [(0.0, True), (2.0 ** -62, True), (2.0 ** 62, False),
