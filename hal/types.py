@@ -226,11 +226,14 @@ class HalElementType(_Named, enum.IntEnum):
     @staticmethod
     def from_dtype(dtype) -> "HalElementType":
         """The element type for a numpy dtype (INVALID_ARGUMENT style ValueError if none)."""
-        name = np.dtype(dtype).name
-        try:
-            return _ELEMENT_TYPES[name]
-        except KeyError:
-            raise ValueError(f"numpy dtype {name} has no HAL element type") from None
+        dtype = np.dtype(dtype)
+        element_type = _BY_DTYPE.get(dtype)  # dtype.name is a Python property: microseconds a call
+        if element_type is None:
+            try:
+                element_type = _BY_DTYPE[dtype] = _ELEMENT_TYPES[dtype.name]
+            except KeyError:
+                raise ValueError(f"numpy dtype {dtype.name} has no HAL element type") from None
+        return element_type
 
 
 _DTYPE_NAMES = {
@@ -263,6 +266,7 @@ _DTYPE_NAMES = {
 _AMBIGUOUS = {HalElementType.INT_8, HalElementType.INT_16, HalElementType.INT_32, HalElementType.INT_64}
 # numpy dtype name -> element type, for from_dtype (reversed: the first of _DTYPE_NAMES with a name wins)
 _ELEMENT_TYPES = {name: t for t, name in reversed(_DTYPE_NAMES.items()) if t not in _AMBIGUOUS}
+_BY_DTYPE: dict[np.dtype, HalElementType] = {}  # from_dtype's answers by dtype (a few dtypes)
 
 
 # iree_hal_*_format's tables (runtime/src/iree/hal/buffer.c): combined names first.
