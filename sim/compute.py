@@ -111,14 +111,25 @@ def sfpu(op, function, out, first, second, parameter, fp32_dest, results):
             if not fp32_dest and function != SfpuOp.MASK:
                 return Fault.INTEGER_NEEDS_32BIT_DST
             other_bits = first.view(np.uint32)
-            for k in range(TILE_ELEMENTS):
-                bits[k] = sfpu_binary_bits(function, np.int64(bits[k]), np.int64(other_bits[k]))
+            # The generic loop tests the op per element; the fused kernels' padding masks
+            # (the commonest bits op) get a loop with the op a constant, which vectorizes.
+            if function == SfpuOp.MASK:
+                for k in range(TILE_ELEMENTS):
+                    bits[k] = sfpu_binary_bits(SfpuOp.MASK, np.int64(bits[k]), np.int64(other_bits[k]))
+            else:
+                for k in range(TILE_ELEMENTS):
+                    bits[k] = sfpu_binary_bits(function, np.int64(bits[k]), np.int64(other_bits[k]))
             return Fault.OK
         sfpu_binary_values(function, out, first, results)
     else:  # Dst[c] = Dst[a] where Dst[c] != 0 else Dst[b], moved whole
         first_bits, second_bits = first.view(np.uint32), second.view(np.uint32)
-        for k in range(TILE_ELEMENTS):
-            bits[k] = sfpu_ternary(function, np.int64(bits[k]), np.int64(first_bits[k]), np.int64(second_bits[k]))
+        if function == SfpuOp.WHERE:  # as MASK above: the op a constant
+            for k in range(TILE_ELEMENTS):
+                bits[k] = sfpu_ternary(SfpuOp.WHERE, np.int64(bits[k]), np.int64(first_bits[k]),
+                                       np.int64(second_bits[k]))
+        else:
+            for k in range(TILE_ELEMENTS):
+                bits[k] = sfpu_ternary(function, np.int64(bits[k]), np.int64(first_bits[k]), np.int64(second_bits[k]))
         return Fault.OK
     for k in range(TILE_ELEMENTS):
         out[k] = dst_store(np.float32(results[k]), fp32_dest)
