@@ -15,10 +15,9 @@ complete at once, so barriers only order.
 from __future__ import annotations
 
 import numba
-import numpy as np
 
 from tt_hal.sim.faults import Fault
-from tt_hal.sim.memory import fill_bytes, move_bytes, page_span
+from tt_hal.sim.memory import fill_bytes, load_int32, move_bytes, page_span
 from tt_hal.target.isa import ADDRGEN_SLOTS, Op
 from tt_hal.target.sizes import ceil_div
 
@@ -258,9 +257,7 @@ def l1_load(l1, row, l1_base, address, fault):
 @numba.njit(cache=True, nogil=True, inline="always")
 def l1_word(l1, row, address):
     """The little-endian int32 word at `address` of L1 row `row`, sign-extended."""
-    word = np.int64(l1[row, address]) | np.int64(l1[row, address + 1]) << 8 | \
-        np.int64(l1[row, address + 2]) << 16 | np.int64(l1[row, address + 3]) << 24
-    return word - (np.int64(1) << 32) if word >= 1 << 31 else word
+    return load_int32(l1, row * l1.shape[1] + address)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
