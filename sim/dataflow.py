@@ -17,7 +17,7 @@ from __future__ import annotations
 import numba
 
 from tt_hal.sim.faults import Fault
-from tt_hal.sim.memory import fill_bytes, load_int32, move_bytes, page_span
+from tt_hal.sim.memory import fill_bytes, load_int32, move_bytes, page_span, store_int32
 from tt_hal.target.isa import ADDRGEN_SLOTS, Op
 from tt_hal.target.sizes import ceil_div
 
@@ -198,6 +198,9 @@ def _gather_row(k, address, page_size, is_dram, entries, l1_at, count, base, pat
         return Fault.L1_OVERLAP
     storage = dram if is_dram else l1
     buffer_bytes = buffers[k, 2]
+    # The page the last run read: byte page_start of the buffer on, at flat page_place of
+    # `storage` (a gather's runs mostly fall in a few pages; finding one divides twice).
+    page_start, page_place = -page_size, 0
     i = 0
     while i < count:
         index = l1_word(l1, row, entries + 4 * i)
@@ -214,9 +217,19 @@ def _gather_row(k, address, page_size, is_dram, entries, l1_at, count, base, pat
             return Fault.NOC_OUT_OF_BOUNDS
         byte, left, to = base + 4 * index, 4 * (j - i), to + row * size  # `to`: a flat offset for move_bytes
         while left > 0:
-            bank_row, at, chunk = page_span(buffer_banks, buffers[k, 5], buffers[k, 6], page_rows, page_addresses,
-                                            buffers[k, 7], address, page_size, buffers[k, 4], byte, left)
-            move_bytes(l1, to, storage, at + bank_row * storage.shape[1], chunk)
+            within = byte - page_start
+            if within < 0 or within >= page_size:  # another page than the last run's: find its place
+                within = byte % page_size
+                page_start = byte - within
+                bank_row, page_place, _ = page_span(buffer_banks, buffers[k, 5], buffers[k, 6], page_rows,
+                                                    page_addresses, buffers[k, 7], address, page_size, buffers[k, 4],
+                                                    page_start, page_size)
+                page_place += bank_row * storage.shape[1]
+            chunk = min(left, page_size - within)
+            if chunk == 4:  # one element (a strided gather's every run): no memmove call
+                store_int32(l1, to, load_int32(storage, page_place + within))
+            else:
+                move_bytes(l1, to, storage, page_place + within, chunk)
             byte, to, left = byte + chunk, to + chunk, left - chunk
         i = j
     return Fault.OK
@@ -263,5 +276,4 @@ def l1_word(l1, row, address):
 @numba.njit(cache=True, nogil=True, inline="always")
 def l1_store_word(l1, row, address, word):
     """Stores the low 32 bits of `word` little-endian at `address` of L1 row `row`."""
-    for k in range(4):
-        l1[row, address + k] = (word >> (8 * k)) & 0xFF
+    store_int32(l1, row * l1.shape[1] + address, word)

@@ -263,6 +263,21 @@ def load_int32(typingctx, source, source_at):
 
 
 @intrinsic
+def store_int32(typingctx, target, target_at, value):
+    """Stores the low 32 bits of `value` little-endian at flat byte offset `target_at` of
+    C-contiguous uint8 array `target` (the caller checks the bounds): load_int32's way back."""
+    if not (isinstance(target, types.Array) and target.dtype == types.uint8 and target.layout == "C"):
+        return None
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        pointer = builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(32).as_pointer())
+        builder.store(builder.trunc(args[2], ir.IntType(32)), pointer, align=1)
+        return context.get_dummy_value()
+    return types.void(target, types.int64, types.int64), codegen
+
+
+@intrinsic
 def fill_bytes(typingctx, target, target_at, value, length):
     """memset of `length` bytes from flat offset `target_at` of C-contiguous uint8 array
     `target` to the low byte of `value` (the caller checks the bounds): a byte loop
