@@ -27,6 +27,7 @@ from tt_hal.sim.numerics import (
     FACE_INDEX,
     accumulate_products,
     bits_to_f32,
+    broadcast_run,
     dst_store,
     eltwise_tile_fast,
     f32_to_bits,
@@ -256,12 +257,17 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
             value = source[0] if fp32_dest else f32_to_bits(dst_store(src_a[0], fp32_dest))
             for k in range(TILE_ELEMENTS):
                 bits[k] = value
-        else:  # unary_bcast repeats B's first row or first column
-            for i in range(TILE):
-                for j in range(TILE):
-                    k = FACE_INDEX[i, j]
-                    at = FACE_INDEX[0, j] if d == Broadcast.ROW else FACE_INDEX[i, 0]
-                    bits[k] = source[at] if fp32_dest else f32_to_bits(dst_store(src_a[at], fp32_dest))
+        else:  # unary_bcast repeats B's first row or first column: a face row at a time
+            for face in range(4):
+                for row_in_face in range(FACE):
+                    at = (face * FACE + row_in_face) * FACE
+                    source_at, step = broadcast_run(d, face, row_in_face)
+                    if fp32_dest:
+                        for k in range(FACE):
+                            bits[at + k] = source[source_at + k * step]
+                    else:
+                        for k in range(FACE):
+                            bits[at + k] = f32_to_bits(dst_store(src_a[source_at + k * step], fp32_dest))
     elif op == Op.ADD_TILES or op == Op.SUB_TILES or op == Op.MUL_TILES or op == Op.ADD_BLOCK or \
             op == Op.SUB_BLOCK or op == Op.MUL_BLOCK:  # a block: a loop of add_tiles (...), as TT-Metal's
         block = op >= Op.ADD_BLOCK

@@ -406,6 +406,21 @@ def matmul_tile_exact(in0, in1, transpose, out, fidelity, fp32_dest, operands):
     return True
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def broadcast_run(broadcast, face, row):
+    """(index, step) of B's elements for row `row` of face `face` of a tile (stored,
+    face order: element k of the face row is B's index + k * step): its own, its first
+    row's (Broadcast.ROW: row 0 of the face above in the first face row), first
+    column's (COL: column 0 of the first face of this face row) or (0, 0) (SCALAR)."""
+    if broadcast == Broadcast.ROW:
+        return (face % 2) * FACE * FACE, 1
+    if broadcast == Broadcast.COL:
+        return ((face // 2) * 2 * FACE + row) * FACE, 0
+    if broadcast == Broadcast.SCALAR:
+        return 0, 0
+    return (face * FACE + row) * FACE, 1
+
+
 @numba.njit(cache=True, nogil=True)
 def eltwise_tile_fast(op, broadcast, src_a, src_b, out, fidelity, fp32_dest):
     """Dst = a + b, a - b or a * b element by element in the fast model, B's element
@@ -416,14 +431,7 @@ def eltwise_tile_fast(op, broadcast, src_a, src_b, out, fidelity, fp32_dest):
     for face in range(4):
         for r in range(FACE):
             at = (face * FACE + r) * FACE
-            if broadcast == Broadcast.NONE:
-                b_at, b_step = at, 1
-            elif broadcast == Broadcast.ROW:  # row 0 of the face above in B's first face row
-                b_at, b_step = (face % 2) * FACE * FACE, 1
-            elif broadcast == Broadcast.COL:  # column 0 of the first face of this face row
-                b_at, b_step = ((face // 2) * 2 * FACE + r) * FACE, 0
-            else:
-                b_at, b_step = 0, 0
+            b_at, b_step = broadcast_run(broadcast, face, r)
             if op == Op.ADD_TILES:
                 for k in range(FACE):
                     out[at + k] = dst_store(src_a[at + k] + src_b[b_at + k * b_step], fp32_dest)
