@@ -383,9 +383,11 @@ class SimDevice(BackendDevice):
             "workgroup_count": None if launch.workgroup_count is None else list(launch.workgroup_count),
             "bindings": [f"{_where(b.buffer, b.offset)} ({b.length} B)" for b in launch.bindings],
             "constants": [int(c) for c in launch.constants]})
+        # The run takes the prediction for its threads too: of a count known now (an
+        # indirect one is read when it runs, and predicted then).
         self._queue(cq).enqueue(run_program, launch, prepared, self.memory, self._binding_tables,
                                 self.instruction_budget, self.fpu_model, self.profiler, self._watchdog,
-                                self.dispatch_timeout,
+                                self.dispatch_timeout, None if counts is None else predicted,
                                 inline=predicted is not None and predicted < INLINE_SECONDS, trace=trace)
 
     def execute_inline(self, cq: int, commands) -> SimEvent | None:

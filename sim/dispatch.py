@@ -388,10 +388,12 @@ def _compile_interpreter(prepared: PreparedProgram, program: tuple, chip: tuple)
 
 def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMemory, binding_tables: BindingTables,
                 budget: int, fpu_model: FpuModel = FpuModel.FAST, recorder=None, watchdog: Watchdog | None = None,
-                timeout: float = math.inf) -> None:
+                timeout: float = math.inf, predicted: float | None = None) -> None:
     """Runs every workgroup of `launch` within `budget` instructions and, watched by
     `watchdog`, `timeout` seconds; its FPU ops in `fpu_model`; raises a HalError on a
-    fault. `recorder` (a hal.profiling.TraceRecorder) gets a slice per core and round."""
+    fault. `recorder` (a hal.profiling.TraceRecorder) gets a slice per core and round.
+    `predicted`: prepared.predicted_seconds of this run when its caller has it (None:
+    asked here), which decides whether its cores run on host threads."""
     arch = memory.arch
     counts = launch.workgroup_count
     if launch.indirect is not None:
@@ -413,7 +415,9 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
         run_round = _RUN_ROUND[fpu]
     chip = (*chip, kernel_addresses(fpu))
     cores = arch.worker_cores
-    threads = THREADS if (prepared.predicted_seconds(total, launch.constants) or 0.0) > PARALLEL_SECONDS else 1
+    if predicted is None:
+        predicted = prepared.predicted_seconds(total, launch.constants)
+    threads = THREADS if (predicted or 0.0) > PARALLEL_SECONDS else 1
     watched = watchdog is not None and timeout < math.inf
     stop = watchdog.watch(timeout) if watched else _NEVER_STOP  # set by the watchdog at the deadline
     try:
