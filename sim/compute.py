@@ -86,6 +86,19 @@ def _broadcast_at(broadcast, i, j):
     return 0 if broadcast == Broadcast.SCALAR else FACE_INDEX[i, j]
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _face_row_to_dest(bits, source, src, at, source_at, step, fp32_dest):
+    """A face row of Dst (bits, elements at .. at + 15) from Src elements source_at +
+    k * step (src; source its bits): the bits whole into a 32-bit Dst, else stored as
+    Dst stores them. One loop per Dst mode, so that each vectorizes."""
+    if fp32_dest:
+        for k in range(FACE):
+            bits[at + k] = source[source_at + k * step]
+    else:
+        for k in range(FACE):
+            bits[at + k] = f32_to_bits(dst_store(src[source_at + k * step], fp32_dest))
+
+
 # The rows of the address table (kernel_addresses) compute and the interpreter take: the
 # functions they call by address (sim/indirect.py), each compiled once on its own.
 ADDRESS_ROWS = 2
@@ -262,12 +275,7 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
                 for row_in_face in range(FACE):
                     at = (face * FACE + row_in_face) * FACE
                     source_at, step = broadcast_run(d, face, row_in_face)
-                    if fp32_dest:
-                        for k in range(FACE):
-                            bits[at + k] = source[source_at + k * step]
-                    else:
-                        for k in range(FACE):
-                            bits[at + k] = f32_to_bits(dst_store(src_a[source_at + k * step], fp32_dest))
+                    _face_row_to_dest(bits, source, src_a, at, source_at, step, fp32_dest)
     elif op == Op.ADD_TILES or op == Op.SUB_TILES or op == Op.MUL_TILES or op == Op.ADD_BLOCK or \
             op == Op.SUB_BLOCK or op == Op.MUL_BLOCK:  # a block: a loop of add_tiles (...), as TT-Metal's
         block = op >= Op.ADD_BLOCK
@@ -316,12 +324,7 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
             for row_in_face in range(FACE):
                 at, source_at = (face * FACE + row_in_face) * FACE, ((face % 2) * 2 + face // 2) * FACE * FACE + \
                     row_in_face
-                if fp32_dest:
-                    for k in range(FACE):
-                        bits[at + k] = source[source_at + k * FACE]
-                else:
-                    for k in range(FACE):
-                        bits[at + k] = f32_to_bits(dst_store(src_a[source_at + k * FACE], fp32_dest))
+                _face_row_to_dest(bits, source, src_a, at, source_at, FACE, fp32_dest)
     elif op == Op.SFPU_UNARY or op == Op.SFPU_BINARY or op == Op.SFPU_TERNARY:
         first = target if op == Op.SFPU_UNARY else r[cc]
         second = r[d] if op == Op.SFPU_TERNARY else first
