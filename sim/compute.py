@@ -24,7 +24,6 @@ from tt_hal.sim.dataflow import cb_page_address
 from tt_hal.sim.faults import Fault
 from tt_hal.sim.memory import move_bytes
 from tt_hal.sim.numerics import (
-    FACE_INDEX,
     accumulate_products,
     bits_to_f32,
     broadcast_run,
@@ -73,17 +72,6 @@ def _read_cb_tile(l1_row, cb_config, cb_popped, c, cb, index, out, to_dest=False
     `count` values)."""
     at = cb_page_address(cb_config[cb, 3], cb_config[cb, 1], cb_config[cb, 2], cb_popped[c, cb], index)
     unpack_tile(l1_row, at, cb_config[cb, 0], out, to_dest == True, count)  # noqa: E712 (a bool, not a literal)
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _broadcast_at(broadcast, i, j):
-    """Where SrcB's element for Dst element (i, j) is: its own, B's first row, first
-    column or element (0, 0)."""
-    if broadcast == Broadcast.ROW:
-        return FACE_INDEX[0, j]
-    if broadcast == Broadcast.COL:
-        return FACE_INDEX[i, 0]
-    return 0 if broadcast == Broadcast.SCALAR else FACE_INDEX[i, j]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -286,12 +274,14 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
             out = dst[c, target + t]
             if fpu_model is not None:
                 bits, a_bits, b_bits = out.view(np.uint32), src_a.view(np.uint32), src_b.view(np.uint32)
-                for i in range(TILE):
-                    for j in range(TILE):
-                        k = FACE_INDEX[i, j]
-                        bits[k] = fpu_eltwise(binary != Op.MUL_TILES, binary == Op.SUB_TILES, np.int64(a_bits[k]),
-                                              np.int64(b_bits[_broadcast_at(broadcast, i, j)]), np.int64(bits[k]),
-                                              fidelity, fp32_dest, fpu_model)
+                for face in range(4):
+                    for row_in_face in range(FACE):
+                        at = (face * FACE + row_in_face) * FACE
+                        b_at, step = broadcast_run(broadcast, face, row_in_face)
+                        for k in range(at, at + FACE):
+                            bits[k] = fpu_eltwise(binary != Op.MUL_TILES, binary == Op.SUB_TILES, np.int64(a_bits[k]),
+                                                  np.int64(b_bits[b_at + (k - at) * step]), np.int64(bits[k]),
+                                                  fidelity, fp32_dest, fpu_model)
             else:
                 eltwise_tile_fast(binary, broadcast, src_a, src_b, out, fidelity, fp32_dest)
     elif op == Op.MATMUL_TILES:

@@ -11,7 +11,7 @@ import hal
 from tests import reference
 from tests.fpu_twin import is_exact, twin_matmul_tiles
 from tests.test_numerics import random_bf16_values, twin_matmul_tile
-from tt_hal.sim import compute
+from tt_hal.sim import compute, numerics
 from tt_hal.target.isa import Broadcast, MathFidelity, Op, Processor, ReduceKind
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
@@ -253,7 +253,7 @@ def run_tiles(device, export: Export, in0: np.ndarray, in1: np.ndarray, outputs:
 
     def tile_bytes(tiles):  # face order, the bf16 bits: the high halves of the values
         faces = np.empty((len(tiles), TILE_ELEMENTS), np.uint32)
-        faces[:, compute.FACE_INDEX.ravel()] = tiles.reshape(len(tiles), -1).view(np.uint32)
+        faces[:, numerics.FACE_INDEX.ravel()] = tiles.reshape(len(tiles), -1).view(np.uint32)
         return (faces >> 16).astype(np.uint16).tobytes()
     out = buffer(bytes(outputs * out_format.tile_size), out_format)
     executable = device.create_executable_cache().prepare_executable(EXECUTABLE_FORMAT, write_executable([export]))
@@ -265,7 +265,7 @@ def run_tiles(device, export: Export, in0: np.ndarray, in1: np.ndarray, outputs:
     assert done.wait(1, timeout=60 * 10**9)
     dtype = np.float32 if out_format == DataFormat.float32 else np.uint16
     faces = np.frombuffer(out.map_read(0, None), dtype).reshape(outputs, TILE_ELEMENTS)
-    return faces[:, compute.FACE_INDEX]
+    return faces[:, numerics.FACE_INDEX]
 
 
 @pytest.mark.parametrize("rt, ct, kt", [(2, 2, 3), (1, 4, 2), (3, 1, 1)])
