@@ -857,7 +857,7 @@ def _power(x, p):
     return x ** p
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def sfpu_unary_values(op, values, parameter, out):
     """out[k] = the SFPU op on values[k] (Dst's float32) for every k, in float64 (stored
     as float32 afterwards): the reference results, not the hardware's polynomial
@@ -879,11 +879,11 @@ def sfpu_unary_values(op, values, parameter, out):
     elif op == SfpuOp.RSQRT:
         for k in range(n):
             x = values[k]
-            out[k] = 1.0 / math.sqrt(x) if x > 0 else (math.copysign(math.inf, x) if x == 0 else math.nan)
+            out[k] = 1.0 / math.sqrt(x) if x >= 0 else math.nan  # +-0 -> +-inf (sqrt(-0) is -0)
     elif op == SfpuOp.RECIP:
         for k in range(n):
             x = values[k]
-            out[k] = 1.0 / x if x != 0 else math.copysign(math.inf, x)
+            out[k] = 1.0 / x  # +-0 -> +-inf (error_model numpy: no exception)
     elif op == SfpuOp.RELU:
         for k in range(n):
             x = values[k]
@@ -1057,7 +1057,7 @@ def sfpu_unary(op, x, parameter):
     return out[0]
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def sfpu_binary_values(op, values, others, out):
     """out[k] = the SFPU op on (values[k], others[k]) (Dst's float32) for every k, in
     float64 (stored as float32 afterwards); one loop per op, as sfpu_unary_values."""
