@@ -421,27 +421,36 @@ def broadcast_run(broadcast, face, row):
     return (face * FACE + row) * FACE, 1
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _eltwise_run(op, src_a, src_b, out, at, count, b_at, b_step, fidelity, fp32_dest):
+    """eltwise_tile_fast's elements at .. at + count - 1, B's at b_at + k * b_step."""
+    if op == Op.ADD_TILES:
+        for k in range(count):
+            out[at + k] = dst_store(src_a[at + k] + src_b[b_at + k * b_step], fp32_dest)
+    elif op == Op.SUB_TILES:
+        for k in range(count):
+            out[at + k] = dst_store(src_a[at + k] - src_b[b_at + k * b_step], fp32_dest)
+    else:
+        for k in range(count):
+            out[at + k] = dst_store(fidelity_product(src_a[at + k], src_b[b_at + k * b_step], fidelity), fp32_dest)
+
+
 @numba.njit(cache=True, nogil=True)
 def eltwise_tile_fast(op, broadcast, src_a, src_b, out, fidelity, fp32_dest):
     """Dst = a + b, a - b or a * b element by element in the fast model, B's element
     the same one, its first row's (Broadcast.ROW), first column's (COL) or (0, 0)
     (SCALAR): float32 arithmetic on the Src values, the product in fidelity phases,
-    stored once. A face row (16 elements) at a time, with B's run for it (its row of
-    the face or one value): loops that vectorize."""
+    stored once. Unbroadcast, the tile in one run (B's stride a constant 1: plain
+    vector loads); else a face row (16 elements) at a time, with B's run for it (its
+    row of the face or one value): loops that vectorize."""
+    if broadcast == Broadcast.NONE:
+        _eltwise_run(op, src_a, src_b, out, 0, TILE_ELEMENTS, 0, 1, fidelity, fp32_dest)
+        return
     for face in range(4):
         for r in range(FACE):
             at = (face * FACE + r) * FACE
             b_at, b_step = broadcast_run(broadcast, face, r)
-            if op == Op.ADD_TILES:
-                for k in range(FACE):
-                    out[at + k] = dst_store(src_a[at + k] + src_b[b_at + k * b_step], fp32_dest)
-            elif op == Op.SUB_TILES:
-                for k in range(FACE):
-                    out[at + k] = dst_store(src_a[at + k] - src_b[b_at + k * b_step], fp32_dest)
-            else:
-                for k in range(FACE):
-                    out[at + k] = dst_store(fidelity_product(src_a[at + k], src_b[b_at + k * b_step], fidelity),
-                                            fp32_dest)
+            _eltwise_run(op, src_a, src_b, out, at, FACE, b_at, b_step, fidelity, fp32_dest)
 
 
 @numba.njit(cache=True, nogil=True)
