@@ -38,22 +38,25 @@ BFP4_MAGNITUDE_BITS = 3
 ROW = 16  # values per shared exponent: one face row
 
 _jit = numba.njit(cache=True, nogil=True, inline="always")
+_I32 = np.int32  # constants of bf16_from_f32_bits: an int64 literal would widen its int32 arithmetic
 
 
 @_jit
 def bf16_from_f32_bits(bits, rounding):
-    """bf16 bits for float32 bits (int64 in [0, 2^32)). Written with selects, not early
-    returns, so that numba vectorizes the loops that call it."""
+    """bf16 bits for float32 bits (int64 in [0, 2^32)). In int32 (a vector holds 8, not
+    4; a sum that wraps keeps its bits 16-31) and with selects, not early returns, so
+    that numba vectorizes the loops that call it."""
+    x = np.int32(bits)  # the float32's sign the int32's
     if rounding == ROUND_NEAREST_EVEN:
-        rounded = bits + 0x7FFF + ((bits >> 16) & 1)
+        rounded = x + _I32(0x7FFF) + ((x >> _I32(16)) & _I32(1))
     elif rounding == ROUND_NEAREST_AWAY:
-        rounded = bits + 0x8000  # sign-magnitude: half up in magnitude is away from zero
+        rounded = x + _I32(0x8000)  # sign-magnitude: half up in magnitude is away from zero
     else:
-        rounded = bits
-    half = (rounded >> 16) & 0xFFFF
-    if rounding != ROUND_NEAREST_EVEN and (bits & 0x7F800000) == 0:
-        half = 0  # the packer flushes denormals and -0 to +0
-    return BF16_QUIET_NAN if (bits & 0x7FFFFFFF) > 0x7F800000 else half
+        rounded = x
+    half = (rounded >> _I32(16)) & _I32(0xFFFF)
+    if rounding != ROUND_NEAREST_EVEN and (x & _I32(0x7F800000)) == _I32(0):
+        half = _I32(0)  # the packer flushes denormals and -0 to +0
+    return np.int64(_I32(BF16_QUIET_NAN) if (x & _I32(0x7FFFFFFF)) > _I32(0x7F800000) else half)
 
 
 @_jit
