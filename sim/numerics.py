@@ -868,10 +868,11 @@ def _power(x, p):
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def sfpu_unary_values(op, values, parameter, out):
-    """out[k] = the SFPU op on values[k] (Dst's float32) for every k, in float64 (stored
-    as float32 afterwards): the reference results, not the hardware's polynomial
-    approximations. One loop per op: the op is chosen once per tile, and the simple
-    ones vectorize."""
+    """out[k] = the SFPU op on values[k] (Dst's float32) for every k, the arithmetic in
+    float64 and a math function at its argument's precision (numba calls libm's float32
+    variant for Dst's float32 value: docs/fidelity.md), stored as float32 afterwards: the
+    host library's results, not the hardware's polynomial approximations. One loop per
+    op: the op is chosen once per tile, and the simple ones vectorize."""
     n = out.shape[0]
     if op == SfpuOp.EXP:
         for k in range(n):
@@ -1068,8 +1069,8 @@ def sfpu_unary(op, x, parameter):
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def sfpu_binary_values(op, values, others, out):
-    """out[k] = the SFPU op on (values[k], others[k]) (Dst's float32) for every k, in
-    float64 (stored as float32 afterwards); one loop per op, as sfpu_unary_values."""
+    """out[k] = the SFPU op on (values[k], others[k]) (Dst's float32) for every k, as
+    sfpu_unary_values computes (stored as float32 afterwards); one loop per op."""
     n = out.shape[0]
     if op == SfpuOp.ADD:
         for k in range(n):
