@@ -38,25 +38,25 @@ BFP4_MAGNITUDE_BITS = 3
 ROW = 16  # values per shared exponent: one face row
 
 _jit = numba.njit(cache=True, nogil=True, inline="always")
-_I32 = np.int32  # constants of bf16_from_f32_bits: an int64 literal would widen its int32 arithmetic
 
 
 @_jit
 def bf16_from_f32_bits(bits, rounding):
-    """bf16 bits for float32 bits (int64 in [0, 2^32)). In int32 (a vector holds 8, not
-    4; a sum that wraps keeps its bits 16-31) and with selects, not early returns, so
-    that numba vectorizes the loops that call it."""
-    x = np.int32(bits)  # the float32's sign the int32's
+    """bf16 bits for float32 bits (int64 in [0, 2^32)). From their int32 (bits 0-31 the
+    same, so bits 16-31 of each sum below are), which LLVM keeps 32 bits wide: a vector
+    holds 8 values, not 4. With selects, not early returns, so that numba vectorizes
+    the loops that call it."""
+    x = np.int32(bits)
     if rounding == ROUND_NEAREST_EVEN:
-        rounded = x + _I32(0x7FFF) + ((x >> _I32(16)) & _I32(1))
+        rounded = x + 0x7FFF + ((x >> 16) & 1)
     elif rounding == ROUND_NEAREST_AWAY:
-        rounded = x + _I32(0x8000)  # sign-magnitude: half up in magnitude is away from zero
+        rounded = x + 0x8000  # sign-magnitude: half up in magnitude is away from zero
     else:
         rounded = x
-    half = (rounded >> _I32(16)) & _I32(0xFFFF)
-    if rounding != ROUND_NEAREST_EVEN and (x & _I32(0x7F800000)) == _I32(0):
-        half = _I32(0)  # the packer flushes denormals and -0 to +0
-    return np.int64(_I32(BF16_QUIET_NAN) if (x & _I32(0x7FFFFFFF)) > _I32(0x7F800000) else half)
+    half = (rounded >> 16) & 0xFFFF
+    if rounding != ROUND_NEAREST_EVEN and (x & 0x7F800000) == 0:
+        half = 0  # the packer flushes denormals and -0 to +0
+    return BF16_QUIET_NAN if (x & 0x7FFFFFFF) > 0x7F800000 else half
 
 
 @_jit
