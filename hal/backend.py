@@ -251,6 +251,14 @@ class BackendDevice:
     def enqueue_program(self, cq: int, launch: LaunchProgram) -> None:
         raise self._missing("enqueue_program")
 
+    def binding(self, buffer: BackendBuffer, offset: int, length: int) -> Binding:
+        """The Binding of `length` bytes of `buffer` from `offset` for a LaunchProgram. A
+        backend may return an earlier, equivalent one (the simulator's, for memory at the
+        same place): an execution whose bindings are the same objects as the last one's
+        launches the same LaunchPrograms again (DispatchCommand.lower), which a backend
+        may have prepared."""
+        return Binding(buffer, offset, length)
+
     def enqueue_submission(self, cq: int, wait_events, commands,
                            on_complete: Callable[[HalError | None], None]) -> BackendEvent:
         """A submission on queue `cq`: device-side waits for `wait_events`, its queue

@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from hal.backend import NUMERICS, BackendDevice, Capability, LaunchProgram, interrupts_deferred
+from hal.backend import NUMERICS, BackendDevice, Binding, Capability, LaunchProgram, interrupts_deferred
 from hal.log import get_logger
 from hal.status import HalError, StatusCode, as_error
 from tt_hal.sim.dispatch import (
@@ -389,6 +389,9 @@ class SimDevice(BackendDevice):
                                 self.instruction_budget, self.fpu_model, self.profiler, self._watchdog,
                                 self.dispatch_timeout, None if counts is None else predicted,
                                 inline=predicted is not None and predicted < INLINE_SECONDS, trace=trace)
+
+    def binding(self, buffer: SimBuffer, offset: int, length: int) -> Binding:
+        return self._binding_tables.binding(buffer, offset, length)
 
     def execute_inline(self, cq: int, commands) -> SimEvent | None:
         """The commands and an event as one item of the queue, run now when each of them

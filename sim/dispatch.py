@@ -29,7 +29,7 @@ from tt_hal.sim import indirect, interpreter
 from tt_hal.sim.compute import ADDRESS_ROWS, compute, compute_arguments, kernel_addresses
 from tt_hal.sim.faults import FAULTS, Fault
 from tt_hal.sim.interpreter import PROCESSORS
-from tt_hal.sim.memory import ChipMemory
+from tt_hal.sim.memory import ChipMemory, SimBuffer
 from tt_hal.sim.numerics import DST_TILES, FpuModel
 from tt_hal.target.isa import ADDRGEN_SLOTS, NUM_CIRCULAR_BUFFERS, NUM_REGISTERS, WIDTH, Op, Processor, disassemble
 from tt_hal.target.placement import BufferType
@@ -86,6 +86,7 @@ class PreparedProgram:
         self.cb_end = address
         self.program_arrays = (self.codes, self.ct_args, self.arg_table, self.rt_counts)  # run_round's arguments
         self.config = (self.cb_config, self.fidelity, self.fp32_dest, self.dst_capacity)
+        self._arguments: dict[int, tuple] = {}  # id(launch) -> (launch, counts, fpu, arguments): launch_arguments
         # What the next run will take (predicted_seconds) decides threads and inline runs:
         # one host thread's seconds per workgroup in the last run of over INLINE_SECONDS
         # with each push-constant array (by identity: a recorded command's launches keep
@@ -121,6 +122,24 @@ class PreparedProgram:
         elif keyed:
             keyed.pop(id(constants), None)  # short now: what the fallback predicts
         self._last_workgroup_seconds, self._last_workgroups = per_workgroup, workgroups
+
+    def launch_arguments(self, launch: LaunchProgram, counts: tuple, memory: ChipMemory,
+                         binding_tables: BindingTables, fpu: int | None) -> tuple[tuple, tuple]:
+        """run_round's arguments for `launch` with workgroup count `counts`: those before
+        (first, lo, hi, rows) and those between rows and the kernel address table. Kept
+        per launch: a recorded command buffer's launches, and a .vmfb's whose bindings
+        stay where they were (hal's DispatchCommand.lower), run again and again, and
+        building 40 arguments cost microseconds of each."""
+        entry = self._arguments.get(id(launch))  # dict reads and writes are atomic: queues may share a program
+        if entry is not None and entry[0] is launch and entry[1] == counts and entry[2] == fpu:
+            return entry[3]
+        tables = binding_tables.get(launch.bindings)
+        arguments = ((*self.program_arrays, launch.constants, tables[4], np.array(counts, np.int64)),
+                     (memory.l1, memory.dram, memory.arch.l1_unreserved_base, *tables[:4], *self.config, fpu))
+        if len(self._arguments) >= BindingTables.SIZE:  # bounded: eager ops' launches come and go
+            self._arguments.clear()
+        self._arguments[id(launch)] = (launch, counts, fpu, arguments)  # holding it: its id stays its own
+        return arguments
 
     def take_state(self, cores: int) -> CoreState:
         """Core state for a round of `cores` (reused: queues may run the same program
@@ -225,6 +244,26 @@ class BindingTables:
         # ((placement, offset, length) per binding) -> (buffers, tables, whether a buffer is sharded)
         self._entries: dict[tuple, tuple] = {}
         self._recent: dict[int, tuple] = {}  # id(bindings) -> (bindings, tables)
+        self._bindings: dict[tuple, Binding] = {}  # (placement, offset, length) -> its Binding (binding())
+
+    def binding(self, buffer: SimBuffer, offset: int, length: int) -> Binding:
+        """The Binding of `length` bytes of `buffer` from `offset`: one object per
+        placement and range (SimDevice.binding), though an earlier one's buffer may have
+        been freed since: the cores see the placement only, and a .vmfb's calls bind
+        transient buffers that the allocator places where the last call's were, so they
+        launch the same LaunchPrograms (hal's DispatchCommand.lower) and find their tables
+        and arguments by identity. A sharded buffer's placement names its ShardedPages by
+        id, which the kept Binding holds: no other can take that id meanwhile. Host
+        memory has no placement of its own: a new Binding each time."""
+        if buffer.buffer_type is BufferType.SYSTEM_MEMORY:
+            return Binding(buffer, offset, length)
+        key = (buffer.placement, offset, length)
+        binding = self._bindings.get(key)  # dict reads and writes are atomic; two threads may make one each
+        if binding is None:
+            if len(self._bindings) >= 4 * self.SIZE:  # bounded: a cleared entry costs a re-lowering
+                self._bindings.clear()
+            binding = self._bindings[key] = Binding(buffer, offset, length)
+        return binding
 
     def get(self, bindings: tuple[Binding, ...]) -> tuple[np.ndarray, ...]:
         """The tables of `bindings`, made once per key (one dispatch asks this per launch)."""
@@ -268,6 +307,7 @@ _POOL = concurrent.futures.ThreadPoolExecutor(THREADS, "tt-hal-cores")
 # here with its types fixed; the constants are LaunchProgram's int64, checked per call
 # (other types go through the dispatcher). Set by _compile_interpreter.
 _RUN_ROUND: dict[int | None, Callable] = {}
+_ADDRESSES: dict[int | None, np.ndarray] = {}  # FpuModel.jit_argument -> its kernel_addresses
 _INT64 = np.dtype(np.int64)
 
 
@@ -356,16 +396,6 @@ class Watchdog:
                 self._changed.wait(None if self._wake_at == math.inf else self._wake_at - now)
 
 
-_COUNTS: dict[tuple, np.ndarray] = {}  # workgroup counts as run_round takes them (never written)
-
-
-def _counts_array(counts: tuple) -> np.ndarray:
-    array = _COUNTS.get(counts)
-    if array is None:
-        if len(_COUNTS) >= 4096:
-            _COUNTS.clear()
-        array = _COUNTS[counts] = np.array(counts, np.int64)
-    return array
 
 
 def _compile_interpreter(prepared: PreparedProgram, program: tuple, chip: tuple) -> None:
@@ -404,16 +434,16 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
         return
     _check_l1(prepared, memory, launch.name)
     start = time.perf_counter()
-    tables = binding_tables.get(launch.bindings)
     fpu = fpu_model.jit_argument()
-    # run_round's arguments before and after (first, lo, hi, rows)
-    program = (*prepared.program_arrays, launch.constants, tables[4], _counts_array(counts))
-    chip = (memory.l1, memory.dram, arch.l1_unreserved_base, *tables[:4], *prepared.config, fpu)
+    program, chip = prepared.launch_arguments(launch, counts, memory, binding_tables, fpu)
     run_round = _RUN_ROUND.get(fpu) if launch.constants.dtype is _INT64 else interpreter.run_round
     if run_round is None:  # the first run of this FPU model with int64 constants
         _compile_interpreter(prepared, program, chip)
         run_round = _RUN_ROUND[fpu]
-    chip = (*chip, kernel_addresses(fpu))
+    addresses = _ADDRESSES.get(fpu)
+    if addresses is None:  # compute compiled (or loaded): its address is fixed from now on
+        addresses = _ADDRESSES[fpu] = kernel_addresses(fpu)
+    chip = (*chip, addresses)
     cores = arch.worker_cores
     if predicted is None:
         predicted = prepared.predicted_seconds(total, launch.constants)

@@ -135,3 +135,63 @@ def test_host_threads_go_by_the_workgroups_of_the_run_not_the_size_of_the_last(m
         assert pooled, "a one-tile run talked the next run of 64 workgroups out of the host threads"
     finally:
         device.close()
+
+
+def test_bindings_of_memory_at_one_place_and_range_are_one_object():
+    """SimDevice.binding gives one Binding per placement and byte range, so that a .vmfb's
+    calls over transient buffers placed where the last call's were launch the same
+    LaunchPrograms (hal's DispatchCommand.lower): a buffer at a freed one's place gets
+    the freed one's Binding. Another range, size or sharding is another Binding, and
+    host memory (no placement of its own) gets a new one each time."""
+    device = SimDevice()
+    try:
+        first = device.create_buffer(4096, 2048, BufferType.DRAM)
+        binding = device.binding(first, 0, 4096)
+        assert device.binding(first, 0, 4096) is binding
+        assert device.binding(first, 2048, 2048) is not binding
+        address = first.address
+        device.free_buffer(first)
+        again = device.create_buffer(4096, 2048, BufferType.DRAM)
+        assert again.address == address and device.binding(again, 0, 4096) is binding
+        device.free_buffer(again)
+        smaller = device.create_buffer(2048, 2048, BufferType.DRAM)
+        assert smaller.address == address and device.binding(smaller, 0, 2048) is not binding
+
+        def on_core(x):
+            core = CoreCoord(x, 0)
+            return ShardedPages((1, 1), (1, 1), (core,), (core,))
+
+        one = device.create_buffer(2048, 2048, BufferType.L1, on_core(1))
+        sharded = device.binding(one, 0, 2048)
+        device.free_buffer(one)
+        two = device.create_buffer(2048, 2048, BufferType.L1, on_core(2))
+        assert two.address == one.address and device.binding(two, 0, 2048) is not sharded
+        host = device.import_host_buffer(np.zeros(64, np.uint8))
+        assert device.binding(host, 0, 64) is not device.binding(host, 0, 64)
+    finally:
+        device.close()
+
+
+def test_a_launch_run_again_takes_its_new_indirect_workgroup_count():
+    """run_program keeps each launch's run_round arguments (PreparedProgram.launch_arguments),
+    its workgroup count among them; an indirect launch run again (a recorded command
+    buffer's) reads its count anew and runs with it: two workgroups of one tile each,
+    then one workgroup of both tiles."""
+    device = SimDevice()
+    try:
+        export = eltwise.eltwise_binary("add", BF16, BF16, BF16)
+        a, b, out = (device.create_buffer(4096, 2048, BufferType.DRAM) for _ in range(3))
+        counts = device.create_buffer(12, 12, BufferType.DRAM)
+        values = 0x3F80 + np.arange(2048, dtype=np.uint16) % 1024  # bf16 bits of 1.0 .. 255.0
+        for buffer in (a, b):
+            device.write_buffer(buffer, 0, values.view(np.uint8))
+        launch = LaunchProgram(export.program, export.name, None, np.array([2, 2], np.int64),
+                               tuple(Binding(buffer, 0, 4096) for buffer in (a, b, out)), (counts, 0))
+        for workgroups in (2, 1):
+            device.write_buffer(counts, 0, np.array([workgroups, 1, 1], np.uint32).view(np.uint8))
+            device.write_buffer(out, 0, np.zeros(4096, np.uint8))
+            device.enqueue_program(0, launch)
+            device.finish(0)
+            np.testing.assert_array_equal(device.read_buffer(out, 0, 4096).view(np.uint16), values + 0x80)
+    finally:
+        device.close()

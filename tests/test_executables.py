@@ -1071,6 +1071,53 @@ def add_exe(device):
     return prepare(device, eltwise.eltwise_binary("add", DF.bfloat16, DF.bfloat16, DF.bfloat16))
 
 
+def test_executions_over_memory_where_the_last_ones_was_launch_the_same_programs(device, add_exe):
+    """A .vmfb's calls bind transient buffers that the allocator places where the last
+    call's were: the simulator gives such bindings as the same objects (SimDevice.binding)
+    and a reusable command buffer launches its last LaunchPrograms again, which the
+    simulator prepared once. Each execution still computes from and into its own
+    buffers: an output at the freed output's place, new input values, and an output
+    at another place (new launches)."""
+    a = np.arange(32 * 64, dtype=np.float32).reshape(32, 64) % 97
+    b = np.full((32, 64), 3.0, np.float32)
+    va, vb = dram_tensor(device, a, "bfloat16", "tile"), dram_tensor(device, b, "bfloat16", "tile")
+    new_a = dram_tensor(device, a * 2, "bfloat16", "tile")
+    first = dram_tensor(device, np.zeros((32, 64), np.float32), "bfloat16", "tile")
+    cb = hal.HalCommandBuffer(device, binding_capacity=3)
+    constants = np.array(eltwise_constants(add_exe, first), np.uint32)
+    cb.dispatch(add_exe, 0, (2, 1, 1), constants, [hal.BindingRef(k) for k in range(3)])
+    cb.end()
+
+    def execute(out):
+        table = [va.get_buffer(), vb.get_buffer(), out.get_buffer()]
+        sem = device.create_semaphore(0)
+        device.queue_execute(cb, [], [(sem, 1)], binding_table=table)
+        assert sem.wait(1, timeout=TIMEOUT_NS)
+        return cb.prepare(table)[0]  # the launches of an execution over this table
+
+    def place(view):
+        return view.get_buffer().allocation.backend_buffer.address
+
+    launches = execute(first)
+    np.testing.assert_array_equal(first.to_host(np.float32), a + b)
+    address = place(first)
+    first.get_buffer().release()
+    again = dram_tensor(device, np.zeros((32, 64), np.float32), "bfloat16", "tile")
+    assert place(again) == address  # the allocator's first fit: the premise of the test
+    assert all(x is y for x, y in zip(execute(again), launches, strict=True))
+    np.testing.assert_array_equal(again.to_host(np.float32), a + b)
+    sem = device.create_semaphore(0)
+    device.queue_copy(new_a.get_buffer(), va.get_buffer(), [], [(sem, 1)])
+    assert sem.wait(1, timeout=TIMEOUT_NS)
+    assert all(x is y for x, y in zip(execute(again), launches, strict=True))
+    np.testing.assert_array_equal(again.to_host(np.float32), a * 2 + b)
+    elsewhere = dram_tensor(device, np.zeros((32, 64), np.float32), "bfloat16", "tile")
+    assert place(elsewhere) != address
+    assert not any(x is y for x, y in zip(execute(elsewhere), launches, strict=True))
+    np.testing.assert_array_equal(elsewhere.to_host(np.float32), a * 2 + b)
+    np.testing.assert_array_equal(again.to_host(np.float32), a * 2 + b)
+
+
 def test_dispatch_of_a_dynamic_export_is_unimplemented(device, table):
     """A dynamic export (MLIR to be lowered per dispatch) has no program to run: the HAL
     says who lowers it, and nothing is recorded."""
