@@ -124,18 +124,24 @@ class PreparedProgram:
         self._last_workgroup_seconds, self._last_workgroups = per_workgroup, workgroups
 
     def launch_arguments(self, launch: LaunchProgram, counts: tuple, memory: ChipMemory,
-                         binding_tables: BindingTables, fpu: int | None) -> tuple[tuple, tuple]:
-        """run_round's arguments for `launch` with workgroup count `counts`: those before
-        (first, lo, hi, rows) and those between rows and the kernel address table. Kept
-        per launch: a recorded command buffer's launches, and a .vmfb's whose bindings
-        stay where they were (hal's DispatchCommand.lower), run again and again, and
-        building 40 arguments cost microseconds of each."""
+                         binding_tables: BindingTables, fpu: int | None) -> tuple[tuple, tuple, Callable]:
+        """run_round's arguments for `launch` with workgroup count `counts` in FPU model
+        `fpu` (FpuModel.jit_argument): those before (first, lo, hi, rows), those between
+        rows and (budget, stop), and run_round's entry point for them. Kept per launch:
+        a recorded command buffer's launches, and a .vmfb's whose bindings stay where
+        they were (hal's DispatchCommand.lower), run again and again, and making 40
+        arguments cost microseconds of each."""
         entry = self._arguments.get(id(launch))  # dict reads and writes are atomic: queues may share a program
         if entry is not None and entry[0] is launch and entry[1] == counts and entry[2] == fpu:
             return entry[3]
         tables = binding_tables.get(launch.bindings)
-        arguments = ((*self.program_arrays, launch.constants, tables[4], np.array(counts, np.int64)),
-                     (memory.l1, memory.dram, memory.arch.l1_unreserved_base, *tables[:4], *self.config, fpu))
+        program = (*self.program_arrays, launch.constants, tables[4], np.array(counts, np.int64))
+        chip = (memory.l1, memory.dram, memory.arch.l1_unreserved_base, *tables[:4], *self.config, fpu)
+        run_round = _RUN_ROUND.get(fpu) if launch.constants.dtype is _INT64 else interpreter.run_round
+        if run_round is None:  # the first run of this FPU model with int64 constants
+            _compile_interpreter(self, program, chip)
+            run_round = _RUN_ROUND[fpu]
+        arguments = (program, (*chip, kernel_addresses(fpu)), run_round)
         if len(self._arguments) >= BindingTables.SIZE:  # bounded: eager ops' launches come and go
             self._arguments.clear()
         self._arguments[id(launch)] = (launch, counts, fpu, arguments)  # holding it: its id stays its own
@@ -307,7 +313,6 @@ _POOL = concurrent.futures.ThreadPoolExecutor(THREADS, "tt-hal-cores")
 # here with its types fixed; the constants are LaunchProgram's int64, checked per call
 # (other types go through the dispatcher). Set by _compile_interpreter.
 _RUN_ROUND: dict[int | None, Callable] = {}
-_ADDRESSES: dict[int | None, np.ndarray] = {}  # FpuModel.jit_argument -> its kernel_addresses
 _INT64 = np.dtype(np.int64)
 
 
@@ -434,16 +439,8 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
         return
     _check_l1(prepared, memory, launch.name)
     start = time.perf_counter()
-    fpu = fpu_model.jit_argument()
-    program, chip = prepared.launch_arguments(launch, counts, memory, binding_tables, fpu)
-    run_round = _RUN_ROUND.get(fpu) if launch.constants.dtype is _INT64 else interpreter.run_round
-    if run_round is None:  # the first run of this FPU model with int64 constants
-        _compile_interpreter(prepared, program, chip)
-        run_round = _RUN_ROUND[fpu]
-    addresses = _ADDRESSES.get(fpu)
-    if addresses is None:  # compute compiled (or loaded): its address is fixed from now on
-        addresses = _ADDRESSES[fpu] = kernel_addresses(fpu)
-    chip = (*chip, addresses)
+    program, chip, run_round = prepared.launch_arguments(launch, counts, memory, binding_tables,
+                                                         fpu_model.jit_argument())
     cores = arch.worker_cores
     if predicted is None:
         predicted = prepared.predicted_seconds(total, launch.constants)
