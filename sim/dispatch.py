@@ -401,8 +401,6 @@ class Watchdog:
                 self._changed.wait(None if self._wake_at == math.inf else self._wake_at - now)
 
 
-
-
 def _compile_interpreter(prepared: PreparedProgram, program: tuple, chip: tuple) -> None:
     """Compiles run_round for run_program's arguments (`chip` ending in the fpu model;
     int64 push constants), or loads it from numba's cache, by running it on no cores:
