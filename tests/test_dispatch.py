@@ -15,6 +15,12 @@ from tt_hal.target.placement import BufferType, CoreCoord, ShardedPages
 BF16 = DataFormat.bfloat16
 
 
+def _on_core(x: int) -> ShardedPages:
+    """One page sharded on worker core (x, 0)."""
+    core = CoreCoord(x, 0)
+    return ShardedPages((1, 1), (1, 1), (core,), (core,))
+
+
 @pytest.mark.parametrize("dtype", [np.int64, np.uint32, np.int32])
 def test_push_constants_of_any_integer_type_give_the_same_result(dtype):
     """LaunchProgram's push constants are int64 (the HAL's), which run_program passes to
@@ -52,10 +58,6 @@ def test_a_sharded_output_at_a_reused_address_gets_its_own_page_tables():
         for buffer in (a, b):
             device.write_buffer(buffer, 0, values.view(np.uint8).ravel())
 
-        def on_core(x):
-            core = CoreCoord(x, 0)
-            return ShardedPages((1, 1), (1, 1), (core,), (core,))
-
         def add_into(out):
             launch = LaunchProgram(export.program, export.name, (1, 1, 1), np.array([1, 1], np.int64),
                                    tuple(Binding(buffer, 0, 2048) for buffer in (a, b, out)))
@@ -63,12 +65,12 @@ def test_a_sharded_output_at_a_reused_address_gets_its_own_page_tables():
             device.finish(0)
             return device.read_buffer(out, 0, 2048).view(np.uint16).reshape(32, 32)
 
-        first = device.create_buffer(2048, 2048, BufferType.L1, on_core(1))
+        first = device.create_buffer(2048, 2048, BufferType.L1, _on_core(1))
         np.testing.assert_array_equal(add_into(first), values + 0x80)
         address = first.address
         device.free_buffer(first)
         device.memory.l1[1, address:address + 2048] = 0  # what the second dispatch must leave alone
-        shard = on_core(2)
+        shard = _on_core(2)
         second = device.create_buffer(2048, 2048, BufferType.L1, shard)
         assert second.address == address
         np.testing.assert_array_equal(add_into(second), values + 0x80)
@@ -157,14 +159,10 @@ def test_bindings_of_memory_at_one_place_and_range_are_one_object():
         smaller = device.create_buffer(2048, 2048, BufferType.DRAM)
         assert smaller.address == address and device.binding(smaller, 0, 2048) is not binding
 
-        def on_core(x):
-            core = CoreCoord(x, 0)
-            return ShardedPages((1, 1), (1, 1), (core,), (core,))
-
-        one = device.create_buffer(2048, 2048, BufferType.L1, on_core(1))
+        one = device.create_buffer(2048, 2048, BufferType.L1, _on_core(1))
         sharded = device.binding(one, 0, 2048)
         device.free_buffer(one)
-        two = device.create_buffer(2048, 2048, BufferType.L1, on_core(2))
+        two = device.create_buffer(2048, 2048, BufferType.L1, _on_core(2))
         assert two.address == one.address and device.binding(two, 0, 2048) is not sharded
         host = device.import_host_buffer(np.zeros(64, np.uint8))
         assert device.binding(host, 0, 64) is not device.binding(host, 0, 64)
