@@ -1428,6 +1428,23 @@ CASES["conv_depthwise_nchw"] = Case(mlir("""
       return %r : tensor<1x8x8x8xf32>
     }
 """), inputs=(1.0, W(9)))
+# The same with its weights and a per-channel bias constants of the dispatch (as an exported
+# model's are, each a few hundred bytes): their gathers into the tiling they are read in are
+# known when the dispatch is lowered.
+CASES["conv_depthwise_constant_weights"] = Case(mlir(f"""
+    func.func @main(%x: tensor<1x6x8x8xf32>) -> tensor<1x6x6x6xf32> {{
+      %w = stablehlo.constant dense<{np.round(np.sin(np.arange(54)).reshape(6, 1, 3, 3) / 3, 4).tolist()}>
+          : tensor<6x1x3x3xf32>
+      %b = stablehlo.constant dense<[0.1, -0.2, 0.3, 0.4, -0.5, 0.6]> : tensor<6xf32>
+      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1],
+          window = {{stride = [1, 1], pad = [[0, 0], [0, 0]]}}
+          {{batch_group_count = 1 : i64, feature_group_count = 6 : i64}}
+          : (tensor<1x6x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x6x6xf32>
+      %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<6xf32>) -> tensor<1x6x6x6xf32>
+      %s = stablehlo.add %r, %bb : tensor<1x6x6x6xf32>
+      return %s : tensor<1x6x6x6xf32>
+    }}
+"""))
 # A 1x1 convolution in NCHW with a stride (torch's projection shortcut): out[n, o, h, w] = sum_c
 # w[o, c] x[n, c, 2h, 2w], a contraction whose columns span n, h and w.
 CASES["conv2d_nchw_1x1_stride_2"] = Case(mlir("""
@@ -1698,6 +1715,39 @@ def test_small_window_reductions_are_unrolled(name):
     kernels = [kernel.name for export in exports for stage in export.stages for kernel in stage.program.kernels]
     assert not any(kernel.startswith("reduce") for kernel in kernels), kernels
     assert {"eltwise_fused", "eltwise_fused_untilized"} & set(kernels), kernels
+
+
+@pytest.mark.parametrize("name, positions, gathered", [("conv2d_depthwise", 9, 2), ("conv_depthwise_nchw", 9, 2),
+                                                       ("max_pool_2x2_stride_2", 4, 1)])
+def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, positions, gathered):
+    """Each window position's element (its window times its weight) is computed by the fused
+    kernel that adds it to the total, as many positions a kernel as its six inputs hold
+    (the total so far one of them): no scratch tensor and launch per position. Each
+    position's operands are gathered once, straight into the tiling the kernel reads
+    them in (a per-channel weight as one tile per channel), not gathered, untilized and
+    gathered again."""
+    exports = read_executable(embedded_executable(vmfb(name)))
+    kernels = [[kernel.name for kernel in stage.program.kernels] for export in exports for stage in export.stages]
+    fused = [i for i, names in enumerate(kernels) if {"eltwise_fused", "eltwise_fused_untilized"} & set(names)]
+    reduction = kernels[:fused[-1] + 1]
+    expected, left, room = 0, positions, 6
+    while left:
+        left, expected, room = max(0, left - room // gathered), expected + 1, 5
+    assert len(fused) == expected, kernels
+    assert sum("gather" in names for names in reduction) == positions * gathered, kernels
+    assert not any("untilize" in names for names in reduction), kernels
+
+
+def test_gathers_of_constants_are_done_when_the_dispatch_is_lowered():
+    """A gather (or a retiling) of a constant of the dispatch (a per-channel bias, an FFT's
+    twiddles) gives a constant: no launch gathers an export tensor whose values are known."""
+    for name in CASES:
+        for export in read_executable(embedded_executable(vmfb(name))):
+            for stage in export.stages:
+                if "gather" in [kernel.name for kernel in stage.program.kernels]:
+                    source, index = stage.bindings[0]
+                    assert source is not BindingSource.TENSOR or export.tensors[index].values is None, \
+                        (name, export.name)
 
 
 def test_short_axis_reductions_use_the_reduce_kernel():

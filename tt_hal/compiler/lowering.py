@@ -1118,6 +1118,11 @@ def _index_region(op, arguments: list[np.ndarray]) -> list:
     return [value(v) for v in list(block.operations)[-1].operands]
 
 
+def _is_constant(tensor: Tensor) -> bool:
+    """A tile tensor whose values the lowering knows (a module constant, of 32 bits or less)."""
+    return tensor.ref is not None and tensor.ref[0] == "constant" and not tensor.row_major and tensor.high is None
+
+
 def _device_order(tensor: Tensor) -> np.ndarray:
     """Where each element of a tile tensor (logical shape) is in the row-major order of
     its device shape: in order (the same dims, or a vector folded into a matrix), or
@@ -1993,10 +1998,18 @@ class DispatchLowering:
         self.temps.append(tensor)
         return tensor
 
+    def _fp32_dest(self, code: Sequence[Instruction], fused_inputs: tuple[FusedInput, ...]) -> bool:
+        # Integers need a 32-bit Dst, whatever the compute format.
+        return self.options.fp32_dest_acc_en or any(fused.integer_values(code, fused_inputs))
+
+    def _fits(self, code: Sequence[Instruction], inputs: list[tuple[Tensor, FusedInput]]) -> bool:
+        """Is `code` one fused kernel (its Dst tiles and its inputs)?"""
+        fused_inputs = tuple(fi for _, fi in inputs)
+        return fused.fits(tuple(code), fused_inputs, self._fp32_dest(code, fused_inputs))
+
     def _fused(self, op, code: Sequence[Instruction], inputs: list[tuple[Tensor, FusedInput]], out: Tensor) -> None:
         fused_inputs = tuple(fi for _, fi in inputs)
-        # Integers need a 32-bit Dst, whatever the compute format.
-        fp32_dest = self.options.fp32_dest_acc_en or any(fused.integer_values(code, fused_inputs))
+        fp32_dest = self._fp32_dest(code, fused_inputs)
         if len(code) > 1 and not fused.fits(tuple(code), fused_inputs, fp32_dest):
             return self._split(op, code, inputs, out)
         # A Scalar here reads the dispatch's push constant `index`: the kernel's scalars are
@@ -2064,6 +2077,10 @@ class DispatchLowering:
         """`tensor` with the wanted device shape (a transposed copy if need be)."""
         if canonical(tensor.device_shape) == canonical(device_shape):
             return tensor
+        if _is_constant(tensor):  # written in the device shape it is read in, when its elements keep their order
+            moved = Tensor(tensor.shape, device_shape, tensor.ref, data_format=tensor.data_format)
+            if np.array_equal(_device_order(moved).reshape(-1), np.arange(math.prod(tensor.shape))):
+                return moved
         out = self._temp(tensor.shape, device_shape, tensor.data_format)
         self._convert(op, tensor, out)
         return out
@@ -2303,9 +2320,10 @@ class DispatchLowering:
         window (some operand indexed by a sum of dims) that is not a contraction (a
         depthwise convolution, a pooling window), unrolled: for each
         reduced position the element expression over the result's shape (its operands
-        gathered there), then the results combined in order by fused kernels. The reduce
-        kernel would pad the reduced dim to a whole tile: up to 32 / n times the work.
-        None where it does not apply."""
+        gathered there), computed by the fused kernels that combine the positions in
+        order, as many positions a kernel as its inputs hold. The reduce kernel would pad
+        the reduced dim to a whole tile: up to 32 / n times the work. None where it does
+        not apply."""
         n_in = len(ins)
         reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
         result = body[-1].operands[0]
@@ -2326,7 +2344,7 @@ class DispatchLowering:
         element = combine.operands[1] if is_out[0] else combine.operands[0]
         space = tuple(extents[d] for d in out_dims)
         loops = list(range(len(space)))  # loop i is the result's dim i
-        values, gathered = [], {}
+        values, gathered = [], {}  # the element's (code, inputs) at each reduced position
         for position in np.ndindex(*(extents[d] for d in reductions)):
             fixed = dict(zip(reductions, position))
             position_ins, position_maps = [], []
@@ -2340,34 +2358,41 @@ class DispatchLowering:
                 elif tensor is not None and tensor.fill is None:  # the place the window puts it, each once
                     key = (i, tuple(map_exprs))
                     if key not in gathered:
-                        gathered[key] = self._gather_operand(op, tensor, map_exprs, [[d] for d in dims], extents)
+                        # tiled as the result's space broadcasts it: a per-channel weight (C, 1, 1)
+                        broadcast = tuple(extents[d] if d in dims else 1 for d in out_dims) \
+                            if len(out_dims) >= 2 else None
+                        gathered[key] = self._gather_operand(op, tensor, map_exprs, [[d] for d in dims], extents,
+                                                             device_shape=broadcast)
                     tensor = gathered[key]
                 position_ins.append(tensor)
                 position_maps.append([out_dims.index(d) for d in dims])
             # a 1-D result as a column (its rows' values), as the reduce kernel leaves it
             view, axis = self._space(position_ins, None, position_maps + [loops], [*space, 1][:max(2, len(space))])
-            values.append(self._elementwise(op, position_ins, position_maps + [loops], view, axis,
-                                            body[:-1] + [_Yield(element)], n_in, self._temp(space, view)))
+            inputs: list = []
+            builder = self._code(op, position_ins, position_maps + [loops], view, axis, n_in, inputs)
+            values.append(_cone(builder.code, builder.result(element), inputs))
         binary = _UNROLLED_COMBINES[combine.name]
         identities = {SfpuOp.ADD: (0.0,), SfpuOp.MAXIMUM: (-math.inf, math.nan), SfpuOp.MINIMUM: (math.inf, math.nan)}
         if not _is_identity(init, identities[binary]):
-            values.insert(0, self._as(op, init, values[0].device_shape) if init.fill is None else init)
-        while len(values) > 1:  # in order, as many as a kernel takes at a time
-            take, values = values[:fused.MAX_FUSED_INPUTS - 2], values[fused.MAX_FUSED_INPUTS - 2:]
-            inputs, code, total = [], [], None
-            for tensor in take:
-                if tensor.fill is not None:
-                    code.append(self._fill_leaf(tensor.fill, inputs))
-                else:
-                    code.append(Input(len(inputs)))
-                    inputs.append((tensor, FusedInput(self._format(tensor))))
-                if total is not None:
-                    code.append(Binary(binary, total, len(code) - 1))
-                total = len(code) - 1
-            out = self._temp(space, view, result_format if not values else None)
-            self._fused(op, code, inputs, out)
-            values.insert(0, out)
-        return values[0]
+            inputs = []
+            values.insert(0, ([self._leaf(op, init, inputs, view)], inputs))
+        # Combined in order, each kernel computing as many positions' elements as it takes
+        # (and the total so far): no scratch tensor per position.
+        total = None
+        while values:
+            code, inputs = ([Input(0)], [(total, FusedInput(self._format(total)))]) if total is not None else ([], [])
+            taken = 0
+            while values:
+                joined = _joined(code, inputs, *values[0])
+                if code:
+                    joined[0].append(Binary(binary, len(code) - 1, len(joined[0]) - 1))
+                if taken and not self._fits(*joined):
+                    break
+                (code, inputs), taken = joined, taken + 1
+                values.pop(0)
+            total = self._temp(space, view, result_format if not values else None)
+            self._fused(op, code, inputs, total)
+        return total
 
     def _wide_fill(self, v, shape) -> Tensor | None:
         """A tensor of `shape` filled with an i64 scalar (a constant, or a 0-d tensor's
@@ -2423,11 +2448,12 @@ class DispatchLowering:
         return new_ins, new_maps, ["parallel"] * len(parallel) + ["reduction"], new_extents
 
     def _gather_operand(self, op, tensor: Tensor, exprs: list[str], groups: list[list[int]], extents,
-                        shape=None) -> Tensor:
+                        shape=None, device_shape=None) -> Tensor:
         """The operand read through the map `exprs` over the loop space of `groups` (a
         list of lists of loop dims; each group one dim of the result, its loops merged
         in order; `extents[d]` loop d's extent), as a tensor of that shape or of `shape`
-        (the same elements with unit dims put in)."""
+        (the same elements with unit dims put in), tiled as `device_shape` if given (the
+        same elements in order)."""
         dims = [d for group in groups for d in group]
         grid = np.indices([extents[d] for d in dims], sparse=True)
         env = {f"d{d}": grid[i] for i, d in enumerate(dims)}
@@ -2442,7 +2468,12 @@ class DispatchLowering:
                 raise unimplemented(op, f"an operand map ({', '.join(exprs)}) reading outside dim {j} of "
                                         f"{list(tensor.shape)}")
         flat = np.ravel_multi_index(index, tensor.shape) if index else np.zeros(full, np.int64)
-        return self._gather(op, tensor, flat.reshape(shape or [math.prod(extents[d] for d in g) for g in groups]))
+        flat = flat.reshape(shape or [math.prod(extents[d] for d in g) for g in groups])
+        if device_shape is None:
+            return self._gather(op, tensor, flat)
+        # into the device shape at once (a constant's values are known now, in any shape)
+        out = None if _is_constant(tensor) else self._temp(flat.shape, device_shape, tensor.data_format)
+        return self._as(op, self._gather(op, tensor, flat, out=out), device_shape)
 
     def _gather(self, op, source: Tensor, indices: np.ndarray, fill=0, out: Tensor | None = None) -> Tensor:
         """A tile tensor of indices' shape (or `out`, of that logical shape) whose
@@ -2452,6 +2483,11 @@ class DispatchLowering:
         shape = indices.shape
         if source.fill is not None and (indices >= 0).all() and out is None:
             return Tensor(shape, fill=source.fill, data_format=source.data_format)
+        if out is None and _is_constant(source) and self._format(source).element_size == gather.ELEMENT_SIZE:
+            # What the gather launch would copy, element for element: known now.
+            values = np.asarray(source.ref[1]).reshape(-1)
+            taken = np.where(indices >= 0, values[np.maximum(indices, 0)], fill).astype(values.dtype)
+            return Tensor(shape, ref=("constant", taken), data_format=source.data_format)
         source = self._gatherable(op, source)
         operand, offset, order = self._rows(op, source)
         logical = np.where(indices >= 0, order.reshape(-1)[np.maximum(indices, 0)], -1)
@@ -3043,6 +3079,20 @@ def _renumbered(instruction: Instruction, number: dict[int, int]) -> Instruction
         return dataclasses.replace(instruction, c=number[instruction.c], a=number[instruction.a],
                                    b=number[instruction.b])
     return instruction
+
+
+def _joined(code: list[Instruction], inputs: list, other_code: list[Instruction], other_inputs: list) -> tuple[
+        list[Instruction], list]:
+    """Code computing `code`'s values and then `other_code`'s (renumbered after them), and
+    the inputs both read."""
+    joined, joined_inputs, number = list(code), list(inputs), {}
+    for v, instruction in enumerate(other_code):
+        if isinstance(instruction, Input):
+            joined_inputs.append(other_inputs[instruction.index])
+            instruction = Input(len(joined_inputs) - 1)
+        number[v] = len(joined)
+        joined.append(_renumbered(instruction, number))
+    return joined, joined_inputs
 
 
 def _cone(code: Sequence[Instruction], value: int, inputs: list, cut: dict | None = None) -> tuple[list[Instruction],
