@@ -1717,18 +1717,23 @@ def test_small_window_reductions_are_unrolled(name):
     assert {"eltwise_fused", "eltwise_fused_untilized"} & set(kernels), kernels
 
 
-@pytest.mark.parametrize("name, positions, gathered", [("conv2d_depthwise", 9, 2), ("conv_depthwise_nchw", 9, 2),
-                                                       ("max_pool_2x2_stride_2", 4, 1)])
-def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, positions, gathered):
+@pytest.mark.parametrize("name, positions, gathered, tiles", [
+    ("conv2d_depthwise", 9, 2, 2),  # 6x6x6 as 6 x 36
+    ("conv_depthwise_nchw", 9, 2, 2),  # 8x8x8 as 8 x 64
+    ("max_pool_2x2_stride_2", 4, 1, 1)])  # 4x4x4 as 4 x 16: one kernel, its output untilized
+def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, positions, gathered, tiles):
     """Each window position's element (its window times its weight) is computed by the fused
     kernel that adds it to the total, as many positions a kernel as its six inputs hold
     (the total so far one of them): no scratch tensor and launch per position. Each
     position's operands are gathered once, straight into the tiling the kernel reads
-    them in (a per-channel weight as one tile per channel), not gathered, untilized and
-    gathered again."""
+    them in (a per-channel weight as a column), not gathered, untilized and gathered
+    again. The result's rows, shorter than a tile, are tiled merged with the dim before
+    them: a tile holds several rows, not one padded to 32."""
     exports = read_executable(embedded_executable(vmfb(name)))
-    kernels = [[kernel.name for kernel in stage.program.kernels] for export in exports for stage in export.stages]
+    stages = [stage for export in exports for stage in export.stages]
+    kernels = [[kernel.name for kernel in stage.program.kernels] for stage in stages]
     fused = [i for i, names in enumerate(kernels) if {"eltwise_fused", "eltwise_fused_untilized"} & set(names)]
+    assert all(stages[i].workgroup_count == (tiles, 1, 1) for i in fused[:-1]), [s.workgroup_count for s in stages]
     reduction = kernels[:fused[-1] + 1]
     expected, left, room = 0, positions, 6
     while left:

@@ -1125,16 +1125,18 @@ def _is_constant(tensor: Tensor) -> bool:
 
 def _device_order(tensor: Tensor) -> np.ndarray:
     """Where each element of a tile tensor (logical shape) is in the row-major order of
-    its device shape: in order (the same dims, or a vector folded into a matrix), or
-    transposed when the device shape swaps the logical shape's last two dims."""
+    its device shape: in order (the same dims, its last dims merged into one, or a vector
+    folded into a matrix), or transposed when the device shape swaps the logical shape's
+    last two dims."""
     n = math.prod(tensor.shape)
     shape, device = tensor.shape, tensor.device_shape
 
     def essential(dims):
         return [d for d in dims if d != 1]
 
-    if essential(device) == essential(shape):
-        return np.arange(n, dtype=np.int64).reshape(shape)
+    if essential(device) == essential(shape) or len(device) >= 2 and \
+            tuple(device[:-1]) == tuple(shape[:len(device) - 1]) and math.prod(device) == n:
+        return np.arange(n, dtype=np.int64).reshape(shape)  # (or its last dims merged into one)
     swapped = (*shape[:-2], shape[-1], shape[-2]) if len(shape) >= 2 else shape
     if len(essential(shape)) >= 2 and essential(device) == essential(swapped):
         return np.arange(n, dtype=np.int64).reshape(swapped).swapaxes(-1, -2)
@@ -2343,7 +2345,13 @@ class DispatchLowering:
             return None
         element = combine.operands[1] if is_out[0] else combine.operands[0]
         space = tuple(extents[d] for d in out_dims)
-        loops = list(range(len(space)))  # loop i is the result's dim i
+        # The result's dims as the loops of the kernels, each a group of dims: its last two
+        # merged where its rows are shorter than a tile (a 16x16 image is a row of 256, in
+        # 8 whole tiles, not a quarter of a tile each; the same elements in the same order).
+        merged = len(space) >= 3 and space[-1] < TILE
+        groups = [[d] for d in out_dims[:-2]] + [out_dims[-2:]] if merged else [[d] for d in out_dims]
+        tiled = tuple(math.prod(extents[d] for d in group) for group in groups)
+        loops = list(range(len(groups)))
         values, gathered = [], {}  # the element's (code, inputs) at each reduced position
         for position in np.ndindex(*(extents[d] for d in reductions)):
             fixed = dict(zip(reductions, position))
@@ -2352,22 +2360,22 @@ class DispatchLowering:
                 map_exprs = [re.sub(r"d(\d+)", lambda m, fixed=fixed: str(fixed.get(int(m.group(1)), m.group(0))), e)
                              for e in map_exprs]
                 dims = [d for d in out_dims if f"d{d}" in re.findall(r"d\d+", " ".join(map_exprs))]
+                read = [g for g, group in enumerate(groups) if set(group) & set(dims)]  # the loops it varies over
                 plain = _projection(map_exprs)
-                if plain is not None and plain == dims:  # read as it is, as in any elementwise generic
-                    pass
+                if plain is not None and plain == dims and (not merged or set(dims).isdisjoint(groups[-1])):
+                    pass  # read as it is, as in any elementwise generic
                 elif tensor is not None and tensor.fill is None:  # the place the window puts it, each once
                     key = (i, tuple(map_exprs))
                     if key not in gathered:
-                        # tiled as the result's space broadcasts it: a per-channel weight (C, 1, 1)
-                        broadcast = tuple(extents[d] if d in dims else 1 for d in out_dims) \
-                            if len(out_dims) >= 2 else None
-                        gathered[key] = self._gather_operand(op, tensor, map_exprs, [[d] for d in dims], extents,
-                                                             device_shape=broadcast)
+                        # tiled as the loops broadcast it: a per-channel weight (C, 1, 1) or (C, 1)
+                        broadcast = tuple(tiled[g] if g in read else 1 for g in loops) if len(loops) >= 2 else None
+                        gathered[key] = self._gather_operand(op, tensor, map_exprs, [groups[g] for g in read],
+                                                             extents, device_shape=broadcast)
                     tensor = gathered[key]
                 position_ins.append(tensor)
-                position_maps.append([out_dims.index(d) for d in dims])
+                position_maps.append(read)
             # a 1-D result as a column (its rows' values), as the reduce kernel leaves it
-            view, axis = self._space(position_ins, None, position_maps + [loops], [*space, 1][:max(2, len(space))])
+            view, axis = self._space(position_ins, None, position_maps + [loops], [*tiled, 1][:max(2, len(tiled))])
             inputs: list = []
             builder = self._code(op, position_ins, position_maps + [loops], view, axis, n_in, inputs)
             values.append(_cone(builder.code, builder.result(element), inputs))
