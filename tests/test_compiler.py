@@ -890,6 +890,16 @@ CASES["conv2d_depthwise"] = Case(mlir("""
       return %r : tensor<1x6x6x6xf32>
     }
 """), inputs=(1.0, W(9)))
+# Channels last with a full tile of channels (JAX's layout): the result tiled (H * W, C).
+CASES["conv2d_depthwise_channels_last"] = Case(mlir("""
+    func.func @main(%x: tensor<1x10x10x32xf32>, %w: tensor<3x3x1x32xf32>) -> tensor<1x8x8x32xf32> {
+      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+          window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]}
+          {batch_group_count = 1 : i64, feature_group_count = 32 : i64}
+          : (tensor<1x10x10x32xf32>, tensor<3x3x1x32xf32>) -> tensor<1x8x8x32xf32>
+      return %r : tensor<1x8x8x32xf32>
+    }
+"""), inputs=(1.0, W(9)))
 CASES["max_pool_2x2_stride_2"] = Case(mlir("""
     func.func @main(%x: tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32> {
       %z = stablehlo.constant dense<0xFF800000> : tensor<f32>
@@ -1720,6 +1730,7 @@ def test_small_window_reductions_are_unrolled(name):
 @pytest.mark.parametrize("name, positions, gathered, tiles", [
     ("conv2d_depthwise", 9, 2, 2),  # 6x6x6 as 6 x 36
     ("conv_depthwise_nchw", 9, 2, 2),  # 8x8x8 as 8 x 64
+    ("conv2d_depthwise_channels_last", 9, 2, 2),  # 8x8x32 as 64 x 32
     ("max_pool_2x2_stride_2", 4, 1, 1)])  # 4x4x4 as 4 x 16: one kernel, its output untilized
 def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, positions, gathered, tiles):
     """Each window position's element (its window times its weight) is computed by the fused
@@ -1727,8 +1738,9 @@ def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, po
     (the total so far one of them): no scratch tensor and launch per position. Each
     position's operands are gathered once, straight into the tiling the kernel reads
     them in (a per-channel weight as a column), not gathered, untilized and gathered
-    again. The result's rows, shorter than a tile, are tiled merged with the dim before
-    them: a tile holds several rows, not one padded to 32."""
+    again. The result's dims are tiled merged as the fewest tiles hold them: rows shorter
+    than a tile merged with the dim before them (a tile holds several rows, not one
+    padded to 32), or an image's positions merged into rows of channels."""
     exports = read_executable(embedded_executable(vmfb(name)))
     stages = [stage for export in exports for stage in export.stages]
     kernels = [[kernel.name for kernel in stage.program.kernels] for stage in stages]

@@ -1123,20 +1123,31 @@ def _is_constant(tensor: Tensor) -> bool:
     return tensor.ref is not None and tensor.ref[0] == "constant" and not tensor.row_major and tensor.high is None
 
 
+def _merges(shape, device) -> bool:
+    """Is `device` `shape` with runs of its consecutive dims merged into one each?"""
+    dims = [d for d in shape if d != 1]
+    for extent in (d for d in device if d != 1):
+        product = 1
+        while dims and product < extent:
+            product *= dims.pop(0)
+        if product != extent:
+            return False
+    return not dims
+
+
 def _device_order(tensor: Tensor) -> np.ndarray:
     """Where each element of a tile tensor (logical shape) is in the row-major order of
-    its device shape: in order (the same dims, its last dims merged into one, or a vector
-    folded into a matrix), or transposed when the device shape swaps the logical shape's
-    last two dims."""
+    its device shape: in order (the same dims, some of them merged, or a vector folded
+    into a matrix), or transposed when the device shape swaps the logical shape's last
+    two dims."""
     n = math.prod(tensor.shape)
     shape, device = tensor.shape, tensor.device_shape
 
     def essential(dims):
         return [d for d in dims if d != 1]
 
-    if essential(device) == essential(shape) or len(device) >= 2 and \
-            tuple(device[:-1]) == tuple(shape[:len(device) - 1]) and math.prod(device) == n:
-        return np.arange(n, dtype=np.int64).reshape(shape)  # (or its last dims merged into one)
+    if essential(device) == essential(shape) or _merges(shape, device):
+        return np.arange(n, dtype=np.int64).reshape(shape)
     swapped = (*shape[:-2], shape[-1], shape[-2]) if len(shape) >= 2 else shape
     if len(essential(shape)) >= 2 and essential(device) == essential(swapped):
         return np.arange(n, dtype=np.int64).reshape(swapped).swapaxes(-1, -2)
@@ -2345,11 +2356,14 @@ class DispatchLowering:
             return None
         element = combine.operands[1] if is_out[0] else combine.operands[0]
         space = tuple(extents[d] for d in out_dims)
-        # The result's dims as the loops of the kernels, each a group of dims: its last two
-        # merged where its rows are shorter than a tile (a 16x16 image is a row of 256, in
-        # 8 whole tiles, not a quarter of a tile each; the same elements in the same order).
-        merged = len(space) >= 3 and space[-1] < TILE
-        groups = [[d] for d in out_dims[:-2]] + [out_dims[-2:]] if merged else [[d] for d in out_dims]
+        # The result's dims as the loops of the kernels, each a group of dims merged (the
+        # same elements in the same order), as the fewest tiles hold them: 64x16x16 (C, H,
+        # W) as 64 x 256 (16 whole tiles, not 64 a quarter full), 16x16x64 (H, W, C) as
+        # 256 x 64.
+        candidates = [[[d] for d in out_dims]]
+        if len(out_dims) >= 3:
+            candidates += [[[d] for d in out_dims[:-2]] + [out_dims[-2:]], [out_dims[:-1], out_dims[-1:]]]
+        groups = min(candidates, key=lambda groups: tile_count([math.prod(extents[d] for d in g) for g in groups]))
         tiled = tuple(math.prod(extents[d] for d in group) for group in groups)
         loops = list(range(len(groups)))
         values, gathered = [], {}  # the element's (code, inputs) at each reduced position
@@ -2362,7 +2376,7 @@ class DispatchLowering:
                 dims = [d for d in out_dims if f"d{d}" in re.findall(r"d\d+", " ".join(map_exprs))]
                 read = [g for g, group in enumerate(groups) if set(group) & set(dims)]  # the loops it varies over
                 plain = _projection(map_exprs)
-                if plain is not None and plain == dims and (not merged or set(dims).isdisjoint(groups[-1])):
+                if plain is not None and plain == dims and all(len(groups[g]) == 1 for g in read):
                     pass  # read as it is, as in any elementwise generic
                 elif tensor is not None and tensor.fill is None:  # the place the window puts it, each once
                     key = (i, tuple(map_exprs))
