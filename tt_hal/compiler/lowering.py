@@ -2507,8 +2507,9 @@ class DispatchLowering:
             return Tensor(shape, fill=source.fill, data_format=source.data_format)
         if out is None and _is_constant(source) and self._format(source).element_size == gather.ELEMENT_SIZE:
             # What the gather launch would copy, element for element: known now.
-            values = np.asarray(source.ref[1]).reshape(-1)
-            taken = np.where(indices >= 0, values[np.maximum(indices, 0)], fill).astype(values.dtype)
+            values, inside = np.asarray(source.ref[1]).reshape(-1), indices >= 0
+            taken = np.full(shape, fill, values.dtype)
+            taken[inside] = values[indices[inside]]
             return Tensor(shape, ref=("constant", taken), data_format=source.data_format)
         source = self._gatherable(op, source)
         operand, offset, order = self._rows(op, source)
