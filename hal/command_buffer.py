@@ -37,6 +37,10 @@ class BindingRef:
 
 Operand = HalBuffer | BindingRef
 
+# Entries of an executable's launch_parts (distinct push constants of its dispatches):
+# a bound on what dynamic-shape constants can make it hold.
+LAUNCH_PARTS_CACHE_SIZE = 1024
+
 
 def _resolve(operand: Operand, table: Sequence[HalBuffer], offset: int, length: int | None, what: str):
     """(buffer, offset, length) of an operand at execution."""
@@ -166,17 +170,18 @@ class DispatchCommand:
 
     @functools.cached_property
     def _fixed(self) -> tuple:
-        """What every execution lowers the same way: (export, the message prefix, each
-        binding's name in messages, each stage's launch parts (_stage), the executable's
-        tensors, per binding the last buffer it resolved to and its Binding, and a
-        list holding the last execution's (bindings, LaunchPrograms) or None)."""
-        export = validation.dispatch(self.executable, self.export_ordinal, self.constants, len(self.bindings),
-                                     self.what)
-        what = f"{self.what} of {export.name}"
-        constants = np.frombuffer(self.constants, np.uint32).astype(np.int64)
-        return (export, what, [f"{what} binding {k}" for k in range(len(self.bindings))],
-                [_stage(export, s, constants, len(self.bindings)) for s in range(len(export.stages))],
-                self.executable.tensor_bindings(self.export_ordinal), [(_dead, None)] * len(self.bindings), [None])
+        """What every execution lowers the same way: _launch_parts', then per binding the
+        last buffer it resolved to and its Binding, and a list holding the last
+        execution's (bindings, LaunchPrograms) or None."""
+        key = (self.export_ordinal, self.constants, len(self.bindings), self.what)
+        cache = self.executable.launch_parts
+        parts = cache.get(key)
+        if parts is None:
+            parts = _launch_parts(self.executable, *key)
+            if len(cache) >= LAUNCH_PARTS_CACHE_SIZE:
+                cache.clear()
+            cache[key] = parts
+        return (*parts, [(_dead, None)] * len(self.bindings), [None])
 
     def lower(self, table: Sequence[HalBuffer], resolved: dict) -> list:
         """One LaunchProgram per stage of the export, in order (the compute queue runs
@@ -230,6 +235,17 @@ class DispatchCommand:
         if indirect is None:
             reused[0] = (bindings, launches)  # one assignment: executions on two threads may race here
         return launches
+
+
+def _launch_parts(executable, ordinal: int, constants: bytes, binding_count: int, what: str) -> tuple:
+    """(the export, the message prefix, each binding's name in messages, each stage's
+    launch parts (_stage), the executable's tensors) of a dispatch."""
+    export = validation.dispatch(executable, ordinal, constants, binding_count, what)
+    what = f"{what} of {export.name}"
+    values = np.frombuffer(constants, np.uint32).astype(np.int64)
+    return (export, what, [f"{what} binding {k}" for k in range(binding_count)],
+            [_stage(export, s, values, binding_count) for s in range(len(export.stages))],
+            executable.tensor_bindings(ordinal))
 
 
 def _dead() -> None:

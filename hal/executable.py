@@ -43,6 +43,10 @@ class HalExecutable:
         self._exports = list(exports)
         self._tensors = list(tensors)  # per export, its tensors' device memory
         self.identifier = identifier
+        # hal.command_buffer's lowering of its dispatches, by (ordinal, push constants,
+        # binding count, name): the same for every command buffer that records one (a
+        # .vmfb records its dispatches again on every call).
+        self.launch_parts: dict[tuple, tuple] = {}
 
     def __repr__(self) -> str:
         return f"<HalExecutable {self.identifier or ''} exports={[e.name for e in self._exports]}>"

@@ -240,6 +240,25 @@ def test_dispatch_reuse(device):
         assert np.array_equal(floats(target), np.abs(x))
 
 
+def test_recordings_of_a_dispatch_share_its_launch_parts(device):
+    """Command buffers recording a dispatch of one export with the same push constants
+    and binding count (a .vmfb records its dispatches again on every call) lower it from
+    the parts the first one made (HalExecutable.launch_parts); other push constants make
+    their own, and each recording runs with its own."""
+    executable = prepare(device, eltwise.eltwise_unary(SfpuOp.NEG, F32, F32))
+    x = values(2, seed=14)
+    source = device_buffer(device, x)
+    for tiles in (1, 1, 2):
+        target = sentinel_buffer(device, 2)
+        cb = hal.HalCommandBuffer(device)
+        cb.dispatch(executable, 0, (1, 1, 1), constants(tiles), [source, target])
+        cb.end()
+        submit_and_wait(device, cb)
+        got = floats(target)
+        assert np.array_equal(got[:tiles * TILE], -x[:tiles * TILE]) and (got[tiles * TILE:] == SENTINEL).all()
+    assert len(executable.launch_parts) == 2
+
+
 def test_a_reused_recording_checks_each_execution_s_buffers(device):
     """A recording executed again over the buffers it had last time lowers their
     bindings once, but checks them every time: a buffer released since is
