@@ -96,7 +96,13 @@ class QueueScheduler:
             self._fail(submission, detail)
             raise detail.copy()
         if state is not Resolution.PENDING:
-            self._issue(submission, detail)
+            if submission.commands or detail:
+                self._issue(submission, detail)
+            else:  # nothing to run or wait for (queue_alloca, dealloca, barrier): done now
+                self._take(submission)
+                if self.profiler is not None:
+                    submission.issued_ns = self.profiler.now()
+                self._complete(submission, None)
             return
         for semaphore, _ in submission.waits:
             self._watch(semaphore)

@@ -47,6 +47,24 @@ def test_cross_queue_wait_is_a_device_side_wait(chip):
     assert order == ["compute", "transfer"]
 
 
+def test_work_without_commands_completes_at_once_when_its_waits_are_reached(chip):
+    """A submission with nothing to run (queue_alloca, dealloca, barrier) whose waits are
+    all reached signals in the call, not behind other work on its queue (IREE orders
+    queue work by semaphores alone); one whose waits are not is held until they are."""
+    _, scheduler = chip
+    gate, s, t = threading.Event(), HalSemaphore(0), HalSemaphore(0)
+    scheduler.submit(submission("busy", 1, [], [(t, 1)], lambda: gate.wait(5)))  # CQ1 held by the gate
+    scheduler.submit(submission("barrier", 1, [], [(s, 1)]))
+    assert s.query() == 1
+    scheduler.submit(submission("alloca", 1, [(s, 1)], [(s, 2)]))
+    assert s.query() == 2
+    scheduler.submit(submission("after busy", 1, [(t, 1)], [(s, 3)]))
+    time.sleep(0.05)
+    assert s.query() == 2 and t.query() == 0
+    gate.set()
+    assert s.wait(3, timeout=5 * SECOND) and t.query() == 1
+
+
 def test_wait_before_signal_stays_pending_until_the_host_signals(chip):
     _, scheduler = chip
     done = []
