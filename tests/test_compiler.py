@@ -1455,6 +1455,85 @@ CASES["conv_depthwise_constant_weights"] = Case(mlir(f"""
       return %s : tensor<1x6x6x6xf32>
     }}
 """))
+# A depthwise convolution followed by its BatchNorm (a per-channel scale read from a binding, a
+# constant shift) and ReLU6, in one dispatch, as in a MobileNetV2 block: in NCHW (torch's) and
+# channels last (JAX's).
+def depthwise_batchnorm_relu6(x: str, w: str, out: str, dims: str, channel: int) -> Case:
+    """A depthwise convolution of x by w with `dims`, its channels dim `channel` of `out`."""
+    c = int(out.split("x")[channel])
+    return Case(mlir(f"""
+        func.func @main(%x: tensor<{x}xf32>, %w: tensor<{w}xf32>, %s: tensor<{c}xf32>) -> tensor<{out}xf32> {{
+          %t = stablehlo.constant dense<{np.round(np.cos(np.arange(c)), 3).tolist()}> : tensor<{c}xf32>
+          %r = stablehlo.convolution(%x, %w) dim_numbers = {dims},
+              window = {{stride = [1, 1], pad = [[0, 0], [0, 0]]}}
+              {{batch_group_count = 1 : i64, feature_group_count = {c} : i64}}
+              : (tensor<{x}xf32>, tensor<{w}xf32>) -> tensor<{out}xf32>
+          %sb = stablehlo.broadcast_in_dim %s, dims = [{channel}] : (tensor<{c}xf32>) -> tensor<{out}xf32>
+          %tb = stablehlo.broadcast_in_dim %t, dims = [{channel}] : (tensor<{c}xf32>) -> tensor<{out}xf32>
+          %m = stablehlo.multiply %r, %sb : tensor<{out}xf32>
+          %a = stablehlo.add %m, %tb : tensor<{out}xf32>
+          %lo = stablehlo.constant dense<0.0> : tensor<{out}xf32>
+          %hi = stablehlo.constant dense<6.0> : tensor<{out}xf32>
+          %y = stablehlo.clamp %lo, %a, %hi : (tensor<{out}xf32>, tensor<{out}xf32>, tensor<{out}xf32>)
+              -> tensor<{out}xf32>
+          return %y : tensor<{out}xf32>
+        }}
+    """), inputs=(1.0, 3 * W(9), POSITIVE))
+
+
+# (IREE's generics read it as H W C and write C H W: a consumer through a permuted map.)
+CASES["conv_depthwise_nchw_batchnorm_relu6"] = depthwise_batchnorm_relu6(
+    "1x8x10x10", "8x1x3x3", "1x8x8x8", "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]", 1)
+# The same as torch-mlir gives it (linalg's NCHW depthwise convolution): generics over C H W.
+CASES["linalg_depthwise_nchw_batchnorm_relu6"] = Case(mlir("""
+    #nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
+    #channel = affine_map<(n, c, h, w) -> (c)>
+    func.func @main(%x: tensor<1x8x10x10xf32>, %w: tensor<8x3x3xf32>, %s: tensor<8xf32>) -> tensor<1x8x8x8xf32> {
+      %zero = arith.constant 0.0 : f32
+      %six = arith.constant 6.0 : f32
+      %t = arith.constant dense<[0.5, -0.25, 1.0, 0.0, -1.5, 2.0, 0.75, -0.5]> : tensor<8xf32>
+      %e = tensor.empty() : tensor<1x8x8x8xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+      %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+          ins(%x, %w : tensor<1x8x10x10xf32>, tensor<8x3x3xf32>) outs(%f : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+      %y = linalg.generic {indexing_maps = [#nchw, #channel, #channel, #nchw],
+                           iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+          ins(%r, %s, %t : tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<1x8x8x8xf32>) {
+        ^bb0(%v: f32, %scale: f32, %shift: f32, %out: f32):
+          %m = arith.mulf %v, %scale : f32
+          %a = arith.addf %m, %shift : f32
+          %lo = arith.maximumf %a, %zero : f32
+          %hi = arith.minimumf %lo, %six : f32
+          linalg.yield %hi : f32
+      } -> tensor<1x8x8x8xf32>
+      return %y : tensor<1x8x8x8xf32>
+    }
+"""), inputs=(1.0, 3 * W(9), POSITIVE))
+CASES["conv2d_depthwise_channels_last_batchnorm_relu6"] = depthwise_batchnorm_relu6(
+    "1x10x10x32", "3x3x1x32", "1x8x8x32", "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", 3)
+# A 3x3 convolution in NCHW as torch-mlir gives it, and its BatchNorm and ReLU: one image's
+# product (C x H*W) is the result with its last two dims merged.
+CASES["linalg_conv_nchw_batchnorm_relu"] = Case(mlir("""
+    #nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
+    #channel = affine_map<(n, c, h, w) -> (c)>
+    func.func @main(%x: tensor<1x8x10x10xf32>, %w: tensor<16x8x3x3xf32>, %s: tensor<16xf32>) -> tensor<1x16x8x8xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<1x16x8x8xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+      %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+          ins(%x, %w : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%f : tensor<1x16x8x8xf32>)
+          -> tensor<1x16x8x8xf32>
+      %y = linalg.generic {indexing_maps = [#nchw, #channel, #nchw],
+                           iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+          ins(%r, %s : tensor<1x16x8x8xf32>, tensor<16xf32>) outs(%e : tensor<1x16x8x8xf32>) {
+        ^bb0(%v: f32, %scale: f32, %out: f32):
+          %m = arith.mulf %v, %scale : f32
+          %lo = arith.maximumf %m, %zero : f32
+          linalg.yield %lo : f32
+      } -> tensor<1x16x8x8xf32>
+      return %y : tensor<1x16x8x8xf32>
+    }
+"""), inputs=(1.0, W(72), POSITIVE))
 # A 1x1 convolution in NCHW with a stride (torch's projection shortcut): out[n, o, h, w] = sum_c
 # w[o, c] x[n, c, 2h, 2w], a contraction whose columns span n, h and w.
 CASES["conv2d_nchw_1x1_stride_2"] = Case(mlir("""
@@ -1753,6 +1832,25 @@ def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, po
     assert len(fused) == expected, kernels
     assert sum("gather" in names for names in reduction) == positions * gathered, kernels
     assert not any("untilize" in names for names in reduction), kernels
+
+
+@pytest.mark.parametrize("name, after", [
+    # the per-channel scale, a row, made a column
+    ("linalg_depthwise_nchw_batchnorm_relu6", ["eltwise_fused"] * 4 + ["transpose_wh", "eltwise_fused_untilized"]),
+    ("conv2d_depthwise_channels_last_batchnorm_relu6", ["eltwise_fused"] * 4 + ["eltwise_fused_untilized"]),
+    ("linalg_conv_nchw_batchnorm_relu", ["matmul", "transpose_wh", "eltwise_fused_untilized"])])
+def test_elementwise_consumers_of_convolutions_run_in_their_tiling(name, after):
+    """A convolution's BatchNorm and ReLU run in the tiling its result is held in (its
+    dims merged: 8 x 64, not 8 tiles of 8x8; one image's product C x H*W as it is), a
+    per-channel vector as a column or a row of it: after the first product no untilize
+    and no retiling gather of the result, no vector gathered into a tensor of the
+    result's shape (in MobileNetV2's 16x16 images, 64 tiles a quarter full instead of 16
+    whole ones)."""
+    exports = read_executable(embedded_executable(vmfb(name)))
+    computes = [kernel.name for export in exports for stage in export.stages for kernel in stage.program.kernels
+                if kernel.name not in ("reader", "gather_reader", "writer")]
+    first = min(computes.index(k) for k in ("matmul", "eltwise_fused") if k in computes)
+    assert computes[first:] == after, computes
 
 
 def test_gathers_of_constants_are_done_when_the_dispatch_is_lowered():

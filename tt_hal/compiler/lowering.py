@@ -1123,6 +1123,35 @@ def _is_constant(tensor: Tensor) -> bool:
     return tensor.ref is not None and tensor.ref[0] == "constant" and not tensor.row_major and tensor.high is None
 
 
+def _tilings(dims: list[int], extents) -> list[list[list[int]]]:
+    """Ways to tile a result over loop dims `dims` (of `extents`), each a list of groups
+    of dims merged into one (the same elements in the same order), fewest tiles first
+    (ties: fewer merges first): each dim its own, the last two merged (64x16x16, C H W,
+    as 64 x 256: 16 whole tiles, not 64 a quarter full), all but the last merged
+    (16x16x64, H W C, as 256 x 64)."""
+    candidates = [[[d] for d in dims]]
+    if len(dims) >= 3:
+        candidates += [[[d] for d in dims[:-2]] + [dims[-2:]], [dims[:-1], dims[-1:]]]
+    return sorted(candidates, key=lambda groups: tile_count([math.prod(extents[d] for d in g) for g in groups]))
+
+
+def _merged_maps(maps, groups) -> list[list[int]] | None:
+    """`maps` over the loops `groups` make (group g the new loop g), or None where a map
+    reads some of a group's dims but not all of them in order, one after another."""
+    number = {d: g for g, group in enumerate(groups) for d in group}
+    merged = []
+    for dims in maps:
+        new, k = [], 0
+        while k < len(dims):
+            group = groups[number[dims[k]]]
+            if dims[k:k + len(group)] != group:
+                return None
+            new.append(number[dims[k]])
+            k += len(group)
+        merged.append(new)
+    return merged
+
+
 def _merges(shape, device) -> bool:
     """Is `device` `shape` with runs of its consecutive dims merged into one each?"""
     dims = [d for d in shape if d != 1]
@@ -2314,6 +2343,8 @@ class DispatchLowering:
             extents = [extents[d] for d in order]
         if maps[-1] != sorted(maps[-1]):
             raise unimplemented(op, f"a linalg.generic whose result map {maps[-1]} permutes the loops")
+        if not reductions:
+            maps, extents = self._merged_loops(ins, maps, extents, body)
         if reductions and self._contraction(op, ins, init, maps, iterators, extents, body, n_in):
             return
         if reductions and reductions[0] < len(iterators) - 2:  # the reduce kernel reduces one of the last two dims
@@ -2327,6 +2358,35 @@ class DispatchLowering:
                                                            self._temp(init.shape, space, result_format))
         else:
             self.values[op.results[k]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
+
+    @staticmethod
+    def _merged_loops(ins, maps, extents, body) -> tuple[list, list]:
+        """An elementwise generic's (maps, extents) with its loops merged as the fewest
+        tiles hold them (_tilings) where it reads its operands in the loops' order and
+        every tensor it reads over merged dims is a fill, a constant (retiled for free)
+        or held that way already, one of them at least (a window reduction's result): a
+        depthwise convolution's BatchNorm and ReLU6 run on its 16 whole tiles, not 64
+        quarter-full ones after a retiling gather, its per-channel vectors as (64, 1)
+        columns, not (64, 1, 1) in 64 tiles. As they are where not (the store or a
+        consumer retiles a merged result once)."""
+        n = len(extents)
+        if n < 3 or any(inner.name in ("linalg.index", "tensor.extract") for inner in body[:-1]) or \
+                any(dims != sorted(dims) for dims in maps):
+            return maps, extents
+        for groups in _tilings(list(range(n)), extents):
+            if len(groups) == n:
+                break  # the loops as they are take no more tiles than the rest
+            merged_maps = _merged_maps(maps, groups)
+            if merged_maps is None:
+                continue
+            merged = [math.prod(extents[d] for d in group) for group in groups]
+            held = [canonical(tensor.device_shape) == canonical([merged[a] if a in dims else 1
+                                                                 for a in range(len(merged))])
+                    for tensor, dims in zip(ins, merged_maps) if tensor is not None and tensor.fill is None and
+                    not _is_constant(tensor) and any(len(groups[a]) > 1 for a in dims)]
+            if held and all(held):
+                return merged_maps, merged
+        return maps, extents
 
     def _unrolled_reduction(self, op, ins, init, exprs, iterators, extents, body, result_format) -> Tensor | None:
         """A float reduction over at most UNROLLED_REDUCTION elements per result of a
@@ -2356,14 +2416,8 @@ class DispatchLowering:
             return None
         element = combine.operands[1] if is_out[0] else combine.operands[0]
         space = tuple(extents[d] for d in out_dims)
-        # The result's dims as the loops of the kernels, each a group of dims merged (the
-        # same elements in the same order), as the fewest tiles hold them: 64x16x16 (C, H,
-        # W) as 64 x 256 (16 whole tiles, not 64 a quarter full), 16x16x64 (H, W, C) as
-        # 256 x 64.
-        candidates = [[[d] for d in out_dims]]
-        if len(out_dims) >= 3:
-            candidates += [[[d] for d in out_dims[:-2]] + [out_dims[-2:]], [out_dims[:-1], out_dims[-1:]]]
-        groups = min(candidates, key=lambda groups: tile_count([math.prod(extents[d] for d in g) for g in groups]))
+        # The result's dims as the loops of the kernels, as the fewest tiles hold them.
+        groups = _tilings(out_dims, extents)[0]
         tiled = tuple(math.prod(extents[d] for d in group) for group in groups)
         loops = list(range(len(groups)))
         values, gathered = [], {}  # the element's (code, inputs) at each reduced position
@@ -2851,7 +2905,8 @@ class DispatchLowering:
         result's (torch's convolutions in NCHW: out[n, o, h, w] = sum_c x[n, c, h, w] w[o, c],
         im2col'd for a larger window): each operand gathered into a batch of matrices (the
         dims of a group merged), one matmul, and its result gathered back to the result's
-        dims. False if the maps are not those of a contraction (a reduction of a product)."""
+        dims unless it holds them in order already. False if the maps are not those of a
+        contraction (a reduction of a product)."""
         a_dims, b_dims, out_dims = maps
         batch = [d for d in out_dims if d in a_dims and d in b_dims]
         free = [d for d in out_dims if d not in batch]
@@ -2866,11 +2921,17 @@ class DispatchLowering:
         a = self._gather_operand(op, ins[0], [f"d{d}" for d in a_dims], outer + [rows, [k]], extents)
         b = self._gather_operand(op, ins[1], [f"d{d}" for d in b_dims], outer + [[k], columns], extents)
         device = tuple(extents[d] for d in batch) + tuple(math.prod(extents[d] for d in g) for g in (rows, columns))
-        product = self._matmul(op, a, b, device, extents[k], bool(batch), device)
         place = dict(zip(out_dims, np.indices([extents[d] for d in out_dims])))
         merged = [np.ravel_multi_index([place[d] for d in g], [extents[d] for d in g]) for g in (rows, columns)]
         index = np.ravel_multi_index([place[d] for d in batch] + merged, device)
-        self.values[op.results[0]] = self._accumulated(op, init, self._gather(op, product, index.reshape(init.shape)))
+        if np.array_equal(index.reshape(-1), np.arange(index.size)) and _merges(init.shape, device):
+            # The product holds the result's elements in its order (a batch of one image, C x H*W):
+            # the result as it is, its dims merged, as its elementwise consumers then take it.
+            product = self._matmul(op, a, b, device, extents[k], bool(batch), init.shape)
+        else:
+            product = self._gather(op, self._matmul(op, a, b, device, extents[k], bool(batch), device),
+                                   index.reshape(init.shape))
+        self.values[op.results[0]] = self._accumulated(op, init, product)
         return True
 
     def _accumulated(self, op, init: Tensor, product: Tensor) -> Tensor:
