@@ -1135,6 +1135,12 @@ def _tilings(dims: list[int], extents) -> list[list[list[int]]]:
     return sorted(candidates, key=lambda groups: tile_count([math.prod(extents[d] for d in g) for g in groups]))
 
 
+def _broadcast_shape(space, dims) -> list[int]:
+    """The shape an operand reading loop dims `dims` has in the loop space `space`: their
+    extents, 1 in every other dim (where it is broadcast)."""
+    return [extent if a in dims else 1 for a, extent in enumerate(space)]
+
+
 def _merged_maps(maps, groups) -> list[list[int]] | None:
     """`maps` over the loops `groups` make (group g the new loop g), or None where a map
     reads some of a group's dims but not all of them in order, one after another."""
@@ -2050,10 +2056,10 @@ class DispatchLowering:
         return fused.fits(tuple(code), fused_inputs, self._fp32_dest(code, fused_inputs))
 
     def _fused(self, op, code: Sequence[Instruction], inputs: list[tuple[Tensor, FusedInput]], out: Tensor) -> None:
+        if len(code) > 1 and not self._fits(code, inputs):
+            return self._split(op, code, inputs, out)
         fused_inputs = tuple(fi for _, fi in inputs)
         fp32_dest = self._fp32_dest(code, fused_inputs)
-        if len(code) > 1 and not fused.fits(tuple(code), fused_inputs, fp32_dest):
-            return self._split(op, code, inputs, out)
         # A Scalar here reads the dispatch's push constant `index`: the kernel's scalars are
         # those push constants, numbered in order.
         scalars = list(dict.fromkeys(PushConstant(ins.index) for ins in code if isinstance(ins, Scalar)))
@@ -2380,8 +2386,7 @@ class DispatchLowering:
             if merged_maps is None:
                 continue
             merged = [math.prod(extents[d] for d in group) for group in groups]
-            held = [canonical(tensor.device_shape) == canonical([merged[a] if a in dims else 1
-                                                                 for a in range(len(merged))])
+            held = [canonical(tensor.device_shape) == canonical(_broadcast_shape(merged, dims))
                     for tensor, dims in zip(ins, merged_maps) if tensor is not None and tensor.fill is None and
                     not _is_constant(tensor) and any(len(groups[a]) > 1 for a in dims)]
             if held and all(held):
@@ -2436,7 +2441,7 @@ class DispatchLowering:
                     key = (i, tuple(map_exprs))
                     if key not in gathered:
                         # tiled as the loops broadcast it: a per-channel weight (C, 1, 1) or (C, 1)
-                        broadcast = tuple(tiled[g] if g in read else 1 for g in loops) if len(loops) >= 2 else None
+                        broadcast = tuple(_broadcast_shape(tiled, read)) if len(loops) >= 2 else None
                         gathered[key] = self._gather_operand(op, tensor, map_exprs, [groups[g] for g in read],
                                                              extents, device_shape=broadcast)
                     tensor = gathered[key]
@@ -2736,9 +2741,7 @@ class DispatchLowering:
                                           [space[a] if a in [axis[d] for d in wanted] else 1
                                            for a in range(len(space))])
             dims, axes = wanted, [axis[d] for d in wanted]
-        expected = [1] * len(space)
-        for a in axes:
-            expected[a] = space[a]
+        expected = _broadcast_shape(space, axes)
         if axes != sorted(axes):
             swapped, logical = list(tensor.device_shape), list(tensor.shape)
             swapped[-2:] = swapped[-1], swapped[-2]
