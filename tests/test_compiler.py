@@ -1534,6 +1534,38 @@ CASES["linalg_conv_nchw_batchnorm_relu"] = Case(mlir("""
       return %y : tensor<1x16x8x8xf32>
     }
 """), inputs=(1.0, W(72), POSITIVE))
+# A 1x1 convolution in NCHW as torch-mlir gives it, its ReLU6, and a padded depthwise convolution
+# of that, as in a MobileNetV2 block: IREE stores the first dispatch's result into the padded
+# window of the second's input (a 16 x 16 image at [1, 1] of an 18 x 18 one).
+CASES["linalg_conv1x1_relu6_padded_depthwise"] = Case(mlir("""
+    #nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
+    func.func @main(%x: tensor<1x8x16x16xf32>, %w: tensor<32x8x1x1xf32>, %d: tensor<32x3x3xf32>)
+        -> tensor<1x32x16x16xf32> {
+      %zero = arith.constant 0.0 : f32
+      %six = arith.constant 6.0 : f32
+      %e = tensor.empty() : tensor<1x32x16x16xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+      %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+          ins(%x, %w : tensor<1x8x16x16xf32>, tensor<32x8x1x1xf32>) outs(%f : tensor<1x32x16x16xf32>)
+          -> tensor<1x32x16x16xf32>
+      %y = linalg.generic {indexing_maps = [#nchw, #nchw],
+                           iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+          ins(%r : tensor<1x32x16x16xf32>) outs(%e : tensor<1x32x16x16xf32>) {
+        ^bb0(%v: f32, %out: f32):
+          %lo = arith.maximumf %v, %zero : f32
+          %hi = arith.minimumf %lo, %six : f32
+          linalg.yield %hi : f32
+      } -> tensor<1x32x16x16xf32>
+      %p = tensor.pad %y low[0, 0, 1, 1] high[0, 0, 1, 1] {
+        ^bb0(%i: index, %j: index, %k: index, %l: index):
+          tensor.yield %zero : f32
+      } : tensor<1x32x16x16xf32> to tensor<1x32x18x18xf32>
+      %o = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+          ins(%p, %d : tensor<1x32x18x18xf32>, tensor<32x3x3xf32>) outs(%f : tensor<1x32x16x16xf32>)
+          -> tensor<1x32x16x16xf32>
+      return %o : tensor<1x32x16x16xf32>
+    }
+"""), inputs=(1.0, W(8), W(9)))
 # A 1x1 convolution in NCHW with a stride (torch's projection shortcut): out[n, o, h, w] = sum_c
 # w[o, c] x[n, c, 2h, 2w], a contraction whose columns span n, h and w.
 CASES["conv2d_nchw_1x1_stride_2"] = Case(mlir("""
@@ -1851,6 +1883,18 @@ def test_elementwise_consumers_of_convolutions_run_in_their_tiling(name, after):
                 if kernel.name not in ("reader", "gather_reader", "writer")]
     first = min(computes.index(k) for k in ("matmul", "eltwise_fused") if k in computes)
     assert computes[first:] == after, computes
+
+
+def test_a_merged_result_is_stored_into_a_padded_window_as_it_is_held():
+    """A 1x1 convolution's result, held as C x H*W tiles, stored into the padded window of
+    the next convolution's input: its last launch writes each row of H*W as H runs of W
+    (a segmented window), no untilize, 64-core retiling gather and windowed untilize
+    after it (~0.9 of MobileNetV2's 1.5 ms 1x1 dispatches)."""
+    exports = read_executable(embedded_executable(vmfb("linalg_conv1x1_relu6_padded_depthwise")))
+    [kernels] = [[kernel.name for stage in export.stages for kernel in stage.program.kernels
+                  if kernel.name not in ("reader", "gather_reader", "writer")]
+                 for export in exports if "matmul" in export.name]
+    assert kernels[kernels.index("matmul"):] == ["matmul", "eltwise_fused_untilized"], kernels
 
 
 def test_gathers_of_constants_are_done_when_the_dispatch_is_lowered():

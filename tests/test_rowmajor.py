@@ -74,12 +74,28 @@ def tiles(rows: int, columns: int, batches: int = 1) -> int:
     return batches * ceil_div(rows, TILE) * ceil_div(columns, TILE)
 
 
-def dispatch(device, executable, rows, columns, bindings, offsets=(), workgroups=1, batches=1, window=(0, 0)) -> None:
-    """`window`: (extra rows, extra columns) of the larger tensor the row-major binding is
-    a window of (its rows further apart, its matrices too)."""
+def window_layout(rows, columns, batches=1, window=(0, 0, None)) -> tuple[np.ndarray, list]:
+    """(the index of each element of `batches` (rows, columns) matrices in the larger
+    row-major tensor they are a window of, that tensor's window push constants).
+    `window`: (extra rows, extra columns, segments): the larger tensor's rows and matrices
+    further apart, and with segments (columns, gap) each row runs of that many columns,
+    `gap` elements between them (a (C, H*W) matrix in a padded (C, H + 2, W + 2) tensor)."""
+    extra_rows, extra_columns, segments = window
+    segment, gap = segments or (columns, 0)
+    segment_stride = segment + gap
+    row_stride = ceil_div(columns, segment) * segment_stride + extra_columns
+    batch_stride = (rows + extra_rows) * row_stride
+    column = np.arange(columns)
+    indices = (np.arange(batches)[:, None, None] * batch_stride + np.arange(rows)[None, :, None] * row_stride
+               + (column // segment * segment_stride + column % segment)[None, None, :])
+    return indices, [row_stride, batch_stride, segment, segment_stride]
+
+
+def dispatch(device, executable, rows, columns, bindings, offsets=(), workgroups=1, batches=1,
+             window=(0, 0, None)) -> None:
+    """`window`: the larger tensor the row-major binding is a window of (window_layout)."""
     cb = hal.HalCommandBuffer(device)
-    row_stride = columns + window[1]
-    constants = rowmajor.push_constants(rows, columns, offsets, batches, row_stride, (rows + window[0]) * row_stride)
+    constants = rowmajor.push_constants(rows, columns, offsets, batches, *window_layout(rows, columns, 1, window)[1])
     cb.dispatch(executable, 0, workgroup_count(tiles(rows, columns, batches), workgroups),
                 np.array(constants, np.uint32).tobytes(), bindings)
     cb.end()
@@ -124,8 +140,10 @@ LAYOUTS = dict(
     from_constant=st.booleans(),  # part of the offset is a push constant
     workgroups=st.integers(1, 4),
     batches=st.sampled_from([1, 1, 2, 3]),  # matrices one after another, each padded to tiles on its own
-    # A window of a larger tensor (extra rows per matrix, extra columns per row), or the whole one.
-    window=st.sampled_from([(0, 0)] * 3 + [(0, 5), (3, 0), (2, 40)]),
+    # A window of a larger tensor (extra rows per matrix, extra columns per row, each row runs of
+    # columns with gaps between them or not), or the whole one.
+    window=st.sampled_from([(0, 0, None)] * 3 + [(0, 5, None), (3, 0, None), (2, 40, None), (0, 0, (16, 2)),
+                                                  (1, 3, (7, 1)), (0, 0, (1, 3)), (2, 0, (40, 9))]),
 )
 
 
@@ -142,10 +160,10 @@ def placed(nbytes, offset, tail, from_constant, seed):
 def test_tilize_matches_its_twin(device, executables, fmt, rows, columns, offset, tail, from_constant,
                                  workgroups, batches, window):
     size = fmt.element_size
-    full = (batches, rows + window[0], columns + window[1])  # the tensor the window is of
-    nbytes = int(np.prod(full)) * size
+    indices = window_layout(rows, columns, batches, window)[0]
+    nbytes = (int(indices.max()) + 1) * size  # the tensor the window is of, up to its last element
     data, binding_offset, constant = placed(nbytes, offset, tail, from_constant, rows * columns)
-    tensor = data[offset:offset + nbytes].view(BITS[size]).reshape(full)[:, :rows, :columns]
+    tensor = data[offset:offset + nbytes].view(BITS[size])[indices]
     source = raw_buffer(device, data)
     pages = tile_buffer(device, fmt, rows, columns,
                         np.full(tiles(rows, columns, batches) * fmt.tile_size, 0xA5, np.uint8), batches)
@@ -161,8 +179,8 @@ def test_tilize_matches_its_twin(device, executables, fmt, rows, columns, offset
 def test_untilize_matches_its_twin_and_spares_the_neighbours(device, executables, fmt, rows, columns, offset, tail,
                                                              from_constant, workgroups, batches, window):
     size = fmt.element_size
-    full = (batches, rows + window[0], columns + window[1])  # the tensor the window is of
-    nbytes = int(np.prod(full)) * size
+    indices = window_layout(rows, columns, batches, window)[0]
+    nbytes = (int(indices.max()) + 1) * size  # the tensor the window is of, up to its last element
     data, binding_offset, constant = placed(nbytes, offset, tail, from_constant, rows + columns)
     page_bytes = np.random.default_rng(offset).integers(0, 256, tiles(rows, columns, batches) * fmt.tile_size,
                                                         np.uint8)
@@ -171,7 +189,7 @@ def test_untilize_matches_its_twin_and_spares_the_neighbours(device, executables
              [pages, (target, binding_offset, constant + nbytes)], [constant] if from_constant else (), workgroups,
              batches, window)
     expected = data.copy()
-    expected[offset:offset + nbytes].view(BITS[size]).reshape(full)[:, :rows, :columns] = untilize_twin(
+    expected[offset:offset + nbytes].view(BITS[size])[indices] = untilize_twin(
         page_bytes, rows, columns, size, batches)
     assert np.array_equal(host_bytes(target), expected)
 

@@ -227,7 +227,7 @@ def _row_constants(device_shape, data_format: DataFormat, offset: int | PushCons
     if isinstance(offset, PushConstant):
         raise HalError(StatusCode.UNIMPLEMENTED, PUSH_CONSTANT_WINDOW)
     return rowmajor.push_constants(rows, columns, [offset + window.start * data_format.element_size], batches,
-                                   window.row_stride, window.batch_stride)
+                                   window.row_stride, window.batch_stride, window.segment, window.segment_stride)
 
 
 def lower_export(export_op, func) -> Export:
@@ -371,7 +371,7 @@ def _row_major_operands(lowering: DispatchLowering, as_rows: set, kernel) -> dic
                 continue
             n = readable.get(position)
             ok = (n is not None and not operand.row_major and (operand.data_format or FORMAT) in formats
-                  and not (operand.window is not None and isinstance(operand.ref[1][1], PushConstant)))
+                  and _row_tiles_take(operand.window, operand.ref[1][1]))
             uses = reads.setdefault(operand.ref, [])
             if uses is not None:
                 reads[operand.ref] = uses + [(index, position, n)] if ok else None
@@ -411,10 +411,18 @@ def _row_major_outputs(lowering: DispatchLowering, last: int | None) -> dict[int
         if (launch.kernel[0] in ("matmul", "eltwise_fused", "transpose", "reduce") and launch.tiles <= ROW_TILE_READS
                 and data_format in ROW_TILE_FORMATS and (target.data_format or FORMAT) is data_format
                 and _matrices(target.device_shape) == _matrices(device_shape)
-                and not (window is not None and isinstance(key[1], PushConstant))
+                and _row_tiles_take(window, key[1])
                 and _buildable(launch.kernel + ((False,) * len(_row_tile_inputs(launch)), True))):
             found[index] = key
     return found
+
+
+def _row_tiles_take(window: Window | None, offset: int | PushConstant) -> bool:
+    """Can a kernel read or write a binding's tiles from its rows (rowmajor.read_row_tiles,
+    write_row_tiles) at byte `offset` or the slice `window` of it? Not a window at a
+    push constant (the untilize stage's error) nor one whose rows are runs of segments
+    (a face row is one transfer)."""
+    return window is None or not (isinstance(offset, PushConstant) or window.segment is not None)
 
 
 def _row_tile_inputs(launch: Launch) -> list:

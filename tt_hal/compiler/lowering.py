@@ -65,11 +65,15 @@ class Options:
 class Window:
     """Where a loaded or stored tensor lies in its binding's row-major tensor, in
     elements: its first element, and the distance between its rows and between its
-    matrices (of its device shape)."""
+    matrices (of its device shape); with a `segment`, each row is runs of that many
+    columns `segment_stride` apart (a merged (C, H*W) result in a padded (C, H + 2, W + 2)
+    window: runs of W, W + 2 apart)."""
 
     start: int
     row_stride: int
     batch_stride: int
+    segment: int | None = None
+    segment_stride: int | None = None
 
 
 class Tensor:
@@ -974,7 +978,9 @@ def _merged_window(op, full, offsets, sizes) -> tuple[tuple, Window]:
 
 def _window(op, full, offsets, sizes, device_shape) -> Window:
     """Where a slice (offsets, sizes) of a row-major tensor of shape `full`, seen with
-    `device_shape`, lies: its rows must be contiguous runs, and its matrices evenly
+    `device_shape`, lies: each device dim (batch, rows, columns) must be whole dims of
+    the slice; its rows runs of columns evenly spaced (one run, or segments: a merged
+    (C, H*W) device shape of a padded (C, H, W) window), its rows and its matrices evenly
     spaced."""
     strides = [math.prod(full[i + 1:]) for i in range(len(full))]
     start = sum(o * s for o, s in zip(offsets, strides))
@@ -983,18 +989,29 @@ def _window(op, full, offsets, sizes, device_shape) -> Window:
     merged = _merged(dims)
     if len(merged) <= 1 and (not merged or merged[0][1] == 1):  # one contiguous range: any device shape
         return Window(start, columns, rows * columns)
-    device = [n for n in device_shape if n != 1]
-    if [n for n, _ in dims] != device or (columns > 1 and dims[-1][1] != 1):
-        raise unimplemented(op, f"{op.name} of a slice (offsets {list(offsets)}, sizes {list(sizes)} of "
-                                f"{list(full)}) whose rows are not contiguous in memory")
-    if columns > 1:
-        dims.pop()
-    row_stride = dims.pop()[1] if rows > 1 else columns
-    dims = _merged(dims)
-    if len(dims) > 1:
-        raise unimplemented(op, f"{op.name} of a slice (offsets {list(offsets)}, sizes {list(sizes)} of "
-                                f"{list(full)}) whose matrices are not evenly spaced in memory")
-    return Window(start, row_stride, dims[0][1] if dims else rows * row_stride)
+
+    def unimplemented_slice(what: str) -> HalError:
+        return unimplemented(op, f"{op.name} of a slice (offsets {list(offsets)}, sizes {list(sizes)} of "
+                                 f"{list(full)}) {what}")
+
+    groups = []  # the slice's dims of the columns, the rows, the batch
+    for extent in (columns, rows, math.prod(batch)):
+        group = []
+        while math.prod(n for n, _ in group) < extent and dims:
+            group.insert(0, dims.pop())
+        if math.prod(n for n, _ in group) != extent:
+            raise unimplemented_slice(f"whose dims the device shape {tuple(device_shape)} does not follow")
+        groups.append(_merged(group))
+    runs, row_dims, batch_dims = groups
+    if (runs and runs[-1][1] != 1) or len(runs) > 2:
+        raise unimplemented_slice("whose rows are not contiguous in memory, nor runs evenly spaced")
+    if len(row_dims) > 1 or len(batch_dims) > 1:
+        raise unimplemented_slice("whose rows or matrices are not evenly spaced in memory")
+    row_stride = row_dims[0][1] if row_dims else columns
+    batch_stride = batch_dims[0][1] if batch_dims else rows * row_stride
+    if len(runs) == 2:  # each row runs of the inner dim's extent, the outer dim's stride apart
+        return Window(start, row_stride, batch_stride, runs[1][0], runs[0][1])
+    return Window(start, row_stride, batch_stride)
 
 
 def _merged(dims: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -1340,14 +1357,25 @@ class DispatchLowering:
         """The format of a tensor's tiles."""
         return tensor.data_format or self.options.data_format
 
-    def _placed(self, op, subspan, shape):
-        """(access, device shape, window) of a load or store of `shape` through `subspan`."""
+    def _placed(self, op, subspan, shape, held=None):
+        """(access, device shape, window) of a load or store of `shape` through `subspan`;
+        a slice stored from a tensor of device shape `held` keeps it where the window can
+        take it (no retiling before its untilize: a merged (C, H*W) result stored into a
+        padded window writes each row as H runs)."""
         access = _access(op, self.subspans[subspan])
         device_shape = self.bound.get(access) or default_device_shape(shape)
         if access[2] is not None and len(access[2]) == 3:
             raise unimplemented(op, f"{op.name} of a slice with strides {access[2][2]}")
-        window = None if access[2] is None else _window(op, self.subspans[subspan][2], *access[2], device_shape)
-        return access, device_shape, window
+        if access[2] is None:
+            return access, device_shape, None
+        full = self.subspans[subspan][2]
+        if held is not None and access not in self.bound and canonical(held) != canonical(device_shape):
+            try:
+                return access, held, _window(op, full, *access[2], held)
+            except HalError as error:
+                if error.code != StatusCode.UNIMPLEMENTED:
+                    raise
+        return access, device_shape, _window(op, full, *access[2], device_shape)
 
     def load(self, op) -> None:
         """A tensor loaded from a binding: tilized in its memory format. A narrow integer
@@ -1539,8 +1567,9 @@ class DispatchLowering:
         if integer_width(value.type) in PACKED_WIDTHS:
             self._store_packed(op, tensor, integer_width(value.type))
             return
+        held = None if tensor.fill is not None or tensor.row_major else tensor.device_shape
         try:
-            access, wanted, window = self._placed(op, op.operands[1], tensor.shape)
+            access, wanted, window = self._placed(op, op.operands[1], tensor.shape, held)
         except HalError as error:  # a slice whose dims the tensor's do not follow: its elements regrouped
             access = _access(op, self.subspans[op.operands[1]])
             if error.code != StatusCode.UNIMPLEMENTED or access[2] is None or len(access[2]) == 3:

@@ -82,7 +82,7 @@ def _reader(fmt: DataFormat, fill_bits: int):
         k.emit(Op.GET_WRITE_PTR, indices, CB_IN1)
         transfer_rows(k, Op.NOC_READ_ROWS, table, m, window, indices)
         k.noc_read_barrier()
-        k.release(window.first)
+        k.release(window.first, window.run)
         k.cb_reserve_back(CB_IN0, BLOCK_TILES)
         delta = k.reg("delta")
         k.emit(Op.GET_WRITE_PTR, delta, CB_IN0)

@@ -39,7 +39,11 @@ tiles, so these programs convert in compute, as TT-Metal's tilize and untilize o
 
 The programs take push constants: the number of blocks (which workgroups split as
 every library program splits its tiles), rows and columns, the row and batch strides,
-and with `offsets` one more byte offset per row-major binding, in binding order. Their circular buffers have
+the segment and its stride, and with `offsets` one more byte offset per row-major
+binding, in binding order. A segment is a run of a row's columns contiguous in the
+binding: a row of a window can be several runs `segment stride` elements apart (a
+(C, H*W) tile matrix stored into a padded (C, H + 2, W + 2) window: each of its rows is H
+runs of W); a whole row is one run when the segment is the row's columns. Their circular buffers have
 the tensor's data format (float32 tiles meet the unpacker's tf32 numerics in compute;
 tilize and untilize move every bit).
 
@@ -75,9 +79,11 @@ from tt_hal.target.program import ArgKind, CircularBufferConfig, Export, Program
 from tt_hal.target.sizes import TILE, ceil_div
 
 BLOCK_TILES = 8  # tiles per block: what pack_untilize_block holds in a full-sync float32 Dst
-# Push constants before the optional byte offsets: blocks, rows, columns, and the
-# elements from one row to the next and from one matrix to the next in the binding.
-OFFSET_CONSTANTS = 5
+# Push constants before the optional byte offsets: blocks, rows, columns, the elements
+# from one row to the next and from one matrix to the next in the binding, the columns of
+# a segment (a run contiguous in the binding) and the elements from one to the next.
+ROWS, COLUMNS, ROW_STRIDE, BATCH_STRIDE, SEGMENT, SEGMENT_STRIDE = range(1, 7)
+OFFSET_CONSTANTS = 7
 BLOCK_CONFIG = dict(fp32_dest_acc_en=True, dst_full_sync_en=True)  # Dst of 8 float32 tiles: every bit of a block
 CB_TILES_A, CB_TILES_B, CB_TILES_OUT = 24, 25, 26  # tiles between tilize and untilize in compute
 CB_ROWS, CB_ROW_TILES = 8, 17  # + i: a row-major input i's block, and its tiles (fused.eltwise_fused_untilized)
@@ -85,27 +91,30 @@ _ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM, ArgKind.BINDING_PAGE_
 
 
 def push_constants(rows: int, columns: int, offsets=(), batches: int = 1, row_stride: int | None = None,
-                   batch_stride: int | None = None) -> list[int]:
+                   batch_stride: int | None = None, segment: int | None = None,
+                   segment_stride: int | None = None) -> list[int]:
     """The push constants of this module's programs for `batches` (rows, columns)
     matrices, with the extra byte offsets of the row-major bindings when the program
     takes them. The first, the blocks, is what workgroups split. A window of a larger
     row-major tensor has its rows `row_stride` elements apart (default: `columns`) and
-    its matrices `batch_stride` (default: rows * row_stride)."""
+    its matrices `batch_stride` (default: rows * row_stride); each row is runs of
+    `segment` columns (default: all of them) `segment_stride` elements apart."""
     blocks = batches * ceil_div(rows, TILE) * ceil_div(ceil_div(columns, TILE), BLOCK_TILES)
     row_stride = columns if row_stride is None else row_stride
     batch_stride = rows * row_stride if batch_stride is None else batch_stride
-    return [blocks, rows, columns, row_stride, batch_stride, *offsets]
+    segment = columns if segment is None else segment
+    segment_stride = segment if segment_stride is None else segment_stride
+    return [blocks, rows, columns, row_stride, batch_stride, segment, segment_stride, *offsets]
 
 
 @dataclasses.dataclass(frozen=True)
 class RowMajorTensor:
-    """A row-major binding as a kernel addresses it: its address generator slot,
-    registers holding its first byte in the buffer and the buffer's page size, and
-    the size of an element."""
+    """A row-major binding as a kernel addresses it: its address generator slot (which
+    knows the buffer's pages), a register holding its first byte in the buffer, and the
+    size of an element."""
 
     slot: int
     base: Reg
-    page_size: Reg
     element_size: int
 
 
@@ -128,15 +137,17 @@ class Matrix:
 class BlockWindow:
     """Registers of one block: its tiles (w), and its part inside the matrix: the
     index of its first element in the row-major binding, how many of its 32 rows and
-    w * 32 columns hold data."""
+    w * 32 columns hold data, and the columns of its first run (the rest of the
+    segment its first column is in)."""
 
     tiles: Reg
     first: Reg
     height: Reg
     width: Reg
+    run: Reg
 
     def release(self, k: KernelBuilder) -> None:
-        k.release(self.tiles, self.first, self.height, self.width)
+        k.release(self.tiles, self.first, self.height, self.width, self.run)
 
 
 def tensor_args(bindings) -> tuple[RuntimeArg, ...]:
@@ -159,13 +170,13 @@ def row_major_tensor(k: KernelBuilder, slot: int, arg: int, fmt: DataFormat, off
     address, is_dram = k.arg(arg, f"in{slot}_addr"), k.arg(arg + 1, f"in{slot}_is_dram")
     page_size, base = k.arg(arg + 2, f"in{slot}_page_size"), k.arg(arg + 3, f"in{slot}_base")
     k.addrgen(slot, address, page_size, is_dram)
-    k.release(address, is_dram)
+    k.release(address, is_dram, page_size)
     if offset is not None:
         extra = k.reg("offset")
         k.emit(Op.CONSTANT, extra, offset)
         k.emit(Op.ADD, base, base, extra)
         k.release(extra)
-    return RowMajorTensor(slot, base, page_size, element_size(fmt))
+    return RowMajorTensor(slot, base, element_size(fmt))
 
 
 def element_size(fmt: DataFormat) -> int:
@@ -177,13 +188,14 @@ def element_size(fmt: DataFormat) -> int:
 
 
 def matrix(k: KernelBuilder) -> Matrix:
-    """The matrix of push constants 1 (rows), 2 (columns), 3 (row stride) and 4 (batch stride)."""
+    """The matrix of push constants ROWS, COLUMNS, ROW_STRIDE and BATCH_STRIDE (its
+    segments are read where they are used: block_window, transfer_rows)."""
     rows, columns, ht, wt, nb = k.reg("rows"), k.reg("columns"), k.reg("Ht"), k.reg("Wt"), k.reg("nb")
     row_stride, batch_stride = k.reg("row_stride"), k.reg("batch_stride")
-    k.emit(Op.CONSTANT, rows, 1)
-    k.emit(Op.CONSTANT, columns, 2)
-    k.emit(Op.CONSTANT, row_stride, 3)
-    k.emit(Op.CONSTANT, batch_stride, 4)
+    k.emit(Op.CONSTANT, rows, ROWS)
+    k.emit(Op.CONSTANT, columns, COLUMNS)
+    k.emit(Op.CONSTANT, row_stride, ROW_STRIDE)
+    k.emit(Op.CONSTANT, batch_stride, BATCH_STRIDE)
     tile, block = k.const(TILE), k.const(BLOCK_TILES)
     k.emit(Op.ADDI, ht, rows, TILE - 1)
     k.emit(Op.DIV, ht, ht, tile)
@@ -228,7 +240,16 @@ def block_window(k: KernelBuilder, m: Matrix, block: Reg) -> BlockWindow:
     k.emit(Op.MULI, height, height, TILE)  # first row in the matrix
     k.emit(Op.MUL, limit, height, m.row_stride)  # (limit: a scratch here)
     k.emit(Op.ADD, first, first, limit)
-    k.emit(Op.ADD, first, first, width)
+    run = k.reg("run")  # the first column's place: (its segment) * segment stride + (its place in it)
+    k.emit(Op.CONSTANT, limit, SEGMENT)
+    k.emit(Op.MOD, run, width, limit)
+    k.emit(Op.ADD, first, first, run)
+    k.emit(Op.DIV, run, width, limit)
+    k.emit(Op.CONSTANT, first_tile, SEGMENT_STRIDE)  # (first_tile: a scratch from here)
+    k.emit(Op.MUL, run, run, first_tile)
+    k.emit(Op.ADD, first, first, run)
+    k.emit(Op.MOD, run, width, limit)
+    k.emit(Op.SUB, run, limit, run)
     k.emit(Op.LI, limit, TILE)
     k.emit(Op.SUB, height, m.rows, height)
     k.emit(Op.MIN, height, height, limit)
@@ -236,7 +257,7 @@ def block_window(k: KernelBuilder, m: Matrix, block: Reg) -> BlockWindow:
     k.emit(Op.MULI, limit, tiles, TILE)
     k.emit(Op.MIN, width, width, limit)
     k.release(first_tile, limit)
-    return BlockWindow(tiles, first, height, width)
+    return BlockWindow(tiles, first, height, width, run)
 
 
 # ---- Rows: the data movement of row-major blocks ----
@@ -280,17 +301,38 @@ def write_rows(k: KernelBuilder, tensor: RowMajorTensor, m: Matrix, window: Bloc
 
 def transfer_rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, window: BlockWindow, ptr: Reg) -> None:
     """NOC_READ_ROWS or NOC_WRITE_ROWS (op) of the rows of a block window between the
-    tensor and the pages at `ptr`, where its rows are w * 32 elements apart: the block
-    in one instruction, one transfer per buffer page a row touches."""
+    tensor and the pages at `ptr`, where its rows are w * 32 elements apart: the block's
+    rows in one instruction per run of columns (one for a window whose rows are
+    contiguous; a run from each segment else), one transfer per buffer page a row of
+    a run touches."""
     size = tensor.element_size
-    source, length, row_bytes, pitch = (k.reg(name) for name in ("src", "length", "row_bytes", "pitch"))
-    k.emit(Op.MULI, length, window.width, size)
+    source, to, length, left, run, row_bytes, pitch = (
+        k.reg(name) for name in ("src", "to", "length", "left", "run_bytes", "row_bytes", "pitch"))
     k.emit(Op.MULI, row_bytes, m.row_stride, size)  # bytes from one row to the next in the tensor
     k.emit(Op.MULI, pitch, window.tiles, TILE * size)  # and in the block
     k.emit(Op.MULI, source, window.first, size)
     k.emit(Op.ADD, source, source, tensor.base)
-    k.emit(op, tensor.slot, source, ptr, length, window.height, row_bytes, pitch)
-    k.release(source, length, row_bytes, pitch)
+    k.emit(Op.MOV, to, ptr)
+    k.emit(Op.MULI, left, window.width, size)  # bytes of each row not yet moved
+    k.emit(Op.MULI, run, window.run, size)
+    top, done = k.label("run"), k.label("runs_done")
+    k.place(top)
+    k.emit(Op.LI, length, 0)
+    k.emit(Op.BGE, length, left, done)
+    k.emit(Op.MIN, length, run, left)
+    k.emit(op, tensor.slot, source, to, length, window.height, row_bytes, pitch)
+    k.emit(Op.ADD, source, source, length)
+    k.emit(Op.ADD, to, to, length)
+    k.emit(Op.SUB, left, left, length)
+    k.emit(Op.CONSTANT, length, SEGMENT_STRIDE)  # the next run: a whole segment, past the gap before it
+    k.emit(Op.CONSTANT, run, SEGMENT)
+    k.emit(Op.SUB, length, length, run)
+    k.emit(Op.MULI, length, length, size)
+    k.emit(Op.ADD, source, source, length)
+    k.emit(Op.MULI, run, run, size)
+    k.emit(Op.JMP, top)
+    k.place(done)
+    k.release(source, to, length, left, run, row_bytes, pitch)
 
 
 # ---- Tiles of rows: a row-major binding read as tile pages by the reader itself ----
@@ -313,8 +355,12 @@ class RowTiles:
 
 def row_tile_constants(constants: list) -> list:
     """A row-major operand's push constants, from a row-major program's (push_constants:
-    blocks, rows, columns, row stride, batch stride, byte offset)."""
-    return list(constants[1:1 + ROW_TILE_CONSTANTS])
+    blocks, rows, columns, row stride, batch stride, segment, its stride, byte offset).
+    Its rows must be whole segments: the tile reads and writes move a face row at once."""
+    if constants[SEGMENT] != constants[COLUMNS]:
+        raise HalError(StatusCode.UNIMPLEMENTED, f"tiles of a row-major window whose rows are runs of "
+                                                 f"{constants[SEGMENT]} of {constants[COLUMNS]} columns")
+    return list(constants[ROWS:SEGMENT]) + [constants[OFFSET_CONSTANTS]]
 
 
 def tile_sources(k: KernelBuilder, formats, rows, first_constant: int) -> tuple[list, tuple[RuntimeArg, ...]]:
@@ -339,9 +385,7 @@ def tile_sources(k: KernelBuilder, formats, rows, first_constant: int) -> tuple[
 def row_tile_source(k: KernelBuilder, slot: int, arg: int, fmt: DataFormat, constant: int) -> RowTiles:
     """Generator slot `slot`: the row-major binding whose tensor_args start at runtime arg
     `arg`, read as tiles, its push constants from `constant` on."""
-    tensor = row_major_tensor(k, slot, arg, fmt, constant + ROW_TILE_CONSTANTS - 1)
-    k.release(tensor.page_size)
-    return RowTiles(tensor, constant)
+    return RowTiles(row_major_tensor(k, slot, arg, fmt, constant + ROW_TILE_CONSTANTS - 1), constant)
 
 
 def row_tile_writer(output: DataFormat, binding: int, constant: int, block: int | None = None,
