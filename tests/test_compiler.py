@@ -63,10 +63,12 @@ import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hal import HalError, StatusCode
 from tt_hal import compiler, runtime
-from tt_hal.compiler import dispatch, frontend, tolerance
+from tt_hal.compiler import dispatch, frontend, lowering, tolerance
 from tt_hal.compiler import reference as llvm_cpu
 from tt_hal.compiler.reference import function_signatures, run_llvm_cpu
 from tt_hal.target.program import ArgKind, BindingSource
@@ -1838,20 +1840,22 @@ def test_small_window_reductions_are_unrolled(name):
     assert {"eltwise_fused", "eltwise_fused_untilized"} & set(kernels), kernels
 
 
-@pytest.mark.parametrize("name, positions, gathered, tiles", [
-    ("conv2d_depthwise", 9, 2, 2),  # 6x6x6 as 6 x 36
-    ("conv_depthwise_nchw", 9, 2, 2),  # 8x8x8 as 8 x 64
-    ("conv2d_depthwise_channels_last", 9, 2, 2),  # 8x8x32 as 64 x 32
-    ("max_pool_2x2_stride_2", 4, 1, 1)])  # 4x4x4 as 4 x 16: one kernel, its output untilized
-def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, positions, gathered, tiles):
+@pytest.mark.parametrize("name, positions, inputs, gathered, tiles", [
+    ("conv2d_depthwise", 9, 2, 1, 2),  # 6x6x6 as 6 x 36; the weights' rows are windows
+    ("conv_depthwise_nchw", 9, 2, 2, 2),  # 8x8x8 as 8 x 64
+    ("conv2d_depthwise_channels_last", 9, 2, 1, 2),  # 8x8x32 as 64 x 32; the weights' rows are windows
+    ("max_pool_2x2_stride_2", 4, 1, 1, 1)])  # 4x4x4 as 4 x 16: one kernel, its output untilized
+def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, positions, inputs, gathered, tiles):
     """Each window position's element (its window times its weight) is computed by the fused
     kernel that adds it to the total, as many positions a kernel as its six inputs hold
     (the total so far one of them): no scratch tensor and launch per position. Each
-    position's operands are gathered once, straight into the tiling the kernel reads
-    them in (a per-channel weight as a column), not gathered, untilized and gathered
-    again. The result's dims are tiled merged as the fewest tiles hold them: rows shorter
-    than a tile merged with the dim before them (a tile holds several rows, not one
-    padded to 32), or an image's positions merged into rows of channels."""
+    position's operands are read once, straight into the tiling the kernel reads them in
+    (a per-channel weight as a column): gathered (`gathered` of a position's `inputs`),
+    or loaded as a window of their binding where they are one (a weight's contiguous row
+    of channels), not gathered, untilized and gathered again. The result's dims are tiled
+    merged as the fewest tiles hold them: rows shorter than a tile merged with the dim
+    before them (a tile holds several rows, not one padded to 32), or an image's
+    positions merged into rows of channels."""
     exports = read_executable(embedded_executable(vmfb(name)))
     stages = [stage for export in exports for stage in export.stages]
     kernels = [[kernel.name for kernel in stage.program.kernels] for stage in stages]
@@ -1860,7 +1864,7 @@ def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, po
     reduction = kernels[:fused[-1] + 1]
     expected, left, room = 0, positions, 6
     while left:
-        left, expected, room = max(0, left - room // gathered), expected + 1, 5
+        left, expected, room = max(0, left - room // inputs), expected + 1, 5
     assert len(fused) == expected, kernels
     assert sum("gather" in names for names in reduction) == positions * gathered, kernels
     assert not any("untilize" in names for names in reduction), kernels
@@ -1895,6 +1899,52 @@ def test_a_merged_result_is_stored_into_a_padded_window_as_it_is_held():
                   if kernel.name not in ("reader", "gather_reader", "writer")]
                  for export in exports if "matmul" in export.name]
     assert kernels[kernels.index("matmul"):] == ["matmul", "eltwise_fused_untilized"], kernels
+
+
+def test_taps_of_a_padded_input_are_windows_of_its_binding():
+    """A depthwise convolution of a padded input reads each of its 9 taps as a window of
+    the binding (each channel's H rows of W elements: runs W + 2 apart), a tilize stage
+    each, and the weights' per-channel columns (every 9th element) as windows too (here
+    read as row tiles by the fused kernels): no gather (was one a tap and one a weight)."""
+    exports = read_executable(embedded_executable(vmfb("linalg_conv1x1_relu6_padded_depthwise")))
+    [kernels] = [[kernel.name for stage in export.stages for kernel in stage.program.kernels
+                  if kernel.name not in ("reader", "gather_reader", "writer")]
+                 for export in exports if "conv" in export.name and "matmul" not in export.name]
+    assert kernels.count("tilize") == 9 and "gather" not in kernels, kernels
+
+
+def _window_indices(window: lowering.Window, shape) -> np.ndarray:
+    """The flat indices of the elements of a (batch, rows, columns) tensor in the window."""
+    batch, rows, columns = shape
+    segment = window.segment or columns
+    column = np.arange(columns)
+    return (window.start + np.arange(batch)[:, None, None] * window.batch_stride
+            + np.arange(rows)[:, None] * window.row_stride
+            + column // segment * (window.segment_stride or segment) + column % segment)
+
+
+@settings(max_examples=200, deadline=None)
+@given(batch=st.integers(1, 4), rows=st.integers(1, 40), columns=st.integers(1, 300), start=st.integers(0, 50),
+       segment=st.integers(1, 64), gap=st.integers(0, 5), row_gap=st.integers(0, 40), batch_gap=st.integers(0, 9),
+       shuffle=st.booleans())
+def test_strided_window_finds_exactly_the_windows(batch, rows, columns, start, segment, gap, row_gap, batch_gap,
+                                                   shuffle):
+    """_strided_window gives a window holding exactly the table's elements, in order, where
+    they are one with runs of WINDOW_RUN or more; None for other tables (runs too short,
+    elements shuffled)."""
+    segment = min(segment, columns)
+    runs = -(-columns // segment)
+    row_stride = runs * (segment + gap) + row_gap
+    made = lowering.Window(start, row_stride, rows * row_stride + batch_gap, segment, segment + gap)
+    table = _window_indices(made, (batch, rows, columns))
+    if shuffle:
+        table = np.random.default_rng(columns).permutation(table.reshape(-1)).reshape(table.shape)
+    found = lowering._strided_window(table.reshape(-1), (batch, rows, columns))
+    if found is not None:
+        assert np.array_equal(_window_indices(found, (batch, rows, columns)), table)
+        assert found.segment is None or lowering.WINDOW_RUN <= found.segment < columns
+    elif not shuffle:
+        assert segment < lowering.WINDOW_RUN and gap > 0 and columns > segment
 
 
 def test_gathers_of_constants_are_done_when_the_dispatch_is_lowered():

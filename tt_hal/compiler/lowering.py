@@ -31,6 +31,7 @@ Anything else is UNIMPLEMENTED, naming the op and its source location.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -1014,6 +1015,37 @@ def _window(op, full, offsets, sizes, device_shape) -> Window:
     return Window(start, row_stride, batch_stride)
 
 
+# A gather from a whole binding whose elements lie as a window of it, each row runs of at
+# least this many contiguous elements, is that window's tilize instead (_strided_window):
+# a tilize moves a run of 32 rows per instruction where the gather moves an element.
+WINDOW_RUN = 8
+
+
+def _strided_window(table: np.ndarray, device_shape) -> Window | None:
+    """The window of a row-major binding holding, in the row-major order of
+    `device_shape` (batch, rows, columns), the elements at the flat indices `table` (in
+    that order): its rows runs of at least WINDOW_RUN contiguous elements (or whole
+    rows) evenly spaced, its rows and its matrices evenly spaced. None if there is none
+    (a convolution tap's window of a padded image is one: H runs of W per channel)."""
+    *batch, rows, columns = device_shape
+    t = table.reshape(math.prod(batch), rows, columns)
+    start = int(t[0, 0, 0])
+    row = t[0, 0] - start
+    breaks = np.flatnonzero(row != np.arange(columns))
+    segment = int(breaks[0]) if breaks.size else columns
+    segment_stride = int(row[segment]) if breaks.size else segment
+    row_stride = int(t[0, 1, 0]) - start if rows > 1 else columns
+    batch_stride = int(t[1, 0, 0]) - start if t.shape[0] > 1 else rows * row_stride
+    if segment < min(WINDOW_RUN, columns) or min(row_stride, batch_stride, segment_stride) < 0:
+        return None
+    column = np.arange(columns)
+    expected = (start + np.arange(t.shape[0])[:, None, None] * batch_stride + np.arange(rows)[:, None] * row_stride
+                + column // segment * segment_stride + column % segment)
+    if not np.array_equal(t, expected):
+        return None
+    return Window(start, row_stride, batch_stride, *((segment, segment_stride) if breaks.size else ()))
+
+
 def _merged(dims: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """(size, element stride) dims, outermost first, with each run of contiguous ones as one."""
     dims = list(dims)
@@ -1236,7 +1268,7 @@ class DispatchLowering:
     def run(self, bound: dict[tuple, tuple]):
         self.bound = bound
         self.launches: list[Launch] = []
-        self.temps: list[Tensor] = []
+        self.temp_numbers = itertools.count()  # a scratch tensor's number, each once
         self.values: dict = {}
         self.scalars: dict = {}  # a scalar of the dispatch -> the 0-d tensor it was extracted from
         self.subspans: dict = {}  # subspan value -> (binding, byte offset, the binding's tensor shape)
@@ -1599,7 +1631,6 @@ class DispatchLowering:
         elif tensor.ref is not None and tensor.ref[0] == "temp" and data_format is self._format(tensor) and \
                 canonical(tensor.device_shape) == canonical(wanted):
             tensor.ref = ("output", access)  # the producer writes the binding directly
-            self.temps.remove(tensor)
             tensor.device_shape = wanted
         elif data_format is not self._format(tensor):  # packed to the stored format (an integer's low bytes)
             if canonical(tensor.device_shape) != canonical(wanted):
@@ -2071,9 +2102,7 @@ class DispatchLowering:
     # ---- launches ----
     def _temp(self, shape, device_shape, data_format: DataFormat | None = None) -> Tensor:
         """A scratch tensor, in the compute format or `data_format` (int32 for integers)."""
-        tensor = Tensor(shape, device_shape, ("temp", len(self.temps)), data_format=data_format)
-        self.temps.append(tensor)
-        return tensor
+        return Tensor(shape, device_shape, ("temp", next(self.temp_numbers)), data_format=data_format)
 
     def _fp32_dest(self, code: Sequence[Instruction], fused_inputs: tuple[FusedInput, ...]) -> bool:
         # Integers need a 32-bit Dst, whatever the compute format.
@@ -2582,6 +2611,9 @@ class DispatchLowering:
         if device_shape is None:
             return self._gather(op, tensor, flat)
         # into the device shape at once (a constant's values are known now, in any shape)
+        windowed = self._windowed_load(tensor, flat, device_shape)
+        if windowed is not None:
+            return windowed
         out = None if _is_constant(tensor) else self._temp(flat.shape, device_shape, tensor.data_format)
         return self._as(op, self._gather(op, tensor, flat, out=out), device_shape)
 
@@ -2599,6 +2631,9 @@ class DispatchLowering:
             taken = np.full(shape, fill, values.dtype)
             taken[inside] = values[indices[inside]]
             return Tensor(shape, ref=("constant", taken), data_format=source.data_format)
+        windowed = None if out is not None else self._windowed_load(source, indices, default_device_shape(shape))
+        if windowed is not None:
+            return windowed
         source = self._gatherable(op, source)
         operand, offset, order = self._rows(op, source)
         logical = np.where(indices >= 0, order.reshape(-1)[np.maximum(indices, 0)], -1)
@@ -2613,6 +2648,27 @@ class DispatchLowering:
         if gathered is not out:
             self._elementwise_copy(op, gathered, out)
         return out
+
+    def _windowed_load(self, source: Tensor, indices: np.ndarray, device_shape) -> Tensor | None:
+        """What a gather of a whole loaded binding's elements at `indices` into a tensor
+        of `device_shape` gives, as the load of a window of the binding where they are
+        one (_strided_window): its tilize stage reads the window's rows, no gather launch
+        (a depthwise convolution's taps of its padded input). None where they are not
+        one, or the gather would give another format."""
+        if source.ref is None or source.ref[0] != "binding" or source.window is not None or source.row_major or \
+                source.high is not None or isinstance(source.ref[1][1], PushConstant) or (indices < 0).any() or \
+                self._format(source).element_size != gather.ELEMENT_SIZE:
+            return None
+        held = Tensor(indices.shape, device_shape)
+        table = np.empty(indices.size, np.int64)
+        table[_device_order(held).reshape(-1)] = indices.reshape(-1)
+        window = _strided_window(table, device_shape)
+        if window is None:
+            return None
+        binding, offset, _ = source.ref[1]
+        access = (binding, offset, ("window", dataclasses.astuple(window), held.device_shape))
+        return Tensor(held.shape, held.device_shape, ("binding", access), data_format=source.data_format,
+                      window=window)
 
     def _gather_at(self, op, source: Tensor, table: Tensor) -> Tensor:
         """A tile tensor of the table's shapes whose elements are source's at the logical
