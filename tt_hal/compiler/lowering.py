@@ -1207,6 +1207,13 @@ def _merged_maps(maps, groups) -> list[list[int]] | None:
     return merged
 
 
+def _whole_load(tensor: Tensor) -> bool:
+    """Is `tensor` a whole binding as loaded (its row-major bytes in order: any device
+    shape of its elements reads them)?"""
+    return tensor.ref is not None and tensor.ref[0] == "binding" and tensor.window is None and \
+        tensor.ref[1][2] is None and not tensor.row_major and tensor.high is None
+
+
 def _merges(shape, device) -> bool:
     """Is `device` `shape` with runs of its consecutive dims merged into one each?"""
     dims = [d for d in shape if d != 1]
@@ -1600,6 +1607,9 @@ class DispatchLowering:
             self._store_packed(op, tensor, integer_width(value.type))
             return
         held = None if tensor.fill is not None or tensor.row_major else tensor.device_shape
+        if _whole_load(tensor) and _access(op, self.subspans[op.operands[1]])[2] is not None:
+            tensor = self._copied(op, tensor)
+            held = tensor.device_shape
         try:
             access, wanted, window = self._placed(op, op.operands[1], tensor.shape, held)
         except HalError as error:  # a slice whose dims the tensor's do not follow: its elements regrouped
@@ -1639,6 +1649,20 @@ class DispatchLowering:
         else:
             self._convert(op, tensor, out)
         self.outputs[access] = (wanted, data_format, window)
+
+    def _copied(self, op, tensor: Tensor) -> Tensor:
+        """A whole loaded binding stored as it is into a slice of another (IREE's
+        slow_memcpy: an image copied into its padded buffer), loaded in the device shape
+        the slice's rows take (_merged_window: its contiguous dims merged), so it moves
+        as the fewest rows: a (32, 32, 3) image as 32 rows of 96 (one block), not 32
+        matrices of (32, 3) (32 blocks)."""
+        subspan = op.operands[1]
+        merged, _ = _merged_window(op, self.subspans[subspan][2], *_access(op, self.subspans[subspan])[2])
+        if math.prod(merged) != math.prod(tensor.shape) or canonical(merged) == canonical(tensor.device_shape):
+            return tensor
+        binding, offset, _ = tensor.ref[1]
+        return Tensor(tensor.shape, merged, ("binding", (binding, offset, ("as", merged))),
+                      data_format=tensor.data_format)
 
     def pack(self, op) -> None:
         """linalg.pack (a tensor tiled: padded, its tiled dims split, the outer dims
