@@ -1607,7 +1607,7 @@ class DispatchLowering:
             self._store_packed(op, tensor, integer_width(value.type))
             return
         held = None if tensor.fill is not None or tensor.row_major else tensor.device_shape
-        if _whole_load(tensor) and _access(op, self.subspans[op.operands[1]])[2] is not None:
+        if _whole_load(tensor):
             tensor = self._copied(op, tensor)
             held = tensor.device_shape
         try:
@@ -1657,8 +1657,16 @@ class DispatchLowering:
         as the fewest rows: a (32, 32, 3) image as 32 rows of 96 (one block), not 32
         matrices of (32, 3) (32 blocks)."""
         subspan = op.operands[1]
-        merged, _ = _merged_window(op, self.subspans[subspan][2], *_access(op, self.subspans[subspan])[2])
-        if math.prod(merged) != math.prod(tensor.shape) or canonical(merged) == canonical(tensor.device_shape):
+        access = _access(op, self.subspans[subspan])
+        if access[2] is None or len(access[2]) == 3:  # a whole binding, or a strided slice: as it is
+            return tensor
+        try:
+            merged, _ = _merged_window(op, self.subspans[subspan][2], *access[2])
+        except HalError as error:  # not a batch of matrices: the store regroups it as before
+            if error.code != StatusCode.UNIMPLEMENTED:
+                raise
+            return tensor
+        if canonical(merged) == canonical(tensor.device_shape):
             return tensor
         binding, offset, _ = tensor.ref[1]
         return Tensor(tensor.shape, merged, ("binding", (binding, offset, ("as", merged))),
@@ -2679,8 +2687,7 @@ class DispatchLowering:
         one (_strided_window): its tilize stage reads the window's rows, no gather launch
         (a depthwise convolution's taps of its padded input). None where they are not
         one, or the gather would give another format."""
-        if source.ref is None or source.ref[0] != "binding" or source.window is not None or source.row_major or \
-                source.high is not None or isinstance(source.ref[1][1], PushConstant) or (indices < 0).any() or \
+        if not _whole_load(source) or isinstance(source.ref[1][1], PushConstant) or (indices < 0).any() or \
                 self._format(source).element_size != gather.ELEMENT_SIZE:
             return None
         held = Tensor(indices.shape, device_shape)
