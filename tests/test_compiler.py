@@ -1536,6 +1536,32 @@ CASES["linalg_conv_nchw_batchnorm_relu"] = Case(mlir("""
       return %y : tensor<1x16x8x8xf32>
     }
 """), inputs=(1.0, W(72), POSITIVE))
+# The same with a residual input added, as a ResNet block's second convolution: the residual
+# (a whole binding) is read in the tiling the product is held in, not gathered into it.
+CASES["linalg_conv_nchw_batchnorm_residual_relu"] = Case(mlir("""
+    #nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
+    #channel = affine_map<(n, c, h, w) -> (c)>
+    func.func @main(%x: tensor<1x8x10x10xf32>, %w: tensor<16x8x3x3xf32>, %s: tensor<16xf32>,
+                    %skip: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<1x16x8x8xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+      %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+          ins(%x, %w : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%f : tensor<1x16x8x8xf32>)
+          -> tensor<1x16x8x8xf32>
+      %y = linalg.generic {indexing_maps = [#nchw, #channel, #nchw, #nchw],
+                           iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+          ins(%r, %s, %skip : tensor<1x16x8x8xf32>, tensor<16xf32>, tensor<1x16x8x8xf32>)
+          outs(%e : tensor<1x16x8x8xf32>) {
+        ^bb0(%v: f32, %scale: f32, %k: f32, %out: f32):
+          %m = arith.mulf %v, %scale : f32
+          %a = arith.addf %m, %k : f32
+          %lo = arith.maximumf %a, %zero : f32
+          linalg.yield %lo : f32
+      } -> tensor<1x16x8x8xf32>
+      return %y : tensor<1x16x8x8xf32>
+    }
+"""), inputs=(1.0, W(72), POSITIVE, 1.0))
 # A 1x1 convolution in NCHW as torch-mlir gives it, its ReLU6, and a padded depthwise convolution
 # of that, as in a MobileNetV2 block: IREE stores the first dispatch's result into the padded
 # window of the second's input (a 16 x 16 image at [1, 1] of an 18 x 18 one).
@@ -1789,7 +1815,7 @@ def stages_named(exports, kernel: str) -> int:
 @pytest.mark.parametrize("name, tilizes, untilizes", [
     ("matmul_50x100_100x70", 1, 1), ("matmul_k_20", 2, 1), ("batch_matmul_linalg", 2, 1),
     ("batch_matmul_shared_rhs_einsum_m40", 2, 1), ("matmul_chained_exp", 5, 1), ("matmul_transposed_rhs", 1, 1),
-    ("four_projections", 2, 1), ("bf16_layers", 6, 1), ("reduce_sum_last_2d", 1, 1),
+    ("four_projections", 2, 1), ("bf16_layers", 5, 1), ("reduce_sum_last_2d", 1, 1),
     ("reduce_max_dim0_negative", 1, 1), ("reduce_sum_exp_minus_max", 3, 2), ("transpose_2d", 1, 1),
     ("int32_transpose", 1, 0), ("slice_last_dim", 1, 0), ("concatenate_last_dim", 2, 0), ("pad_both_dims", 1, 0),
     ("broadcast_column_input", 1, 0), ("eltwise_ten_inputs_split", 5, 0), ("cmpf_uno", 2, 0),
@@ -1802,10 +1828,11 @@ def test_launches_read_and_write_small_bindings_as_rows(name, tilizes, untilizes
     with them: shapes not multiples of 32 (a (50 x 100) @ (100 x 70) reads b's 12 tiles
     twice: b tilized), K of 20, a batch, a b shared by the batch, two matmul dispatches
     in a chain, a transposed operand, one executable at four call sites, bfloat16
-    bindings, reductions along rows and columns (a softmax's), transposes of float and
-    int32, a slice (a window of a binding), a concatenation, padding, a broadcast
-    column, a fused kernel split in two, NaN compares, narrow integers; outputs at an
-    offset from a push constant (four call sites)."""
+    bindings (bf16_layers' x, broadcast over 24 columns and read 16 times, is tilized),
+    reductions along rows and columns (a softmax's), transposes of float and int32, a
+    slice (a window of a binding), a concatenation, padding, a broadcast column, a fused
+    kernel split in two, NaN compares, narrow integers; outputs at an offset from a push
+    constant (four call sites)."""
     results = load(name).main(*inputs(name))
     exports = read_executable(embedded_executable(vmfb(name)))
     monkeypatch.setattr(dispatch, "_row_major_operands", lambda *arguments: {})
@@ -1883,10 +1910,12 @@ def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, po
 
 
 @pytest.mark.parametrize("name, after", [
-    # the per-channel scale, a row, made a column
-    ("linalg_depthwise_nchw_batchnorm_relu6", ["eltwise_fused"] * 4 + ["transpose_wh", "eltwise_fused_untilized"]),
+    # the per-channel scale, a whole binding, tilized as a column (not a row then transposed)
+    ("linalg_depthwise_nchw_batchnorm_relu6", ["eltwise_fused"] * 4 + ["eltwise_fused_untilized"]),
     ("conv2d_depthwise_channels_last_batchnorm_relu6", ["eltwise_fused"] * 4 + ["eltwise_fused_untilized"]),
-    ("linalg_conv_nchw_batchnorm_relu", ["matmul", "transpose_wh", "eltwise_fused_untilized"])])
+    # the per-channel scale and the residual, whole bindings, tilized as the product is held
+    ("linalg_conv_nchw_batchnorm_relu", ["matmul", "eltwise_fused_untilized"]),
+    ("linalg_conv_nchw_batchnorm_residual_relu", ["matmul", "eltwise_fused_untilized"])])
 def test_elementwise_consumers_of_convolutions_run_in_their_tiling(name, after):
     """A convolution's BatchNorm and ReLU run in the tiling its result is held in (its
     dims merged: 8 x 64, not 8 tiles of 8x8; one image's product C x H*W as it is), a
@@ -1899,6 +1928,19 @@ def test_elementwise_consumers_of_convolutions_run_in_their_tiling(name, after):
                 if kernel.name not in ("reader", "gather_reader", "writer")]
     first = min(computes.index(k) for k in ("matmul", "eltwise_fused") if k in computes)
     assert computes[first:] == after, computes
+
+
+@pytest.mark.parametrize("name", ["linalg_conv_nchw_batchnorm_relu", "linalg_conv_nchw_batchnorm_residual_relu"])
+def test_a_convolution_gathers_its_windows_once_as_the_matmul_reads_them(name):
+    """im2col in one gather: a convolution's input windows are gathered straight into the
+    matmul's (C*KH*KW, H*W) operand from the input binding, and its weights read as they
+    lie (a window of their binding), not regrouped first into the loop space and then
+    untilized and gathered again (three launches per operand)."""
+    exports = read_executable(embedded_executable(vmfb(name)))
+    computes = [kernel.name for export in exports for stage in export.stages for kernel in stage.program.kernels
+                if kernel.name not in ("reader", "gather_reader", "writer")]
+    before = computes[:computes.index("matmul")]
+    assert before.count("gather") == 1 and "untilize" not in before, computes
 
 
 def test_a_merged_result_is_stored_into_a_padded_window_as_it_is_held():

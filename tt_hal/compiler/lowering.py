@@ -1207,6 +1207,22 @@ def _merged_maps(maps, groups) -> list[list[int]] | None:
     return merged
 
 
+def _plain_contraction(a_dims, b_dims, out_dims, k: int) -> bool:
+    """Are these a matmul's maps over the reduction loop k: a (batch, m, k), b (k, n) or
+    (batch, k, n) for a result (batch, m, n)?"""
+    if len(out_dims) < 2 or k not in a_dims or k not in b_dims:
+        return False
+    m, n, batch = out_dims[-2], out_dims[-1], list(out_dims[:-2])
+    return sorted(a_dims) == sorted(batch + [m, k]) and set(b_dims) <= set(batch + [k, n]) and n in b_dims
+
+
+def _regrouped_dims(dims, reductions) -> list[int]:
+    """The loop dims an operand reading `dims` reads once its reduction loops are one,
+    numbered reductions[0] (DispatchLowering._regrouped)."""
+    parallel = [d for d in dims if d not in reductions]
+    return parallel + ([reductions[0]] if len(parallel) < len(dims) else [])
+
+
 def _whole_load(tensor: Tensor) -> bool:
     """Is `tensor` a whole binding as loaded (its row-major bytes in order: any device
     shape of its elements reads them)?"""
@@ -2215,8 +2231,12 @@ class DispatchLowering:
         """`tensor` with the wanted device shape (a transposed copy if need be)."""
         if canonical(tensor.device_shape) == canonical(device_shape):
             return tensor
-        if _is_constant(tensor):  # written in the device shape it is read in, when its elements keep their order
-            moved = Tensor(tensor.shape, device_shape, tensor.ref, data_format=tensor.data_format)
+        if _is_constant(tensor) or _whole_load(tensor):
+            # Written (a constant) or tilized (a whole binding) in the device shape it is read
+            # in, when its elements keep their order.
+            ref = tensor.ref if _is_constant(tensor) else \
+                ("binding", (*tensor.ref[1][:2], ("as", canonical(device_shape))))
+            moved = Tensor(tensor.shape, device_shape, ref, data_format=tensor.data_format)
             if np.array_equal(_device_order(moved).reshape(-1), np.arange(math.prod(tensor.shape))):
                 return moved
         out = self._temp(tensor.shape, device_shape, tensor.data_format)
@@ -2408,6 +2428,14 @@ class DispatchLowering:
         if unrolled is not None:
             self.values[op.results[k]] = unrolled
             return
+        if reductions and not wide and any(m is None for m in maps[:n_in]) and n_in == 2 and \
+                not _plain_contraction(*(_regrouped_dims(_dims(e), reductions) for e in exprs[:2]), maps[-1],
+                                       reductions[0]) and \
+                self._product_sum(body, n_in, integer_width(op.results[0].type) is not None) and \
+                self._grouped_contraction(op, ins, init, exprs[:n_in], maps[-1], reductions, extents):
+            # A convolution whose regrouped operands would not be a matmul's (NCHW): its
+            # operands gathered at once as the grouped matmul's (im2col), not regrouped first.
+            return
         if any(m is None for m in maps[:n_in]) or len(reductions) > 1:
             ins, maps, iterators, extents = self._regrouped(op, ins, exprs, maps, iterators, extents, body)
             reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
@@ -2459,8 +2487,9 @@ class DispatchLowering:
     def _merged_loops(ins, maps, extents, body) -> tuple[list, list]:
         """An elementwise generic's (maps, extents) with its loops merged as the fewest
         tiles hold them (_tilings) where it reads its operands in the loops' order and
-        every tensor it reads over merged dims is a fill, a constant (retiled for free)
-        or held that way already, one of them at least (a window reduction's result): a
+        every tensor it reads over merged dims is a fill, a constant or a whole loaded
+        binding (retiled for free: _as) or held that way already, one of them at least (a
+        window reduction's or a convolution's result; a residual input is a whole binding): a
         depthwise convolution's BatchNorm and ReLU6 run on its 16 whole tiles, not 64
         quarter-full ones after a retiling gather, its per-channel vectors as (64, 1)
         columns, not (64, 1, 1) in 64 tiles. As they are where not (the store or a
@@ -2478,7 +2507,7 @@ class DispatchLowering:
             merged = [math.prod(extents[d] for d in group) for group in groups]
             held = [canonical(tensor.device_shape) == canonical(_broadcast_shape(merged, dims))
                     for tensor, dims in zip(ins, merged_maps) if tensor is not None and tensor.fill is None and
-                    not _is_constant(tensor) and any(len(groups[a]) > 1 for a in dims)]
+                    not _is_constant(tensor) and not _whole_load(tensor) and any(len(groups[a]) > 1 for a in dims)]
             if held and all(held):
                 return merged_maps, merged
         return maps, extents
@@ -2981,11 +3010,10 @@ class DispatchLowering:
         self._fused(op, code, inputs, out)
         return out
 
-    def _contraction(self, op, ins, init, maps, iterators, extents, body, n_in) -> bool:
-        """matmul if the body is out + a * b over one reduction dim with matmul maps (of
-        floats whose operands may be extended from bf16 first, or of integers whose
-        operands may be sign-extended first)."""
-        integer = integer_width(op.results[0].type) is not None
+    @staticmethod
+    def _product_sum(body, n_in: int, integer: bool) -> bool:
+        """Is the body out + a * b of its two inputs (floats whose operands may be extended
+        from bf16 first, or integers whose operands may be sign-extended first)?"""
         names = [inner.name for inner in body[:-1]]
         multiply, extend = (["arith.muli", "arith.addi"], "arith.extsi") if integer else \
             (["arith.mulf", "arith.addf"], "arith.extf")
@@ -2995,20 +3023,23 @@ class DispatchLowering:
         if {v.arg_number for v in map(_uncast, product.operands) if isinstance(v, ir.BlockArgument)} != {0, 1}:
             return False
         acc_operands = list(accumulate.operands)
-        if not ((isinstance(acc_operands[0], ir.BlockArgument) and acc_operands[0].arg_number == 2
-                 and acc_operands[1] == product.results[0]) or
-                (isinstance(acc_operands[1], ir.BlockArgument) and acc_operands[1].arg_number == 2
-                 and acc_operands[0] == product.results[0])):
+        return (isinstance(acc_operands[0], ir.BlockArgument) and acc_operands[0].arg_number == 2
+                and acc_operands[1] == product.results[0]) or \
+            (isinstance(acc_operands[1], ir.BlockArgument) and acc_operands[1].arg_number == 2
+             and acc_operands[0] == product.results[0])
+
+    def _contraction(self, op, ins, init, maps, iterators, extents, body, n_in) -> bool:
+        """matmul if the body is out + a * b over one reduction dim with matmul maps."""
+        if not self._product_sum(body, n_in, integer_width(op.results[0].type) is not None):
             return False
         k = iterators.index("reduction")
         a_dims, b_dims, out_dims = maps
         if k not in a_dims or k not in b_dims:
             return False
-        m, n = (out_dims[-2], out_dims[-1]) if len(out_dims) >= 2 else (None, None)
-        batch = out_dims[:-2]
-        if m is None or sorted(a_dims) != sorted(batch + [m, k]) or not set(b_dims) <= set(batch + [k, n]) or \
-                n not in b_dims:
-            return self._grouped_contraction(op, ins, init, maps, k, extents)
+        if not _plain_contraction(a_dims, b_dims, out_dims, k):
+            return self._grouped_contraction(op, ins, init, [[f"d{d}" for d in dims] for dims in (a_dims, b_dims)],
+                                             out_dims, [k], extents)
+        m, n, batch = out_dims[-2], out_dims[-1], out_dims[:-2]
         a_tensor = self._operand(op, ins[0], a_dims, batch + [m, k], extents)
         b_batch = [d for d in batch if d in b_dims]
         if b_batch not in ([], batch):
@@ -3019,26 +3050,30 @@ class DispatchLowering:
         self.values[op.results[0]] = self._accumulated(op, init, out)
         return True
 
-    def _grouped_contraction(self, op, ins, init, maps, k: int, extents) -> bool:
+    def _grouped_contraction(self, op, ins, init, exprs, out_dims, reductions, extents) -> bool:
         """A contraction whose rows or columns span several loop dims, in any order of the
-        result's (torch's convolutions in NCHW: out[n, o, h, w] = sum_c x[n, c, h, w] w[o, c],
-        im2col'd for a larger window): each operand gathered into a batch of matrices (the
-        dims of a group merged), one matmul, and its result gathered back to the result's
-        dims unless it holds them in order already. False if the maps are not those of a
-        contraction (a reduction of a product)."""
-        a_dims, b_dims, out_dims = maps
+        result's (torch's convolutions in NCHW: out[n, o, h, w] = sum_c x[n, c, h, w] w[o, c]),
+        over the reduction loops `reductions` (merged into one K), its operands read through
+        the maps `exprs` (a convolution's window, x[c, h + kh, w + kw], is one): each operand
+        gathered at once into a batch of matrices (the dims of a group merged; im2col for a
+        window), one matmul, and its result gathered back to the result's dims unless it
+        holds them in order already. False if the maps are not those of a contraction (a
+        reduction of a product)."""
+        a_dims, b_dims = _dims(exprs[0]), _dims(exprs[1])
         batch = [d for d in out_dims if d in a_dims and d in b_dims]
         free = [d for d in out_dims if d not in batch]
         if free and free[0] in b_dims:  # the first free dim is a row: from b, so b a (the product commutes)
-            ins, a_dims, b_dims = ins[::-1], b_dims, a_dims
+            ins, exprs, a_dims, b_dims = ins[::-1], exprs[::-1], b_dims, a_dims
         rows = [d for d in free if d in a_dims]
         columns = [d for d in free if d in b_dims]
         if not rows or not columns or len(rows) + len(columns) != len(free) or \
-                sorted(a_dims) != sorted(batch + rows + [k]) or sorted(b_dims) != sorted(batch + [k] + columns):
+                sorted(a_dims) != sorted(batch + rows + reductions) or \
+                sorted(b_dims) != sorted(batch + reductions + columns):
             return False
         outer = [[d] for d in batch]
-        a = self._gather_operand(op, ins[0], [f"d{d}" for d in a_dims], outer + [rows, [k]], extents)
-        b = self._gather_operand(op, ins[1], [f"d{d}" for d in b_dims], outer + [[k], columns], extents)
+        a = self._gather_operand(op, ins[0], exprs[0], outer + [rows, reductions], extents)
+        b = self._gather_operand(op, ins[1], exprs[1], outer + [reductions, columns], extents)
+        k_extent = math.prod(extents[d] for d in reductions)
         device = tuple(extents[d] for d in batch) + tuple(math.prod(extents[d] for d in g) for g in (rows, columns))
         place = dict(zip(out_dims, np.indices([extents[d] for d in out_dims])))
         merged = [np.ravel_multi_index([place[d] for d in g], [extents[d] for d in g]) for g in (rows, columns)]
@@ -3046,9 +3081,9 @@ class DispatchLowering:
         if np.array_equal(index.reshape(-1), np.arange(index.size)) and _merges(init.shape, device):
             # The product holds the result's elements in its order (a batch of one image, C x H*W):
             # the result as it is, its dims merged, as its elementwise consumers then take it.
-            product = self._matmul(op, a, b, device, extents[k], bool(batch), init.shape)
+            product = self._matmul(op, a, b, device, k_extent, bool(batch), init.shape)
         else:
-            product = self._gather(op, self._matmul(op, a, b, device, extents[k], bool(batch), device),
+            product = self._gather(op, self._matmul(op, a, b, device, k_extent, bool(batch), device),
                                    index.reshape(init.shape))
         self.values[op.results[0]] = self._accumulated(op, init, product)
         return True
