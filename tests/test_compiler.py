@@ -1930,17 +1930,20 @@ def test_elementwise_consumers_of_convolutions_run_in_their_tiling(name, after):
     assert computes[first:] == after, computes
 
 
-@pytest.mark.parametrize("name", ["linalg_conv_nchw_batchnorm_relu", "linalg_conv_nchw_batchnorm_residual_relu"])
-def test_a_convolution_gathers_its_windows_once_as_the_matmul_reads_them(name):
-    """im2col in one gather: a convolution's input windows are gathered straight into the
-    matmul's (C*KH*KW, H*W) operand from the input binding, and its weights read as they
-    lie (a window of their binding), not regrouped first into the loop space and then
-    untilized and gathered again (three launches per operand)."""
+@pytest.mark.parametrize("name, gathers", [
+    ("linalg_conv_nchw_batchnorm_relu", 1), ("linalg_conv_nchw_batchnorm_residual_relu", 1),
+    ("conv2d_channels_last_stride_2_same", 0)])  # its windows a window of the padded image
+def test_a_convolution_reads_its_operands_once_as_the_matmul_takes_them(name, gathers):
+    """im2col in one gather at most: a convolution's input windows are gathered straight
+    into the matmul's (C*KH*KW, H*W) operand from the input binding (NCHW), and its weights
+    read as they lie, a window of their binding ((O, C*KH*KW) in torch's OIHW, (KH*KW*C, O)
+    in JAX's HWIO): not regrouped first into the loop space, then untilized and gathered
+    again, nor gathered as (O, K) and transposed."""
     exports = read_executable(embedded_executable(vmfb(name)))
     computes = [kernel.name for export in exports for stage in export.stages for kernel in stage.program.kernels
                 if kernel.name not in ("reader", "gather_reader", "writer")]
     before = computes[:computes.index("matmul")]
-    assert before.count("gather") == 1 and "untilize" not in before, computes
+    assert before.count("gather") == gathers and not {"untilize", "transpose_wh"} & set(before), computes
 
 
 def test_a_merged_result_is_stored_into_a_padded_window_as_it_is_held():

@@ -2614,7 +2614,8 @@ class DispatchLowering:
         read through a map that is not a projection is gathered into the loop space of
         the dims it uses; with reductions, the parallel loops come first and the
         reduction loops become one last loop, every input gathered to match where its
-        dims change. Returns (ins, maps, iterators, extents)."""
+        dims change (a contraction's operand keeping its own order of them). Returns (ins,
+        maps, iterators, extents)."""
         n_in = len(ins)
         reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
         if not reductions:
@@ -2629,6 +2630,7 @@ class DispatchLowering:
 
             def groups_of(used):
                 return [[d] for d in parallel if d in used] + ([reductions] if set(used) & set(reductions) else [])
+        contraction = bool(reductions) and self._product_sum(body, n_in, integer_width(op.results[0].type) is not None)
         new_ins, new_maps = [], []
         for tensor, map_exprs, dims in zip(ins, exprs[:n_in], maps[:n_in]):
             if not reductions and dims is not None:
@@ -2636,6 +2638,10 @@ class DispatchLowering:
                 new_maps.append(dims)
                 continue
             groups = groups_of(_dims(map_exprs))
+            if contraction and dims is not None:
+                # A contraction's operand keeps its dims in the order it lies in (HWIO weights
+                # as (K, O): a window of their binding, not a gather and a transpose).
+                groups.sort(key=lambda group: min(dims.index(d) for d in group))
             new_maps.append(list(dict.fromkeys(number[g[0]] for g in groups)))
             if tensor is not None and tensor.fill is None and \
                     (dims is None or any(len(g) > 1 for g in groups) or [g[0] for g in groups] != dims):
