@@ -1562,6 +1562,27 @@ CASES["linalg_conv_nchw_batchnorm_residual_relu"] = Case(mlir("""
       return %y : tensor<1x16x8x8xf32>
     }
 """), inputs=(1.0, W(72), POSITIVE, 1.0))
+# A contraction over two reduction loops, one of which b does not read (b broadcast over it):
+# regrouping keeps each operand's own order of its dims, over the dims it reads.
+CASES["linalg_contraction_b_broadcast_over_a_reduction"] = Case(mlir("""
+    #a = affine_map<(m, n, i, j) -> (m, i, j)>
+    #b = affine_map<(m, n, i, j) -> (i, n)>
+    #o = affine_map<(m, n, i, j) -> (m, n)>
+    func.func @main(%a: tensor<8x4x3xf32>, %b: tensor<4x16xf32>) -> tensor<8x16xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<8x16xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+      %r = linalg.generic {indexing_maps = [#a, #b, #o],
+                           iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+          ins(%a, %b : tensor<8x4x3xf32>, tensor<4x16xf32>) outs(%f : tensor<8x16xf32>) {
+        ^bb0(%x: f32, %y: f32, %acc: f32):
+          %p = arith.mulf %x, %y : f32
+          %s = arith.addf %acc, %p : f32
+          linalg.yield %s : f32
+      } -> tensor<8x16xf32>
+      return %r : tensor<8x16xf32>
+    }
+"""))
 # A 1x1 convolution in NCHW as torch-mlir gives it, its ReLU6, and a padded depthwise convolution
 # of that, as in a MobileNetV2 block: IREE stores the first dispatch's result into the padded
 # window of the second's input (a 16 x 16 image at [1, 1] of an 18 x 18 one).

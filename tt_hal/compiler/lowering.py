@@ -2429,6 +2429,7 @@ class DispatchLowering:
             self.values[op.results[k]] = unrolled
             return
         if reductions and not wide and any(m is None for m in maps[:n_in]) and n_in == 2 and \
+                all(t is not None and t.fill is None for t in ins) and \
                 not _plain_contraction(*(_regrouped_dims(_dims(e), reductions) for e in exprs[:2]), maps[-1],
                                        reductions[0]) and \
                 self._product_sum(body, n_in, integer_width(op.results[0].type) is not None) and \
@@ -2641,7 +2642,7 @@ class DispatchLowering:
             if contraction and dims is not None:
                 # A contraction's operand keeps its dims in the order it lies in (HWIO weights
                 # as (K, O): a window of their binding, not a gather and a transpose).
-                groups.sort(key=lambda group: min(dims.index(d) for d in group))
+                groups.sort(key=lambda group: min(dims.index(d) for d in group if d in dims))
             new_maps.append(list(dict.fromkeys(number[g[0]] for g in groups)))
             if tensor is not None and tensor.fill is None and \
                     (dims is None or any(len(g) > 1 for g in groups) or [g[0] for g in groups] != dims):
