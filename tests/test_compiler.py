@@ -1514,54 +1514,43 @@ CASES["linalg_depthwise_nchw_batchnorm_relu6"] = Case(mlir("""
 CASES["conv2d_depthwise_channels_last_batchnorm_relu6"] = depthwise_batchnorm_relu6(
     "1x10x10x32", "3x3x1x32", "1x8x8x32", "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", 3)
 # A 3x3 convolution in NCHW as torch-mlir gives it, and its BatchNorm and ReLU: one image's
-# product (C x H*W) is the result with its last two dims merged.
-CASES["linalg_conv_nchw_batchnorm_relu"] = Case(mlir("""
-    #nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
-    #channel = affine_map<(n, c, h, w) -> (c)>
-    func.func @main(%x: tensor<1x8x10x10xf32>, %w: tensor<16x8x3x3xf32>, %s: tensor<16xf32>) -> tensor<1x16x8x8xf32> {
-      %zero = arith.constant 0.0 : f32
-      %e = tensor.empty() : tensor<1x16x8x8xf32>
-      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
-      %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-          ins(%x, %w : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%f : tensor<1x16x8x8xf32>)
-          -> tensor<1x16x8x8xf32>
-      %y = linalg.generic {indexing_maps = [#nchw, #channel, #nchw],
-                           iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-          ins(%r, %s : tensor<1x16x8x8xf32>, tensor<16xf32>) outs(%e : tensor<1x16x8x8xf32>) {
-        ^bb0(%v: f32, %scale: f32, %out: f32):
-          %m = arith.mulf %v, %scale : f32
-          %lo = arith.maximumf %m, %zero : f32
-          linalg.yield %lo : f32
-      } -> tensor<1x16x8x8xf32>
-      return %y : tensor<1x16x8x8xf32>
-    }
-"""), inputs=(1.0, W(72), POSITIVE))
-# The same with a residual input added, as a ResNet block's second convolution: the residual
-# (a whole binding) is read in the tiling the product is held in, not gathered into it.
-CASES["linalg_conv_nchw_batchnorm_residual_relu"] = Case(mlir("""
-    #nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
-    #channel = affine_map<(n, c, h, w) -> (c)>
-    func.func @main(%x: tensor<1x8x10x10xf32>, %w: tensor<16x8x3x3xf32>, %s: tensor<16xf32>,
-                    %skip: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
-      %zero = arith.constant 0.0 : f32
-      %e = tensor.empty() : tensor<1x16x8x8xf32>
-      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
-      %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-          ins(%x, %w : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%f : tensor<1x16x8x8xf32>)
-          -> tensor<1x16x8x8xf32>
-      %y = linalg.generic {indexing_maps = [#nchw, #channel, #nchw, #nchw],
-                           iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-          ins(%r, %s, %skip : tensor<1x16x8x8xf32>, tensor<16xf32>, tensor<1x16x8x8xf32>)
-          outs(%e : tensor<1x16x8x8xf32>) {
-        ^bb0(%v: f32, %scale: f32, %k: f32, %out: f32):
-          %m = arith.mulf %v, %scale : f32
-          %a = arith.addf %m, %k : f32
-          %lo = arith.maximumf %a, %zero : f32
-          linalg.yield %lo : f32
-      } -> tensor<1x16x8x8xf32>
-      return %y : tensor<1x16x8x8xf32>
-    }
-"""), inputs=(1.0, W(72), POSITIVE, 1.0))
+# product (C x H*W) is the result with its last two dims merged. With `residual`, a residual
+# input is added, as in a ResNet block's second convolution: the residual (a whole binding) is
+# read in the tiling the product is held in, not gathered into it.
+def conv_nchw_batchnorm_relu(residual: bool) -> Case:
+    """linalg's NCHW convolution, a per-channel scale, an optional residual add, and ReLU."""
+    y = "tensor<1x16x8x8xf32>"
+    arg, ins, types, maps, block, last = "", "", "", "", "", "%m"
+    if residual:
+        arg, ins, types, maps = f", %skip: {y}", ", %skip", f", {y}", ", #nchw"
+        block, last = ", %k: f32", "%a"
+    add = "%a = arith.addf %m, %k : f32" if residual else ""
+    return Case(mlir(f"""
+        #nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
+        #channel = affine_map<(n, c, h, w) -> (c)>
+        func.func @main(%x: tensor<1x8x10x10xf32>, %w: tensor<16x8x3x3xf32>, %s: tensor<16xf32>{arg})
+            -> {y} {{
+          %zero = arith.constant 0.0 : f32
+          %e = tensor.empty() : {y}
+          %f = linalg.fill ins(%zero : f32) outs(%e : {y}) -> {y}
+          %r = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
+              ins(%x, %w : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%f : {y}) -> {y}
+          %y = linalg.generic {{indexing_maps = [#nchw, #channel{maps}, #nchw],
+                               iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
+              ins(%r, %s{ins} : {y}, tensor<16xf32>{types}) outs(%e : {y}) {{
+            ^bb0(%v: f32, %scale: f32{block}, %out: f32):
+              %m = arith.mulf %v, %scale : f32
+              {add}
+              %lo = arith.maximumf {last}, %zero : f32
+              linalg.yield %lo : f32
+          }} -> {y}
+          return %y : {y}
+        }}
+    """), inputs=(1.0, W(72), POSITIVE) + ((1.0,) if residual else ()))
+
+
+CASES["linalg_conv_nchw_batchnorm_relu"] = conv_nchw_batchnorm_relu(residual=False)
+CASES["linalg_conv_nchw_batchnorm_residual_relu"] = conv_nchw_batchnorm_relu(residual=True)
 # A contraction over two reduction loops, one of which b does not read (b broadcast over it):
 # regrouping keeps each operand's own order of its dims, over the dims it reads.
 CASES["linalg_contraction_b_broadcast_over_a_reduction"] = Case(mlir("""
