@@ -1572,6 +1572,25 @@ CASES["linalg_contraction_b_broadcast_over_a_reduction"] = Case(mlir("""
       return %r : tensor<8x16xf32>
     }
 """))
+# Contractions with a splat constant operand (IREE hands the dispatch the splat, not its
+# values): a convolution by a constant weight, and a matmul by a constant matrix.
+CASES["conv2d_nchw_splat_weight"] = Case(mlir("""
+    func.func @main(%x: tensor<1x8x10x10xf32>) -> tensor<1x16x8x8xf32> {
+      %w = stablehlo.constant dense<0.125> : tensor<16x8x3x3xf32>
+      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1],
+          window = {stride = [1, 1], pad = [[0, 0], [0, 0]]}
+          {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+          : (tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x8x8xf32>
+      return %r : tensor<1x16x8x8xf32>
+    }
+"""))
+CASES["matmul_splat_rhs"] = Case(mlir(f"""
+    func.func @main(%a: tensor<8x40xf32>) -> tensor<8x24xf32> {{
+      %b = stablehlo.constant dense<-0.25> : tensor<40x24xf32>
+      {dot("8x40", "40x24", "8x24")}
+      return %r : tensor<8x24xf32>
+    }}
+"""))
 # A 1x1 convolution in NCHW as torch-mlir gives it, its ReLU6, and a padded depthwise convolution
 # of that, as in a MobileNetV2 block: IREE stores the first dispatch's result into the padded
 # window of the second's input (a 16 x 16 image at [1, 1] of an 18 x 18 one).

@@ -3145,10 +3145,13 @@ class DispatchLowering:
 
     def _operand(self, op, tensor: Tensor, dims, wanted, extents) -> Tensor:
         """A contraction operand in the dim order `wanted` (a transposed copy if its
-        last two dims are swapped)."""
-        if tensor.fill is not None:
-            raise unimplemented(op, "a contraction with a constant operand")
+        last two dims are swapped; a splat's tiles made in that order)."""
         shape = tuple(extents[d] for d in wanted)
+        if tensor.fill is not None:  # a constant weight, say: IREE hands the dispatch a splat
+            integer = isinstance(tensor.fill, int) or self._format(tensor).is_integer
+            out = self._temp(shape, shape, INTEGER_FORMAT if integer else None)
+            self._elementwise_copy(op, Tensor(shape, fill=tensor.fill, data_format=tensor.data_format), out)
+            return out
         if dims == wanted:
             return self._as(op, tensor, shape)
         if dims[:-2] == wanted[:-2] and dims[-2:] == wanted[-2:][::-1]:
