@@ -1,0 +1,152 @@
+"""Where one call of a compiled model goes, by phase: the host's Python around the device
+work, the simulator's per-launch Python, and its jitted interpreter.
+
+    python bench/call_breakdown.py [MODEL ...] [--calls 20] [--top 8]
+
+MODEL is an export of examples/models/exports (default torch_mobilenetv2 torch_bert
+jax_lstm). Each is compiled to a .vmfb and called (its last call of calls.py) a few
+times to warm up, then --calls times with wrappers timing: every `hal.*` import the
+VM calls (tt_hal.runtime.hal_module), every launch's `run_program`, and inside it the
+jitted `run_round` call (the interpreter). Printed per model, medians over the calls:
+- call: the whole call, as the caller sees it;
+- hal imports: the time in the VM's `hal.*` calls, the largest of them by name;
+- run_program: the launches (count), of which run_round and the Python around it;
+- the rest: the VM itself, argument and result conversion (outside every import).
+Most launches run on the device's queue thread while the caller waits in
+`hal.fence.await`, so run_program is inside that import's time, not beside it.
+The wrappers cost about a microsecond each: the per-launch Python shown includes theirs.
+A profile, not a timing: ratios against numpy and llvm-cpu are bench/run_all.py's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "examples" / "models" / "exports"))
+
+from calls import CALLS  # noqa: E402
+
+from tt_hal import compiler, runtime  # noqa: E402
+from tt_hal.runtime import hal_module  # noqa: E402
+from tt_hal.sim import device as sim_device  # noqa: E402
+from tt_hal.sim import dispatch  # noqa: E402
+
+
+class Timings:
+    """Seconds and counts of the wrapped functions within one call."""
+
+    def __init__(self):
+        self.seconds: collections.defaultdict[str, float] = collections.defaultdict(float)
+        self.counts: collections.Counter[str] = collections.Counter()
+
+    def add(self, name: str, seconds: float) -> None:
+        self.seconds[name] += seconds
+        self.counts[name] += 1
+
+
+def instrument(timings: Timings) -> None:
+    """Wraps the hal module's imports, run_program and run_round's entry point."""
+    module = hal_module.HalVmModule
+    for name, method in list(vars(module).items()):
+        if name.startswith("_") or not callable(method):
+            continue
+
+        def timed(self, *args, method=method, name=name):
+            start = time.perf_counter()
+            try:
+                return method(self, *args)
+            finally:
+                timings.add("hal." + name, time.perf_counter() - start)
+
+        setattr(module, name, timed)
+    run_program = dispatch.run_program
+
+    def timed_run_program(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return run_program(*args, **kwargs)
+        finally:
+            timings.add("run_program", time.perf_counter() - start)
+
+    sim_device.run_program = timed_run_program  # as SimDevice.enqueue_program finds it
+    launch_arguments = dispatch.PreparedProgram.launch_arguments
+
+    def timed_launch_arguments(self, *args, **kwargs):
+        program, chip, run_round = launch_arguments(self, *args, **kwargs)
+
+        def timed_run_round(*arguments):
+            start = time.perf_counter()
+            try:
+                return run_round(*arguments)
+            finally:
+                timings.add("run_round", time.perf_counter() - start)
+
+        return program, chip, timed_run_round
+
+    dispatch.PreparedProgram.launch_arguments = timed_launch_arguments
+
+
+def breakdown(model: str, calls: int, top: int, timings: Timings) -> None:
+    module = runtime.load_vm_flatbuffer(compiler.compile_vmfb(ROOT / "examples" / "models" / "exports"
+                                                              / f"{model}.mlir"), driver="tenstorrent")
+    function, args = CALLS[model][-1]
+    for _ in range(3):
+        module[function](*args)
+    rows = collections.defaultdict(list)
+    for _ in range(calls):
+        timings.seconds.clear()
+        timings.counts.clear()
+        start = time.perf_counter()
+        module[function](*args)
+        rows["call"].append(time.perf_counter() - start)
+        for name, seconds in timings.seconds.items():
+            rows[name].append(seconds)
+        rows["hal imports"].append(sum(s for n, s in timings.seconds.items() if n.startswith("hal.")))
+        rows["run_program Python"].append(timings.seconds["run_program"] - timings.seconds["run_round"])
+    counts = dict(timings.counts)  # the last call's
+
+    def ms(name: str) -> str:
+        return f"{statistics.median(rows[name]) * 1e3:7.2f} ms"
+
+    launches = counts.get("run_program", 0)
+    print(f"{model}: call {ms('call')}")
+    print(f"  hal imports         {ms('hal imports')} ({sum(c for n, c in counts.items() if n.startswith('hal.'))} "
+          f"calls)")
+    imports = sorted((n for n in rows if n.startswith("hal.")), key=lambda n: -statistics.median(rows[n]))
+    for name in imports[:top]:
+        print(f"    {name:32s}{ms(name)} x{counts[name]}")
+    if launches:
+        python = statistics.median(rows["run_program Python"])
+        print(f"  run_program         {ms('run_program')} ({launches} launches)")
+        print(f"    run_round         {ms('run_round')}")
+        print(f"    Python around it  {python * 1e3:7.2f} ms ({python / launches * 1e6:.1f} us a launch)")
+    outside = statistics.median(rows["call"]) - statistics.median(rows["hal imports"])
+    print(f"  VM and conversions  {outside * 1e3:7.2f} ms (the call outside every hal import)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("models", nargs="*", default=["torch_mobilenetv2", "torch_bert", "jax_lstm"])
+    parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--top", type=int, default=8, help="hal imports listed per model")
+    options = parser.parse_args()
+    unknown = [m for m in options.models if m not in CALLS]
+    if unknown:
+        print(f"call_breakdown: unknown model {', '.join(unknown)}; models: {', '.join(CALLS)}", file=sys.stderr)
+        return 2
+    timings = Timings()
+    instrument(timings)
+    for model in options.models:
+        breakdown(model, options.calls, options.top, timings)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

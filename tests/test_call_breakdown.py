@@ -1,0 +1,32 @@
+"""bench/call_breakdown.py: a model's call by phase (run in a subprocess: it wraps the
+hal module's imports and the simulator's run_program for the rest of its process)."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "call_breakdown.py"
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600)
+
+
+def test_a_call_is_split_into_imports_launches_and_the_rest():
+    result = run("torch_mlp", "--calls", "2")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    call = float(re.search(r"torch_mlp: call +([\d.]+) ms", out).group(1))
+    imports = float(re.search(r"hal imports +([\d.]+) ms \((\d+) calls\)", out).group(1))
+    launches = int(re.search(r"run_program +[\d.]+ ms \((\d+) launches\)", out).group(1))
+    run_round = float(re.search(r"run_round +([\d.]+) ms", out).group(1))
+    run_program = float(re.search(r"run_program +([\d.]+) ms", out).group(1))
+    assert 0 < imports <= call and launches > 0 and 0 < run_round <= run_program
+    assert "hal.fence_await" in out or "hal.device_queue_execute" in out
+
+
+def test_an_unknown_model_is_a_usage_error():
+    result = run("no_such_model")
+    assert result.returncode == 2
+    assert "unknown model no_such_model" in result.stderr
