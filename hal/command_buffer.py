@@ -40,6 +40,10 @@ Operand = HalBuffer | BindingRef
 # Entries of an executable's launch_parts (distinct push constants of its dispatches):
 # a bound on what dynamic-shape constants can make it hold.
 LAUNCH_PARTS_CACHE_SIZE = 1024
+# LaunchPrograms kept per export and push constants, by (bindings, workgroup count): the
+# dispatches of recordings made again on every call (a .vmfb's loops, its dynamic shapes)
+# launch the same ones, whose prepared arguments the backend keeps per launch.
+SHARED_LAUNCHES = 16
 
 
 def _resolve(operand: Operand, table: Sequence[HalBuffer], offset: int, length: int | None, what: str):
@@ -170,14 +174,15 @@ class DispatchCommand:
 
     @functools.cached_property
     def _fixed(self) -> tuple:
-        """What every execution lowers the same way: _launch_parts', then per binding the
-        last buffer it resolved to and its Binding, and a list holding the last
-        execution's (bindings, LaunchPrograms) or None."""
+        """What every execution lowers the same way: _launch_parts', the LaunchPrograms
+        of every dispatch of this export with these push constants (SHARED_LAUNCHES), then
+        per binding the last buffer it resolved to and its Binding, and a list holding
+        the last execution's (bindings, LaunchPrograms) or None."""
         key = (self.export_ordinal, self.constants, len(self.bindings), self.what)
         cache = self.executable.launch_parts
         parts = cache.get(key)
         if parts is None:
-            parts = _launch_parts(self.executable, *key)
+            parts = (*_launch_parts(self.executable, *key), {})
             if len(cache) >= LAUNCH_PARTS_CACHE_SIZE:
                 cache.clear()
             cache[key] = parts
@@ -193,7 +198,7 @@ class DispatchCommand:
         same Binding objects as last time (BackendDevice.binding: the simulator's, for
         memory at the same place), the last LaunchPrograms are launched again: a
         backend prepares a launch once."""
-        export, what, binding_names, stages, tensors, last, reused = self._fixed
+        export, what, binding_names, stages, tensors, shared, last, reused = self._fixed
         bindings = []
         for k, (operand, offset, length) in enumerate(self.bindings):
             is_ref = type(operand) is BindingRef
@@ -224,14 +229,26 @@ class DispatchCommand:
         previous = reused[0]
         if indirect is None and previous is not None and previous[0] == bindings:  # the same objects: == is fast
             return previous[1]
-        sources = bindings + tensors  # what stages pick their bindings from (_stage's picks)
-        launches = []
-        for program, name, stage_count, constants, picks in stages:
-            stage_bindings = bindings if picks is None else tuple(map(sources.__getitem__, picks))
-            if stage_count is None:
-                launches.append(LaunchProgram(program, name, workgroup_count, constants, stage_bindings, indirect))
-            else:
-                launches.append(LaunchProgram(program, name, stage_count, constants, stage_bindings))
+        # By the buffers' ids (a backend's buffers need not be hashable): an entry holds its
+        # bindings, so no other buffer takes their ids meanwhile.
+        shared_key = None if indirect is not None else \
+            (workgroup_count, *[(id(b.buffer), b.offset, b.length) for b in bindings])
+        entry = shared.get(shared_key) if indirect is None else None
+        launches = entry[1] if entry is not None else None
+        if launches is None:
+            sources = bindings + tensors  # what stages pick their bindings from (_stage's picks)
+            launches = []
+            for program, name, stage_count, constants, picks in stages:
+                stage_bindings = bindings if picks is None else tuple(map(sources.__getitem__, picks))
+                if stage_count is None:
+                    launches.append(LaunchProgram(program, name, workgroup_count, constants, stage_bindings,
+                                                  indirect))
+                else:
+                    launches.append(LaunchProgram(program, name, stage_count, constants, stage_bindings))
+            if indirect is None:
+                if len(shared) >= SHARED_LAUNCHES:  # bounded: cleared whole, as the caches of the backend
+                    shared.clear()
+                shared[shared_key] = (bindings, launches)
         if indirect is None:
             reused[0] = (bindings, launches)  # one assignment: executions on two threads may race here
         return launches

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import hal
+from hal.backend import LaunchProgram
 from tests.cts.ctsutil import BU, MT, SC, TIMEOUT_NS, raises_status, read_bytes, submit_and_wait, wait_ok
 from tt_hal.kernels import eltwise, rowmajor
 from tt_hal.kernels.common import workgroup_count
@@ -257,6 +258,32 @@ def test_recordings_of_a_dispatch_share_its_launch_parts(device):
         got = floats(target)
         assert np.array_equal(got[:tiles * TILE], -x[:tiles * TILE]) and (got[tiles * TILE:] == SENTINEL).all()
     assert len(executable.launch_parts) == 2
+
+
+def test_recordings_over_the_same_buffers_launch_the_same_programs(device):
+    """Recordings of a dispatch over the same buffers with the same workgroup count (a
+    .vmfb's loops and dynamic shapes record theirs again on every call) lower it to the
+    same LaunchPrograms, whose prepared arguments a backend keeps per launch; another
+    workgroup count or another buffer gets launches of its own, and each runs with its own."""
+    executable = prepare(device, eltwise.eltwise_unary(SfpuOp.NEG, F32, F32))
+    x = values(2, seed=15)
+    source, first, second = device_buffer(device, x), sentinel_buffer(device, 2), sentinel_buffer(device, 2)
+
+    def launches(target, grid) -> list:
+        cb = hal.HalCommandBuffer(device)
+        cb.fill(target, SENTINEL.tobytes())
+        cb.execution_barrier()
+        cb.dispatch(executable, 0, grid, constants(2), [source, target])
+        cb.end()
+        submit_and_wait(device, cb)
+        assert np.array_equal(floats(target), -x)
+        return [c for c in cb.prepare([])[0] if isinstance(c, LaunchProgram)]
+
+    once = launches(first, (1, 1, 1))
+    assert len(once) == 1 and launches(first, (1, 1, 1))[0] is once[0]
+    other_count, other_buffer = launches(first, (2, 1, 1))[0], launches(second, (1, 1, 1))[0]
+    assert other_count.workgroup_count == (2, 1, 1) and other_count is not once[0]
+    assert other_buffer is not once[0] and other_buffer.bindings != once[0].bindings
 
 
 def test_a_reused_recording_checks_each_execution_s_buffers(device):
