@@ -199,13 +199,14 @@ class DispatchCommand:
         memory at the same place), the last LaunchPrograms are launched again: a
         backend prepares a launch once."""
         export, what, binding_names, stages, tensors, shared, last, reused = self._fixed
-        bindings = []
+        bindings, device_only = [], True
         for k, (operand, offset, length) in enumerate(self.bindings):
             is_ref = type(operand) is BindingRef
             source = table[operand.slot] if is_ref and operand.slot < len(table) else operand
             seen, binding = last[k]
             if seen() is source and not source.allocation.released:
                 bindings.append(binding)
+                device_only = device_only and source.allocation.is_device
                 continue
             aligned = k in export.page_aligned_bindings
             key = (operand.slot, operand.offset, operand.length, offset, length, aligned) if is_ref else None
@@ -217,6 +218,7 @@ class DispatchCommand:
                 binding = allocation.backend.binding(allocation.backend_buffer, r.allocation_offset, r.length)
                 if key is not None:
                     resolved[key] = binding
+            device_only = device_only and source.allocation.is_device
             last[k] = (weakref.ref(source), binding)  # weak: a recording must not keep its last tensors
             bindings.append(binding)
         workgroup_count, indirect = self.workgroup_count, None
@@ -229,11 +231,12 @@ class DispatchCommand:
         previous = reused[0]
         if indirect is None and previous is not None and previous[0] == bindings:  # the same objects: == is fast
             return previous[1]
-        # By the buffers' ids (a backend's buffers need not be hashable): an entry holds its
-        # bindings, so no other buffer takes their ids meanwhile.
-        shared_key = None if indirect is not None else \
-            (workgroup_count, *[(id(b.buffer), b.offset, b.length) for b in bindings])
-        entry = shared.get(shared_key) if indirect is None else None
+        # Shared only over device memory: an entry holds its backend buffers, and host memory's
+        # hold their host arrays. By the buffers' ids (a backend's buffers need not be
+        # hashable): an entry holds its bindings, so no other buffer takes their ids meanwhile.
+        shared_key = (workgroup_count, *[(id(b.buffer), b.offset, b.length) for b in bindings]) \
+            if indirect is None and device_only else None
+        entry = shared.get(shared_key) if shared_key is not None else None
         launches = entry[1] if entry is not None else None
         if launches is None:
             sources = bindings + tensors  # what stages pick their bindings from (_stage's picks)
@@ -245,7 +248,7 @@ class DispatchCommand:
                                                   indirect))
                 else:
                     launches.append(LaunchProgram(program, name, stage_count, constants, stage_bindings))
-            if indirect is None:
+            if shared_key is not None:
                 if len(shared) >= SHARED_LAUNCHES:  # bounded: cleared whole, as the caches of the backend
                     shared.clear()
                 shared[shared_key] = (bindings, launches)
