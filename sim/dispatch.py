@@ -317,14 +317,20 @@ _INT64 = np.dtype(np.int64)
 
 
 class _Slot:
-    """A dispatching thread's slot in its device's Watchdog: (time.monotonic deadline,
-    stop flag) of the dispatch it runs, or None. Replaced whole, so the watchdog thread
-    reads a deadline and its own dispatch's flag together."""
+    """A dispatching thread's slot in its device's Watchdog: its stop flag (interpreter's
+    `stop`, one array for all its dispatches) and (time.monotonic deadline, number) of
+    the dispatch it runs, or None. `current` is replaced whole, so the watchdog thread
+    reads a deadline and its dispatch's number together."""
 
-    current: tuple[float, np.ndarray] | None = None
+    __slots__ = ("stop", "dispatches", "current", "__weakref__")
+
+    def __init__(self):
+        self.stop = np.array([0, -1], np.int64)
+        self.dispatches = 0
+        self.current: tuple[float, int] | None = None
 
 
-_NEVER_STOP = np.zeros(1, np.int64)  # the stop flag of an unwatched dispatch
+_NEVER_STOP = np.array([-1, 0], np.int64)  # the stop flag of an unwatched dispatch: never set
 _NO_ADDRESSES = np.zeros(ADDRESS_ROWS, np.int64)  # run_round's address table when it runs no cores
 COMPILE_ELSEWHERE_ENVIRONMENT = "TT_HAL_COMPILE_ELSEWHERE"  # "0": a cold start compiles in this process only
 
@@ -332,7 +338,9 @@ COMPILE_ELSEWHERE_ENVIRONMENT = "TT_HAL_COMPILE_ELSEWHERE"  # "0": a cold start 
 class Watchdog:
     """One device's dispatch deadlines. The numba interpreter cannot be interrupted, so a
     dispatch gets a `stop` flag (which the cores poll, interpreter.STOP_POLL) from this
-    one thread, which sets it when the deadline passes. The thread starts on first use,
+    one thread, which sets it when the deadline passes: to the dispatch's number, so a
+    thread's flag, made once (a new array a dispatch cost microseconds of a model's
+    launch), stops only the dispatch that was late. The thread starts on first use,
     sleeps until the earliest deadline and holds no reference to the device.
 
     Each dispatching thread has a slot, registered once; a dispatch then only writes its
@@ -361,12 +369,14 @@ class Watchdog:
                 if self._thread is None and not self._closed:
                     self._thread = threading.Thread(target=self._run, name=f"{self._name}-watchdog", daemon=True)
                     self._thread.start()
-        deadline, stop = time.monotonic() + seconds, np.zeros(1, np.int64)
-        slot.current = (deadline, stop)
+        deadline = time.monotonic() + seconds
+        slot.dispatches += 1
+        slot.stop[1] = slot.dispatches
+        slot.current = (deadline, slot.dispatches)
         if deadline < self._wake_at:  # the thread would sleep past it
             with self._changed:
                 self._changed.notify()
-        return stop
+        return slot.stop
 
     def unwatch(self) -> None:
         self._local.slot.current = None
@@ -386,7 +396,7 @@ class Watchdog:
             current = slot.current
             if current is not None:
                 if current[0] <= now:
-                    current[1][0] = 1
+                    slot.stop[0] = current[1]
                 else:
                     earliest = min(earliest, current[0])
         return earliest

@@ -51,6 +51,9 @@ TILE_OP_COST = 64
 NO_WAIT = -1  # waiting[c, p, 0] of a kernel that is not blocked
 # Budget units between two looks at the `stop` flag a dispatch's watchdog sets at its
 # wall-clock deadline: microseconds of scalar instructions, a few dozen tile ops.
+# stop = (the dispatch the watchdog stopped, the dispatch running), numbered: the cores
+# stop when they are equal, so one array serves a thread's dispatches one after another
+# and a flag written late for the last dispatch never stops the next.
 STOP_POLL = 4096
 # Bytes of compute's working space (run_round's `work`): three float32 tiles, a float64
 # one and matmul_tile_exact's operands.
@@ -78,8 +81,8 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
     1024) and dirty (cores,): Dst tiles [0, dirty) written since the last release;
     instructions (cores, 3) counts what each kernel executed (for traces); acquired
     (cores,): a kernel holds Dst. fault: (code, core, processor, pc, a, b, c, d), zeroed
-    here. work: WORK_BYTES of uint8, compute's working space. stop: (1,), set non-zero from another
-    thread to stop the cores (Fault.DEADLINE). fpu_model: FpuModel.jit_argument;
+    here. work: WORK_BYTES of uint8, compute's working space. stop: (2,), the cores stop (Fault.DEADLINE)
+    when another thread sets stop[0] to stop[1] (STOP_POLL). fpu_model: FpuModel.jit_argument;
     addresses: compute.kernel_addresses(fpu_model).
     Returns the budget spent: an instruction costs 1 and a tile op (compute,
     tilize_block / untilize_block) TILE_OP_COST (matmul_block: per tile product), so
@@ -138,7 +141,7 @@ def run_round(codes, ct_args, arg_table, rt_counts, constants, binding_args, wor
                     before = executed
                     while True:
                         if spent >= poll:
-                            if spent >= budget or stop[0] != 0:
+                            if spent >= budget or stop[0] == stop[1]:
                                 fault[0] = Fault.BUDGET if spent >= budget else Fault.DEADLINE
                                 fault[1], fault[2], fault[3], fault[4] = c, p, pc, budget
                                 pcs[c, p] = pc

@@ -113,10 +113,11 @@ def test_dispatch_timeout_is_a_device_uri_option():
 
 
 def _stopped_within(stop, seconds: float) -> float | None:
-    """Seconds until the watchdog set `stop`, or None if it did not within `seconds`."""
+    """Seconds until the watchdog stopped the dispatch `stop` runs now (the cores stop at
+    stop[0] == stop[1]), or None if it did not within `seconds`."""
     start = time.monotonic()
     while time.monotonic() - start < seconds:
-        if stop[0]:
+        if stop[0] == stop[1]:
             return time.monotonic() - start
         time.sleep(0.01)
     return None
@@ -125,8 +126,9 @@ def _stopped_within(stop, seconds: float) -> float | None:
 def test_watchdog_deadlines_from_several_threads():
     """The watchdog's slots are written without a lock: an earlier deadline from another
     thread wakes it although it sleeps toward a later one; a slot whose deadline moved
-    later is honoured at the new time; a dispatch after an expired one starts clean; an
-    unwatched dispatch is never stopped."""
+    later is honoured at the new time; a dispatch after an expired one starts clean
+    (its thread's flag, reused, still marks the one stopped); an unwatched dispatch is
+    never stopped."""
     watchdog = Watchdog("test")
     try:
         late = watchdog.watch(30.0)  # the thread now sleeps for 30 s
@@ -141,19 +143,21 @@ def test_watchdog_deadlines_from_several_threads():
         while "early" not in stops:
             time.sleep(0.01)
         assert _stopped_within(stops["early"], 5.0) is not None
-        assert not late[0]
+        assert late[0] != late[1]
         done.set()
         thread.join()
 
         watchdog.unwatch()
         first = watchdog.watch(0.1)
+        first_number = first[1]
         watchdog.unwatch()  # ended before its deadline: the next dispatch of this thread is later
         second = watchdog.watch(0.6)
         waited = _stopped_within(second, 5.0)
-        assert waited is not None and waited > 0.3 and not first[0]
+        assert waited is not None and waited > 0.3 and second[0] != first_number
 
         watchdog.unwatch()
         third = watchdog.watch(30.0)
+        assert third is second and third[0] == first_number + 1  # the thread's flag marks the second
         assert _stopped_within(third, 0.5) is None  # the expired flag was that dispatch's alone
         watchdog.unwatch()
         assert _stopped_within(third, 0.3) is None
