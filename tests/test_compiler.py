@@ -71,6 +71,7 @@ from tt_hal import compiler, runtime
 from tt_hal.compiler import dispatch, frontend, lowering, tolerance
 from tt_hal.compiler import reference as llvm_cpu
 from tt_hal.compiler.reference import function_signatures, run_llvm_cpu
+from tt_hal.kernels.fused import FUSED_INPUTS, FUSED_ROW_TILE_INPUTS
 from tt_hal.target.program import ArgKind, BindingSource
 from tt_hal.target.ttx import read_executable
 from tt_hal.tools.inspection import embedded_executable
@@ -1908,14 +1909,17 @@ def test_small_window_reductions_are_unrolled(name):
     assert {"eltwise_fused", "eltwise_fused_untilized"} & set(kernels), kernels
 
 
-@pytest.mark.parametrize("name, positions, inputs, gathered, tiles", [
-    ("conv2d_depthwise", 9, 2, 1, 2),  # 6x6x6 as 6 x 36; the weights' rows are windows
-    ("conv_depthwise_nchw", 9, 2, 2, 2),  # 8x8x8 as 8 x 64
-    ("conv2d_depthwise_channels_last", 9, 2, 1, 2),  # 8x8x32 as 64 x 32; the weights' rows are windows
-    ("max_pool_2x2_stride_2", 4, 1, 1, 1)])  # 4x4x4 as 4 x 16: one kernel, its output untilized
-def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, positions, inputs, gathered, tiles):
+# A kernel's inputs: fused.FUSED_INPUTS, or FUSED_ROW_TILE_INPUTS where it may read loaded
+# bindings (the weights' windows) as row tiles (at most dispatch.ROW_TILE_READS tiles).
+@pytest.mark.parametrize("name, positions, inputs, gathered, tiles, room", [
+    ("conv2d_depthwise", 9, 2, 1, 2, FUSED_ROW_TILE_INPUTS),  # 6x6x6 as 6 x 36; the weights' rows are windows
+    ("conv_depthwise_nchw", 9, 2, 2, 2, FUSED_INPUTS),  # 8x8x8 as 8 x 64
+    ("conv2d_depthwise_channels_last", 9, 2, 1, 2, FUSED_ROW_TILE_INPUTS),  # 8x8x32 as 64 x 32
+    ("max_pool_2x2_stride_2", 4, 1, 1, 1, FUSED_INPUTS)])  # 4x4x4 as 4 x 16: one kernel, its output untilized
+def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, positions, inputs, gathered, tiles,
+                                                                        room):
     """Each window position's element (its window times its weight) is computed by the fused
-    kernel that adds it to the total, as many positions a kernel as its six inputs hold
+    kernel that adds it to the total, as many positions a kernel as its inputs hold
     (the total so far one of them): no scratch tensor and launch per position. Each
     position's operands are read once, straight into the tiling the kernel reads them in
     (a per-channel weight as a column): gathered (`gathered` of a position's `inputs`),
@@ -1930,9 +1934,9 @@ def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, po
     fused = [i for i, names in enumerate(kernels) if {"eltwise_fused", "eltwise_fused_untilized"} & set(names)]
     assert all(stages[i].workgroup_count == (tiles, 1, 1) for i in fused[:-1]), [s.workgroup_count for s in stages]
     reduction = kernels[:fused[-1] + 1]
-    expected, left, room = 0, positions, 6
-    while left:
-        left, expected, room = max(0, left - room // inputs), expected + 1, 5
+    expected, left = 0, positions
+    while left:  # after the first kernel, the total so far is one of a kernel's inputs
+        left, expected = max(0, left - (room if expected == 0 else room - 1) // inputs), expected + 1
     assert len(fused) == expected, kernels
     assert sum("gather" in names for names in reduction) == positions * gathered, kernels
     assert not any("untilize" in names for names in reduction), kernels

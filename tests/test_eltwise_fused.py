@@ -76,6 +76,8 @@ from tests import reference as ref
 from tt_hal import ops
 from tt_hal.kernels import fused
 from tt_hal.kernels.fused import (
+    FUSED_INPUTS,
+    FUSED_ROW_TILE_INPUTS,
     MAX_FUSED_INPUTS,
     Binary,
     Constant,
@@ -904,6 +906,45 @@ def test_input_count_limits(device):
     assert error.value.code == StatusCode.UNIMPLEMENTED
 
 
+def _sum_code(n):
+    """The sum of n inputs, each loaded just before it is added (two live tiles)."""
+    code = [Input(0)]
+    for i in range(1, n):
+        code += [Input(i), Binary(SfpuOp.ADD, len(code) - 1, len(code))]
+    return tuple(code)
+
+
+def test_fused_inputs_is_what_a_reader_reads_all_as_row_tiles():
+    """FUSED_INPUTS, the inputs a compiler's fused kernels take (fits), is the most whose
+    reader, with both padding masks, has the registers to read every one as row tiles;
+    with one more it cannot read even one so (RESOURCE_EXHAUSTED)."""
+    def build(n, row_inputs):
+        rows = (True,) * row_inputs + (False,) * (n - row_inputs)
+        fused.eltwise_fused("fused", (FusedInput(BF),) * n, _sum_code(n), BF, True, True, rows=rows)
+
+    build(FUSED_INPUTS, FUSED_INPUTS)
+    with pytest.raises(HalError) as error:
+        build(FUSED_INPUTS + 1, 1)
+    assert error.value.code == StatusCode.RESOURCE_EXHAUSTED
+    build(FUSED_INPUTS + 1, 0)  # tile pages only: built
+    assert fused.fits(_sum_code(FUSED_INPUTS), (FusedInput(BF),) * FUSED_INPUTS, False)
+    assert not fused.fits(_sum_code(FUSED_INPUTS + 1), (FusedInput(BF),) * (FUSED_INPUTS + 1), False)
+
+
+def test_fused_row_tile_inputs_is_what_an_untilizing_reader_reads_all_as_row_tiles():
+    """FUSED_ROW_TILE_INPUTS, the inputs of a compiler's fused kernel that may read a
+    loaded binding as row tiles, is the most eltwise_fused_untilized (a dispatch's last
+    kernel) reads all as row tiles; one more and its reader runs out of registers."""
+    def build(n):
+        fused.eltwise_fused_untilized((FusedInput(BF),) * n, (False,) * n, _sum_code(n), BF, True,
+                                      row_tiles=(True,) * n)
+
+    build(FUSED_ROW_TILE_INPUTS)
+    with pytest.raises(HalError) as error:
+        build(FUSED_ROW_TILE_INPUTS + 1)
+    assert error.value.code == StatusCode.RESOURCE_EXHAUSTED
+
+
 def test_integer_code_with_a_runtime_scalar(device):
     """int32 code: a - scalar (a push constant's bits) wraps, a row input broadcast whole
     (unary_bcast), against numpy in int64."""
@@ -940,13 +981,13 @@ def _all_inputs_code(n):
 
 def test_max_inputs(device):
     """MAX_FUSED_INPUTS inputs with different broadcasts, each read from its own page."""
-    broadcasts = list(Broadcast) * 2
-    inputs = [FusedInput(BF, broadcasts[i], i % 3 == 0) for i in range(MAX_FUSED_INPUTS)]
+    broadcasts = list(Broadcast)
+    inputs = [FusedInput(BF, broadcasts[i % len(broadcasts)], i % 3 == 0) for i in range(MAX_FUSED_INPUTS)]
     check_case(device, _case((2, 40, 40), inputs, _all_inputs_code(MAX_FUSED_INPUTS), ["signed"] * MAX_FUSED_INPUTS,
                              seed_=seed("max-inputs")), None)
 
 
-@pytest.mark.parametrize("n, masks", [(8, 1), (7, 2)])
+@pytest.mark.parametrize("n, masks", [(MAX_FUSED_INPUTS, 1), (MAX_FUSED_INPUTS - 1, 2), (MAX_FUSED_INPUTS - 2, 2)])
 def test_max_inputs_with_masks(device, n, masks):
     """n inputs plus the mask tiles: either it runs (and matches the twin) or it is
     refused with UNIMPLEMENTED, as the input-count limit is."""

@@ -41,6 +41,7 @@ from iree.compiler import ir
 
 from hal.status import HalError, StatusCode
 from tt_hal.compiler.lowering import (
+    ROW_TILE_READS,
     DispatchLowering,
     Launch,
     Options,
@@ -48,9 +49,10 @@ from tt_hal.compiler.lowering import (
     Tensor,
     Window,
     build_kernel,
+    loaded,
     location,
 )
-from tt_hal.kernels import rowmajor
+from tt_hal.kernels import fused, rowmajor
 from tt_hal.kernels.common import MASK_FORMAT, mask_values, strip_tiles, workgroup_count
 from tt_hal.target.arch import DEFAULT_ARCH, get_arch
 from tt_hal.target.isa import Broadcast, MathFidelity
@@ -306,11 +308,6 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
     return Export(name, constant_count, binding_count, (1, 1, 1), tuple(out.stages), tuple(out.tensors))
 
 
-def _loaded(operand) -> bool:
-    """Is a launch operand a tensor loaded from a binding?"""
-    return isinstance(operand, Tensor) and operand.ref is not None and operand.ref[0] == "binding"
-
-
 def _fused_operands(launch: Launch) -> list[Tensor]:
     """A fused elementwise launch's inputs: its operands but the output and padding masks."""
     return [o for o in launch.operands[:-1] if not isinstance(o, tuple)]
@@ -335,21 +332,23 @@ def _untilized_output(lowering: DispatchLowering) -> tuple | None:
     if data_format is not launch.kernel[4] or _matrices(out.device_shape) != shape or (
             window is not None and isinstance(key[1], PushConstant)):  # the untilize stage's error, unchanged
         return None
-    read_before = {o.ref for other in lowering.launches[:-1] for o in other.operands if _loaded(o)}
-    rows = tuple(window is None and _loaded(t) and t.ref not in read_before
+    read_before = {o.ref for other in lowering.launches[:-1] for o in other.operands if loaded(o)}
+    rows = tuple(window is None and loaded(t) and t.ref not in read_before
                  and t.window is None and not t.row_major and _matrices(t.device_shape) == shape
                  and source.broadcast is Broadcast.NONE and not source.batch_broadcast
                  and source.data_format is t.data_format
                  for t, source in zip(_fused_operands(launch), launch.kernel[2]))
-    tiled = {t.ref for t, is_rows in zip(_fused_operands(launch), rows) if _loaded(t) and not is_rows}  # anyway
-    return key, tuple(is_rows and t.ref not in tiled for t, is_rows in zip(_fused_operands(launch), rows))
+    tiled = {t.ref for t, is_rows in zip(_fused_operands(launch), rows) if loaded(t) and not is_rows}  # anyway
+    rows = [is_rows and t.ref not in tiled for t, is_rows in zip(_fused_operands(launch), rows)]
+    for i in [i for i, is_rows in enumerate(rows) if is_rows][fused.MAX_ROW_INPUTS:]:  # the rest tilized first
+        rows[i] = False
+    while not _buildable(_untilized_kernel(launch, tuple(rows), ())):  # its reader's registers: fewer as rows
+        if not any(rows):
+            return None
+        rows[max(i for i, is_rows in enumerate(rows) if is_rows)] = False
+    return key, tuple(rows)
 
 
-# A launch reads an operand's tiles from its rows (four face reads each: 64 NoC reads of a
-# face row, where a tilize stage reads 32 rows a block of 8 tiles) when it reads no more than
-# this many tiles so: on this host a tile so read costs about a tenth of a tilize launch
-# (docs/tensix.md, Performance), so small operands save time and large ones would not.
-ROW_TILE_READS = 8
 # What a tilize stage tilizes, but block floats: a reader reads whole elements.
 ROW_TILE_FORMATS = (DataFormat.float32, DataFormat.bfloat16, DataFormat.int32, DataFormat.uint32, DataFormat.uint16,
                     DataFormat.uint8)
@@ -367,7 +366,7 @@ def _row_major_operands(lowering: DispatchLowering, as_rows: set, kernel) -> dic
     for index, launch in enumerate(lowering.launches):
         readable, formats = _row_tile_reads(launch)
         for position, operand in enumerate(launch.operands):
-            if not _loaded(operand) or operand.ref in as_rows:
+            if not loaded(operand) or operand.ref in as_rows:
                 continue
             n = readable.get(position)
             ok = (n is not None and not operand.row_major and (operand.data_format or FORMAT) in formats
@@ -475,7 +474,7 @@ def _loads(lowering: DispatchLowering) -> dict:
     loads = {}
     for launch in lowering.launches:
         for operand in launch.operands:
-            if _loaded(operand):
+            if loaded(operand):
                 loads.setdefault(operand.ref[1], operand)
     return loads
 

@@ -2159,7 +2159,8 @@ class DispatchLowering:
     def _fits(self, code: Sequence[Instruction], inputs: list[tuple[Tensor, FusedInput]]) -> bool:
         """Is `code` one fused kernel (its Dst tiles and its inputs)?"""
         fused_inputs = tuple(fi for _, fi in inputs)
-        return fused.fits(tuple(code), fused_inputs, self._fp32_dest(code, fused_inputs))
+        return _row_tile_inputs_fit(inputs) and fused.fits(tuple(code), fused_inputs,
+                                                           self._fp32_dest(code, fused_inputs))
 
     def _fused(self, op, code: Sequence[Instruction], inputs: list[tuple[Tensor, FusedInput]], out: Tensor) -> None:
         if len(code) > 1 and not self._fits(code, inputs):
@@ -2195,7 +2196,8 @@ class DispatchLowering:
 
         def fits(v: int) -> bool:
             sub_code, sub_inputs = _cone(code, v, inputs, cut)
-            return len(sub_code) == 1 or fused.fits(tuple(sub_code), tuple(fi for _, fi in sub_inputs), True)
+            return len(sub_code) == 1 or (_row_tile_inputs_fit(sub_inputs) and
+                                          fused.fits(tuple(sub_code), tuple(fi for _, fi in sub_inputs), True))
 
         for v, instruction in enumerate(code):
             if fits(v):
@@ -3341,6 +3343,27 @@ def _joined(code: list[Instruction], inputs: list, other_code: list[Instruction]
         number[v] = len(joined)
         joined.append(_renumbered(instruction, number))
     return joined, joined_inputs
+
+
+# A launch reads an operand's tiles from its rows (four face reads each: 64 NoC reads of a
+# face row, where a tilize stage reads 32 rows a block of 8 tiles) when it reads no more than
+# this many tiles so: on this host a tile so read costs about a tenth of a tilize launch
+# (docs/tensix.md, Performance), so small operands save time and large ones would not.
+ROW_TILE_READS = 8
+
+
+def loaded(operand) -> bool:
+    """Is a launch operand a tensor loaded from a binding?"""
+    return isinstance(operand, Tensor) and operand.ref is not None and operand.ref[0] == "binding"
+
+
+def _row_tile_inputs_fit(inputs: list[tuple[Tensor, FusedInput]]) -> bool:
+    """Does a fused kernel that may read a loaded binding as row tiles (a kernel of at most
+    ROW_TILE_READS tiles: one read of each input a tile) take at most
+    fused.FUSED_ROW_TILE_INPUTS inputs, as many as its reader has the registers for?"""
+    tiles = max(tile_count(tensor.device_shape) for tensor, _ in inputs)
+    return (len(inputs) <= fused.FUSED_ROW_TILE_INPUTS or tiles > ROW_TILE_READS
+            or not any(loaded(tensor) for tensor, _ in inputs))
 
 
 def _cone(code: Sequence[Instruction], value: int, inputs: list, cut: dict | None = None) -> tuple[list[Instruction],

@@ -29,8 +29,6 @@ from tt_hal.kernels.common import (
 )
 from tt_hal.kernels.rowmajor import (
     BLOCK_TILES,
-    CB_ROW_TILES,
-    CB_ROWS,
     CB_TILES_OUT,
     OFFSET_CONSTANTS,
     ROW_TILE_CONSTANTS,
@@ -50,13 +48,36 @@ from tt_hal.kernels.rowmajor import (
     tensor_args,
     tile_sources,
 )
-from tt_hal.target.isa import ADDRGEN_SLOTS, INTEGER_RESULTS, Bits, Broadcast, Op, Processor, SfpuOp
+from tt_hal.target.isa import (
+    ADDRGEN_SLOTS,
+    INTEGER_RESULTS,
+    NUM_CIRCULAR_BUFFERS,
+    Bits,
+    Broadcast,
+    Op,
+    Processor,
+    SfpuOp,
+)
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import CircularBufferConfig, Export, KernelConfig, Program, Stage
 
-CB_FUSED_COLUMN_MASK, CB_FUSED_ROW_MASK = 9, 10
 MAX_FUSED_INPUTS = ADDRGEN_SLOTS  # inputs and mask tiles, one address generator each
+# The inputs of the kernels a compiler cuts fused code into (fits), as many as their readers
+# have the registers to read as row tiles (tests check both), so that none needs a tilize
+# launch before it for want of a register: all of eltwise_fused's with both masks; and of
+# a kernel that may read a loaded binding so, all of eltwise_fused_untilized's (which a
+# dispatch's last kernel may become).
+FUSED_INPUTS = 10
+FUSED_ROW_TILE_INPUTS = 6
+# A fused kernel's circular buffers: input i's tiles (a row-major input's blocks of rows)
+# in CB i, as its address generator; CB_OUT; and in the CBs above CB_OUT the padding
+# masks, or a row-major input's tiles (eltwise_fused_untilized, which also uses CB_TILES_OUT).
+_ABOVE_OUT = tuple(cb for cb in range(CB_OUT + 1, NUM_CIRCULAR_BUFFERS) if cb != CB_TILES_OUT)
+CB_FUSED_COLUMN_MASK, CB_FUSED_ROW_MASK = _ABOVE_OUT[:2]
+# eltwise_fused_untilized's row-major inputs, each two blocks of rows and a block of tiles
+# in L1 (96 KiB of float32): at most as many as when a fused kernel read 8 inputs.
+MAX_ROW_INPUTS = 8
 
 
 @dataclasses.dataclass(frozen=True)
@@ -241,9 +262,8 @@ def dst_capacity(fp32_dest_acc_en: bool) -> int:
 
 
 def fits(code: tuple[Instruction, ...], inputs: tuple[FusedInput, ...], fp32_dest_acc_en: bool) -> bool:
-    """Does `code` fit in Dst (eltwise_fused would build it), and its inputs in the address
-    generators (with two left for padding masks)?"""
-    if len(inputs) > MAX_FUSED_INPUTS - 2:
+    """Does `code` fit in Dst (eltwise_fused would build it), its inputs in FUSED_INPUTS?"""
+    if len(inputs) > FUSED_INPUTS:
         return False
     try:
         emit_code(KernelBuilder("fits"), code, inputs, dst_capacity(fp32_dest_acc_en))
@@ -381,12 +401,13 @@ def eltwise_fused_untilized(inputs: tuple[FusedInput, ...], rows: tuple[bool, ..
     (rowmajor.read_row_tiles; broadcast as tile pages are). Bindings (inputs..., out);
     push constants as untilize's, with the byte offsets of the row-major inputs and then
     the output's; then the code's scalars; then ROW_TILE_CONSTANTS per row_tiles input."""
-    if len(inputs) > MAX_FUSED_INPUTS:
-        raise HalError(StatusCode.UNIMPLEMENTED, f"a fused elementwise kernel reads at most {MAX_FUSED_INPUTS} "
-                                                 f"tensors, here {len(inputs)}")
     row_inputs = [i for i, is_rows in enumerate(rows) if is_rows]
+    if len(inputs) > MAX_FUSED_INPUTS or len(row_inputs) > MAX_ROW_INPUTS:
+        raise HalError(StatusCode.UNIMPLEMENTED, f"a fused elementwise kernel reads at most {MAX_FUSED_INPUTS} "
+                                                 f"tensors, {MAX_ROW_INPUTS} of them row-major; here "
+                                                 f"{len(inputs)}, {len(row_inputs)} row-major")
     tile_inputs = [i for i, is_rows in enumerate(rows) if not is_rows]
-    rows_cb, tiles_cb = {i: CB_ROWS + i for i in row_inputs}, {i: CB_ROW_TILES + i for i in row_inputs}
+    rows_cb, tiles_cb = {i: i for i in row_inputs}, {i: _ABOVE_OUT[k] for k, i in enumerate(row_inputs)}
 
     r = KernelBuilder("reader")
     first, end = tile_range(r)

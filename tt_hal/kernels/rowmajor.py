@@ -86,7 +86,6 @@ ROWS, COLUMNS, ROW_STRIDE, BATCH_STRIDE, SEGMENT, SEGMENT_STRIDE = range(1, 7)
 OFFSET_CONSTANTS = 7
 BLOCK_CONFIG = dict(fp32_dest_acc_en=True, dst_full_sync_en=True)  # Dst of 8 float32 tiles: every bit of a block
 CB_TILES_A, CB_TILES_B, CB_TILES_OUT = 24, 25, 26  # tiles between tilize and untilize in compute
-CB_ROWS, CB_ROW_TILES = 8, 17  # + i: a row-major input i's block, and its tiles (fused.eltwise_fused_untilized)
 _ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM, ArgKind.BINDING_PAGE_SIZE, ArgKind.BINDING_BYTE_OFFSET)
 
 

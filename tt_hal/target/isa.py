@@ -19,7 +19,7 @@ from hal.status import HalError, StatusCode
 
 NUM_REGISTERS = 32
 NUM_CIRCULAR_BUFFERS = 32
-ADDRGEN_SLOTS = 8  # address generators per kernel
+ADDRGEN_SLOTS = 16  # address generators per kernel
 MAX_RUNTIME_ARGS = 341  # per core and kernel (tt-metal's limit)
 WIDTH = 10  # opcode + 9 operands (matmul_block's)
 
