@@ -625,15 +625,24 @@ CASES["eltwise_is_finite"] = Case(mlir(f"""
       return %r : tensor<{SHAPE}xi1>
     }}
 """))  # log of a negative input is NaN, of zero -inf
-# A body too big for one fused kernel: more tensors than address generators, more
-# live values than Dst tiles (split into kernels through scratch tensors).
-_ARGS = [f"%x{i}" for i in range(10)]
-CASES["eltwise_ten_inputs_split"] = Case(elementwise_program(SHAPE, "\n".join(
-    [f"%p0 = stablehlo.multiply %x0, %x1 : tensor<{SHAPE}xf32>"]
-    + [f"%p{i} = stablehlo.{('add', 'multiply', 'subtract')[i % 3]} %p{i - 1}, %x{i + 1} : tensor<{SHAPE}xf32>"
-       for i in range(1, 9)]
-    + [f"%q = stablehlo.tanh %p8 : tensor<{SHAPE}xf32>", f"%r = stablehlo.add %q, %x0 : tensor<{SHAPE}xf32>"]),
-    tuple(_ARGS)))
+
+
+def ten_inputs(shape: str) -> Case:
+    """An elementwise body of ten bindings, its values combined in a chain."""
+    return Case(elementwise_program(shape, "\n".join(
+        [f"%p0 = stablehlo.multiply %x0, %x1 : tensor<{shape}xf32>"]
+        + [f"%p{i} = stablehlo.{('add', 'multiply', 'subtract')[i % 3]} %p{i - 1}, %x{i + 1} : tensor<{shape}xf32>"
+           for i in range(1, 9)]
+        + [f"%q = stablehlo.tanh %p8 : tensor<{shape}xf32>", f"%r = stablehlo.add %q, %x0 : tensor<{shape}xf32>"]),
+        tuple(f"%x{i}" for i in range(10))))
+
+
+# A body too big for one fused kernel that may read its bindings as row tiles (3 tiles: more
+# tensors than fused.FUSED_ROW_TILE_INPUTS), split into kernels through a scratch tensor; and
+# the same over 15 tiles, one kernel of ten inputs, the dispatch's last: it writes its result
+# row-major, its reader with the registers to read none of them as rows (all tilized first).
+CASES["eltwise_ten_inputs_split"] = ten_inputs(SHAPE)
+CASES["eltwise_ten_inputs_one_kernel"] = ten_inputs("96x160")
 # Every arith.cmpf predicate, on operands with NaNs (logs of negative numbers): IEEE's answers.
 for _predicate in ("oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno"):
     CASES[f"cmpf_{_predicate}"] = Case(mlir(f"""
