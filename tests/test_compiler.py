@@ -111,6 +111,29 @@ def dot_program(a: str, b: str, out: str, **kw) -> str:
     """)
 
 
+NHWC = "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]"  # JAX's layouts (HWIO weights)
+NCHW = "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]"  # torch's (OIHW weights)
+
+
+def convolution(x: str, w: str, out: str, dims: str = NHWC, stride: int = 1, pad=((0, 0), (0, 0)), groups: int = 1,
+                name="%r", lhs="%x", rhs="%w") -> str:
+    """A 2-D stablehlo.convolution line."""
+    pads = ", ".join(f"[{low}, {high}]" for low, high in pad)
+    return (f"{name} = stablehlo.convolution({lhs}, {rhs}) dim_numbers = {dims}, "
+            f"window = {{stride = [{stride}, {stride}], pad = [{pads}]}} "
+            f"{{batch_group_count = 1 : i64, feature_group_count = {groups} : i64}} : "
+            f"(tensor<{x}xf32>, tensor<{w}xf32>) -> tensor<{out}xf32>")
+
+
+def convolution_program(x: str, w: str, out: str, **kw) -> str:
+    return mlir(f"""
+        func.func @main(%x: tensor<{x}xf32>, %w: tensor<{w}xf32>) -> tensor<{out}xf32> {{
+          {convolution(x, w, out, **kw)}
+          return %r : tensor<{out}xf32>
+        }}
+    """)
+
+
 def reduce_program(shape: str, dims: str, out: str, kind: str = "add", prologue: str = "", operand: str = "%x") -> str:
     init = {"add": "0.000000e+00", "maximum": "0xFF800000", "minimum": "0x7F800000"}[kind]
     return mlir(f"""
@@ -873,45 +896,19 @@ CASES["broadcast_some_batch_dims"] = Case(mlir("""
       return %r : tensor<2x3x4x5xf32>
     }
 """))
-CASES["conv2d_nhwc_valid"] = Case(mlir("""
-    func.func @main(%x: tensor<1x10x12x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<1x8x10x8xf32> {
-      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
-          window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]}
-          {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
-          : (tensor<1x10x12x3xf32>, tensor<3x3x3x8xf32>) -> tensor<1x8x10x8xf32>
-      return %r : tensor<1x8x10x8xf32>
-    }
-"""), inputs=(1.0, W(27)))
-CASES["conv2d_nchw_relu"] = Case(mlir("""
-    func.func @main(%x: tensor<2x3x10x10xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<2x8x8x8xf32> {
-      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1],
-          window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]}
-          {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
-          : (tensor<2x3x10x10xf32>, tensor<8x3x3x3xf32>) -> tensor<2x8x8x8xf32>
+CASES["conv2d_nhwc_valid"] = Case(convolution_program("1x10x12x3", "3x3x3x8", "1x8x10x8"), inputs=(1.0, W(27)))
+CASES["conv2d_nchw_relu"] = Case(mlir(f"""
+    func.func @main(%x: tensor<2x3x10x10xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<2x8x8x8xf32> {{
+      {convolution("2x3x10x10", "8x3x3x3", "2x8x8x8", dims=NCHW)}
       %z = stablehlo.constant dense<0.0> : tensor<2x8x8x8xf32>
       %m = stablehlo.maximum %r, %z : tensor<2x8x8x8xf32>
       return %m : tensor<2x8x8x8xf32>
-    }
+    }}
 """), inputs=(1.0, W(27)))  # the result transposed NHWC -> NCHW through a permuted map: not a last-two swap
-CASES["conv2d_depthwise"] = Case(mlir("""
-    func.func @main(%x: tensor<1x8x8x6xf32>, %w: tensor<3x3x1x6xf32>) -> tensor<1x6x6x6xf32> {
-      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
-          window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]}
-          {batch_group_count = 1 : i64, feature_group_count = 6 : i64}
-          : (tensor<1x8x8x6xf32>, tensor<3x3x1x6xf32>) -> tensor<1x6x6x6xf32>
-      return %r : tensor<1x6x6x6xf32>
-    }
-"""), inputs=(1.0, W(9)))
+CASES["conv2d_depthwise"] = Case(convolution_program("1x8x8x6", "3x3x1x6", "1x6x6x6", groups=6), inputs=(1.0, W(9)))
 # Channels last with a full tile of channels (JAX's layout): the result tiled (H * W, C).
-CASES["conv2d_depthwise_channels_last"] = Case(mlir("""
-    func.func @main(%x: tensor<1x10x10x32xf32>, %w: tensor<3x3x1x32xf32>) -> tensor<1x8x8x32xf32> {
-      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
-          window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]}
-          {batch_group_count = 1 : i64, feature_group_count = 32 : i64}
-          : (tensor<1x10x10x32xf32>, tensor<3x3x1x32xf32>) -> tensor<1x8x8x32xf32>
-      return %r : tensor<1x8x8x32xf32>
-    }
-"""), inputs=(1.0, W(9)))
+CASES["conv2d_depthwise_channels_last"] = Case(convolution_program("1x10x10x32", "3x3x1x32", "1x8x8x32", groups=32),
+                                               inputs=(1.0, W(9)))
 CASES["max_pool_2x2_stride_2"] = Case(mlir("""
     func.func @main(%x: tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32> {
       %z = stablehlo.constant dense<0xFF800000> : tensor<f32>
@@ -964,15 +961,8 @@ CASES["slices_concatenate_pad"] = Case(mlir("""
       return %e, %t, %q : tensor<3x4x5xf32>, tensor<6x10x17xf32>, tensor<8x12x14xf32>
     }
 """))  # a strided slice loaded by a gather; a padded result stored as one batch of matrices
-CASES["conv2d_stride_2_padded"] = Case(mlir("""
-    func.func @main(%x: tensor<2x9x9x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<2x5x5x6xf32> {
-      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
-          window = {stride = [2, 2], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]}
-          {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
-          : (tensor<2x9x9x4xf32>, tensor<3x3x4x6xf32>) -> tensor<2x5x5x6xf32>
-      return %r : tensor<2x5x5x6xf32>
-    }
-"""), inputs=(1.0, W(36)))
+CASES["conv2d_stride_2_padded"] = Case(convolution_program("2x9x9x4", "3x3x4x6", "2x5x5x6", stride=2,
+                                                          pad=((1, 1), (1, 1))), inputs=(1.0, W(36)))
 CASES["pack_unpack"] = Case(mlir("""
     func.func @main(%x: tensor<5x7xf32>, %y: tensor<2x4x4x2xf32>) -> (tensor<4x2x2x3xf32>, tensor<5x8xf32>) {
       %pad = arith.constant 9.5 : f32
@@ -1441,15 +1431,8 @@ CASES["int64_to_float"] = Case(mlir(f"""
 """), inputs=(INT64, (-3 * 10 ** 9, 3 * 10 ** 9)))
 # A depthwise convolution in NCHW (torch's layout): the result map permutes the parallel loops of
 # a reduction, numbered in the result's order.
-CASES["conv_depthwise_nchw"] = Case(mlir("""
-    func.func @main(%x: tensor<1x8x10x10xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<1x8x8x8xf32> {
-      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1],
-          window = {stride = [1, 1], pad = [[0, 0], [0, 0]]}
-          {batch_group_count = 1 : i64, feature_group_count = 8 : i64}
-          : (tensor<1x8x10x10xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x8x8xf32>
-      return %r : tensor<1x8x8x8xf32>
-    }
-"""), inputs=(1.0, W(9)))
+CASES["conv_depthwise_nchw"] = Case(convolution_program("1x8x10x10", "8x1x3x3", "1x8x8x8", dims=NCHW, groups=8),
+                                    inputs=(1.0, W(9)))
 # The same with its weights and a per-channel bias constants of the dispatch (as an exported
 # model's are, each a few hundred bytes): their gathers into the tiling they are read in are
 # known when the dispatch is lowered.
@@ -1458,10 +1441,7 @@ CASES["conv_depthwise_constant_weights"] = Case(mlir(f"""
       %w = stablehlo.constant dense<{np.round(np.sin(np.arange(54)).reshape(6, 1, 3, 3) / 3, 4).tolist()}>
           : tensor<6x1x3x3xf32>
       %b = stablehlo.constant dense<[0.1, -0.2, 0.3, 0.4, -0.5, 0.6]> : tensor<6xf32>
-      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1],
-          window = {{stride = [1, 1], pad = [[0, 0], [0, 0]]}}
-          {{batch_group_count = 1 : i64, feature_group_count = 6 : i64}}
-          : (tensor<1x6x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x6x6xf32>
+      {convolution("1x6x8x8", "6x1x3x3", "1x6x6x6", dims=NCHW, groups=6)}
       %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<6xf32>) -> tensor<1x6x6x6xf32>
       %s = stablehlo.add %r, %bb : tensor<1x6x6x6xf32>
       return %s : tensor<1x6x6x6xf32>
@@ -1476,10 +1456,7 @@ def depthwise_batchnorm_relu6(x: str, w: str, out: str, dims: str, channel: int)
     return Case(mlir(f"""
         func.func @main(%x: tensor<{x}xf32>, %w: tensor<{w}xf32>, %s: tensor<{c}xf32>) -> tensor<{out}xf32> {{
           %t = stablehlo.constant dense<{np.round(np.cos(np.arange(c)), 3).tolist()}> : tensor<{c}xf32>
-          %r = stablehlo.convolution(%x, %w) dim_numbers = {dims},
-              window = {{stride = [1, 1], pad = [[0, 0], [0, 0]]}}
-              {{batch_group_count = 1 : i64, feature_group_count = {c} : i64}}
-              : (tensor<{x}xf32>, tensor<{w}xf32>) -> tensor<{out}xf32>
+          {convolution(x, w, out, dims=dims, groups=c)}
           %sb = stablehlo.broadcast_in_dim %s, dims = [{channel}] : (tensor<{c}xf32>) -> tensor<{out}xf32>
           %tb = stablehlo.broadcast_in_dim %t, dims = [{channel}] : (tensor<{c}xf32>) -> tensor<{out}xf32>
           %m = stablehlo.multiply %r, %sb : tensor<{out}xf32>
@@ -1495,7 +1472,7 @@ def depthwise_batchnorm_relu6(x: str, w: str, out: str, dims: str, channel: int)
 
 # (IREE's generics read it as H W C and write C H W: a consumer through a permuted map.)
 CASES["conv_depthwise_nchw_batchnorm_relu6"] = depthwise_batchnorm_relu6(
-    "1x8x10x10", "8x1x3x3", "1x8x8x8", "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]", 1)
+    "1x8x10x10", "8x1x3x3", "1x8x8x8", NCHW, 1)
 # The same as torch-mlir gives it (linalg's NCHW depthwise convolution): generics over C H W.
 CASES["linalg_depthwise_nchw_batchnorm_relu6"] = Case(mlir("""
     #nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
@@ -1522,7 +1499,7 @@ CASES["linalg_depthwise_nchw_batchnorm_relu6"] = Case(mlir("""
     }
 """), inputs=(1.0, 3 * W(9), POSITIVE))
 CASES["conv2d_depthwise_channels_last_batchnorm_relu6"] = depthwise_batchnorm_relu6(
-    "1x10x10x32", "3x3x1x32", "1x8x8x32", "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", 3)
+    "1x10x10x32", "3x3x1x32", "1x8x8x32", NHWC, 3)
 # A 3x3 convolution in NCHW as torch-mlir gives it, and its BatchNorm and ReLU: one image's
 # product (C x H*W) is the result with its last two dims merged. With `residual`, a residual
 # input is added, as in a ResNet block's second convolution: the residual (a whole binding) is
@@ -1584,15 +1561,12 @@ CASES["linalg_contraction_b_broadcast_over_a_reduction"] = Case(mlir("""
 """))
 # Contractions with a splat constant operand (IREE hands the dispatch the splat, not its
 # values): a convolution by a constant weight, and a matmul by a constant matrix.
-CASES["conv2d_nchw_splat_weight"] = Case(mlir("""
-    func.func @main(%x: tensor<1x8x10x10xf32>) -> tensor<1x16x8x8xf32> {
+CASES["conv2d_nchw_splat_weight"] = Case(mlir(f"""
+    func.func @main(%x: tensor<1x8x10x10xf32>) -> tensor<1x16x8x8xf32> {{
       %w = stablehlo.constant dense<0.125> : tensor<16x8x3x3xf32>
-      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1],
-          window = {stride = [1, 1], pad = [[0, 0], [0, 0]]}
-          {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
-          : (tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x8x8xf32>
+      {convolution("1x8x10x10", "16x8x3x3", "1x16x8x8", dims=NCHW)}
       return %r : tensor<1x16x8x8xf32>
-    }
+    }}
 """))
 CASES["matmul_splat_rhs"] = Case(mlir(f"""
     func.func @main(%a: tensor<8x40xf32>) -> tensor<8x24xf32> {{
@@ -1636,26 +1610,12 @@ CASES["linalg_conv1x1_relu6_padded_depthwise"] = Case(mlir("""
 # A strided convolution of a channels-last image padded on one side, as JAX's SAME padding
 # gives it: IREE copies the image into the padded buffer in a dispatch of its own (a load of
 # the whole input and a store into a slice of the padded one: slow_memcpy).
-CASES["conv2d_channels_last_stride_2_same"] = Case(mlir("""
-    func.func @main(%x: tensor<1x32x32x3xf32>, %w: tensor<3x3x3x16xf32>) -> tensor<1x16x16x16xf32> {
-      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
-          window = {stride = [2, 2], pad = [[0, 1], [0, 1]]}
-          {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
-          : (tensor<1x32x32x3xf32>, tensor<3x3x3x16xf32>) -> tensor<1x16x16x16xf32>
-      return %r : tensor<1x16x16x16xf32>
-    }
-"""), inputs=(1.0, W(27)))
+CASES["conv2d_channels_last_stride_2_same"] = Case(convolution_program("1x32x32x3", "3x3x3x16", "1x16x16x16", stride=2,
+                                                                      pad=((0, 1), (0, 1))), inputs=(1.0, W(27)))
 # A 1x1 convolution in NCHW with a stride (torch's projection shortcut): out[n, o, h, w] = sum_c
 # w[o, c] x[n, c, 2h, 2w], a contraction whose columns span n, h and w.
-CASES["conv2d_nchw_1x1_stride_2"] = Case(mlir("""
-    func.func @main(%x: tensor<2x16x8x8xf32>, %w: tensor<32x16x1x1xf32>) -> tensor<2x32x4x4xf32> {
-      %r = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1],
-          window = {stride = [2, 2], pad = [[0, 0], [0, 0]]}
-          {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
-          : (tensor<2x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<2x32x4x4xf32>
-      return %r : tensor<2x32x4x4xf32>
-    }
-"""), inputs=(1.0, W(16)))
+CASES["conv2d_nchw_1x1_stride_2"] = Case(convolution_program("2x16x8x8", "32x16x1x1", "2x32x4x4", dims=NCHW, stride=2),
+                                         inputs=(1.0, W(16)))
 # complex<f32> as pairs of float32 words (real, imaginary), as i64 is pairs of int32 ones: complex
 # tensors at dispatch boundaries (interleaved words gathered apart and back), complex.re/im/conj/
 # create and extracts; an FFT of a complex input, and an inverse real FFT of rows, whose
