@@ -3361,9 +3361,8 @@ def _row_tile_inputs_fit(inputs: list[tuple[Tensor, FusedInput]]) -> bool:
     """Does a fused kernel that may read a loaded binding as row tiles (a kernel of at most
     ROW_TILE_READS tiles: one read of each input a tile) take at most
     fused.FUSED_ROW_TILE_INPUTS inputs, as many as its reader has the registers for?"""
-    tiles = max(tile_count(tensor.device_shape) for tensor, _ in inputs)
-    return (len(inputs) <= fused.FUSED_ROW_TILE_INPUTS or tiles > ROW_TILE_READS
-            or not any(loaded(tensor) for tensor, _ in inputs))
+    return (len(inputs) <= fused.FUSED_ROW_TILE_INPUTS or not any(loaded(tensor) for tensor, _ in inputs)
+            or max(tile_count(tensor.device_shape) for tensor, _ in inputs) > ROW_TILE_READS)
 
 
 def _cone(code: Sequence[Instruction], value: int, inputs: list, cut: dict | None = None) -> tuple[list[Instruction],
