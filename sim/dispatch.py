@@ -330,7 +330,7 @@ class _Slot:
         self.current: tuple[float, int] | None = None
 
 
-_NEVER_STOP = np.array([-1, 0], np.int64)  # the stop flag of an unwatched dispatch: never set
+NEVER_STOP = np.array([-1, 0], np.int64)  # the stop flag of an unwatched dispatch: never set
 _NO_ADDRESSES = np.zeros(ADDRESS_ROWS, np.int64)  # run_round's address table when it runs no cores
 COMPILE_ELSEWHERE_ENVIRONMENT = "TT_HAL_COMPILE_ELSEWHERE"  # "0": a cold start compiles in this process only
 
@@ -422,7 +422,7 @@ def _compile_interpreter(prepared: PreparedProgram, program: tuple, chip: tuple)
     if THREADS > 1 and os.environ.get(COMPILE_ELSEWHERE_ENVIRONMENT, "1") != "0":
         indirect.compile_elsewhere(compute, compute_arguments(fpu))
     state = prepared.take_state(1)
-    arguments = (*program, 0, 0, 0, state.rows, *chip, _NO_ADDRESSES, 0, _NEVER_STOP, *state.thread_arrays[0])
+    arguments = (*program, 0, 0, 0, state.rows, *chip, _NO_ADDRESSES, 0, NEVER_STOP, *state.thread_arrays[0])
     interpreter.run_round(*arguments)
     prepared.return_state(state)
     signature = tuple(interpreter.run_round.typeof_pyval(argument) for argument in arguments)
@@ -454,7 +454,7 @@ def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMe
         predicted = prepared.predicted_seconds(total, launch.constants)
     threads = THREADS if (predicted or 0.0) > PARALLEL_SECONDS else 1
     watched = watchdog is not None and timeout < math.inf
-    stop = watchdog.watch(timeout) if watched else _NEVER_STOP  # set by the watchdog at the deadline
+    stop = watchdog.watch(timeout) if watched else NEVER_STOP  # set by the watchdog at the deadline
     try:
         for first in range(0, total, cores):
             active = min(cores, total - first)

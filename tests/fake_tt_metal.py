@@ -156,7 +156,7 @@ class FakeDevice:
                   np.zeros((0, 4), np.int64), workgroup_count, 0, 0, len(cores), rows, self.memory.l1, self.memory.dram,
                   self.memory.arch.l1_unreserved_base, *tables, *prepared.config, FpuModel.FAST.jit_argument(),
                   kernel_addresses(FpuModel.FAST.jit_argument()), dispatch.DEFAULT_INSTRUCTION_BUDGET,
-                  np.zeros(1, np.int64), *state.arrays, fault, state.work[0])
+                  dispatch.NEVER_STOP, *state.arrays, fault, state.work[0])
         if fault[0] != Fault.OK:
             raise RuntimeError(f"kernel fault on the fake chip: {Fault(int(fault[0])).name}, core "
                                f"{cores[int(fault[1])]}, processor {int(fault[2])}, pc {int(fault[3])}")

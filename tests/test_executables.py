@@ -34,6 +34,7 @@ from tests.cts.ctsutil import raises_status
 from tt_hal.kernels import eltwise, rowmajor
 from tt_hal.target import ttx_generated as fb
 from tt_hal.target.isa import (
+    ADDRGEN_SLOTS,
     MAX_RUNTIME_ARGS,
     NUM_REGISTERS,
     WIDTH,
@@ -1851,14 +1852,14 @@ _CHILD = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("op, immediate", [
-    ("ADDRGEN", 8), ("ADDRGEN", -1), ("ADDRGEN", 1_000_000),
+    ("ADDRGEN", ADDRGEN_SLOTS), ("ADDRGEN", -1), ("ADDRGEN", 1_000_000),
     ("WORKGROUP_ID", 3), ("WORKGROUP_ID", 100_000_000), ("WORKGROUP_COUNT", -5),
 ])
 def test_out_of_range_immediates_are_rejected(op, immediate):
-    """ADDRGEN's slot (8 per kernel) and the workgroup dimension (0..2) are never
+    """ADDRGEN's slot (ADDRGEN_SLOTS per kernel) and the workgroup dimension (0..2) are never
     checked: validate_code accepts any immediate, and sim/interpreter.py run_round indexes
     addrgens[c, p, slot] / workgroup_ids[c, dim] / workgroup_count[dim] without bounds
-    checks (numba), so slot 8 overwrites the next kernel's generator and slot 1e6
+    checks (numba), so slot ADDRGEN_SLOTS overwrites the next kernel's generator and slot 1e6
     crashes the process. Expected: INVALID_ARGUMENT when the program is built or
     ABORTED at dispatch."""
     child = subprocess.run([sys.executable, "-c", _CHILD, op, str(immediate)], cwd=REPO, capture_output=True,

@@ -8,7 +8,7 @@ import pytest
 
 from tt_hal.sim import interpreter
 from tt_hal.sim.compute import kernel_addresses
-from tt_hal.sim.dispatch import CoreState
+from tt_hal.sim.dispatch import NEVER_STOP, CoreState
 from tt_hal.sim.faults import Fault
 from tt_hal.sim.numerics import FpuModel
 from tt_hal.target.isa import NUM_CIRCULAR_BUFFERS, WIDTH, Op, Processor
@@ -29,7 +29,7 @@ def run_compute_instruction(opcode: int) -> Fault:
         np.zeros(1, np.int64), np.zeros((1, 4096), np.uint8), np.zeros((1, 4096), np.uint8), 0,
         np.zeros((0, 8), np.int64), none, none, none, np.zeros((NUM_CIRCULAR_BUFFERS, 4), np.int64), 4, False, 8,
         FpuModel.FAST.jit_argument(), kernel_addresses(FpuModel.FAST.jit_argument()), 1000,
-        np.zeros(1, np.int64), *CoreState(1, 1).arrays, fault, CoreState(1, 1).work[0])
+        NEVER_STOP, *CoreState(1, 1).arrays, fault, CoreState(1, 1).work[0])
     return Fault(int(fault[0]))
 
 
