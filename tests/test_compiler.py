@@ -102,13 +102,18 @@ def dot(a: str, b: str, out: str, contracting="[1] x [0]", batching=None, name="
             f"(tensor<{a}xf32>, tensor<{b}xf32>) -> tensor<{out}xf32>")
 
 
-def dot_program(a: str, b: str, out: str, **kw) -> str:
+def one_op_program(lhs: tuple[str, str], rhs: tuple[str, str], out: str, line: str) -> str:
+    """@main of two float32 arguments (name, shape) returning %r, which `line` defines."""
     return mlir(f"""
-        func.func @main(%a: tensor<{a}xf32>, %b: tensor<{b}xf32>) -> tensor<{out}xf32> {{
-          {dot(a, b, out, **kw)}
+        func.func @main({lhs[0]}: tensor<{lhs[1]}xf32>, {rhs[0]}: tensor<{rhs[1]}xf32>) -> tensor<{out}xf32> {{
+          {line}
           return %r : tensor<{out}xf32>
         }}
     """)
+
+
+def dot_program(a: str, b: str, out: str, **kw) -> str:
+    return one_op_program(("%a", a), ("%b", b), out, dot(a, b, out, **kw))
 
 
 NHWC = "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]"  # JAX's layouts (HWIO weights)
@@ -126,12 +131,7 @@ def convolution(x: str, w: str, out: str, dims: str = NHWC, stride: int = 1, pad
 
 
 def convolution_program(x: str, w: str, out: str, **kw) -> str:
-    return mlir(f"""
-        func.func @main(%x: tensor<{x}xf32>, %w: tensor<{w}xf32>) -> tensor<{out}xf32> {{
-          {convolution(x, w, out, **kw)}
-          return %r : tensor<{out}xf32>
-        }}
-    """)
+    return one_op_program(("%x", x), ("%w", w), out, convolution(x, w, out, **kw))
 
 
 def reduce_program(shape: str, dims: str, out: str, kind: str = "add", prologue: str = "", operand: str = "%x") -> str:
