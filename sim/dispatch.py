@@ -71,7 +71,8 @@ class PreparedProgram:
         self.arg_table = np.zeros((PROCESSORS, max(int(self.rt_counts.max()), 1), 2), np.int64)
         for p, template in enumerate(self.templates):
             self.arg_table[p, :len(template)] = arg_template(template)
-        self._states: dict[int, list] = {}  # round size -> idle core states
+        # Core states have room for a power of two of runtime args, so that most programs share them.
+        self._arg_room = 1 << (self.arg_table.shape[1] - 1).bit_length()
         compute = self.kernels[Processor.COMPUTE]
         config = compute.config if compute is not None else KernelConfig()
         self.fidelity = int(config.math_fidelity)
@@ -148,16 +149,24 @@ class PreparedProgram:
         return arguments
 
     def take_state(self, cores: int) -> CoreState:
-        """Core state for a round of `cores` (reused: queues may run the same program
-        at once, so each run takes its own; dict.setdefault and list.pop are atomic)."""
-        idle = self._states.setdefault(cores, [])
+        """Core state for a round of `cores`, from the idle states every program shares
+        (_IDLE_STATES): a model's launches run one after another in the same arrays, warm
+        in the host's caches, not each in its program's own (Dst alone is 64 KB a core).
+        Each run takes its own (queues may run at once; dict.setdefault and list.pop are
+        atomic); run_round resets what it reads."""
+        idle = _IDLE_STATES.setdefault((cores, self._arg_room), [])
         try:
             return idle.pop()
         except IndexError:
-            return CoreState(cores, self.arg_table.shape[1])
+            return CoreState(cores, self._arg_room)
 
-    def return_state(self, state: CoreState) -> None:
-        self._states[state.pcs.shape[0]].append(state)
+    @staticmethod
+    def return_state(state: CoreState) -> None:
+        _IDLE_STATES[state.pcs.shape[0], state.rt_args.shape[2]].append(state)
+
+
+# (cores, runtime-arg room) -> idle core states, shared by every program (PreparedProgram.take_state).
+_IDLE_STATES: dict[tuple[int, int], list] = {}
 
 
 class PreparedPrograms:

@@ -193,3 +193,31 @@ def test_a_launch_run_again_takes_its_new_indirect_workgroup_count():
             np.testing.assert_array_equal(device.read_buffer(out, 0, 4096).view(np.uint16), values + 0x80)
     finally:
         device.close()
+
+
+def test_programs_share_core_state_and_compute_as_in_fresh_state(monkeypatch):
+    """Core state is shared by every program (PreparedProgram.take_state): a run takes
+    the arrays the last run of as many cores left, by whichever program, warm in the
+    host's caches; run_round resets what it reads, so each program computes as it
+    would in fresh arrays. add, sub, add over the same tiles: each right, in one state."""
+    device = SimDevice()
+    try:
+        taken = []
+        take_state = dispatch.PreparedProgram.take_state
+        monkeypatch.setattr(dispatch.PreparedProgram, "take_state",
+                            lambda self, cores: taken.append(take_state(self, cores)) or taken[-1])
+        a, b, out = (device.create_buffer(2048, 2048, BufferType.DRAM) for _ in range(3))
+        values = (0x3F80 + np.arange(1024, dtype=np.uint16)).reshape(32, 32)  # bf16 bits of 1.0 .. 255.0
+        for buffer in (a, b):
+            device.write_buffer(buffer, 0, values.view(np.uint8).ravel())
+        expected = {"add": values + 0x80, "sub": np.zeros_like(values)}  # x + x: the exponent one higher
+        for op in ("add", "sub", "add"):
+            export = eltwise.eltwise_binary(op, BF16, BF16, BF16)
+            device.enqueue_program(0, LaunchProgram(export.program, export.name, (1, 1, 1), np.array([1, 1]),
+                                                    tuple(Binding(buffer, 0, 2048) for buffer in (a, b, out))))
+            device.finish(0)
+            got = device.read_buffer(out, 0, 2048).view(np.uint16).reshape(32, 32)
+            np.testing.assert_array_equal(got, expected[op], err_msg=op)
+        assert len(taken) == 3 and all(state is taken[0] for state in taken), "each program took its own state"
+    finally:
+        device.close()
