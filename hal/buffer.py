@@ -72,6 +72,9 @@ class Allocation:
         self.device = None  # the HalDevice, for device tensors
         self.serial = next(_SERIALS)  # allocation order, and its name in memory maps (label)
         self.deallocating = False  # a queue_dealloca of it was issued: later work must not use it
+        # What owns it, in messages (an executable's tensor): freed with its owner, never
+        # released nor mapped alone, so submissions need not hold it (the owner's holder does).
+        self.owner: str | None = None
         self._lock = threading.Lock()
         # Live staged MappedMemory of it (coherence); made by the first mapping: most allocations
         # are never mapped, and every submission asks each of its allocations whether they are.
@@ -93,6 +96,9 @@ class Allocation:
     def release(self) -> None:
         """Released at once for the caller (new work refuses it); the memory goes when no
         issued work uses it any more, as IREE's submissions retain their buffers."""
+        if self.owner is not None:
+            raise HalError(StatusCode.FAILED_PRECONDITION, f"{self.label} is {self.owner}: it is freed with it, "
+                                                           f"not alone")
         with self._lock:
             self._release_pending = True
             if self._in_flight:
@@ -354,6 +360,9 @@ class MappedMemory:
 
     def __init__(self, buffer: HalBuffer, start: int, length: int, access: MemoryAccess):
         allocation = buffer.allocation
+        if allocation.owner is not None:
+            raise HalError(StatusCode.FAILED_PRECONDITION, f"{allocation.label} is {allocation.owner}: it cannot be "
+                                                           f"mapped (map_read reads it)")
         self._buffer = buffer
         self._start = start
         self._lock = threading.Lock()

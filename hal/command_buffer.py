@@ -468,11 +468,11 @@ class HalCommandBuffer:
         return prepared
 
     def _direct(self) -> tuple[frozenset, frozenset]:
-        """(the allocations the commands use, those their dispatches' kernels address)
-        without binding-table slots' buffers: the direct buffers', and both with the
-        tensors of the dispatches' executables (lower checked them)."""
-        tensors = frozenset().union(*(executable.allocations for executable in self._executables))
-        return self._allocations | tensors, self._dispatch_allocations | tensors
+        """(the allocations the commands use, what their dispatches' kernels address:
+        allocations and the executables, whose tensors they bind) without binding-table
+        slots' buffers. An executable's tensors are its own (HalExecutable.backend): the
+        submission holds the executable (this recording), not each of them."""
+        return frozenset(self._allocations), frozenset(self._dispatch_allocations | self._executables)
 
     @functools.cached_property
     def _direct_allocations(self) -> tuple[frozenset, frozenset]:

@@ -43,6 +43,9 @@ class HalExecutable:
         self._exports = list(exports)
         self._tensors = list(tensors)  # per export, its tensors' device memory
         self.identifier = identifier
+        for export, views in zip(self._exports, self._tensors):
+            for t, view in enumerate(views):
+                view.get_buffer().allocation.owner = f"tensor {t} of export {export.name} of {self!r}"
         # hal.command_buffer's lowering of its dispatches, by (ordinal, push constants,
         # binding count, name): the same for every command buffer that records one (a
         # .vmfb records its dispatches again on every call).
@@ -62,7 +65,9 @@ class HalExecutable:
         return self._exports[int(ordinal)]
 
     def tensors(self, ordinal: int) -> tuple[HalBufferView, ...]:
-        """The device tensors of export `ordinal` (Export.tensors), in order."""
+        """The device tensors of export `ordinal` (Export.tensors), in order: the
+        executable's own, freed with it; releasing or mapping one is
+        FAILED_PRECONDITION (map_read reads it)."""
         self.export(ordinal)
         return self._tensors[int(ordinal)]
 
@@ -72,9 +77,16 @@ class HalExecutable:
                      for view in self.tensors(ordinal))
 
     @functools.cached_property
-    def allocations(self) -> frozenset:
-        """The allocations of every export's tensors (made with the executable)."""
-        return frozenset(view.get_buffer().allocation for views in self._tensors for view in views)
+    def backend(self):
+        """The backend its tensors are on (None: it has none). They are its own
+        (Allocation.owner): freed with it, never alone, so that work holding the
+        executable needs to hold none of them (nor check each is alive)."""
+        return next((view.get_buffer().allocation.backend for views in self._tensors for view in views), None)
+
+    @property
+    def label(self) -> str:
+        """Its tensors, in messages (as Allocation.label names a buffer's memory)."""
+        return f"the tensors of {self!r}"
 
     def export_info(self, ordinal: int) -> ExportInfo:
         e = self.export(ordinal)

@@ -225,10 +225,11 @@ def submission(command_buffer, has_waits: bool, table_size: int) -> None:
 
 def own_memory(device, allocations, what: str) -> None:
     """A dispatch's kernels address memory on the device that runs them: INVALID_ARGUMENT
-    for a binding (or an executable's tensor) of another device, whose address means
-    something else there. Transfers may cross devices: they move bytes by buffer."""
+    for a binding's allocation (or an executable, for its tensors) of another device,
+    whose address means something else there. Transfers may cross devices: they move
+    bytes by buffer."""
     for allocation in allocations:
-        if allocation.backend is not device.backend:
-            raise HalError(StatusCode.INVALID_ARGUMENT, f"{what}: dispatch binding {allocation.label} belongs to "
+        if allocation.backend is not device.backend and allocation.backend is not None:  # None: no tensors
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"{what}: its dispatches address {allocation.label} of "
                                                         f"another device than {device}; copy its contents over first")
 

@@ -1878,3 +1878,29 @@ def test_runtime_arg_template_out_of_range(device, arg):
     with raises_status(SC.INVALID_ARGUMENT, SC.ABORTED):
         export = make_export((kernel("w", Processor.RISCV_0, lambda k: k.arg(0)), (arg,)), constants=1)
         run(device, prepare(device, export), (1, 1, 1), [7])
+
+
+def test_an_executables_tensors_are_its_own(device):
+    """An export's tensors are the executable's (Allocation.owner): freed with it, never
+    alone, so a submission holds the executable, not each tensor. Releasing or mapping
+    one is FAILED_PRECONDITION and leaves it usable (map_read reads it); a dispatch of
+    the executable on another device is INVALID_ARGUMENT, its tensors' addresses being
+    this device's."""
+    executable = prepare(device, staged_export())
+    scratch, values = executable.tensors(0)
+    for call in (scratch.get_buffer().release, lambda: values.get_buffer().map()):
+        with raises_status(SC.FAILED_PRECONDITION) as info:
+            call()
+        assert "of export staged" in info.value.message and "HalExecutable" in info.value.message
+    scratch.get_buffer().check_alive()
+    written = values.get_buffer().map_read()
+    assert len(written) == values.byte_length and any(written)  # the values written at preparation
+    other = hal.create_device("tenstorrent://mock?arch=wormhole_b0")
+    try:
+        usage, memory = hal.BufferUsage.DEFAULT, hal.MemoryType.DEVICE_LOCAL
+        bindings = [other.allocator.allocate_buffer(memory, usage, 1 << 16) for _ in range(3)]
+        with raises_status(SC.INVALID_ARGUMENT) as info:
+            other.queue_execute(record(other, executable, constants=(1, 2, 3), bindings=bindings), [], [])
+        assert "the tensors of <HalExecutable" in info.value.message and "another device" in info.value.message
+    finally:
+        other.close()
