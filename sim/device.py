@@ -402,7 +402,14 @@ class SimDevice(BackendDevice):
 
     def enqueue_submission(self, cq: int, wait_events, commands, on_complete) -> SimEvent:
         """One item of the queue: the waits, the commands and the event (run inline when
-        each of them could be and the queue is idle: CommandQueue.batch)."""
+        each of them could be and the queue is idle: CommandQueue.batch). A submission of
+        waits alone, all for one other queue's events, goes on that queue instead, after
+        them (its waits carry their failures as before): it completes there, without a
+        hand-over between queue threads (a .vmfb's queue_dealloca after its queue_execute)."""
+        if not commands and wait_events:
+            queues = {event.cq for event in wait_events}
+            if len(queues) == 1:
+                cq = queues.pop()
         return self._submission(self._queue(cq).batch(), cq, wait_events, commands, on_complete)
 
     def _submission(self, batch, cq: int, wait_events, commands, on_complete) -> SimEvent:

@@ -398,3 +398,29 @@ def test_execute_now_runs_inline_on_an_idle_queue_and_behind_work_on_a_busy_one(
     waiter.join(10)
     assert finished == [None] and np.frombuffer(buffer.map_read(0, 64), np.uint8).tolist() == [5] * 64
     device.close()
+
+
+def test_a_submission_of_waits_alone_completes_on_the_queue_it_waits_for(chip):
+    """A submission without commands whose waits are all on one other queue (a .vmfb's
+    queue_dealloca after its queue_execute) is recorded on that queue, after what it
+    waits for: it completes on that queue's thread, without a hand-over to its own, and
+    a failure of the work it waits for fails it as before."""
+    backend, scheduler = chip
+    threads, gate = [], threading.Event()
+    s, done = HalSemaphore(0), HalSemaphore(0)
+
+    def fail():
+        raise HalError(StatusCode.ABORTED, "the compute work failed")
+
+    for works, value in (((lambda: gate.wait(5),), 1), ((fail,), 2)):
+        scheduler.submit(submission("compute", 0, [], [(s, value)], *works))
+        dealloca = Submission("dealloca", 1, [(s, value)], [(done, value)], [], [],
+                              on_done=lambda error: threads.append((threading.current_thread().name, error)))
+        scheduler.submit(dealloca)  # issued at once: a device-side wait on the compute queue's event
+        gate.set()
+        if value == 1:
+            assert done.wait(1, timeout=5 * SECOND)
+    with pytest.raises(HalError):
+        done.wait(2, timeout=5 * SECOND)
+    assert [name.rsplit("-", 1)[-1] for name, _ in threads] == ["cq0", "cq0"]
+    assert threads[0][1] is None and threads[1][1].code == StatusCode.ABORTED
