@@ -424,3 +424,31 @@ def test_a_submission_of_waits_alone_completes_on_the_queue_it_waits_for(chip):
         done.wait(2, timeout=5 * SECOND)
     assert [name.rsplit("-", 1)[-1] for name, _ in threads] == ["cq0", "cq0"]
     assert threads[0][1] is None and threads[1][1].code == StatusCode.ABORTED
+
+
+def test_transfers_up_to_a_mebibyte_run_on_the_enqueuing_thread_of_an_idle_queue(monkeypatch):
+    """A fill (or copy, read, write) of up to INLINE_BYTES runs at once on the enqueuing
+    thread when its queue is idle: a mebibyte takes less than a hand-over to the queue's
+    thread and back, and a .vmfb's submission holding one (jax_mobilenetv2 fills 81 KiB
+    a call) runs all its dispatches inline only when each command may. A larger one
+    runs on the queue's thread. Both fill what they should."""
+    import numpy as np
+
+    from tt_hal.sim import device as sim_device
+    from tt_hal.target.placement import BufferType
+
+    backend = SimDevice("wormhole_b0")
+    try:
+        threads = []
+        fill = sim_device._fill
+        monkeypatch.setattr(sim_device, "_fill",
+                            lambda *args: threads.append(threading.current_thread()) or fill(*args))
+        buffer = backend.create_buffer(2 * sim_device.INLINE_BYTES, 2048, BufferType.DRAM)
+        for length, value in ((82944, 7), (sim_device.INLINE_BYTES + 4, 9)):
+            backend.enqueue_fill_buffer(1, buffer, 0, length, bytes([value]))
+            backend.finish(1)
+            assert (backend.read_buffer(buffer, 0, length) == value).all()
+        assert threads[0] is threading.current_thread() and threads[1] is not threading.current_thread()
+        assert np.all(backend.read_buffer(buffer, sim_device.INLINE_BYTES + 4, 16) == 0)  # the fill stopped there
+    finally:
+        backend.close()
