@@ -11,7 +11,11 @@ jitted `run_round` call (the interpreter). Printed per model, medians over the c
 - call: the whole call, as the caller sees it;
 - hal imports: the time in the VM's `hal.*` calls, the largest of them by name;
 - run_program: the launches (count), of which run_round and the Python around it;
-- the rest: the VM itself, argument and result conversion (outside every import).
+- the rest: the VM itself, argument and result conversion (outside every import);
+- around the launches: from the call's start to the first launch, between launches, and
+  from the last launch to the call's return (host work the device waits for, or waits on).
+With --timeline, the last call's `hal.*` imports and launches in order (consecutive
+launches as one line), each with its start and length.
 Most launches run on the device's queue thread while the caller waits in
 `hal.fence.await`, so run_program is inside that import's time, not beside it.
 The wrappers cost about a microsecond each: the per-launch Python shown includes theirs.
@@ -40,15 +44,22 @@ from tt_hal.sim import dispatch  # noqa: E402
 
 
 class Timings:
-    """Seconds and counts of the wrapped functions within one call."""
+    """Seconds and counts of the wrapped functions within one call, and when each ran."""
 
     def __init__(self):
         self.seconds: collections.defaultdict[str, float] = collections.defaultdict(float)
         self.counts: collections.Counter[str] = collections.Counter()
+        self.events: list[tuple[str, float, float]] = []  # (name, start, seconds), as they end
 
     def add(self, name: str, seconds: float) -> None:
         self.seconds[name] += seconds
         self.counts[name] += 1
+        self.events.append((name, time.perf_counter() - seconds, seconds))
+
+    def clear(self) -> None:
+        self.seconds.clear()
+        self.counts.clear()
+        self.events.clear()
 
 
 def instrument(timings: Timings) -> None:
@@ -93,7 +104,30 @@ def instrument(timings: Timings) -> None:
     dispatch.PreparedProgram.launch_arguments = timed_launch_arguments
 
 
-def breakdown(model: str, calls: int, top: int, timings: Timings) -> None:
+def timeline(events: list[tuple[str, float, float]], start: float) -> list[str]:
+    """One call's imports and launches in order, ms from the call's start; a run of
+    consecutive launches (inside an import or not) as one line."""
+    lines, launches = [], []
+
+    def flush():
+        if launches:
+            first, last = launches[0], launches[-1]
+            busy = sum(seconds for _, seconds in launches)
+            lines.append(f"    {(first[0] - start) * 1e3:8.3f}  {len(launches)} launches, {busy * 1e3:.3f} ms in "
+                         f"run_program over {(last[0] + last[1] - first[0]) * 1e3:.3f} ms")
+            launches.clear()
+
+    for name, begin, seconds in sorted(events, key=lambda event: event[1]):
+        if name == "run_program":
+            launches.append((begin, seconds))
+        elif name.startswith("hal."):
+            flush()
+            lines.append(f"    {(begin - start) * 1e3:8.3f}  {name} {seconds * 1e3:.3f} ms")
+    flush()
+    return lines
+
+
+def breakdown(model: str, calls: int, top: int, timings: Timings, show_timeline: bool = False) -> None:
     module = runtime.load_vm_flatbuffer(compiler.compile_vmfb(ROOT / "examples" / "models" / "exports"
                                                               / f"{model}.mlir"), driver="tenstorrent")
     function, args = CALLS[model][-1]
@@ -101,11 +135,16 @@ def breakdown(model: str, calls: int, top: int, timings: Timings) -> None:
         module[function](*args)
     rows = collections.defaultdict(list)
     for _ in range(calls):
-        timings.seconds.clear()
-        timings.counts.clear()
+        timings.clear()
         start = time.perf_counter()
         module[function](*args)
-        rows["call"].append(time.perf_counter() - start)
+        end = time.perf_counter()
+        rows["call"].append(end - start)
+        launches = sorted((begin, begin + seconds) for name, begin, seconds in timings.events if name == "run_program")
+        if launches:
+            rows["before"].append(launches[0][0] - start)
+            rows["between"].append(sum(b[0] - a[1] for a, b in zip(launches, launches[1:])))
+            rows["after"].append(end - launches[-1][1])
         for name, seconds in timings.seconds.items():
             rows[name].append(seconds)
         rows["hal imports"].append(sum(s for n, s in timings.seconds.items() if n.startswith("hal.")))
@@ -129,6 +168,12 @@ def breakdown(model: str, calls: int, top: int, timings: Timings) -> None:
         print(f"    Python around it  {python * 1e3:7.2f} ms ({python / launches * 1e6:.1f} us a launch)")
     outside = statistics.median(rows["call"]) - statistics.median(rows["hal imports"])
     print(f"  VM and conversions  {outside * 1e3:7.2f} ms (the call outside every hal import)")
+    if launches:
+        print(f"  around the launches {ms('before')} before the first, {ms('between').strip()} between, "
+              f"{ms('after').strip()} after the last")
+    if show_timeline:
+        print("  the last call (ms from its start):")
+        print("\n".join(timeline(timings.events, start)))
 
 
 def main() -> int:
@@ -136,6 +181,7 @@ def main() -> int:
     parser.add_argument("models", nargs="*", default=["torch_mobilenetv2", "torch_bert", "jax_lstm"])
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--top", type=int, default=8, help="hal imports listed per model")
+    parser.add_argument("--timeline", action="store_true", help="the last call's imports and launches in order")
     options = parser.parse_args()
     unknown = [m for m in options.models if m not in CALLS]
     if unknown:
@@ -144,7 +190,7 @@ def main() -> int:
     timings = Timings()
     instrument(timings)
     for model in options.models:
-        breakdown(model, options.calls, options.top, timings)
+        breakdown(model, options.calls, options.top, timings, options.timeline)
     return 0
 
 

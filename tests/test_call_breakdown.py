@@ -14,7 +14,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_a_call_is_split_into_imports_launches_and_the_rest():
-    result = run("torch_mlp", "--calls", "2")
+    result = run("torch_mlp", "--calls", "2", "--timeline")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     call = float(re.search(r"torch_mlp: call +([\d.]+) ms", out).group(1))
@@ -24,6 +24,15 @@ def test_a_call_is_split_into_imports_launches_and_the_rest():
     run_program = float(re.search(r"run_program +([\d.]+) ms", out).group(1))
     assert 0 < imports <= call and launches > 0 and 0 < run_round <= run_program
     assert "hal.fence_await" in out or "hal.device_queue_execute" in out
+    before, between, after = (float(v) for v in re.search(
+        r"around the launches +([\d.]+) ms before the first, ([\d.]+) ms between, ([\d.]+) ms after", out).groups())
+    assert before + between + after <= call
+    # the timeline: the last call's imports and its launches, in order, within the call
+    lines = out[out.index("the last call"):].splitlines()[1:]
+    starts = [float(line.split()[0]) for line in lines]
+    assert starts == sorted(starts) and all(0 <= s <= call * 2 for s in starts)
+    counted = [int(m.group(1)) for m in (re.search(r"(\d+) launches, ", line) for line in lines) if m]
+    assert sum(counted) == launches and any(" hal.device_queue_execute" in line for line in lines)
 
 
 def test_an_unknown_model_is_a_usage_error():
