@@ -23,7 +23,7 @@ syntax check. Both kinds of kernel define `void kernel_main()`.
 from __future__ import annotations
 
 from hal.status import HalError, StatusCode
-from tt_hal.target.isa import OPERANDS, Broadcast, Op, Processor, ReduceKind, SfpuOp
+from tt_hal.target.isa import DATA_MOVEMENT_OPS, OPERANDS, Broadcast, Op, Processor, ReduceKind, SfpuOp
 from tt_hal.target.program import Kernel, Program
 
 TT_METAL_VERSION = "v0.81.1"  # the kernel API the generated code is written for (docs/dev/tt-metal-api.md)
@@ -34,9 +34,6 @@ _SCALAR_BINARY = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.AND: "&", Op.OR: "|"
 _BRANCHES = {Op.BEQ: "==", Op.BNE: "!=", Op.BLT: "<", Op.BGE: ">="}
 _CB_CALLS = {Op.CB_RESERVE_BACK: "cb_reserve_back", Op.CB_PUSH_BACK: "cb_push_back",
              Op.CB_WAIT_FRONT: "cb_wait_front", Op.CB_POP_FRONT: "cb_pop_front"}
-_DATA_MOVEMENT = (Op.ADDRGEN, Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE, Op.NOC_READ, Op.NOC_WRITE, Op.NOC_READ_BARRIER,
-                  Op.NOC_WRITE_BARRIER, Op.L1_FILL, Op.L1_LOAD, Op.NOC_GATHER, Op.NOC_READ_SPAN, Op.NOC_WRITE_SPAN,
-                  Op.NOC_READ_ROWS, Op.NOC_WRITE_ROWS)
 _TILE_REGS = {Op.TILE_REGS_ACQUIRE: "tile_regs_acquire", Op.TILE_REGS_COMMIT: "tile_regs_commit",
               Op.TILE_REGS_WAIT: "tile_regs_wait", Op.TILE_REGS_RELEASE: "tile_regs_release"}
 _ELTWISE = {Op.ADD_TILES: "ELWADD", Op.SUB_TILES: "ELWSUB", Op.MUL_TILES: "ELWMUL"}
@@ -238,9 +235,7 @@ class _Emitter:
             return [f"{_CB_CALLS[op]}({v[0]}, {u32(v[1])});"]
         if op in (Op.GET_WRITE_PTR, Op.GET_READ_PTR):
             return [f"{r(v[0])} = {'get_write_ptr' if op == Op.GET_WRITE_PTR else 'get_read_ptr'}({v[1]});"]
-        if op in _DATA_MOVEMENT:
-            if self.kernel.processor == Processor.COMPUTE:
-                raise _unimplemented(self.kernel, pc, f"{op.name} in a compute kernel")
+        if op in DATA_MOVEMENT_OPS:  # the rest of them: NoC and L1 (only in data-movement kernels: Program)
             if op == Op.L1_LOAD:
                 return [f"{r(v[0])} = (int32_t)*reinterpret_cast<volatile tt_l1_ptr uint32_t *>({self.u32(v[1])});"]
             return self.l1_fill(v) if op == Op.L1_FILL else self.noc(pc, op, v)
@@ -310,8 +305,6 @@ class _Emitter:
             "}"]
 
     def compute(self, pc: int, op: Op, v: list[int]) -> list[str]:
-        if self.kernel.processor != Processor.COMPUTE:
-            raise _unimplemented(self.kernel, pc, f"{op.name} outside a compute kernel")
         u32 = self.u32
         if op == Op.COPY_TILE:
             self.header("tile_move_copy.h")

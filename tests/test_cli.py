@@ -449,7 +449,8 @@ def installed_tt_hal(*args) -> subprocess.CompletedProcess:
 def relu_and_dynamic_ttx(broken: bool = False) -> tuple[bytes, object]:
     """A .ttx of two exports: `relu` (one stage: reader, compute, writer, as in the user
     guide) and `scaled` with dynamic shapes (MLIR, no stages); with `broken`, the
-    writer also runs an SFPU op, which has no TT-Metal translation outside compute."""
+    writer also writes through address generator 1, which no ADDRGEN sets: the
+    simulator would fault when it runs, and the TT-Metal codegen refuses it."""
     from tt_hal.target.isa import Op, Processor, SfpuOp
     from tt_hal.target.kernel_builder import KernelBuilder
     from tt_hal.target.layout import DataFormat
@@ -477,7 +478,7 @@ def relu_and_dynamic_ttx(broken: bool = False) -> tuple[bytes, object]:
                 k.noc_write_barrier()
                 k.cb_pop_front(cb, one)
         if broken and not read:
-            k.sfpu_unary(SfpuOp.RELU, one, 0.0)
+            k.noc_write_page(1, one, ptr)
         args = (RuntimeArg(ArgKind.BINDING_ADDRESS, binding), RuntimeArg(ArgKind.BINDING_IS_DRAM, binding))
         return k.build(Processor.RISCV_1 if read else Processor.RISCV_0), args
 
@@ -567,14 +568,14 @@ def test_codegen_lists_dynamic_shape_exports_without_failing(tmp_path):
     assert list((tmp_path / "k").iterdir()) == [tmp_path / "k" / "index.txt"]
 
 
-def test_codegen_of_a_kernel_without_translation_writes_the_rest_and_exits_3(tmp_path):
+def test_codegen_of_a_kernel_it_cannot_translate_writes_the_rest_and_exits_3(tmp_path):
     data, _ = relu_and_dynamic_ttx(broken=True)
     (tmp_path / "broken.ttx").write_bytes(data)
     result = installed_tt_hal("codegen", tmp_path / "broken.ttx", "-o", tmp_path / "k")
     assert result.returncode == 3, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
-    assert "1 stage of" in result.stderr and "SFPU_UNARY outside a compute kernel" in result.stderr
-    assert "NOT GENERATED: UNIMPLEMENTED" in (tmp_path / "k" / "index.txt").read_text()
+    assert "1 stage of" in result.stderr and "address generator 1 before ADDRGEN sets it" in result.stderr
+    assert "NOT GENERATED: INVALID_ARGUMENT" in (tmp_path / "k" / "index.txt").read_text()
 
 
 @pytest.mark.parametrize("make_args, code, words", [

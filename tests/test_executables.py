@@ -35,6 +35,7 @@ from tt_hal.kernels import eltwise, rowmajor
 from tt_hal.target import ttx_generated as fb
 from tt_hal.target.isa import (
     ADDRGEN_SLOTS,
+    COMPUTE_OPS,
     MAX_RUNTIME_ARGS,
     NUM_REGISTERS,
     WIDTH,
@@ -714,6 +715,27 @@ def test_validate_code_rejects_binary_sfpu_op_in_sfpu_unary():
     k.sfpu_binary(SfpuOp.EXP, zero, zero)
     with raises_status(SC.INVALID_ARGUMENT):
         validate_code(k.build().code, "kernel mixed2")
+
+
+@pytest.mark.parametrize("op, processor", [
+    (Op.NOC_READ_BARRIER, Processor.COMPUTE), (Op.L1_FILL, Processor.COMPUTE), (Op.L1_LOAD, Processor.COMPUTE),
+    (Op.GET_WRITE_PTR, Processor.COMPUTE), (Op.ADDRGEN, Processor.COMPUTE),
+    (Op.SFPU_UNARY, Processor.RISCV_0), (Op.TILE_REGS_ACQUIRE, Processor.RISCV_1), (Op.PACK_TILE, Processor.RISCV_1),
+    (Op.TILIZE_BLOCK, Processor.RISCV_0),
+], ids=lambda value: value.name)
+def test_a_program_runs_each_instruction_only_on_its_kind_of_processor(op, processor):
+    """TT-Metal's compute API exists only in compute kernels and its dataflow API (NoC,
+    address generators, CB pointers, raw L1) only in data-movement kernels: a program
+    with one on the other kind of processor is INVALID_ARGUMENT, naming the instruction,
+    the processor and the kind, before the simulator could run it or codegen emit it."""
+    code = np.zeros((2, WIDTH), np.int64)
+    code[:, 0] = (int(op), int(Op.HALT))
+    with raises_status(SC.INVALID_ARGUMENT) as info:
+        Program((), (Kernel("bad", processor, code),), ((),))
+    kind = "compute" if op in COMPUTE_OPS else "data-movement"
+    assert f"kernel bad: {op.name} at 0 is a {kind} instruction" in info.value.message
+    assert processor.name in info.value.message
+    validate_code(code, "the same code without a processor")  # well formed: only its processor is wrong
 
 
 # ---------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from hal.status import HalError, StatusCode
 from tt_hal.kernels import eltwise, fused, gather, matmul, normalization, reduce, rowmajor, transpose
 from tt_hal.kernels.fused import Binary, Input, Scalar, Ternary
 from tt_hal.native import codegen
-from tt_hal.target.isa import INTEGER_OPERANDS, OPERANDS, Broadcast, Op, Processor, ReduceKind, SfpuOp
+from tt_hal.target.isa import INTEGER_OPERANDS, Broadcast, Op, Processor, ReduceKind, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import ArgKind, CircularBufferConfig, Program, RuntimeArg
@@ -162,16 +162,6 @@ def test_floor_division_prelude_matches_the_simulator(tmp_path):
     output = subprocess.run([str(tmp_path / "div")], capture_output=True, text=True, check=True).stdout.split("\n")
     for (a, b), line in zip(pairs, output):
         assert line == f"{a // b} {a % b}", (a, b)
-
-
-@pytest.mark.parametrize("op", [Op.NOC_READ_BARRIER, Op.L1_FILL, Op.L1_LOAD], ids=lambda op: op.name)
-def test_data_movement_ops_in_a_compute_kernel_are_unimplemented(op):
-    k = KernelBuilder("bad")
-    getattr(k, op.name.lower())(*[0] * len(OPERANDS[op]))
-    program = _single_kernel_program(k.build(Processor.COMPUTE))
-    with pytest.raises(HalError) as error:
-        codegen.program_sources(program)
-    assert error.value.code == StatusCode.UNIMPLEMENTED and op.name in str(error.value)
 
 
 def test_l1_load_is_a_sign_extended_word_load():

@@ -320,6 +320,19 @@ class Processor(enum.IntEnum):
 _ENUMS = {Op.ADD_TILES: Broadcast, Op.SUB_TILES: Broadcast, Op.MUL_TILES: Broadcast, Op.UNARY_BCAST: Broadcast,
           Op.REDUCE_TILE: ReduceKind,
           Op.SFPU_UNARY: SfpuOp, Op.SFPU_BINARY: SfpuOp, Op.SFPU_TERNARY: SfpuOp}
+# Instructions of one kind of processor, as TT-Metal's APIs exist for one kind of kernel:
+# the compute API (Dst, unpack, math, pack) only in compute kernels, the dataflow API
+# (address generators, NoC transfers, get_read_ptr / get_write_ptr, raw L1 access) only in
+# data-movement kernels. The others (scalars, control, arguments, CB sync) run anywhere.
+COMPUTE_OPS = frozenset({
+    Op.TILE_REGS_ACQUIRE, Op.TILE_REGS_COMMIT, Op.TILE_REGS_WAIT, Op.TILE_REGS_RELEASE, Op.COPY_TILE, Op.ADD_TILES,
+    Op.SUB_TILES, Op.MUL_TILES, Op.MATMUL_TILES, Op.REDUCE_TILE, Op.TRANSPOSE_WH_TILE, Op.SFPU_UNARY, Op.SFPU_BINARY,
+    Op.FILL_TILE, Op.PACK_TILE, Op.TILIZE_BLOCK, Op.UNTILIZE_BLOCK, Op.SFPU_TERNARY, Op.UNARY_BCAST,
+    Op.FILL_TILE_BITS, Op.MATMUL_BLOCK, Op.ADD_BLOCK, Op.SUB_BLOCK, Op.MUL_BLOCK, Op.PACK_TILES})
+DATA_MOVEMENT_OPS = frozenset({
+    Op.GET_WRITE_PTR, Op.GET_READ_PTR, Op.ADDRGEN, Op.NOC_READ_PAGE, Op.NOC_WRITE_PAGE, Op.NOC_READ, Op.NOC_WRITE,
+    Op.NOC_READ_BARRIER, Op.NOC_WRITE_BARRIER, Op.L1_FILL, Op.L1_LOAD, Op.NOC_GATHER, Op.NOC_READ_SPAN,
+    Op.NOC_WRITE_SPAN, Op.NOC_READ_ROWS, Op.NOC_WRITE_ROWS})
 # Immediates with a fixed range: (op, operand position) -> allowed values.
 _IMMEDIATE_RANGES = {
     (Op.ADDRGEN, 0): range(ADDRGEN_SLOTS), (Op.NOC_READ_PAGE, 0): range(ADDRGEN_SLOTS),
@@ -348,16 +361,23 @@ def bits_float(bits: int) -> float:
     return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
 
 
-def validate_code(code: np.ndarray, where: str) -> None:
+def validate_code(code: np.ndarray, where: str, processor: Processor | None = None) -> None:
     """INVALID_ARGUMENT unless `code` is well formed: known opcodes, registers,
-    circular buffers and branch targets in range, ending in HALT reachable."""
+    circular buffers and branch targets in range, ending in HALT reachable; with
+    `processor`, only instructions that processor runs (COMPUTE_OPS, DATA_MOVEMENT_OPS)."""
     if code.ndim != 2 or code.shape[1] != WIDTH or code.shape[0] == 0:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: code must be a non-empty (n, {WIDTH}) array")
+    foreign, kind = (DATA_MOVEMENT_OPS, "data-movement") if processor is Processor.COMPUTE else \
+        (COMPUTE_OPS, "compute") if processor is not None else ((), "")
     for pc, row in enumerate(code):
         try:
             op = Op(int(row[0]))
         except ValueError:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: unknown opcode {int(row[0])} at {pc}") from None
+        if op in foreign:
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: {op.name} at {pc} is a {kind} instruction, and the "
+                                                        f"kernel runs on {processor.name}: TT-Metal offers that API "
+                                                        f"only to {kind} kernels")
         for k, kind in enumerate(OPERANDS[op]):
             value = int(row[k + 1])
             if kind == "r" and not 0 <= value < NUM_REGISTERS:

@@ -124,7 +124,7 @@ class Program:
         if len(self.runtime_args) != len(self.kernels):
             raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: one runtime-args template per kernel expected")
         for kernel, args in zip(self.kernels, self.runtime_args):
-            validate_code(kernel.code, f"kernel {kernel.name}")
+            validate_code(kernel.code, f"kernel {kernel.name}", kernel.processor)
             if len(args) > MAX_RUNTIME_ARGS:
                 raise HalError(StatusCode.INVALID_ARGUMENT,
                                f"kernel {kernel.name}: {len(args)} runtime args; the hardware allows "
