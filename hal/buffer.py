@@ -97,8 +97,8 @@ class Allocation:
         """Released at once for the caller (new work refuses it); the memory goes when no
         issued work uses it any more, as IREE's submissions retain their buffers."""
         if self.owner is not None:
-            raise HalError(StatusCode.FAILED_PRECONDITION, f"{self.label} is {self.owner}: it is freed with it, "
-                                                           f"not alone")
+            raise HalError(StatusCode.FAILED_PRECONDITION, f"{self.label} is {self.owner}: it is freed with its "
+                                                           f"owner, not alone")
         with self._lock:
             self._release_pending = True
             if self._in_flight:

@@ -45,7 +45,7 @@ class HalExecutable:
         self.identifier = identifier
         for export, views in zip(self._exports, self._tensors):
             for t, view in enumerate(views):
-                view.get_buffer().allocation.owner = f"tensor {t} of export {export.name} of {self!r}"
+                view.get_buffer().allocation.owner = f"tensor {t} of export {export.name}, an executable's"
         # hal.command_buffer's lowering of its dispatches, by (ordinal, push constants,
         # binding count, name): the same for every command buffer that records one (a
         # .vmfb records its dispatches again on every call).
