@@ -140,11 +140,11 @@ def breakdown(model: str, calls: int, top: int, timings: Timings, show_timeline:
         module[function](*args)
         end = time.perf_counter()
         rows["call"].append(end - start)
-        launches = sorted((begin, begin + seconds) for name, begin, seconds in timings.events if name == "run_program")
-        if launches:
-            rows["before"].append(launches[0][0] - start)
-            rows["between"].append(sum(b[0] - a[1] for a, b in zip(launches, launches[1:])))
-            rows["after"].append(end - launches[-1][1])
+        spans = sorted((begin, begin + seconds) for name, begin, seconds in timings.events if name == "run_program")
+        if spans:  # each launch's (start, end)
+            rows["before"].append(spans[0][0] - start)
+            rows["between"].append(sum(b[0] - a[1] for a, b in zip(spans, spans[1:])))
+            rows["after"].append(end - spans[-1][1])
         for name, seconds in timings.seconds.items():
             rows[name].append(seconds)
         rows["hal imports"].append(sum(s for n, s in timings.seconds.items() if n.startswith("hal.")))

@@ -367,7 +367,7 @@ def validate_code(code: np.ndarray, where: str, processor: Processor | None = No
     `processor`, only instructions that processor runs (COMPUTE_OPS, DATA_MOVEMENT_OPS)."""
     if code.ndim != 2 or code.shape[1] != WIDTH or code.shape[0] == 0:
         raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: code must be a non-empty (n, {WIDTH}) array")
-    foreign, kind = (DATA_MOVEMENT_OPS, "data-movement") if processor is Processor.COMPUTE else \
+    foreign, foreign_kind = (DATA_MOVEMENT_OPS, "data-movement") if processor is Processor.COMPUTE else \
         (COMPUTE_OPS, "compute") if processor is not None else ((), "")
     for pc, row in enumerate(code):
         try:
@@ -375,9 +375,9 @@ def validate_code(code: np.ndarray, where: str, processor: Processor | None = No
         except ValueError:
             raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: unknown opcode {int(row[0])} at {pc}") from None
         if op in foreign:
-            raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: {op.name} at {pc} is a {kind} instruction, and the "
-                                                        f"kernel runs on {processor.name}: TT-Metal offers that API "
-                                                        f"only to {kind} kernels")
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"{where}: {op.name} at {pc} is a {foreign_kind} instruction, "
+                                                        f"and the kernel runs on {processor.name}: TT-Metal offers "
+                                                        f"that API only to {foreign_kind} kernels")
         for k, kind in enumerate(OPERANDS[op]):
             value = int(row[k + 1])
             if kind == "r" and not 0 <= value < NUM_REGISTERS:
