@@ -1607,6 +1607,37 @@ CASES["linalg_conv1x1_relu6_padded_depthwise"] = Case(mlir("""
       return %o : tensor<1x32x16x16xf32>
     }
 """), inputs=(1.0, W(8), W(9)))
+# The same in channels-last, as JAX's MobileNetV2 has it: the depthwise convolution's taps are
+# windows of the padded buffer, 16 groups of 16 rows of channels each.
+CASES["linalg_conv1x1_relu6_padded_depthwise_nhwc"] = Case(mlir("""
+    #nhwc = affine_map<(n, h, w, c) -> (n, h, w, c)>
+    func.func @main(%x: tensor<1x16x16x8xf32>, %w: tensor<1x1x8x32xf32>, %d: tensor<3x3x32xf32>)
+        -> tensor<1x16x16x32xf32> {
+      %zero = arith.constant 0.0 : f32
+      %six = arith.constant 6.0 : f32
+      %e = tensor.empty() : tensor<1x16x16x32xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x16x32xf32>) -> tensor<1x16x16x32xf32>
+      %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+          ins(%x, %w : tensor<1x16x16x8xf32>, tensor<1x1x8x32xf32>) outs(%f : tensor<1x16x16x32xf32>)
+          -> tensor<1x16x16x32xf32>
+      %y = linalg.generic {indexing_maps = [#nhwc, #nhwc],
+                           iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+          ins(%r : tensor<1x16x16x32xf32>) outs(%e : tensor<1x16x16x32xf32>) {
+        ^bb0(%v: f32, %out: f32):
+          %lo = arith.maximumf %v, %zero : f32
+          %hi = arith.minimumf %lo, %six : f32
+          linalg.yield %hi : f32
+      } -> tensor<1x16x16x32xf32>
+      %p = tensor.pad %y low[0, 1, 1, 0] high[0, 1, 1, 0] {
+        ^bb0(%i: index, %j: index, %k: index, %l: index):
+          tensor.yield %zero : f32
+      } : tensor<1x16x16x32xf32> to tensor<1x18x18x32xf32>
+      %o = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+          ins(%p, %d : tensor<1x18x18x32xf32>, tensor<3x3x32xf32>) outs(%f : tensor<1x16x16x32xf32>)
+          -> tensor<1x16x16x32xf32>
+      return %o : tensor<1x16x16x32xf32>
+    }
+"""), inputs=(1.0, W(8), W(9)))
 # A strided convolution of a channels-last image padded on one side, as JAX's SAME padding
 # gives it: IREE copies the image into the padded buffer in a dispatch of its own (a load of
 # the whole input and a store into a slice of the padded one: slow_memcpy).
@@ -1883,7 +1914,8 @@ def test_small_window_reductions_are_unrolled(name):
 @pytest.mark.parametrize("name, positions, inputs, gathered, tiles, room", [
     ("conv2d_depthwise", 9, 2, 1, 2, FUSED_ROW_TILE_INPUTS),  # 6x6x6 as 6 x 36; the weights' rows are windows
     ("conv_depthwise_nchw", 9, 2, 2, 2, FUSED_INPUTS),  # 8x8x8 as 8 x 64
-    ("conv2d_depthwise_channels_last", 9, 2, 1, 2, FUSED_ROW_TILE_INPUTS),  # 8x8x32 as 64 x 32
+    # 8x8x32 as 64 x 32; each tap a window of the padded image: 8 groups of 8 rows
+    ("conv2d_depthwise_channels_last", 9, 2, 0, 2, FUSED_ROW_TILE_INPUTS),
     ("max_pool_2x2_stride_2", 4, 1, 1, 1, FUSED_INPUTS)])  # 4x4x4 as 4 x 16: one kernel, its output untilized
 def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, positions, inputs, gathered, tiles,
                                                                         room):
@@ -1893,7 +1925,8 @@ def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, po
     position's operands are read once, straight into the tiling the kernel reads them in
     (a per-channel weight as a column): gathered (`gathered` of a position's `inputs`),
     or loaded as a window of their binding where they are one (a weight's contiguous row
-    of channels), not gathered, untilized and gathered again. The result's dims are tiled
+    of channels; a channels-last tap of a padded image, its rows in groups of a row of
+    pixels), not gathered, untilized and gathered again. The result's dims are tiled
     merged as the fewest tiles hold them: rows shorter than a tile merged with the dim
     before them (a tile holds several rows, not one padded to 32), or an image's
     positions merged into rows of channels."""
@@ -1972,12 +2005,17 @@ def test_an_image_copied_into_its_padded_buffer_moves_as_the_fewest_rows():
     assert copy.stages[0].workgroup_count == (1, 1, 1)
 
 
-def test_taps_of_a_padded_input_are_windows_of_its_binding():
+PADDED_DEPTHWISE = ["linalg_conv1x1_relu6_padded_depthwise", "linalg_conv1x1_relu6_padded_depthwise_nhwc"]
+
+
+@pytest.mark.parametrize("name", PADDED_DEPTHWISE)
+def test_taps_of_a_padded_input_are_windows_of_its_binding(name):
     """A depthwise convolution of a padded input reads each of its 9 taps as a window of
-    the binding (each channel's H rows of W elements: runs W + 2 apart), a tilize stage
-    each, and the weights' per-channel columns (every 9th element) as windows too (here
-    read as row tiles by the fused kernels): no gather (was one a tap and one a weight)."""
-    exports = read_executable(embedded_executable(vmfb("linalg_conv1x1_relu6_padded_depthwise")))
+    the binding (NCHW: each channel's H rows of W elements, runs W + 2 apart; NHWC: H
+    groups of W rows of channels, (W + 2) C apart), a tilize stage each, and the
+    weights' per-channel columns or rows as windows too (read as row tiles by the fused
+    kernels): no gather (was one a tap and, in NCHW, one a weight)."""
+    exports = read_executable(embedded_executable(vmfb(name)))
     [kernels] = [[kernel.name for stage in export.stages for kernel in stage.program.kernels
                   if kernel.name not in ("reader", "gather_reader", "writer")]
                  for export in exports if "conv" in export.name and "matmul" not in export.name]
@@ -1987,26 +2025,28 @@ def test_taps_of_a_padded_input_are_windows_of_its_binding():
 def _window_indices(window: lowering.Window, shape) -> np.ndarray:
     """The flat indices of the elements of a (batch, rows, columns) tensor in the window."""
     batch, rows, columns = shape
-    segment = window.segment or columns
-    column = np.arange(columns)
+    segment, group = window.segment or columns, window.row_group or rows
+    column, row = np.arange(columns), np.arange(rows)
     return (window.start + np.arange(batch)[:, None, None] * window.batch_stride
-            + np.arange(rows)[:, None] * window.row_stride
+            + (row // group * (window.row_group_stride or 0) + row % group * window.row_stride)[:, None]
             + column // segment * (window.segment_stride or segment) + column % segment)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(batch=st.integers(1, 4), rows=st.integers(1, 40), columns=st.integers(1, 300), start=st.integers(0, 50),
        segment=st.integers(1, 64), gap=st.integers(0, 5), row_gap=st.integers(0, 40), batch_gap=st.integers(0, 9),
-       shuffle=st.booleans())
+       group=st.integers(1, 40), group_gap=st.integers(0, 3), shuffle=st.booleans())
 def test_strided_window_finds_exactly_the_windows(batch, rows, columns, start, segment, gap, row_gap, batch_gap,
-                                                   shuffle):
+                                                   group, group_gap, shuffle):
     """_strided_window gives a window holding exactly the table's elements, in order, where
-    they are one with runs of WINDOW_RUN or more; None for other tables (runs too short,
-    elements shuffled)."""
-    segment = min(segment, columns)
+    they are one with runs of WINDOW_RUN or more (rows evenly spaced or in groups of
+    evenly spaced rows); None for other tables (runs too short, elements shuffled)."""
+    segment, group = min(segment, columns), min(group, rows)
     runs = -(-columns // segment)
     row_stride = runs * (segment + gap) + row_gap
-    made = lowering.Window(start, row_stride, rows * row_stride + batch_gap, segment, segment + gap)
+    group_stride = (group + group_gap) * row_stride
+    made = lowering.Window(start, row_stride, -(-rows // group) * group_stride + batch_gap, segment, segment + gap,
+                           group, group_stride)
     table = _window_indices(made, (batch, rows, columns))
     if shuffle:
         table = np.random.default_rng(columns).permutation(table.reshape(-1)).reshape(table.shape)
@@ -2014,6 +2054,7 @@ def test_strided_window_finds_exactly_the_windows(batch, rows, columns, start, s
     if found is not None:
         assert np.array_equal(_window_indices(found, (batch, rows, columns)), table)
         assert found.segment is None or lowering.WINDOW_RUN <= found.segment < columns
+        assert found.row_group is None or 2 <= found.row_group < rows
     elif not shuffle:
         assert segment < lowering.WINDOW_RUN and gap > 0 and columns > segment
 

@@ -77,18 +77,23 @@ def tiles(rows: int, columns: int, batches: int = 1) -> int:
 def window_layout(rows, columns, batches=1, window=(0, 0, None)) -> tuple[np.ndarray, list]:
     """(the index of each element of `batches` (rows, columns) matrices in the larger
     row-major tensor they are a window of, that tensor's window push constants).
-    `window`: (extra rows, extra columns, segments): the larger tensor's rows and matrices
-    further apart, and with segments (columns, gap) each row runs of that many columns,
-    `gap` elements between them (a (C, H*W) matrix in a padded (C, H + 2, W + 2) tensor)."""
-    extra_rows, extra_columns, segments = window
+    `window`: (extra rows, extra columns, segments[, row groups]): the larger tensor's
+    rows and matrices further apart, with segments (columns, gap) each row runs of that
+    many columns, `gap` elements between them (a (C, H*W) matrix in a padded
+    (C, H + 2, W + 2) tensor), and with row groups (rows, gap) the rows in groups of that
+    many, `gap` rows between them (an (H*W, C) matrix in a padded (H + 2, W + 2, C) one)."""
+    extra_rows, extra_columns, segments, *row_groups = window
     segment, gap = segments or (columns, 0)
+    group, group_gap = row_groups[0] if row_groups and row_groups[0] else (rows, 0)
     segment_stride = segment + gap
     row_stride = ceil_div(columns, segment) * segment_stride + extra_columns
-    batch_stride = (rows + extra_rows) * row_stride
-    column = np.arange(columns)
-    indices = (np.arange(batches)[:, None, None] * batch_stride + np.arange(rows)[None, :, None] * row_stride
+    group_stride = (group + group_gap) * row_stride
+    batch_stride = ceil_div(rows, group) * group_stride + extra_rows * row_stride
+    column, row = np.arange(columns), np.arange(rows)
+    indices = (np.arange(batches)[:, None, None] * batch_stride
+               + (row // group * group_stride + row % group * row_stride)[None, :, None]
                + (column // segment * segment_stride + column % segment)[None, None, :])
-    return indices, [row_stride, batch_stride, segment, segment_stride]
+    return indices, [row_stride, batch_stride, segment, segment_stride, group, group_stride]
 
 
 def dispatch(device, executable, rows, columns, bindings, offsets=(), workgroups=1, batches=1,
@@ -141,9 +146,11 @@ LAYOUTS = dict(
     workgroups=st.integers(1, 4),
     batches=st.sampled_from([1, 1, 2, 3]),  # matrices one after another, each padded to tiles on its own
     # A window of a larger tensor (extra rows per matrix, extra columns per row, each row runs of
-    # columns with gaps between them or not), or the whole one.
+    # columns with gaps between them or not, rows in groups with gaps between them or not), or the whole one.
     window=st.sampled_from([(0, 0, None)] * 3 + [(0, 5, None), (3, 0, None), (2, 40, None), (0, 0, (16, 2)),
-                                                  (1, 3, (7, 1)), (0, 0, (1, 3)), (2, 0, (40, 9))]),
+                                                  (1, 3, (7, 1)), (0, 0, (1, 3)), (2, 0, (40, 9)),
+                                                  (0, 0, None, (16, 2)), (1, 0, None, (5, 1)), (0, 3, None, (1, 2)),
+                                                  (0, 0, (7, 1), (40, 3)), (0, 0, None, (33, 1))]),
 )
 
 

@@ -229,7 +229,8 @@ def _row_constants(device_shape, data_format: DataFormat, offset: int | PushCons
     if isinstance(offset, PushConstant):
         raise HalError(StatusCode.UNIMPLEMENTED, PUSH_CONSTANT_WINDOW)
     return rowmajor.push_constants(rows, columns, [offset + window.start * data_format.element_size], batches,
-                                   window.row_stride, window.batch_stride, window.segment, window.segment_stride)
+                                   window.row_stride, window.batch_stride, window.segment, window.segment_stride,
+                                   window.row_group, window.row_group_stride)
 
 
 def lower_export(export_op, func) -> Export:
@@ -420,8 +421,9 @@ def _row_tiles_take(window: Window | None, offset: int | PushConstant) -> bool:
     """Can a kernel read or write a binding's tiles from its rows (rowmajor.read_row_tiles,
     write_row_tiles) at byte `offset` or the slice `window` of it? Not a window at a
     push constant (the untilize stage's error) nor one whose rows are runs of segments
-    (a face row is one transfer)."""
-    return window is None or not (isinstance(offset, PushConstant) or window.segment is not None)
+    (a face row is one transfer) or come in groups (a row is found from the first)."""
+    return window is None or not (isinstance(offset, PushConstant) or window.segment is not None
+                                  or window.row_group is not None)
 
 
 def _row_tile_inputs(launch: Launch) -> list:

@@ -68,13 +68,17 @@ class Window:
     elements: its first element, and the distance between its rows and between its
     matrices (of its device shape); with a `segment`, each row is runs of that many
     columns `segment_stride` apart (a merged (C, H*W) result in a padded (C, H + 2, W + 2)
-    window: runs of W, W + 2 apart)."""
+    window: runs of W, W + 2 apart); with a `row_group`, the rows come in groups of that
+    many `row_group_stride` apart (an (H*W, C) tap of a padded (H + 2, W + 2, C) image:
+    groups of W rows, (W + 2) C apart)."""
 
     start: int
     row_stride: int
     batch_stride: int
     segment: int | None = None
     segment_stride: int | None = None
+    row_group: int | None = None
+    row_group_stride: int | None = None
 
 
 class Tensor:
@@ -1025,8 +1029,9 @@ def _strided_window(table: np.ndarray, device_shape) -> Window | None:
     """The window of a row-major binding holding, in the row-major order of
     `device_shape` (batch, rows, columns), the elements at the flat indices `table` (in
     that order): its rows runs of at least WINDOW_RUN contiguous elements (or whole
-    rows) evenly spaced, its rows and its matrices evenly spaced. None if there is none
-    (a convolution tap's window of a padded image is one: H runs of W per channel)."""
+    rows) evenly spaced, its rows evenly spaced or in evenly spaced groups of evenly
+    spaced rows, its matrices evenly spaced. None if there is none (a convolution tap's
+    window of a padded image is one: H runs of W per channel, or H groups of W rows)."""
     *batch, rows, columns = device_shape
     t = table.reshape(math.prod(batch), rows, columns)
     start = int(t[0, 0, 0])
@@ -1034,16 +1039,22 @@ def _strided_window(table: np.ndarray, device_shape) -> Window | None:
     breaks = np.flatnonzero(row != np.arange(columns))
     segment = int(breaks[0]) if breaks.size else columns
     segment_stride = int(row[segment]) if breaks.size else segment
-    row_stride = int(t[0, 1, 0]) - start if rows > 1 else columns
+    firsts = t[0, :, 0] - start
+    row_stride = int(firsts[1]) if rows > 1 else columns
+    groups = np.flatnonzero(np.diff(firsts) != row_stride)
+    row_group = int(groups[0]) + 1 if groups.size else rows
+    row_group_stride = int(firsts[row_group]) if groups.size else row_group * row_stride
     batch_stride = int(t[1, 0, 0]) - start if t.shape[0] > 1 else rows * row_stride
-    if segment < min(WINDOW_RUN, columns) or min(row_stride, batch_stride, segment_stride) < 0:
+    if segment < min(WINDOW_RUN, columns) or min(row_stride, batch_stride, segment_stride, row_group_stride) < 0:
         return None
-    column = np.arange(columns)
-    expected = (start + np.arange(t.shape[0])[:, None, None] * batch_stride + np.arange(rows)[:, None] * row_stride
+    column, r = np.arange(columns), np.arange(rows)
+    expected = (start + np.arange(t.shape[0])[:, None, None] * batch_stride
+                + (r // row_group * row_group_stride + r % row_group * row_stride)[:, None]
                 + column // segment * segment_stride + column % segment)
     if not np.array_equal(t, expected):
         return None
-    return Window(start, row_stride, batch_stride, *((segment, segment_stride) if breaks.size else ()))
+    return Window(start, row_stride, batch_stride, *((segment, segment_stride) if breaks.size else (None, None)),
+                  *((row_group, row_group_stride) if groups.size else ()))
 
 
 def _merged(dims: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -82,8 +82,10 @@ BLOCK_TILES = 8  # tiles per block: what pack_untilize_block holds in a full-syn
 # Push constants before the optional byte offsets: blocks, rows, columns, the elements
 # from one row to the next and from one matrix to the next in the binding, the columns of
 # a segment (a run contiguous in the binding) and the elements from one to the next.
-ROWS, COLUMNS, ROW_STRIDE, BATCH_STRIDE, SEGMENT, SEGMENT_STRIDE = range(1, 7)
-OFFSET_CONSTANTS = 7
+# The rows of a matrix come in groups of ROW_GROUP, ROW_GROUP_STRIDE elements apart (a
+# (H*W, C) matrix of a padded (H + 2, W + 2, C) tensor: groups of W rows, (W + 2) C apart).
+ROWS, COLUMNS, ROW_STRIDE, BATCH_STRIDE, SEGMENT, SEGMENT_STRIDE, ROW_GROUP, ROW_GROUP_STRIDE = range(1, 9)
+OFFSET_CONSTANTS = 9
 BLOCK_CONFIG = dict(fp32_dest_acc_en=True, dst_full_sync_en=True)  # Dst of 8 float32 tiles: every bit of a block
 CB_TILES_A, CB_TILES_B, CB_TILES_OUT = 24, 25, 26  # tiles between tilize and untilize in compute
 _ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM, ArgKind.BINDING_PAGE_SIZE, ArgKind.BINDING_BYTE_OFFSET)
@@ -91,19 +93,25 @@ _ARGS = (ArgKind.BINDING_ADDRESS, ArgKind.BINDING_IS_DRAM, ArgKind.BINDING_PAGE_
 
 def push_constants(rows: int, columns: int, offsets=(), batches: int = 1, row_stride: int | None = None,
                    batch_stride: int | None = None, segment: int | None = None,
-                   segment_stride: int | None = None) -> list[int]:
+                   segment_stride: int | None = None, row_group: int | None = None,
+                   row_group_stride: int | None = None) -> list[int]:
     """The push constants of this module's programs for `batches` (rows, columns)
     matrices, with the extra byte offsets of the row-major bindings when the program
     takes them. The first, the blocks, is what workgroups split. A window of a larger
     row-major tensor has its rows `row_stride` elements apart (default: `columns`) and
     its matrices `batch_stride` (default: rows * row_stride); each row is runs of
-    `segment` columns (default: all of them) `segment_stride` elements apart."""
+    `segment` columns (default: all of them) `segment_stride` elements apart; its rows
+    come in groups of `row_group` (default: all of them) `row_group_stride` elements
+    apart."""
     blocks = batches * ceil_div(rows, TILE) * ceil_div(ceil_div(columns, TILE), BLOCK_TILES)
     row_stride = columns if row_stride is None else row_stride
     batch_stride = rows * row_stride if batch_stride is None else batch_stride
     segment = columns if segment is None else segment
     segment_stride = segment if segment_stride is None else segment_stride
-    return [blocks, rows, columns, row_stride, batch_stride, segment, segment_stride, *offsets]
+    row_group = rows if row_group is None else row_group
+    row_group_stride = row_group * row_stride if row_group_stride is None else row_group_stride
+    return [blocks, rows, columns, row_stride, batch_stride, segment, segment_stride, row_group, row_group_stride,
+            *offsets]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,17 +144,20 @@ class Matrix:
 class BlockWindow:
     """Registers of one block: its tiles (w), and its part inside the matrix: the
     index of its first element in the row-major binding, how many of its 32 rows and
-    w * 32 columns hold data, and the columns of its first run (the rest of the
-    segment its first column is in)."""
+    w * 32 columns hold data, the columns of its first run (the rest of the
+    segment its first column is in) and, in a window of row groups, the rows of its
+    first group (the rest of the group its first row is in; None: the rows are evenly
+    spaced)."""
 
     tiles: Reg
     first: Reg
     height: Reg
     width: Reg
     run: Reg
+    group: Reg | None = None
 
     def release(self, k: KernelBuilder) -> None:
-        k.release(self.tiles, self.first, self.height, self.width, self.run)
+        k.release(self.tiles, self.first, self.height, self.width, self.run, *([self.group] if self.group else []))
 
 
 def tensor_args(bindings) -> tuple[RuntimeArg, ...]:
@@ -226,8 +237,10 @@ def block_tiles(k: KernelBuilder, m: Matrix, block: Reg, first_tile: bool = True
     return tiles, first
 
 
-def block_window(k: KernelBuilder, m: Matrix, block: Reg) -> BlockWindow:
-    """Block `block`'s tiles and its part inside its matrix."""
+def block_window(k: KernelBuilder, m: Matrix, block: Reg, row_groups: bool = False) -> BlockWindow:
+    """Block `block`'s tiles and its part inside its matrix; with `row_groups`, in a
+    window whose rows come in groups (ROW_GROUP; the kernels of one row-major tensor:
+    the group loop's registers would leave a reader of several too few)."""
     tiles, first_tile = block_tiles(k, m, block)
     first, height, width, limit = k.reg("first_element"), k.reg("height"), k.reg("width"), k.const(TILE)
     k.emit(Op.DIV, height, first_tile, m.tiles_per_row)  # tile row in the batch
@@ -237,14 +250,26 @@ def block_window(k: KernelBuilder, m: Matrix, block: Reg) -> BlockWindow:
     k.emit(Op.MUL, first, first, m.batch_stride)
     k.emit(Op.MOD, height, height, m.tile_rows)
     k.emit(Op.MULI, height, height, TILE)  # first row in the matrix
-    k.emit(Op.MUL, limit, height, m.row_stride)  # (limit: a scratch here)
-    k.emit(Op.ADD, first, first, limit)
+    group = None
+    if row_groups:  # the first row's place: (its group) * group stride + (its place in it) * row stride
+        group = k.reg("group")
+        k.emit(Op.CONSTANT, limit, ROW_GROUP)  # (limit: a scratch here)
+        k.emit(Op.DIV, group, height, limit)
+        k.emit(Op.CONSTANT, first_tile, ROW_GROUP_STRIDE)  # (first_tile: a scratch from here)
+        k.emit(Op.MUL, group, group, first_tile)
+        k.emit(Op.ADD, first, first, group)
+        k.emit(Op.MOD, group, height, limit)
+        k.emit(Op.MUL, first_tile, group, m.row_stride)
+        k.emit(Op.SUB, group, limit, group)
+    else:
+        k.emit(Op.MUL, first_tile, height, m.row_stride)  # (first_tile: a scratch from here)
+    k.emit(Op.ADD, first, first, first_tile)
     run = k.reg("run")  # the first column's place: (its segment) * segment stride + (its place in it)
     k.emit(Op.CONSTANT, limit, SEGMENT)
     k.emit(Op.MOD, run, width, limit)
     k.emit(Op.ADD, first, first, run)
     k.emit(Op.DIV, run, width, limit)
-    k.emit(Op.CONSTANT, first_tile, SEGMENT_STRIDE)  # (first_tile: a scratch from here)
+    k.emit(Op.CONSTANT, first_tile, SEGMENT_STRIDE)
     k.emit(Op.MUL, run, run, first_tile)
     k.emit(Op.ADD, first, first, run)
     k.emit(Op.MOD, run, width, limit)
@@ -256,7 +281,7 @@ def block_window(k: KernelBuilder, m: Matrix, block: Reg) -> BlockWindow:
     k.emit(Op.MULI, limit, tiles, TILE)
     k.emit(Op.MIN, width, width, limit)
     k.release(first_tile, limit)
-    return BlockWindow(tiles, first, height, width, run)
+    return BlockWindow(tiles, first, height, width, run, group)
 
 
 # ---- Rows: the data movement of row-major blocks ----
@@ -300,18 +325,58 @@ def write_rows(k: KernelBuilder, tensor: RowMajorTensor, m: Matrix, window: Bloc
 
 def transfer_rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, window: BlockWindow, ptr: Reg) -> None:
     """NOC_READ_ROWS or NOC_WRITE_ROWS (op) of the rows of a block window between the
-    tensor and the pages at `ptr`, where its rows are w * 32 elements apart: the block's
-    rows in one instruction per run of columns (one for a window whose rows are
-    contiguous; a run from each segment else), one transfer per buffer page a row of
-    a run touches."""
+    tensor and the pages at `ptr`, where its rows are w * 32 elements apart: the rows of
+    each row group the block meets (all of them in a window without groups) in one
+    instruction per run of columns (one for a window whose rows are contiguous; a run
+    from each segment else), one transfer per buffer page a row of a run touches."""
     size = tensor.element_size
-    source, to, length, left, run, row_bytes, pitch = (
-        k.reg(name) for name in ("src", "to", "length", "left", "run_bytes", "row_bytes", "pitch"))
+    source, to, row_bytes, pitch = (k.reg(name) for name in ("src", "to", "row_bytes", "pitch"))
     k.emit(Op.MULI, row_bytes, m.row_stride, size)  # bytes from one row to the next in the tensor
     k.emit(Op.MULI, pitch, window.tiles, TILE * size)  # and in the block
     k.emit(Op.MULI, source, window.first, size)
     k.emit(Op.ADD, source, source, tensor.base)
     k.emit(Op.MOV, to, ptr)
+    if window.group is None:
+        _transfer_runs(k, op, tensor, window, source, to, window.height, row_bytes, pitch)
+        k.release(source, to, row_bytes, pitch)
+        return
+    group_source, rows_left, rows, scratch = (k.reg(name) for name in ("group_src", "rows_left", "rows", "s"))
+    k.emit(Op.MOV, group_source, source)  # the first row of the group's rows in the block
+    k.emit(Op.MOV, rows_left, window.height)
+    k.emit(Op.MIN, rows, window.group, rows_left)
+    top, done = k.label("group"), k.label("groups_done")
+    k.place(top)
+    k.emit(Op.MOV, source, group_source)
+    _transfer_runs(k, op, tensor, window, source, to, rows, row_bytes, pitch)  # (moves `to` on by a row's bytes)
+    k.emit(Op.SUB, rows_left, rows_left, rows)
+    k.emit(Op.LI, scratch, 0)
+    k.emit(Op.BGE, scratch, rows_left, done)
+    # the next group's rows: in the block, past these; in the tensor, a group stride on
+    # from this group's first row (these rows end where the group does)
+    k.emit(Op.MULI, scratch, window.width, size)
+    k.emit(Op.SUB, to, to, scratch)
+    k.emit(Op.MUL, scratch, rows, pitch)
+    k.emit(Op.ADD, to, to, scratch)
+    k.emit(Op.MUL, scratch, rows, row_bytes)
+    k.emit(Op.ADD, group_source, group_source, scratch)
+    k.emit(Op.CONSTANT, rows, ROW_GROUP)
+    k.emit(Op.MUL, scratch, rows, row_bytes)
+    k.emit(Op.SUB, group_source, group_source, scratch)
+    k.emit(Op.CONSTANT, scratch, ROW_GROUP_STRIDE)
+    k.emit(Op.MULI, scratch, scratch, size)
+    k.emit(Op.ADD, group_source, group_source, scratch)
+    k.emit(Op.MIN, rows, rows, rows_left)
+    k.emit(Op.JMP, top)
+    k.place(done)
+    k.release(source, to, row_bytes, pitch, group_source, rows_left, rows, scratch)
+
+
+def _transfer_runs(k: KernelBuilder, op: Op, tensor: RowMajorTensor, window: BlockWindow, source: Reg, to: Reg,
+                   rows: Reg, row_bytes: Reg, pitch: Reg) -> None:
+    """`op` of `rows` rows from `source` to `to` (both moved on by the row's bytes moved),
+    one instruction per run of columns."""
+    size = tensor.element_size
+    length, left, run = k.reg("length"), k.reg("left"), k.reg("run_bytes")
     k.emit(Op.MULI, left, window.width, size)  # bytes of each row not yet moved
     k.emit(Op.MULI, run, window.run, size)
     top, done = k.label("run"), k.label("runs_done")
@@ -319,7 +384,7 @@ def transfer_rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, w
     k.emit(Op.LI, length, 0)
     k.emit(Op.BGE, length, left, done)
     k.emit(Op.MIN, length, run, left)
-    k.emit(op, tensor.slot, source, to, length, window.height, row_bytes, pitch)
+    k.emit(op, tensor.slot, source, to, length, rows, row_bytes, pitch)
     k.emit(Op.ADD, source, source, length)
     k.emit(Op.ADD, to, to, length)
     k.emit(Op.SUB, left, left, length)
@@ -331,7 +396,7 @@ def transfer_rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, w
     k.emit(Op.MULI, run, run, size)
     k.emit(Op.JMP, top)
     k.place(done)
-    k.release(source, to, length, left, run, row_bytes, pitch)
+    k.release(length, left, run)
 
 
 # ---- Tiles of rows: a row-major binding read as tile pages by the reader itself ----
@@ -355,10 +420,14 @@ class RowTiles:
 def row_tile_constants(constants: list) -> list:
     """A row-major operand's push constants, from a row-major program's (push_constants:
     blocks, rows, columns, row stride, batch stride, segment, its stride, byte offset).
-    Its rows must be whole segments: the tile reads and writes move a face row at once."""
+    Its rows must be whole segments, evenly spaced: the tile reads and writes move a
+    face row at once, and find a row from the first."""
     if constants[SEGMENT] != constants[COLUMNS]:
         raise HalError(StatusCode.UNIMPLEMENTED, f"tiles of a row-major window whose rows are runs of "
                                                  f"{constants[SEGMENT]} of {constants[COLUMNS]} columns")
+    if constants[ROW_GROUP] < constants[ROWS]:
+        raise HalError(StatusCode.UNIMPLEMENTED, f"tiles of a row-major window whose rows come in groups of "
+                                                 f"{constants[ROW_GROUP]} of {constants[ROWS]} rows")
     return list(constants[ROWS:SEGMENT]) + [constants[OFFSET_CONSTANTS]]
 
 
@@ -553,7 +622,7 @@ def row_reader(inputs: list[tuple[int, DataFormat]], offsets: bool):
     tensors = tensor_generators(k, [fmt for _, fmt in inputs], offsets)
     ptr = k.reg("ptr")
     with k.loop_range(first, end, "block") as block:
-        window = block_window(k, m, block)
+        window = block_window(k, m, block, row_groups=True)
         for tensor, (cb, _) in zip(tensors, inputs):
             read_rows(k, tensor, m, window, cb, ptr)
         window.release(k)
@@ -569,7 +638,7 @@ def row_writer(out: DataFormat, binding: int, offsets: bool, offset_index: int):
     [tensor] = tensor_generators(k, [out], offsets, offset_index)
     ptr = k.reg("ptr")
     with k.loop_range(first, end, "block") as block:
-        window = block_window(k, m, block)
+        window = block_window(k, m, block, row_groups=True)
         write_rows(k, tensor, m, window, CB_OUT, ptr)
         window.release(k)
     return k.build(Processor.RISCV_0), tensor_args([binding])
