@@ -1607,8 +1607,8 @@ CASES["linalg_conv1x1_relu6_padded_depthwise"] = Case(mlir("""
       return %o : tensor<1x32x16x16xf32>
     }
 """), inputs=(1.0, W(8), W(9)))
-# The same in channels-last, as JAX's MobileNetV2 has it: the depthwise convolution's taps are
-# windows of the padded buffer, 16 groups of 16 rows of channels each.
+# The same in channels-last, as JAX's MobileNetV2 has it: the 1x1 convolution is a matmul of
+# the image's 256 pixels, stored into the padded buffer as 16 groups of 16 rows of channels.
 CASES["linalg_conv1x1_relu6_padded_depthwise_nhwc"] = Case(mlir("""
     #nhwc = affine_map<(n, h, w, c) -> (n, h, w, c)>
     func.func @main(%x: tensor<1x16x16x8xf32>, %w: tensor<1x1x8x32xf32>, %d: tensor<3x3x32xf32>)
@@ -1981,16 +1981,32 @@ def test_a_convolution_reads_its_operands_once_as_the_matmul_takes_them(name, ga
     assert before.count("gather") == gathers and not {"untilize", "transpose_wh"} & set(before), computes
 
 
-def test_a_merged_result_is_stored_into_a_padded_window_as_it_is_held():
+PADDED_DEPTHWISE = ["linalg_conv1x1_relu6_padded_depthwise", "linalg_conv1x1_relu6_padded_depthwise_nhwc"]
+
+
+@pytest.mark.parametrize("name", PADDED_DEPTHWISE)
+def test_a_merged_result_is_stored_into_a_padded_window_as_it_is_held(name):
     """A 1x1 convolution's result, held as C x H*W tiles, stored into the padded window of
     the next convolution's input: its last launch writes each row of H*W as H runs of W
     (a segmented window), no untilize, 64-core retiling gather and windowed untilize
-    after it (~0.9 of MobileNetV2's 1.5 ms 1x1 dispatches)."""
-    exports = read_executable(embedded_executable(vmfb("linalg_conv1x1_relu6_padded_depthwise")))
+    after it (~0.9 of MobileNetV2's 1.5 ms 1x1 dispatches); held as H*W x C tiles
+    (channels-last), each H*W rows as H groups of W rows."""
+    exports = read_executable(embedded_executable(vmfb(name)))
     [kernels] = [[kernel.name for stage in export.stages for kernel in stage.program.kernels
                   if kernel.name not in ("reader", "gather_reader", "writer")]
                  for export in exports if "matmul" in export.name]
     assert kernels[kernels.index("matmul"):] == ["matmul", "eltwise_fused_untilized"], kernels
+
+
+def test_a_batch_sharing_its_b_is_one_matmul_of_its_rows_stacked():
+    """A batched matmul whose b the batch shares, its rows not whole tiles (a channels-last
+    1x1 convolution stored into a padded buffer, which IREE leaves as 16 rows of 16
+    pixels): one matmul of the batch's rows stacked, (256, 8) @ (8, 32), 8 tiles (not 16
+    matrices of 16 rows, each padded to 32: 16 tiles)."""
+    exports = read_executable(embedded_executable(vmfb("linalg_conv1x1_relu6_padded_depthwise_nhwc")))
+    [matmul] = [stage for export in exports for stage in export.stages
+                if "matmul" in [kernel.name for kernel in stage.program.kernels]]
+    assert matmul.workgroup_count[0] == 8
 
 
 def test_an_image_copied_into_its_padded_buffer_moves_as_the_fewest_rows():
@@ -2003,9 +2019,6 @@ def test_an_image_copied_into_its_padded_buffer_moves_as_the_fewest_rows():
     assert [[kernel.name for kernel in stage.program.kernels] for stage in copy.stages] == \
         [["reader", "eltwise_fused_untilized", "writer"]]
     assert copy.stages[0].workgroup_count == (1, 1, 1)
-
-
-PADDED_DEPTHWISE = ["linalg_conv1x1_relu6_padded_depthwise", "linalg_conv1x1_relu6_padded_depthwise_nhwc"]
 
 
 @pytest.mark.parametrize("name", PADDED_DEPTHWISE)

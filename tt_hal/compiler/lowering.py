@@ -985,8 +985,9 @@ def _window(op, full, offsets, sizes, device_shape) -> Window:
     """Where a slice (offsets, sizes) of a row-major tensor of shape `full`, seen with
     `device_shape`, lies: each device dim (batch, rows, columns) must be whole dims of
     the slice; its rows runs of columns evenly spaced (one run, or segments: a merged
-    (C, H*W) device shape of a padded (C, H, W) window), its rows and its matrices evenly
-    spaced."""
+    (C, H*W) device shape of a padded (C, H, W) window), its rows evenly spaced (or in
+    evenly spaced groups: a merged (H*W, C) device shape of a padded (H, W, C) window),
+    its matrices evenly spaced."""
     strides = [math.prod(full[i + 1:]) for i in range(len(full))]
     start = sum(o * s for o, s in zip(offsets, strides))
     dims = [(n, s) for n, s in zip(sizes, strides) if n != 1]  # (size, element stride), outermost first
@@ -1010,13 +1011,13 @@ def _window(op, full, offsets, sizes, device_shape) -> Window:
     runs, row_dims, batch_dims = groups
     if (runs and runs[-1][1] != 1) or len(runs) > 2:
         raise unimplemented_slice("whose rows are not contiguous in memory, nor runs evenly spaced")
-    if len(row_dims) > 1 or len(batch_dims) > 1:
+    if len(row_dims) > 2 or len(batch_dims) > 1:
         raise unimplemented_slice("whose rows or matrices are not evenly spaced in memory")
-    row_stride = row_dims[0][1] if row_dims else columns
+    row_stride = row_dims[-1][1] if row_dims else columns
     batch_stride = batch_dims[0][1] if batch_dims else rows * row_stride
-    if len(runs) == 2:  # each row runs of the inner dim's extent, the outer dim's stride apart
-        return Window(start, row_stride, batch_stride, runs[1][0], runs[0][1])
-    return Window(start, row_stride, batch_stride)
+    segments = (runs[1][0], runs[0][1]) if len(runs) == 2 else (None, None)  # runs of the inner dim's extent
+    row_groups = (row_dims[1][0], row_dims[0][1]) if len(row_dims) == 2 else ()  # groups of the inner dim's rows
+    return Window(start, row_stride, batch_stride, *segments, *row_groups)
 
 
 # A gather from a whole binding whose elements lie as a window of it, each row runs of at
@@ -3066,6 +3067,12 @@ class DispatchLowering:
             b_batch = batch  # b gathered over every batch dim
         b_tensor = self._operand(op, ins[1], b_dims, b_batch + [k, n], extents)
         device = tuple(extents[d] for d in out_dims)
+        stacked = (math.prod(device[:-1]), extents[k])
+        if batch and not b_batch and extents[m] % TILE and a_tensor.fill is None and \
+                (_whole_load(a_tensor) or _is_constant(a_tensor)):
+            # b shared by the batch: one matmul of the batch's rows stacked, (B*M, K) @ (K, N),
+            # not B matmuls each padding M rows to whole tiles (a loaded a tilized so at once)
+            a_tensor, device = self._as(op, a_tensor, stacked), (stacked[0], device[-1])
         out = self._matmul(op, a_tensor, b_tensor, device, extents[k], bool(b_batch), init.shape)
         self.values[op.results[0]] = self._accumulated(op, init, out)
         return True
