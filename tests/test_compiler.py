@@ -1998,15 +1998,22 @@ def test_a_merged_result_is_stored_into_a_padded_window_as_it_is_held(name):
     assert kernels[kernels.index("matmul"):] == ["matmul", "eltwise_fused_untilized"], kernels
 
 
-def test_a_batch_sharing_its_b_is_one_matmul_of_its_rows_stacked():
-    """A batched matmul whose b the batch shares, its rows not whole tiles (a channels-last
-    1x1 convolution stored into a padded buffer, which IREE leaves as 16 rows of 16
-    pixels): one matmul of the batch's rows stacked, (256, 8) @ (8, 32), 8 tiles (not 16
-    matrices of 16 rows, each padded to 32: 16 tiles)."""
-    exports = read_executable(embedded_executable(vmfb("linalg_conv1x1_relu6_padded_depthwise_nhwc")))
-    [matmul] = [stage for export in exports for stage in export.stages
-                if "matmul" in [kernel.name for kernel in stage.program.kernels]]
-    assert matmul.workgroup_count[0] == 8
+@pytest.mark.parametrize("name, tiles", [
+    ("linalg_conv1x1_relu6_padded_depthwise_nhwc", 8),  # (16, 16, 8) x (8, 32): 256 rows, not 16 x 32
+    ("conv2d_nhwc_valid", 3),  # 3x3 windows of a (10, 12, 3) image, (8, 10, 27) x (27, 8): 80 rows, not 8 x 32
+    ("conv2d_channels_last_stride_2_same", 8)])  # stride 2: (16, 16, 27) windows, 256 rows, not 16 x 32
+def test_a_batch_sharing_its_b_is_one_matmul_of_its_rows_stacked(name, tiles):
+    """A batched matmul whose b the batch shares, its rows not whole tiles, its a a loaded
+    binding or a window of one (a channels-last 1x1 convolution stored into a padded
+    buffer, which IREE leaves as 16 rows of 16 pixels; a channels-last convolution's
+    windows, an output row's pixels a matrix): one matmul of the batch's rows stacked, a
+    loaded in that tiling at once (a window's rows in groups of an output row's pixels),
+    the tiles as many as the rows fill (not each matrix's rows padded to 32), no gather."""
+    [export] = [export for export in read_executable(embedded_executable(vmfb(name)))
+                if "matmul" in [kernel.name for stage in export.stages for kernel in stage.program.kernels]]
+    kernels = [[kernel.name for kernel in stage.program.kernels] for stage in export.stages]
+    [matmul] = [stage for stage, names in zip(export.stages, kernels) if "matmul" in names]
+    assert matmul.workgroup_count[0] == tiles and not any("gather" in names for names in kernels), kernels
 
 
 def test_an_image_copied_into_its_padded_buffer_moves_as_the_fewest_rows():
@@ -2036,7 +2043,8 @@ def test_taps_of_a_padded_input_are_windows_of_its_binding(name):
 
 
 def _window_indices(window: lowering.Window, shape) -> np.ndarray:
-    """The flat indices of the elements of a (batch, rows, columns) tensor in the window."""
+    """The flat indices of the elements of a (batch, rows, columns) tensor in the window
+    (the test's own, apart from lowering._window_indices)."""
     batch, rows, columns = shape
     segment, group = window.segment or columns, window.row_group or rows
     column, row = np.arange(columns), np.arange(rows)

@@ -1242,6 +1242,58 @@ def _whole_load(tensor: Tensor) -> bool:
         tensor.ref[1][2] is None and not tensor.row_major and tensor.high is None
 
 
+def _retiled(tensor: Tensor, device_shape) -> Tensor | None:
+    """`tensor` in another device shape at no cost, or None: as it is (the same tiles);
+    a constant written, a whole binding or a window of one tilized, in the device shape
+    it is read in, when its elements keep their order (and the window's elements lie
+    as a window in that shape too)."""
+    if canonical(tensor.device_shape) == canonical(device_shape):
+        return tensor
+    if not (_is_constant(tensor) or _whole_load(tensor) or _is_window_load(tensor)):
+        return None
+    moved = Tensor(tensor.shape, device_shape, tensor.ref, data_format=tensor.data_format)
+    if not np.array_equal(_device_order(moved).reshape(-1), np.arange(math.prod(tensor.shape))):
+        return None
+    if _is_constant(tensor):
+        return moved
+    if _whole_load(tensor):
+        moved.ref = ("binding", (*tensor.ref[1][:2], ("as", canonical(device_shape))))
+        return moved
+    indices = _window_indices(tensor.window, tensor.device_shape).reshape(-1)[_device_order(tensor).reshape(-1)]
+    return _window_load(tensor.ref[1][:2], indices.reshape(tensor.shape), device_shape, tensor.data_format)
+
+
+def _is_window_load(tensor: Tensor) -> bool:
+    """Is `tensor` a window of a whole binding as loaded (_window_load)?"""
+    return tensor.ref is not None and tensor.ref[0] == "binding" and isinstance(tensor.ref[1][2], tuple) and \
+        tensor.ref[1][2][:1] == ("window",)
+
+
+def _window_load(place, indices: np.ndarray, device_shape, data_format) -> Tensor | None:
+    """The load of the window of the binding at `place` (binding, byte offset) that holds
+    its row-major tensor's elements at the flat `indices`, tiled as `device_shape`; None
+    if they are not a window in that device shape (_strided_window)."""
+    held = Tensor(indices.shape, device_shape)
+    table = np.empty(indices.size, np.int64)
+    table[_device_order(held).reshape(-1)] = indices.reshape(-1)
+    window = _strided_window(table, device_shape)
+    if window is None:
+        return None
+    access = (*place, ("window", dataclasses.astuple(window), held.device_shape))
+    return Tensor(held.shape, held.device_shape, ("binding", access), data_format=data_format, window=window)
+
+
+def _window_indices(window: Window, device_shape) -> np.ndarray:
+    """The flat indices in its binding's row-major tensor of the elements a window holds,
+    as a (batch, rows, columns) array of the matrices of `device_shape`."""
+    *batch, rows, columns = device_shape
+    segment, group = window.segment or columns, window.row_group or rows
+    column, row = np.arange(columns), np.arange(rows)
+    return (window.start + np.arange(math.prod(batch))[:, None, None] * window.batch_stride
+            + (row // group * (window.row_group_stride or 0) + row % group * window.row_stride)[:, None]
+            + column // segment * (window.segment_stride or segment) + column % segment)
+
+
 def _merges(shape, device) -> bool:
     """Is `device` `shape` with runs of its consecutive dims merged into one each?"""
     dims = [d for d in shape if d != 1]
@@ -2243,16 +2295,9 @@ class DispatchLowering:
 
     def _as(self, op, tensor: Tensor, device_shape) -> Tensor:
         """`tensor` with the wanted device shape (a transposed copy if need be)."""
-        if canonical(tensor.device_shape) == canonical(device_shape):
-            return tensor
-        if _is_constant(tensor) or _whole_load(tensor):
-            # Written (a constant) or tilized (a whole binding) in the device shape it is read
-            # in, when its elements keep their order.
-            ref = tensor.ref if _is_constant(tensor) else \
-                ("binding", (*tensor.ref[1][:2], ("as", canonical(device_shape))))
-            moved = Tensor(tensor.shape, device_shape, ref, data_format=tensor.data_format)
-            if np.array_equal(_device_order(moved).reshape(-1), np.arange(math.prod(tensor.shape))):
-                return moved
+        retiled = _retiled(tensor, device_shape)
+        if retiled is not None:
+            return retiled
         out = self._temp(tensor.shape, device_shape, tensor.data_format)
         self._convert(op, tensor, out)
         return out
@@ -2740,16 +2785,7 @@ class DispatchLowering:
         if not _whole_load(source) or isinstance(source.ref[1][1], PushConstant) or (indices < 0).any() or \
                 self._format(source).element_size != gather.ELEMENT_SIZE:
             return None
-        held = Tensor(indices.shape, device_shape)
-        table = np.empty(indices.size, np.int64)
-        table[_device_order(held).reshape(-1)] = indices.reshape(-1)
-        window = _strided_window(table, device_shape)
-        if window is None:
-            return None
-        binding, offset, _ = source.ref[1]
-        access = (binding, offset, ("window", dataclasses.astuple(window), held.device_shape))
-        return Tensor(held.shape, held.device_shape, ("binding", access), data_format=source.data_format,
-                      window=window)
+        return _window_load(source.ref[1][:2], indices, device_shape, source.data_format)
 
     def _gather_at(self, op, source: Tensor, table: Tensor) -> Tensor:
         """A tile tensor of the table's shapes whose elements are source's at the logical
@@ -3067,12 +3103,12 @@ class DispatchLowering:
             b_batch = batch  # b gathered over every batch dim
         b_tensor = self._operand(op, ins[1], b_dims, b_batch + [k, n], extents)
         device = tuple(extents[d] for d in out_dims)
-        stacked = (math.prod(device[:-1]), extents[k])
-        if batch and not b_batch and extents[m] % TILE and a_tensor.fill is None and \
-                (_whole_load(a_tensor) or _is_constant(a_tensor)):
+        stacked = _retiled(a_tensor, (math.prod(device[:-1]), extents[k])) if batch and not b_batch and \
+            extents[m] % TILE and a_tensor.fill is None else None
+        if stacked is not None:
             # b shared by the batch: one matmul of the batch's rows stacked, (B*M, K) @ (K, N),
             # not B matmuls each padding M rows to whole tiles (a loaded a tilized so at once)
-            a_tensor, device = self._as(op, a_tensor, stacked), (stacked[0], device[-1])
+            a_tensor, device = stacked, (stacked.device_shape[0], device[-1])
         out = self._matmul(op, a_tensor, b_tensor, device, extents[k], bool(b_batch), init.shape)
         self.values[op.results[0]] = self._accumulated(op, init, out)
         return True
