@@ -889,6 +889,14 @@ CASES["transpose_4d_outer"] = Case(mlir("""
       return %e : tensor<4x2x5x3xf32>
     }
 """))
+# An attention's heads transposed, as BERT's dispatches do between its projections and its
+# batched matmuls: a copy through a permutation of the middle dims.
+CASES["transpose_attention_heads"] = Case(mlir("""
+    func.func @main(%a: tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32> {
+      %r = stablehlo.transpose %a, dims = [0, 2, 1, 3] : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+      return %r : tensor<2x16x4x16xf32>
+    }
+"""))
 CASES["broadcast_some_batch_dims"] = Case(mlir("""
     func.func @main(%a: tensor<2x3x4x5xf32>, %b: tensor<3x5xf32>) -> tensor<2x3x4x5xf32> {
       %bb = stablehlo.broadcast_in_dim %b, dims = [1, 3] : (tensor<3x5xf32>) -> tensor<2x3x4x5xf32>
@@ -2078,6 +2086,17 @@ def test_strided_window_finds_exactly_the_windows(batch, rows, columns, start, s
         assert found.row_group is None or 2 <= found.row_group < rows
     elif not shuffle:
         assert segment < lowering.WINDOW_RUN and gap > 0 and columns > segment
+
+
+def test_a_permuted_copy_of_a_binding_is_a_window_of_it_in_a_merged_tiling():
+    """A (2, 4, 16, 16) tensor's heads transposed, (2, 16, 4, 16): as (2, 64, 16) its
+    rows are a window of the input binding, 4 rows 256 elements apart in groups 16
+    elements apart; tilized so (4 tiles) and written out by the last kernel, not gathered
+    into 32 quarter-full tiles of (4, 16) and untilized from them."""
+    [export] = read_executable(embedded_executable(vmfb("transpose_attention_heads")))
+    kernels = [[kernel.name for kernel in stage.program.kernels] for stage in export.stages]
+    assert kernels == [["reader", "tilize", "writer"], ["reader", "eltwise_fused_untilized", "writer"]], kernels
+    assert [stage.workgroup_count[0] for stage in export.stages] == [4, 4]
 
 
 def test_gathers_of_constants_are_done_when_the_dispatch_is_lowered():

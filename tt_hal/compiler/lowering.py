@@ -1294,6 +1294,16 @@ def _window_indices(window: Window, device_shape) -> np.ndarray:
             + column // segment * (window.segment_stride or segment) + column % segment)
 
 
+def _merged_tilings(shape) -> list[tuple]:
+    """Device shapes of a tensor's elements in order: the default one, then (batch,
+    rows, columns) with the middle dims merged into the rows and (rows, columns) with
+    all of them, the fewer tiles first."""
+    default = default_device_shape(shape)
+    *outer, rows, columns = default
+    merged = {(outer[0], math.prod(outer[1:]) * rows, columns), (math.prod(outer) * rows, columns)} if outer else set()
+    return [default] + sorted(merged - {default}, key=lambda device: (tile_count(device), len(device)))
+
+
 def _merges(shape, device) -> bool:
     """Is `device` `shape` with runs of its consecutive dims merged into one each?"""
     dims = [d for d in shape if d != 1]
@@ -2744,11 +2754,13 @@ class DispatchLowering:
         out = None if _is_constant(tensor) else self._temp(flat.shape, device_shape, tensor.data_format)
         return self._as(op, self._gather(op, tensor, flat, out=out), device_shape)
 
-    def _gather(self, op, source: Tensor, indices: np.ndarray, fill=0, out: Tensor | None = None) -> Tensor:
+    def _gather(self, op, source: Tensor, indices: np.ndarray, fill=0, out: Tensor | None = None,
+                merged: bool = False) -> Tensor:
         """A tile tensor of indices' shape (or `out`, of that logical shape) whose
         elements are source's at the logical flat indices `indices` (-1: `fill`), known
         when the dispatch is lowered: a gather launch (tt_hal/kernels/gather.py) with a
-        constant table."""
+        constant table; or a window of source's binding where they are one in the
+        default tiling (or, `merged`, in any of _merged_tilings)."""
         shape = indices.shape
         if source.fill is not None and (indices >= 0).all() and out is None:
             return Tensor(shape, fill=source.fill, data_format=source.data_format)
@@ -2758,9 +2770,11 @@ class DispatchLowering:
             taken = np.full(shape, fill, values.dtype)
             taken[inside] = values[indices[inside]]
             return Tensor(shape, ref=("constant", taken), data_format=source.data_format)
-        windowed = None if out is not None else self._windowed_load(source, indices, default_device_shape(shape))
-        if windowed is not None:
-            return windowed
+        tilings = () if out is not None else _merged_tilings(shape) if merged else [default_device_shape(shape)]
+        for device_shape in tilings:
+            windowed = self._windowed_load(source, indices, device_shape)
+            if windowed is not None:
+                return windowed
         source = self._gatherable(op, source)
         operand, offset, order = self._rows(op, source)
         logical = np.where(indices >= 0, order.reshape(-1)[np.maximum(indices, 0)], -1)
@@ -2961,6 +2975,21 @@ class DispatchLowering:
             Broadcast.COL if columns else Broadcast.NONE
         return tensor, FusedInput(self._format(tensor), broadcast, outer == 1 != outer_space)
 
+    def _permuted(self, op, tensor: Tensor, dims, space, axis) -> Tensor | None:
+        """A whole loaded binding's elements permuted beyond the last two dims, as a
+        generic that copies it through the map `dims` gives them (an attention's heads
+        transposed): the load of a window of the binding, in whichever of the merged
+        tilings it is one (_merged_tilings: a (2, 16, 4, 16) result as (2, 64, 16), its rows
+        in groups of 4: 4 tiles, not 32 quarter-full ones), or a gather. None for other
+        maps, which the fused path takes."""
+        axes = [axis[d] for d in dims]
+        if sorted(axes) != list(range(len(space))) or axes[:-2] == sorted(axes[:-2]) and \
+                all(a < min(axes[-2:]) for a in axes[:-2]):
+            return None  # in order, or a swap of the last two dims alone (a transpose)
+        grid = np.indices(space, sparse=True)
+        flat = np.ravel_multi_index([np.broadcast_to(grid[a], space) for a in axes], tensor.shape)
+        return self._gather(op, tensor, flat, merged=True)
+
     def _code(self, op, ins, maps, space, axis, n_in, inputs) -> _Code:
         """The builder of eltwise_fused code over the generic's inputs (fills become
         constants; an i64 input's leaf is the pair of its words' leaves)."""
@@ -3028,6 +3057,11 @@ class DispatchLowering:
         result = body[-1].operands[0]
         if isinstance(result, ir.BlockArgument) and result.arg_number == n_in:
             raise unimplemented(op, "a linalg.generic that yields its own output")
+        if isinstance(result, ir.BlockArgument) and len(body) == 1 and axis is not FLAT and \
+                _whole_load(ins[result.arg_number]) and len(maps[result.arg_number]) == len(space):
+            permuted = self._permuted(op, ins[result.arg_number], maps[result.arg_number], space, axis)
+            if permuted is not None:
+                return permuted
         inputs: list = []
         builder = self._code(op, ins, maps, space, axis, n_in, inputs)
         if is_pair(result.type):  # an i64 or a complex: its words computed by two kernels
