@@ -157,7 +157,8 @@ class BlockWindow:
     group: Reg | None = None
 
     def release(self, k: KernelBuilder) -> None:
-        k.release(self.tiles, self.first, self.height, self.width, self.run, *([self.group] if self.group else []))
+        k.release(self.tiles, self.first, self.height, self.width, self.run,
+                  *([self.group] if self.group is not None else []))
 
 
 def tensor_args(bindings) -> tuple[RuntimeArg, ...]:
@@ -340,7 +341,13 @@ def transfer_rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, w
         _transfer_runs(k, op, tensor, window, source, to, window.height, row_bytes, pitch)
         k.release(source, to, row_bytes, pitch)
         return
-    group_source, rows_left, rows, scratch = (k.reg(name) for name in ("group_src", "rows_left", "rows", "s"))
+    group_source, rows_left, rows, gap, scratch = (
+        k.reg(name) for name in ("group_src", "rows_left", "rows", "gap", "s"))
+    k.emit(Op.CONSTANT, gap, ROW_GROUP_STRIDE)  # bytes from the end of a group to the next group's first row
+    k.emit(Op.MULI, gap, gap, size)
+    k.emit(Op.CONSTANT, scratch, ROW_GROUP)
+    k.emit(Op.MUL, scratch, scratch, row_bytes)
+    k.emit(Op.SUB, gap, gap, scratch)
     k.emit(Op.MOV, group_source, source)  # the first row of the group's rows in the block
     k.emit(Op.MOV, rows_left, window.height)
     k.emit(Op.MIN, rows, window.group, rows_left)
@@ -351,24 +358,20 @@ def transfer_rows(k: KernelBuilder, op: Op, tensor: RowMajorTensor, m: Matrix, w
     k.emit(Op.SUB, rows_left, rows_left, rows)
     k.emit(Op.LI, scratch, 0)
     k.emit(Op.BGE, scratch, rows_left, done)
-    # the next group's rows: in the block, past these; in the tensor, a group stride on
-    # from this group's first row (these rows end where the group does)
+    # the next group's rows: in the block, past these; in the tensor, past the gap after
+    # them (these rows end where their group does)
     k.emit(Op.MULI, scratch, window.width, size)
     k.emit(Op.SUB, to, to, scratch)
     k.emit(Op.MUL, scratch, rows, pitch)
     k.emit(Op.ADD, to, to, scratch)
     k.emit(Op.MUL, scratch, rows, row_bytes)
     k.emit(Op.ADD, group_source, group_source, scratch)
+    k.emit(Op.ADD, group_source, group_source, gap)
     k.emit(Op.CONSTANT, rows, ROW_GROUP)
-    k.emit(Op.MUL, scratch, rows, row_bytes)
-    k.emit(Op.SUB, group_source, group_source, scratch)
-    k.emit(Op.CONSTANT, scratch, ROW_GROUP_STRIDE)
-    k.emit(Op.MULI, scratch, scratch, size)
-    k.emit(Op.ADD, group_source, group_source, scratch)
     k.emit(Op.MIN, rows, rows, rows_left)
     k.emit(Op.JMP, top)
     k.place(done)
-    k.release(source, to, row_bytes, pitch, group_source, rows_left, rows, scratch)
+    k.release(source, to, row_bytes, pitch, group_source, rows_left, rows, gap, scratch)
 
 
 def _transfer_runs(k: KernelBuilder, op: Op, tensor: RowMajorTensor, window: BlockWindow, source: Reg, to: Reg,
