@@ -25,6 +25,7 @@ from tt_hal.sim.dispatch import (
     BindingTables,
     PreparedPrograms,
     Watchdog,
+    compile_ahead,
     run_program,
 )
 from tt_hal.sim.memory import ChipMemory, SimBuffer, system_memory_buffer
@@ -278,6 +279,7 @@ class SimDevice(BackendDevice):
         # The FPU as computed: the exact datapaths differ between the chips in one renormalisation.
         self.fpu_model = FpuModel.FAST if numerics == "fast" else (
             FpuModel.WORMHOLE if spec.name.startswith("wormhole") else FpuModel.BLACKHOLE)
+        compile_ahead(self.fpu_model.jit_argument())  # a cold start's tile ops, on another core meanwhile
         self.num_hw_cqs = num_hw_cqs
         self.memory = ChipMemory(spec)
         self.instruction_budget = DEFAULT_INSTRUCTION_BUDGET  # per dispatch, before a kernel counts as runaway

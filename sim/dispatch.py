@@ -423,16 +423,25 @@ class Watchdog:
                 self._changed.wait(None if self._wake_at == math.inf else self._wake_at - now)
 
 
+def compile_ahead(fpu: int | None) -> None:
+    """Starts compiling compute for FPU model `fpu` (FpuModel.jit_argument) in a process
+    of its own when numba's cache lacks it and the host has a second core, unless
+    TT_HAL_COMPILE_ELSEWHERE=0 (indirect.compile_elsewhere; kernel_addresses then loads
+    it): a device asks when it is made, about a second before a cold start's first
+    dispatch (imports, tensors written), the helper's own start-up; the first dispatch
+    compiles run_round meanwhile (_compile_interpreter)."""
+    if THREADS > 1 and fpu not in _RUN_ROUND and os.environ.get(COMPILE_ELSEWHERE_ENVIRONMENT, "1") != "0":
+        indirect.compile_elsewhere(compute, compute_arguments(fpu))
+
+
 def _compile_interpreter(prepared: PreparedProgram, program: tuple, chip: tuple) -> None:
     """Compiles run_round for run_program's arguments (`chip` ending in the fpu model;
     int64 push constants), or loads it from numba's cache, by running it on no cores:
     before a dispatch's deadline clock starts, as it takes seconds on a fresh install;
-    then keeps its entry point (_RUN_ROUND). When the host has a second
-    core, compute compiles meanwhile in a process of its own (indirect.compile_elsewhere;
-    kernel_addresses then loads it), unless TT_HAL_COMPILE_ELSEWHERE=0."""
+    then keeps its entry point (_RUN_ROUND). compute compiles meanwhile in a process
+    of its own where compile_ahead starts one (and has not yet)."""
     fpu = chip[-1]
-    if THREADS > 1 and os.environ.get(COMPILE_ELSEWHERE_ENVIRONMENT, "1") != "0":
-        indirect.compile_elsewhere(compute, compute_arguments(fpu))
+    compile_ahead(fpu)
     state = prepared.take_state(1)
     arguments = (*program, 0, 0, 0, state.rows, *chip, _NO_ADDRESSES, 0, NEVER_STOP, *state.thread_arrays[0])
     interpreter.run_round(*arguments)

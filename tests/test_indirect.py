@@ -115,7 +115,7 @@ def _run_probe(tmp_path, **environment) -> subprocess.CompletedProcess:
 def test_a_function_compiled_elsewhere_is_loaded_from_the_cache(tmp_path):
     """compile_elsewhere compiles in another process into numba's cache, and address loads
     it from there (no cache miss: nothing compiled here); once cached, nothing is
-    started and compile_elsewhere loads it itself."""
+    started and address loads it."""
     assert _run_probe(tmp_path).stdout.split() == ["True", "0", "42"]
     assert _run_probe(tmp_path).stdout.split() == ["False", "0", "42"]
 
