@@ -152,6 +152,9 @@ class DispatchCommand:
     constants: bytes
     bindings: tuple  # each (operand, offset, length); dispatch() takes an operand alone for (operand, 0, None)
     what: str = "dispatch"
+    # Binding index -> the validated range of a buffer bound directly, when recorded: a
+    # buffer's size, usage and placement never change, so lowering checks it alive only.
+    recorded_ranges: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     @property
     def operands(self) -> tuple:
@@ -165,8 +168,9 @@ class DispatchCommand:
             if isinstance(operand, BindingRef):
                 validation.binding_slot(operand.slot, capacity, self.what)
             else:
-                validation.dispatch_binding(operand, offset, length, k in export.page_aligned_bindings,
-                                            f"{self.what} binding {k}")
+                self.recorded_ranges[k] = validation.dispatch_binding(operand, offset, length,
+                                                                      k in export.page_aligned_bindings,
+                                                                      f"{self.what} binding {k}")
         if isinstance(self.workgroup_count, BindingRef):
             validation.binding_slot(self.workgroup_count.slot, capacity, self.what)
         elif not isinstance(self.workgroup_count, tuple):
@@ -212,8 +216,10 @@ class DispatchCommand:
             key = (operand.slot, operand.offset, operand.length, offset, length, aligned) if is_ref else None
             binding = resolved.get(key)
             if binding is None:
-                where = binding_names[k]
-                r = validation.dispatch_binding(*_resolve(operand, table, offset, length, where), aligned, where)
+                r = None if is_ref or source.allocation.released else self.recorded_ranges.get(k)
+                if r is None:
+                    where = binding_names[k]
+                    r = validation.dispatch_binding(*_resolve(operand, table, offset, length, where), aligned, where)
                 allocation = r.buffer.allocation
                 binding = allocation.backend.binding(allocation.backend_buffer, r.allocation_offset, r.length)
                 if key is not None:

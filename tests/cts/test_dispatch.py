@@ -315,6 +315,24 @@ def test_a_reused_recording_checks_each_execution_s_buffers(device):
     assert statistics["device_bytes_allocated"] - statistics["device_bytes_freed"] == live - 4 * TILE
 
 
+def test_a_buffer_bound_directly_is_checked_alive_when_the_recording_first_runs(device):
+    """A buffer a dispatch binds directly is validated when recorded, and that range is
+    used when the recording first runs (not validated again), but a buffer released in
+    between is still FAILED_PRECONDITION there, the recording's other buffers untouched."""
+    x = values(1, seed=14)
+    source, target = device_buffer(device, x), sentinel_buffer(device, 1)
+    before = floats(target)
+    cb = hal.HalCommandBuffer(device)
+    cb.dispatch(prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32)), 0, (1, 1, 1), constants(1),
+                [source, target])
+    cb.end()
+    source.release()
+    with raises_status(SC.FAILED_PRECONDITION) as info:
+        submit_and_wait(device, cb)
+    assert "was deallocated; it cannot be used" in info.value.message
+    assert np.array_equal(floats(target), before)
+
+
 def test_queue_dispatch_after_transfer_and_before_copy(device):
     """A dispatch on the compute queue between a queue_update and a queue_copy on the
     transfer queue, ordered only by semaphores (IREE: queue_dispatch_test)."""
