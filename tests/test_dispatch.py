@@ -221,3 +221,25 @@ def test_programs_share_core_state_and_compute_as_in_fresh_state(monkeypatch):
         assert len(taken) == 3 and all(state is taken[0] for state in taken), "each program took its own state"
     finally:
         device.close()
+
+
+@pytest.mark.parametrize("elsewhere", ["1", "0"])
+def test_a_device_starts_compiling_the_tile_ops_elsewhere_when_it_is_made(monkeypatch, elsewhere):
+    """On a cold start (run_round not compiled in this process) a device, when made, asks
+    for compute of its FPU model to compile in another process, before its first
+    dispatch; not with TT_HAL_COMPILE_ELSEWHERE=0, on one host core, or once run_round is
+    compiled here (what it asks is indirect.compile_elsewhere's to decide: not if cached)."""
+    started = []
+    monkeypatch.setattr(dispatch, "_RUN_ROUND", {})
+    monkeypatch.setattr(dispatch, "THREADS", 2)
+    monkeypatch.setattr(dispatch.indirect, "compile_elsewhere", lambda *call: started.append(call))
+    monkeypatch.setenv(dispatch.COMPILE_ELSEWHERE_ENVIRONMENT, elsewhere)
+    device = SimDevice(numerics="fast")
+    expected = [(dispatch.compute, dispatch.compute_arguments(device.fpu_model.jit_argument()))]
+    assert started == (expected if elsewhere == "1" else [])
+    monkeypatch.setattr(dispatch, "THREADS", 1)
+    SimDevice(numerics="fast")
+    monkeypatch.setattr(dispatch, "THREADS", 2)
+    monkeypatch.setattr(dispatch, "_RUN_ROUND", {None: object()})
+    SimDevice(numerics="fast")
+    assert started == (expected if elsewhere == "1" else [])
