@@ -12,6 +12,7 @@ process (compile_elsewhere) while this one compiles its caller.
 
 from __future__ import annotations
 
+import atexit
 import os
 import subprocess
 import sys
@@ -77,6 +78,18 @@ def compile_elsewhere(dispatcher, argument_types: tuple[types.Type, ...]) -> boo
         [sys.executable, "-c", script, dispatcher.py_func.__module__, dispatcher.py_func.__name__, str(index)],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
     return True
+
+
+@atexit.register
+def _stop_elsewhere() -> None:
+    """Ends the compiles this process started and never waited for (a device made and
+    no dispatch run): none outlives its process, busy for seconds with nobody waiting.
+    numba writes a cache entry whole, so a stopped compile leaves none behind."""
+    for process in _ELSEWHERE.values():
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    _ELSEWHERE.clear()
 
 
 def declared(dispatcher) -> tuple[tuple[types.Type, ...], ...]:

@@ -124,3 +124,19 @@ def test_a_failed_compile_elsewhere_compiles_here_and_says_so(tmp_path):
     done = _run_probe(tmp_path, PROBE_FAIL_ELSEWHERE="1")
     assert done.stdout.split() == ["True", "1", "42"]  # started; then a cache miss: compiled here
     assert "compiling triple in another process failed (exit code 1); compiling it here" in done.stderr
+
+
+def test_a_compile_nobody_waited_for_ends_with_its_process(tmp_path):
+    """A process that started a compile elsewhere and exits without waiting for it (a
+    device made, no dispatch run) stops it: no compiling process outlives it."""
+    (tmp_path / "probe_kernel.py").write_text(PROBE_MODULE)
+    (tmp_path / "leave.py").write_text(
+        "import probe_kernel\nfrom tt_hal.sim import indirect\n"
+        "assert indirect.compile_elsewhere(probe_kernel.triple, probe_kernel.ARGUMENTS)\n"
+        "print(next(iter(indirect._ELSEWHERE.values())).pid)\n")
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+                   "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    done = subprocess.run([sys.executable, str(tmp_path / "leave.py")], env=environment, capture_output=True,
+                          text=True, timeout=300, check=True)
+    with pytest.raises(ProcessLookupError):  # killed and reaped by its parent at exit
+        os.kill(int(done.stdout), 0)
