@@ -72,6 +72,7 @@ from tt_hal.compiler import dispatch, frontend, lowering, tolerance
 from tt_hal.compiler import reference as llvm_cpu
 from tt_hal.compiler.reference import function_signatures, run_llvm_cpu
 from tt_hal.kernels.fused import FUSED_INPUTS, FUSED_ROW_TILE_INPUTS
+from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import ArgKind, BindingSource
 from tt_hal.target.ttx import read_executable
 from tt_hal.tools.inspection import embedded_executable
@@ -897,6 +898,22 @@ CASES["transpose_attention_heads"] = Case(mlir("""
       return %r : tensor<2x16x4x16xf32>
     }
 """))
+# The same in bf16 for two projections of one input, as BERT's q and k: IREE makes one
+# transpose dispatch of both, each call's source placed in its transient slab by a push constant.
+CASES["transpose_attention_heads_bf16_slab"] = Case(mlir("""
+    func.func @main(%a: tensor<32x64xbf16>, %wq: tensor<64x64xbf16>, %wk: tensor<64x64xbf16>)
+        -> (tensor<2x4x16x16xbf16>, tensor<2x4x16x16xbf16>) {
+      %q = stablehlo.dot_general %a, %wq, contracting_dims = [1] x [0]
+          : (tensor<32x64xbf16>, tensor<64x64xbf16>) -> tensor<32x64xbf16>
+      %k = stablehlo.dot_general %a, %wk, contracting_dims = [1] x [0]
+          : (tensor<32x64xbf16>, tensor<64x64xbf16>) -> tensor<32x64xbf16>
+      %q4 = stablehlo.reshape %q : (tensor<32x64xbf16>) -> tensor<2x16x4x16xbf16>
+      %k4 = stablehlo.reshape %k : (tensor<32x64xbf16>) -> tensor<2x16x4x16xbf16>
+      %qt = stablehlo.transpose %q4, dims = [0, 2, 1, 3] : (tensor<2x16x4x16xbf16>) -> tensor<2x4x16x16xbf16>
+      %kt = stablehlo.transpose %k4, dims = [0, 2, 1, 3] : (tensor<2x16x4x16xbf16>) -> tensor<2x4x16x16xbf16>
+      return %qt, %kt : tensor<2x4x16x16xbf16>, tensor<2x4x16x16xbf16>
+    }
+"""), inputs=(1.0, 0.125, 0.125))
 CASES["broadcast_some_batch_dims"] = Case(mlir("""
     func.func @main(%a: tensor<2x3x4x5xf32>, %b: tensor<3x5xf32>) -> tensor<2x3x4x5xf32> {
       %bb = stablehlo.broadcast_in_dim %b, dims = [1, 3] : (tensor<3x5xf32>) -> tensor<2x3x4x5xf32>
@@ -2097,6 +2114,22 @@ def test_a_permuted_copy_of_a_binding_is_a_window_of_it_in_a_merged_tiling():
     kernels = [[kernel.name for kernel in stage.program.kernels] for stage in export.stages]
     assert kernels == [["reader", "tilize", "writer"], ["reader", "eltwise_fused_untilized", "writer"]], kernels
     assert [stage.workgroup_count[0] for stage in export.stages] == [4, 4]
+
+
+def test_a_bf16_permuted_copy_at_a_push_constant_offset_is_a_window_of_its_binding():
+    """The same in bf16, its source at the byte offset IREE passes as a push constant
+    (one dispatch for two projections): the window starts where the binding's range
+    does, so the tilize stage's offset constant is that push constant; bf16 tiles, no
+    conversion to float32, no gather (it was 5 launches: tilize 32 quarter-full tiles,
+    convert, untilize, gather, write)."""
+    [export] = [e for e in read_executable(embedded_executable(vmfb("transpose_attention_heads_bf16_slab")))
+                if "transpose" in e.name]
+    kernels = [[kernel.name for kernel in stage.program.kernels] for stage in export.stages]
+    assert kernels == [["reader", "tilize", "writer"], ["reader", "eltwise_fused_untilized", "writer"]], kernels
+    assert [stage.workgroup_count[0] for stage in export.stages] == [4, 4]
+    tilize = export.stages[0]
+    assert tilize.constants[-1].kind is ArgKind.CONSTANT and export.constant_count == 1  # the offset
+    assert export.tensors[tilize.bindings[1][1]].data_format is DataFormat.bfloat16
 
 
 def test_gathers_of_constants_are_done_when_the_dispatch_is_lowered():

@@ -226,9 +226,13 @@ def _row_constants(device_shape, data_format: DataFormat, offset: int | PushCons
     batches, rows, columns = _matrices(device_shape)
     if window is None:
         return rowmajor.push_constants(rows, columns, [offset], batches)
-    if isinstance(offset, PushConstant):
-        raise HalError(StatusCode.UNIMPLEMENTED, PUSH_CONSTANT_WINDOW)
-    return rowmajor.push_constants(rows, columns, [offset + window.start * data_format.element_size], batches,
+    if isinstance(offset, PushConstant):  # one constant: the offset IREE passes, the window at its start
+        if window.start:
+            raise HalError(StatusCode.UNIMPLEMENTED, PUSH_CONSTANT_WINDOW)
+        start = offset
+    else:
+        start = offset + window.start * data_format.element_size
+    return rowmajor.push_constants(rows, columns, [start], batches,
                                    window.row_stride, window.batch_stride, window.segment, window.segment_stride,
                                    window.row_group, window.row_group_stride)
 

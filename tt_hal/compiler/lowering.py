@@ -2794,12 +2794,19 @@ class DispatchLowering:
         """What a gather of a whole loaded binding's elements at `indices` into a tensor
         of `device_shape` gives, as the load of a window of the binding where they are
         one (_strided_window): its tilize stage reads the window's rows, no gather launch
-        (a depthwise convolution's taps of its padded input). None where they are not
-        one, or the gather would give another format."""
-        if not _whole_load(source) or isinstance(source.ref[1][1], PushConstant) or (indices < 0).any() or \
-                self._format(source).element_size != gather.ELEMENT_SIZE:
+        (a depthwise convolution's taps of its padded input). The gather moves 4-byte
+        elements; a bf16 binding's window keeps bf16 (the same values: a bf16 tile
+        unpacks exactly). None where they are not one, for other formats, and for a
+        window not at the start of a binding whose byte offset IREE passes as a push
+        constant (a stage's one offset constant cannot add the two)."""
+        data_format = self._format(source)
+        if not _whole_load(source) or (indices < 0).any() or not (
+                data_format.element_size == gather.ELEMENT_SIZE or data_format is DataFormat.bfloat16):
             return None
-        return _window_load(source.ref[1][:2], indices, device_shape, source.data_format)
+        loaded = _window_load(source.ref[1][:2], indices, device_shape, source.data_format)
+        if loaded is not None and isinstance(source.ref[1][1], PushConstant) and loaded.window.start:
+            return None
+        return loaded
 
     def _gather_at(self, op, source: Tensor, table: Tensor) -> Tensor:
         """A tile tensor of the table's shapes whose elements are source's at the logical
