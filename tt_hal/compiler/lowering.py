@@ -44,7 +44,7 @@ from iree.compiler import ir
 from hal.status import HalError, StatusCode
 from tt_hal.compiler import float16, int64
 from tt_hal.kernels import fused, gather, matmul, reduce, rowmajor, transpose
-from tt_hal.kernels.fused import Binary, Constant, FusedInput, Input, Instruction, Scalar, Ternary, Unary
+from tt_hal.kernels.fused import Binary, Constant, FusedInput, Input, Instruction, Scalar, Ternary, Unary, renumbered
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp, float_bits
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.sizes import TILE, ceil_div
@@ -3414,18 +3414,6 @@ def _uncast(value):
     return value
 
 
-def _renumbered(instruction: Instruction, number: dict[int, int]) -> Instruction:
-    """`instruction` reading value number[v] where it read v."""
-    if isinstance(instruction, Unary):
-        return dataclasses.replace(instruction, operand=number[instruction.operand])
-    if isinstance(instruction, Binary):
-        return dataclasses.replace(instruction, a=number[instruction.a], b=number[instruction.b])
-    if isinstance(instruction, Ternary):
-        return dataclasses.replace(instruction, c=number[instruction.c], a=number[instruction.a],
-                                   b=number[instruction.b])
-    return instruction
-
-
 def _joined(code: list[Instruction], inputs: list, other_code: list[Instruction], other_inputs: list) -> tuple[
         list[Instruction], list]:
     """Code computing `code`'s values and then `other_code`'s (renumbered after them), and
@@ -3436,7 +3424,7 @@ def _joined(code: list[Instruction], inputs: list, other_code: list[Instruction]
             joined_inputs.append(other_inputs[instruction.index])
             instruction = Input(len(joined_inputs) - 1)
         number[v] = len(joined)
-        joined.append(_renumbered(instruction, number))
+        joined.append(renumbered(instruction, number))
     return joined, joined_inputs
 
 
@@ -3487,7 +3475,7 @@ def _cone(code: Sequence[Instruction], value: int, inputs: list, cut: dict | Non
                 sub_inputs.append(inputs[instruction.index])
             instruction = Input(input_number[instruction.index])
         number[v] = len(sub_code)
-        sub_code.append(_renumbered(instruction, number))
+        sub_code.append(renumbered(instruction, number))
     return sub_code, sub_inputs
 
 

@@ -186,11 +186,59 @@ def integer_values(code: Sequence[Instruction], inputs: Sequence[FusedInput]) ->
 _COMMUTATIVE = {SfpuOp.ADD, SfpuOp.MUL}
 
 
+def renumbered(instruction: Instruction, number: dict[int, int]) -> Instruction:
+    """`instruction` reading value number[v] where it read v."""
+    if isinstance(instruction, Unary):
+        return dataclasses.replace(instruction, operand=number[instruction.operand])
+    if isinstance(instruction, Binary):
+        return dataclasses.replace(instruction, a=number[instruction.a], b=number[instruction.b])
+    if isinstance(instruction, Ternary):
+        return dataclasses.replace(instruction, c=number[instruction.c], a=number[instruction.a],
+                                   b=number[instruction.b])
+    return instruction
+
+
+def scheduled(code: Sequence[Instruction]) -> tuple[Instruction, ...]:
+    """`code` reordered to need fewer Dst tiles at once: each value computed when first
+    needed, from the result down, the operand that needs more tiles (its Sethi-Ullman
+    number, counted as if no value were shared) first, so that fewer values wait in Dst
+    meanwhile. The same ops on the same values (each is a pure function of its
+    operands), bit for bit; values the result does not need are left out."""
+    need: list[int] = []
+    for instruction in code:
+        needs = sorted((need[u] for u in dict.fromkeys(instruction.operands)), reverse=True)
+        need.append(max([n + i for i, n in enumerate(needs)] + [1]))
+    order, seen, stack = [], set(), [(len(code) - 1, False)]
+    while stack:  # depth-first, operands before the value (iterative: chains run hundreds deep)
+        v, ready = stack.pop()
+        if ready:
+            order.append(v)
+        elif v not in seen:
+            seen.add(v)
+            stack.append((v, True))
+            operands = sorted(dict.fromkeys(code[v].operands), key=lambda u: need[u], reverse=True)
+            stack.extend((u, False) for u in reversed(operands) if u not in seen)
+    number = {v: i for i, v in enumerate(order)}
+    return tuple(renumbered(code[v], number) for v in order)
+
+
 def emit_code(k: KernelBuilder, code: tuple[Instruction, ...], inputs, capacity: int, sources=None,
               scalars: int = FUSED_CONSTANTS) -> int:
     """Emits `code` into Dst tiles; returns the tile holding the result. Input i is tile
     sources[i][1] (an index or a register) of CB sources[i][0] (default: the front
-    tile of CB i); Scalar j is push constant `scalars` + j."""
+    tile of CB i); Scalar j is push constant `scalars` + j. Code whose values do not fit
+    in `capacity` tiles in the order it is written is emitted `scheduled`."""
+    if len(code) > 1:
+        try:
+            _emit_code(KernelBuilder("fits"), code, inputs, capacity, sources, scalars)
+        except HalError as error:
+            if error.code != StatusCode.UNIMPLEMENTED:
+                raise
+            code = scheduled(code)
+    return _emit_code(k, code, inputs, capacity, sources, scalars)
+
+
+def _emit_code(k: KernelBuilder, code: Sequence[Instruction], inputs, capacity: int, sources, scalars: int) -> int:
     last_use = {}
     for i, ins in enumerate(code):
         for v in ins.operands:
