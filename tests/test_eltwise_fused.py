@@ -1109,13 +1109,12 @@ def test_values_computed_long_before_they_are_combined_fit_when_scheduled(device
     WHERE: JAX's GELU) hold 10 Dst tiles in program order; each computed when the sum
     needs it, 3 suffice: one kernel, not three with their values round-tripped through
     L1. Bit for bit against the twin of the code as written."""
-    code = [Input(0)]
+    code, ends = [Input(0)], []
     for k in range(9):
         code.append(Unary(SfpuOp.MUL_SCALAR, 0, 0.5 + k / 8))
         for coefficient in (0.25, -0.125, 0.0625):
             code += [Binary(SfpuOp.MUL, len(code) - 1, 0), Unary(SfpuOp.ADD_SCALAR, len(code), coefficient)]
-    ends = [v for v in range(1, len(code)) if v == len(code) - 1 or isinstance(code[v + 1], Unary)
-            and code[v + 1].op == SfpuOp.MUL_SCALAR]
+        ends.append(len(code) - 1)
     code.append(Binary(SfpuOp.ADD, ends[0], ends[1]))
     for end in ends[2:]:
         code.append(Binary(SfpuOp.ADD, len(code) - 1, end))

@@ -103,9 +103,9 @@ print(started, sum(stats.cache_misses.values()), probe_kernel.triple(14))
 '''
 
 
-def _run_probe(tmp_path, **environment) -> subprocess.CompletedProcess:
+def _run_probe(tmp_path, probe: str = PROBE, **environment) -> subprocess.CompletedProcess:
     (tmp_path / "probe_kernel.py").write_text(PROBE_MODULE)
-    (tmp_path / "probe.py").write_text(PROBE)
+    (tmp_path / "probe.py").write_text(probe)
     environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "TT_HAL_LOG": "warning",
                    "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path]), **environment}
     return subprocess.run([sys.executable, str(tmp_path / "probe.py")], env=environment, capture_output=True,
@@ -129,14 +129,8 @@ def test_a_failed_compile_elsewhere_compiles_here_and_says_so(tmp_path):
 def test_a_compile_nobody_waited_for_ends_with_its_process(tmp_path):
     """A process that started a compile elsewhere and exits without waiting for it (a
     device made, no dispatch run) stops it: no compiling process outlives it."""
-    (tmp_path / "probe_kernel.py").write_text(PROBE_MODULE)
-    (tmp_path / "leave.py").write_text(
-        "import probe_kernel\nfrom tt_hal.sim import indirect\n"
-        "assert indirect.compile_elsewhere(probe_kernel.triple, probe_kernel.ARGUMENTS)\n"
-        "print(next(iter(indirect._ELSEWHERE.values())).pid)\n")
-    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
-                   "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
-    done = subprocess.run([sys.executable, str(tmp_path / "leave.py")], env=environment, capture_output=True,
-                          text=True, timeout=300, check=True)
+    done = _run_probe(tmp_path, "import probe_kernel\nfrom tt_hal.sim import indirect\n"
+                                "assert indirect.compile_elsewhere(probe_kernel.triple, probe_kernel.ARGUMENTS)\n"
+                                "print(next(iter(indirect._ELSEWHERE.values())).pid)\n")
     with pytest.raises(ProcessLookupError):  # killed and reaped by its parent at exit
         os.kill(int(done.stdout), 0)

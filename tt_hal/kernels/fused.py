@@ -228,14 +228,22 @@ def emit_code(k: KernelBuilder, code: tuple[Instruction, ...], inputs, capacity:
     sources[i][1] (an index or a register) of CB sources[i][0] (default: the front
     tile of CB i); Scalar j is push constant `scalars` + j. Code whose values do not fit
     in `capacity` tiles in the order it is written is emitted `scheduled`."""
+    return _emit_code(k, _in_dst_order(code, inputs, capacity, sources, scalars), inputs, capacity, sources,
+                      scalars)
+
+
+def _in_dst_order(code: Sequence[Instruction], inputs, capacity: int, sources=None,
+                  scalars: int = FUSED_CONSTANTS) -> Sequence[Instruction]:
+    """`code` itself if it fits in `capacity` Dst tiles as written (a dry run), else
+    `scheduled(code)` (which may not fit either)."""
     if len(code) > 1:
         try:
             _emit_code(KernelBuilder("fits"), code, inputs, capacity, sources, scalars)
         except HalError as error:
             if error.code != StatusCode.UNIMPLEMENTED:
                 raise
-            code = scheduled(code)
-    return _emit_code(k, code, inputs, capacity, sources, scalars)
+            return scheduled(code)
+    return code
 
 
 def _emit_code(k: KernelBuilder, code: Sequence[Instruction], inputs, capacity: int, sources, scalars: int) -> int:
@@ -313,8 +321,11 @@ def fits(code: tuple[Instruction, ...], inputs: tuple[FusedInput, ...], fp32_des
     """Does `code` fit in Dst (eltwise_fused would build it), its inputs in FUSED_INPUTS?"""
     if len(inputs) > FUSED_INPUTS:
         return False
+    capacity = dst_capacity(fp32_dest_acc_en)
     try:
-        emit_code(KernelBuilder("fits"), code, inputs, dst_capacity(fp32_dest_acc_en))
+        ordered = _in_dst_order(code, inputs, capacity)  # code itself: emitted once, in that dry run
+        if ordered is not code:
+            _emit_code(KernelBuilder("fits"), ordered, inputs, capacity, None, FUSED_CONSTANTS)
     except HalError as error:
         if error.code != StatusCode.UNIMPLEMENTED:
             raise
