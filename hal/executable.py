@@ -5,7 +5,8 @@ device tensors those share.
 
 An export's tensors are allocated when the executable is prepared, on the cache's
 device, and live as long as the executable: every dispatch of the export uses the
-same memory, scratch included. That is safe because every dispatch runs on the
+same memory, scratch included (a view tensor is pages of an earlier one: a subspan of
+its buffer). That is safe because every dispatch runs on the
 device's one compute queue (CQ0), whose programs run one after another, each to
 completion (hal/device.py, queue_execute): two dispatches never run at once, so
 neither sees the other's scratch half-written.
@@ -17,8 +18,9 @@ import dataclasses
 import functools
 
 from hal.backend import Binding
-from hal.buffer import HalBufferView
+from hal.buffer import HalBufferView, tensor_element_type
 from hal.status import HalError, StatusCode
+from tt_hal.target.layout import Layout, TensorSpec
 from tt_hal.target.placement import DRAM_MEMORY_CONFIG
 from tt_hal.target.program import Export
 from tt_hal.target.ttx import EXECUTABLE_FORMAT, read_executable
@@ -45,7 +47,8 @@ class HalExecutable:
         self.identifier = identifier
         for export, views in zip(self._exports, self._tensors):
             for t, view in enumerate(views):
-                view.get_buffer().allocation.owner = f"tensor {t} of export {export.name}, an executable's"
+                if export.tensors[t].base is None:  # a view's memory is its base's
+                    view.get_buffer().allocation.owner = f"tensor {t} of export {export.name}, an executable's"
         # hal.command_buffer's lowering of its dispatches, by (ordinal, push constants,
         # binding count, name): the same for every command buffer that records one (a
         # .vmfb records its dispatches again on every call).
@@ -72,9 +75,10 @@ class HalExecutable:
         return self._tensors[int(ordinal)]
 
     def tensor_bindings(self, ordinal: int) -> tuple[Binding, ...]:
-        """Export `ordinal`'s tensors as a stage binds them: each whole buffer."""
-        return tuple(Binding(view.get_buffer().allocation.backend_buffer, 0, view.byte_length)
-                     for view in self.tensors(ordinal))
+        """Export `ordinal`'s tensors as a stage binds them: each whole buffer (a view:
+        its pages of its base's)."""
+        return tuple(Binding(view.get_buffer().allocation.backend_buffer, view.get_buffer().byte_offset,
+                             view.byte_length) for view in self.tensors(ordinal))
 
     @functools.cached_property
     def backend(self):
@@ -126,17 +130,23 @@ class HalExecutableCache:
             for export in exports:
                 tensors.append([])
                 for t in range(len(export.tensors)):
-                    tensors[-1].append(self._allocate_tensor(export, t))
+                    tensors[-1].append(self._allocate_tensor(export, t, tensors[-1]))
         except HalError:
             for view in (view for views in tensors for view in views):
                 view.get_buffer().release()  # now, not when the error and its frames are let go of
             raise
         return HalExecutable(exports, [tuple(views) for views in tensors], self.identifier)
 
-    def _allocate_tensor(self, export: Export, t: int) -> HalBufferView:
+    def _allocate_tensor(self, export: Export, t: int, allocated: list[HalBufferView]) -> HalBufferView:
         """Tensor `t` of `export` on the device: in its layout, interleaved in DRAM; with
-        values, written as HalDevice.to_device writes a tensor (padding zero)."""
+        values, written as HalDevice.to_device writes a tensor (padding zero); a view, its
+        pages of its base, one of the tensors `allocated` before it (Export checked that
+        the base holds them)."""
         tensor = export.tensors[t]
+        if tensor.base is not None:
+            spec = TensorSpec(tensor.shape, tensor.data_format, Layout.TILE, DRAM_MEMORY_CONFIG)
+            buffer = allocated[tensor.base].get_buffer().subspan(tensor.first_page * spec.page_size, spec.size)
+            return HalBufferView(buffer, spec.shape, tensor_element_type(spec), spec=spec)
         try:
             if tensor.values is None:
                 return self._device.allocator.allocate_tensor(tensor.shape, tensor.data_format, tensor.layout,

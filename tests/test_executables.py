@@ -827,6 +827,9 @@ def library_exports() -> list[Export]:
     pytest.param([staged_export(), rich_export(), staged_export("scratch only", (ExportTensor((3, 2), DF.uint8),
                                                                       ExportTensor((64, 64), DF.bfloat16)))],
                  id="stages"),
+    pytest.param([staged_export("with a view", (*staged_export().tensors,
+                                                ExportTensor((32, 50), DF.float32, base=0, first_page=2)))],
+                 id="view"),
     pytest.param([empty_fields_export()], id="empty-stage-fields"),
     pytest.param([make_export(name="empty")], id="no-kernels"),
     pytest.param([], id="no-exports"),
@@ -933,8 +936,20 @@ def unchecked(cls, **fields):
     (lambda e: {"tensors": (unchecked(ExportTensor, shape=(4,), data_format=DF.float32),)}, "rank 2 or more"),
     (lambda e: {"tensors": (ExportTensor((4, 5), 77),)}, "77"),
     (lambda e: {"source": "func.func @f()"}, "both stages and the source of a dynamic export"),
+    (lambda e: {"tensors": (*e.tensors, ExportTensor((40, 50), DF.float32, base=2))},
+     "tensor 2 views tiles [0, 4) of tensor 2"),
+    (lambda e: {"tensors": (*e.tensors, ExportTensor((40, 50), DF.float32, base=0, first_page=1))},
+     "tensor 2 views tiles [1, 5) of tensor 0"),
+    (lambda e: {"tensors": (*e.tensors, ExportTensor((40, 50), DF.bfloat16, base=0))},
+     "earlier bfloat16 tile tensor"),
+    (lambda e: {"tensors": (*e.tensors, ExportTensor((32, 32), DF.float32, base=0),
+                            ExportTensor((32, 32), DF.float32, base=2))}, "not a view"),
+    (lambda e: {"tensors": (*e.tensors, unchecked(ExportTensor, shape=(32, 32), data_format=DF.float32,
+                                                  layout=hal.Layout.ROW_MAJOR, base=0, first_page=0))},
+     "a view is of tiles"),
 ], ids=["no-stages", "2d-grid", "zero-grid", "binding-constant", "constant-3", "kind-99", "tensor-2",
-        "source-7", "values-19", "empty-dim", "rank-1", "format-77", "stages-and-source"])
+        "source-7", "values-19", "empty-dim", "rank-1", "format-77", "stages-and-source", "view-of-itself",
+        "view-past-its-base", "view-of-another-format", "view-of-a-view", "row-major-view"])
 def test_ttx_rejects_invalid_stages_and_tensors(change, words):
     """Well-formed FlatBuffers holding a bad stage or tensor: INVALID_ARGUMENT naming
     what is wrong, as a foreign writer's file could hold."""
@@ -1900,6 +1915,25 @@ def test_runtime_arg_template_out_of_range(device, arg):
     with raises_status(SC.INVALID_ARGUMENT, SC.ABORTED):
         export = make_export((kernel("w", Processor.RISCV_0, lambda k: k.arg(0)), (arg,)), constants=1)
         run(device, prepare(device, export), (1, 1, 1), [7])
+
+
+def test_a_view_binds_its_pages_of_its_base(device):
+    """An export tensor that views another (ExportTensor.base) is the base's pages from
+    its first page on: one stage tilizes a batch of two (40, 50) matrices into tensor 0,
+    the next untilizes tensor 1, a view of the second (its 4 tiles from page 4), into
+    binding 1, which then holds that matrix, exactly."""
+    d, t = BindingSource.DISPATCH, BindingSource.TENSOR
+    x = np.random.default_rng(0).standard_normal((2, 40, 50)).astype(np.float32)
+
+    def literals(batches):
+        return tuple(RuntimeArg(ArgKind.LITERAL, v) for v in rowmajor.push_constants(40, 50, (), batches))
+    export = Export("view", 0, 2, (1, 1, 1), (
+        Stage(rowmajor.tilize(DF.float32).program, (3, 1, 1), literals(2), ((d, 0), (t, 0))),
+        Stage(rowmajor.untilize(DF.float32).program, (2, 1, 1), literals(1), ((t, 1), (d, 1)))),
+        (ExportTensor((2, 40, 50), DF.float32), ExportTensor((40, 50), DF.float32, base=0, first_page=4)))
+    source, out = dram_tensor(device, x, "float32"), dram_tensor(device, np.zeros((40, 50), np.float32), "float32")
+    run(device, prepare(device, export), bindings=[source.get_buffer(), out.get_buffer()])
+    np.testing.assert_array_equal(out.to_host(), x[1])
 
 
 def test_an_executables_tensors_are_its_own(device):

@@ -24,7 +24,7 @@ from tt_hal.kernels import eltwise, matmul
 from tt_hal.target.arch import ARCHS, DEFAULT_ARCH, get_arch
 from tt_hal.target.isa import MathFidelity, Processor
 from tt_hal.target.layout import DataFormat as DF
-from tt_hal.target.program import CircularBufferConfig, Stage
+from tt_hal.target.program import CircularBufferConfig, ExportTensor, Stage
 from tt_hal.target.ttx import read_executable, write_executable
 from tt_hal.tools.inspection import (
     describe_file,
@@ -253,7 +253,7 @@ def test_program_report_lists_functions_and_the_staged_exports(vmfb):
     assert len(exports) == 1  # the two layers are the same matmul + bias + relu: IREE keeps one dispatch
     for got, export in zip(report["executable"]["exports"], exports):
         assert got["tensors"] == [{"shape": list(t.shape), "data_format": t.data_format.name,
-                                   "values": t.values is not None} for t in export.tensors]
+                                   "values": t.values is not None, "view_of": None} for t in export.tensors]
         assert [[(b["source"], b["index"]) for b in stage["bindings"]] for stage in got["stages"]] == \
             [[(source.name, index) for source, index in stage.bindings] for stage in export.stages]
         assert [stage["workgroup_count"] for stage in got["stages"]] == \
@@ -263,6 +263,20 @@ def test_program_report_lists_functions_and_the_staged_exports(vmfb):
             "-> (float32[64, 512])") in text
     assert re.search(r"\n  stage 4: reader \+ matmul \+ writer; grid \d+x1x1; constants \[[^]]*\]; "
                      r"bindings \[tensor 0, tensor 1, tensor \d\]", text), text
+
+
+def test_a_view_tensor_is_reported_with_its_base():
+    """An export tensor that views another's pages (ExportTensor.base): the report names
+    the base and first page, and the text says it."""
+    export = library_exports()[0]
+    tensors = (ExportTensor((2, 32, 64), DF.float32), ExportTensor((32, 64), DF.float32, base=0, first_page=2))
+    report = describe_file(write_executable([dataclasses.replace(export, tensors=tensors)]))
+    assert round_trips(report)
+    assert [t["view_of"] for t in report["executable"]["exports"][0]["tensors"]] == \
+        [None, {"tensor": 0, "first_page": 2}]
+    text = format_info(report)
+    assert "tensor 0: float32[2, 32, 64] (scratch)" in text
+    assert "tensor 1: float32[32, 64] (a view of tensor 0 from page 2)" in text, text
 
 
 def test_a_program_for_another_device_has_no_executable():

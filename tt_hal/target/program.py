@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import math
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from tt_hal.target.isa import (
     validate_code,
 )
 from tt_hal.target.layout import DataFormat, Layout
+from tt_hal.target.sizes import TILE, ceil_div
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,12 +157,17 @@ class ExportTensor:
     """A tensor an export's stages share: the HAL allocates it (interleaved in DRAM,
     `layout` of `shape`: pages of `data_format` tiles, or of rows in ROW_MAJOR) when it
     prepares the executable, and writes `values` (float32 of `shape`, padding zero)
-    into it; with no values it is scratch, whose contents no dispatch may rely on."""
+    into it; with no values it is scratch, whose contents no dispatch may rely on.
+    A view (`base` not None) has no memory of its own: its tiles are those of the
+    export's tile tensor `base` from page `first_page` on (a matrix of a batch one
+    stage writes: a convolution's taps, tilized by one launch)."""
 
     shape: tuple[int, ...]
     data_format: DataFormat
     values: np.ndarray | None = dataclasses.field(default=None, compare=False)
     layout: Layout = Layout.TILE
+    base: int | None = None
+    first_page: int = 0
 
     def __post_init__(self):
         if len(self.shape) < 2 or min(self.shape) <= 0:
@@ -169,6 +176,16 @@ class ExportTensor:
         if self.values is not None and tuple(self.values.shape) != tuple(self.shape):
             raise HalError(StatusCode.INVALID_ARGUMENT, f"an export tensor of shape {self.shape} with values of "
                                                         f"shape {self.values.shape}")
+        if self.base is not None and (self.values is not None or self.layout is not Layout.TILE):
+            what = "with values" if self.values is not None else "in ROW_MAJOR"
+            raise HalError(StatusCode.INVALID_ARGUMENT, f"an export tensor viewing tensor {self.base} {what}: a view "
+                                                        f"is of tiles and has no values of its own")
+
+    @property
+    def tiles(self) -> int:
+        """Its pages in TILE layout: the tiles of its (batch x padded rows, padded columns) matrix."""
+        *batch, rows, columns = self.shape
+        return math.prod(batch) * ceil_div(rows, TILE) * ceil_div(columns, TILE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -243,7 +260,8 @@ class Export:
 
     def __post_init__(self):
         """INVALID_ARGUMENT for an export without stages (unless it is dynamic: its
-        source and nothing else), and for a runtime arg, stage constant or stage binding
+        source and nothing else), for a view of tiles its base tensor does not hold
+        (ExportTensor.base), and for a runtime arg, stage constant or stage binding
         naming a binding, push constant, tensor or workgroup dimension the export or
         stage does not have."""
         if not self.stages and not self.source:
@@ -251,6 +269,17 @@ class Export:
         if self.source and (self.stages or self.tensors):
             raise HalError(StatusCode.INVALID_ARGUMENT, f"export {self.name} has both stages and the source of a "
                                                         f"dynamic export")
+        for t, tensor in enumerate(self.tensors):
+            if tensor.base is None:
+                continue
+            base = self.tensors[tensor.base] if 0 <= tensor.base < t else None
+            if base is None or base.base is not None or base.layout is not Layout.TILE \
+                    or base.data_format is not tensor.data_format \
+                    or not 0 <= tensor.first_page <= base.tiles - tensor.tiles:
+                raise HalError(StatusCode.INVALID_ARGUMENT,
+                               f"export {self.name} tensor {t} views tiles [{tensor.first_page}, "
+                               f"{tensor.first_page + tensor.tiles}) of tensor {tensor.base}: a view's base is an "
+                               f"earlier {tensor.data_format.name} tile tensor of the export, not a view, holding them")
         for s, stage in enumerate(self.stages):
             what = f"export {self.stage_name(s)}"
             if stage.workgroup_count is not None and (

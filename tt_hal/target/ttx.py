@@ -32,10 +32,11 @@ from tt_hal.target.program import (
 
 EXECUTABLE_FORMAT = "tenstorrent-ttx-fb"  # the format name executable caches accept (IREE's hal.executable.format)
 FILE_IDENTIFIER = b"TTX0"
-VERSION = 7  # 1: one program per export; 2: stages and tensors; 3: SFPU ops renumbered (binary from 64);
+VERSION = 8  # 1: one program per export; 2: stages and tensors; 3: SFPU ops renumbered (binary from 64);
 # 4: integer SFPU ops, ternary ops from 128, UNARY_BCAST; 5: L1_LOAD, row-major export tensors;
 # 6: instructions of 9 operands (MATMUL_BLOCK), NOC_READ_SPAN/NOC_WRITE_SPAN, their rows (NOC_READ_ROWS/
-# NOC_WRITE_ROWS), NOC_GATHER of rows, WORKGROUP_RANGE; 7: ADD_BLOCK, SUB_BLOCK, MUL_BLOCK, PACK_TILES
+# NOC_WRITE_ROWS), NOC_GATHER of rows, WORKGROUP_RANGE; 7: ADD_BLOCK, SUB_BLOCK, MUL_BLOCK, PACK_TILES;
+# 8: tensor views (Tensor.base, first_page)
 
 
 def _vector(builder, start, values, prepend) -> int:
@@ -117,6 +118,9 @@ def _write_tensor(builder, tensor: ExportTensor) -> int:
     fb.TensorAddLayout(builder, int(tensor.layout))
     if values is not None:
         fb.TensorAddValues(builder, values)
+    if tensor.base is not None:
+        fb.TensorAddBase(builder, tensor.base)
+        fb.TensorAddFirstPage(builder, tensor.first_page)
     return fb.TensorEnd(builder)
 
 
@@ -209,7 +213,8 @@ def _read_tensor(t) -> ExportTensor:
     if t.Layout() not in set(Layout):
         raise HalError(StatusCode.INVALID_ARGUMENT, f"a tensor of layout {t.Layout()}: layouts are "
                                                     f"{', '.join(f'{v.name} ({int(v)})' for v in Layout)}")
-    return ExportTensor(shape, data_format, values, Layout(t.Layout()))
+    return ExportTensor(shape, data_format, values, Layout(t.Layout()), None if t.Base() < 0 else t.Base(),
+                        t.FirstPage())
 
 
 def _read_export(e) -> Export:

@@ -628,8 +628,22 @@ class Tensor(object):
             return self._tab.Get(flatbuffers.number_types.Uint8Flags, o + self._tab.Pos)
         return 1
 
+    # Tensor
+    def Base(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
+        return -1
+
+    # Tensor
+    def FirstPage(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
 def TensorStart(builder):
-    builder.StartObject(4)
+    builder.StartObject(6)
 
 def TensorAddShape(builder, shape):
     builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(shape), 0)
@@ -648,6 +662,12 @@ def TensorStartValuesVector(builder, numElems):
 
 def TensorAddLayout(builder, layout):
     builder.PrependUint8Slot(3, layout, 1)
+
+def TensorAddBase(builder, base):
+    builder.PrependInt32Slot(4, base, -1)
+
+def TensorAddFirstPage(builder, firstPage):
+    builder.PrependUint32Slot(5, firstPage, 0)
 
 def TensorEnd(builder):
     return builder.EndObject()

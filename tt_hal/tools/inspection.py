@@ -228,7 +228,8 @@ def _describe_executable(data: bytes, spec: ArchSpec, name: str) -> dict:
 
 
 def _describe_export(ordinal: int, export: Export, spec: ArchSpec) -> dict:
-    tensors = [{"shape": list(t.shape), "data_format": t.data_format.name, "values": t.values is not None}
+    tensors = [{"shape": list(t.shape), "data_format": t.data_format.name, "values": t.values is not None,
+                "view_of": None if t.base is None else {"tensor": t.base, "first_page": t.first_page}}
                for t in export.tensors]
     return {"ordinal": ordinal, "name": export.name, "constant_count": export.constant_count,
             "binding_count": export.binding_count, "workgroup_size": list(export.workgroup_size),
@@ -306,8 +307,10 @@ def _export_lines(export: dict, kernels: bool, disassemble: bool) -> list[str]:
         lines.append(f"  dynamic shapes: lowered for each dispatch's push constants from its MLIR "
                      f"({_bytes(export['dynamic_source_bytes'])})")
     for t, tensor in enumerate(export["tensors"]):
-        lines.append(f"  tensor {t}: {tensor['data_format']}{tensor['shape']} "
-                     f"({'values written at load' if tensor['values'] else 'scratch'})")
+        view = tensor["view_of"]
+        what = "values written at load" if tensor["values"] else "scratch" if view is None else \
+            f"a view of tensor {view['tensor']} from page {view['first_page']}"
+        lines.append(f"  tensor {t}: {tensor['data_format']}{tensor['shape']} ({what})")
     several = len(export["stages"]) > 1
     for s, stage in enumerate(export["stages"]):
         indent = "    " if several else "  "
