@@ -2057,14 +2057,21 @@ def test_an_image_copied_into_its_padded_buffer_moves_as_the_fewest_rows():
 def test_taps_of_a_padded_input_are_windows_of_its_binding(name):
     """A depthwise convolution of a padded input reads each of its 9 taps as a window of
     the binding (NCHW: each channel's H rows of W elements, runs W + 2 apart; NHWC: H
-    groups of W rows of channels, (W + 2) C apart), a tilize stage each, and the
-    weights' per-channel columns or rows as windows too (read as row tiles by the fused
-    kernels): no gather (was one a tap and, in NCHW, one a weight)."""
+    groups of W rows of channels, (W + 2) C apart), the 3 taps of each kernel row (their
+    windows evenly spaced) tilized by one stage as a batch of 3 matrices, each tap a view
+    of its matrix (was a tilize stage each); and the weights' per-channel columns or rows
+    as windows too: no gather (was one a tap and, in NCHW, one a weight)."""
     exports = read_executable(embedded_executable(vmfb(name)))
-    [kernels] = [[kernel.name for stage in export.stages for kernel in stage.program.kernels
-                  if kernel.name not in ("reader", "gather_reader", "writer")]
-                 for export in exports if "conv" in export.name and "matmul" not in export.name]
-    assert kernels.count("tilize") == 9 and "gather" not in kernels, kernels
+    [export] = [export for export in exports if "conv" in export.name and "matmul" not in export.name]
+    kernels = [kernel.name for stage in export.stages for kernel in stage.program.kernels
+               if kernel.name not in ("reader", "gather_reader", "writer")]
+    assert kernels.count("tilize") == 3 and "gather" not in kernels, kernels
+    tilized = [stage.bindings[1][1] for stage in export.stages if stage.program.kernels[1].name == "tilize"]
+    views = [tensor for tensor in export.tensors if tensor.base is not None]
+    assert [export.tensors[t].shape[0] for t in tilized] == [3, 3, 3] and len(views) == 9
+    assert sorted((view.base, view.first_page // view.tiles) for view in views) == \
+        [(t, b) for t in sorted(tilized) for b in range(3)]  # each tap one matrix of its row's batch
+    assert all(export.tensors[view.base].shape[1:] == view.shape for view in views)
 
 
 def _window_indices(window: lowering.Window, shape) -> np.ndarray:

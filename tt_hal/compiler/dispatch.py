@@ -32,6 +32,7 @@ bf16: docs/fidelity.md).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import re
@@ -132,6 +133,13 @@ class _ExportBuilder:
         if key not in self.index:
             self.index[key] = len(self.tensors)
             self.tensors.append(ExportTensor(tuple(shape), data_format, values, layout))
+        return self.index[key]
+
+    def view(self, key, shape, data_format: DataFormat, base: int, first_page: int) -> int:
+        """A tile tensor that is the pages of tensor `base` from `first_page` on."""
+        if key not in self.index:
+            self.index[key] = len(self.tensors)
+            self.tensors.append(ExportTensor(tuple(shape), data_format, base=base, first_page=first_page))
         return self.index[key]
 
     def row_major_tensor(self, tensor: Tensor, default_format: DataFormat) -> int:
@@ -270,13 +278,18 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
     row_operands = _row_major_operands(lowering, as_rows, kernel)
     as_rows |= {t.ref for index, rows in row_operands.items()
                 for t, is_rows in zip(lowering.launches[index].operands, rows) if is_rows}
-    for key, tensor in _loads(lowering).items():
-        if ("binding", key) in as_rows:  # read from its rows by the launches that read it
-            continue
-        data_format = tensor.data_format or FORMAT
-        scratch = out.tensor(("binding", key), tensor.device_shape, data_format)
-        out.row_major(rowmajor.tilize, tensor.device_shape, data_format, key[1],
-                      ((BindingSource.DISPATCH, key[0]), (BindingSource.TENSOR, scratch)), tensor.window)
+    tilized = {key: tensor for key, tensor in _loads(lowering).items() if ("binding", key) not in as_rows}
+    for batch, window in _tilize_batches(tilized):  # (the rest are read from their rows by the launches)
+        (key, tensor), data_format = batch[0], batch[0][1].data_format or FORMAT
+        if len(batch) == 1:
+            device_shape, scratch = tensor.device_shape, out.tensor(("binding", key), tensor.device_shape, data_format)
+        else:  # a batch of windows in one tile tensor, each load a view of its matrix
+            device_shape = (len(batch), *tensor.device_shape)
+            scratch = out.tensor(("binding", tuple(k for k, _ in batch)), device_shape, data_format)
+            for b, (k, t) in enumerate(batch):
+                out.view(("binding", k), t.device_shape, data_format, scratch, b * _tiles(t.device_shape))
+        out.row_major(rowmajor.tilize, device_shape, data_format, key[1],
+                      ((BindingSource.DISPATCH, key[0]), (BindingSource.TENSOR, scratch)), window)
 
     def operand_binding(operand):
         if isinstance(operand, tuple) and operand[0] == "rows":  # ("rows", access): the binding as it is
@@ -311,6 +324,49 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
         out.row_major(rowmajor.untilize, device_shape, data_format, key[1],
                       ((BindingSource.TENSOR, scratch), (BindingSource.DISPATCH, key[0])), window)
     return Export(name, constant_count, binding_count, (1, 1, 1), tuple(out.stages), tuple(out.tensors))
+
+
+def _tilize_batches(loads: dict) -> list[tuple[list, Window | None]]:
+    """The tilize stages of the loaded bindings `loads` ({key: Tensor}): (the loads a
+    stage tilizes, the window of its binding it reads). One load alone, or a batch of
+    windows of one binding that are alike but for where they start, those evenly spaced
+    (a convolution's taps along a row of its kernel: one launch instead of one each), a
+    batch of one matrix each: the window's matrices are its batch."""
+    alike: dict = {}
+    for key, tensor in loads.items():
+        window = tensor.window
+        batchable = window is not None and isinstance(key[1], int) and _matrices(tensor.device_shape)[0] == 1
+        group = (key[0], key[1], tensor.device_shape, tensor.data_format, dataclasses.replace(window, start=0)) \
+            if batchable else key
+        alike.setdefault(group, []).append((key, tensor))
+    batches = []
+    for group in alike.values():
+        group.sort(key=lambda load: load[1].window.start if load[1].window is not None else 0)
+        run = group[:1]
+        for load in group[1:]:  # runs of evenly spaced starts
+            starts = [t.window.start for _, t in run]
+            step = load[1].window.start - starts[-1]
+            if step > 0 and (len(run) == 1 or step == starts[1] - starts[0]):
+                run.append(load)
+            else:
+                batches.append(_batch_window(run))
+                run = [load]
+        batches.append(_batch_window(run))
+    return batches
+
+
+def _batch_window(loads: list) -> tuple[list, Window | None]:
+    """(loads, the window one tilize of them reads: the first's, their starts' spacing its batch stride)."""
+    first = loads[0][1].window
+    if len(loads) == 1:
+        return loads, first
+    return loads, dataclasses.replace(first, batch_stride=loads[1][1].window.start - first.start)
+
+
+def _tiles(device_shape) -> int:
+    """The tiles of a tile tensor of `device_shape`."""
+    batches, rows, columns = _matrices(device_shape)
+    return batches * ceil_div(rows, TILE) * ceil_div(columns, TILE)
 
 
 def _fused_operands(launch: Launch) -> list[Tensor]:
