@@ -71,6 +71,7 @@ from tt_hal import compiler, runtime
 from tt_hal.compiler import dispatch, frontend, lowering, tolerance
 from tt_hal.compiler import reference as llvm_cpu
 from tt_hal.compiler.reference import function_signatures, run_llvm_cpu
+from tt_hal.kernels import rowmajor
 from tt_hal.kernels.fused import FUSED_INPUTS, FUSED_ROW_TILE_INPUTS
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import ArgKind, BindingSource
@@ -1948,10 +1949,11 @@ def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, po
     kernel that adds it to the total, as many positions a kernel as its inputs hold
     (the total so far one of them): no scratch tensor and launch per position. Each
     position's operands are read once, straight into the tiling the kernel reads them in
-    (a per-channel weight as a column): gathered (`gathered` of a position's `inputs`),
-    or loaded as a window of their binding where they are one (a weight's contiguous row
-    of channels; a channels-last tap of a padded image, its rows in groups of a row of
-    pixels), not gathered, untilized and gathered again. The result's dims are tiled
+    (a per-channel weight as a column): gathered (`gathered` of a position's `inputs`,
+    every position's in one gather launch of a batch of them), or loaded as a window of
+    their binding where they are one (a weight's contiguous row of channels; a
+    channels-last tap of a padded image, its rows in groups of a row of pixels), not
+    gathered, untilized and gathered again. The result's dims are tiled
     merged as the fewest tiles hold them: rows shorter than a tile merged with the dim
     before them (a tile holds several rows, not one padded to 32), or an image's
     positions merged into rows of channels."""
@@ -1965,7 +1967,7 @@ def test_window_positions_are_computed_in_the_kernels_that_combine_them(name, po
     while left:  # after the first kernel, the total so far is one of a kernel's inputs
         left, expected = max(0, left - (room if expected == 0 else room - 1) // inputs), expected + 1
     assert len(fused) == expected, kernels
-    assert sum("gather" in names for names in reduction) == positions * gathered, kernels
+    assert sum("gather" in names for names in reduction) == gathered, kernels
     assert not any("untilize" in names for names in reduction), kernels
 
 
@@ -2007,6 +2009,44 @@ def test_a_convolution_reads_its_operands_once_as_the_matmul_takes_them(name, ga
 
 
 PADDED_DEPTHWISE = ["linalg_conv1x1_relu6_padded_depthwise", "linalg_conv1x1_relu6_padded_depthwise_nhwc"]
+
+
+def _gather(source, offset: int, target: lowering.Tensor, first: int) -> lowering.Launch:
+    """A gather launch of an (8, 40) scratch matrix from `source` at byte `offset`, its
+    table the flat indices from `first` on."""
+    table = np.arange(first, first + 320, dtype=np.int32)
+    constants = rowmajor.push_constants(8, 40, [offset, 0], 1)
+    return lowering.Launch(("gather", DataFormat.float32, 0), constants, [
+        source, lowering.Tensor(table.shape, ref=("constant", table), data_format=DataFormat.int32, row_major=True),
+        target], constants[0])
+
+
+def test_gathers_of_one_source_into_scratch_matrices_are_one_gather_of_a_batch():
+    """Gathers of one source into scratch matrices alike are one gather of the batch of
+    them, where the first was, its table theirs in order; not where a launch between
+    writes the source, a result has another writer, or the offsets differ."""
+    temps = iter(range(100))
+
+    def scratch():
+        return lowering.Tensor((8, 40), ref=("temp", next(temps)))
+    rows = ("rows", (0, 0, None))
+    other = lowering.Launch(("eltwise_fused",), [1], [scratch(), scratch()], 1)
+    a, b, c = scratch(), scratch(), scratch()
+    launches = [_gather(rows, 0, a, 0), other, _gather(rows, 0, b, 1000), _gather(rows, 0, c, 2000)]
+    merged, batched = dispatch._gather_batches(launches, temps)
+    assert [launch.kernel[0] for launch in merged] == ["gather", "eltwise_fused"] and merged[1] is other
+    [(target, gathered)] = batched
+    assert gathered == [a, b, c] and merged[0].operands[-1] is target and target.device_shape == (3, 8, 40)
+    assert merged[0].constants == rowmajor.push_constants(8, 40, [0, 0], 3)
+    tables = [np.arange(k, k + 320) for k in (0, 1000, 2000)]
+    assert np.array_equal(merged[0].operands[1].ref[1], np.concatenate(tables))
+    source = scratch()  # a scratch source written between the gathers
+    writes = lowering.Launch(("eltwise_fused",), [1], [scratch(), source], 1)
+    twice = lowering.Launch(("eltwise_fused",), [1], [scratch(), b], 1)
+    for launches in ([_gather(source, 0, a, 0), writes, _gather(source, 0, b, 1000)],
+                     [_gather(rows, 0, a, 0), _gather(rows, 0, b, 1000), twice],
+                     [_gather(rows, 0, a, 0), _gather(rows, 64, b, 1000)]):
+        assert dispatch._gather_batches(launches, temps) == (launches, [])
 
 
 @pytest.mark.parametrize("name", PADDED_DEPTHWISE)

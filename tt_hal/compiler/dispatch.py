@@ -265,6 +265,12 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
     accesses = lowering.tensors()  # (binding, byte offset) -> shape
     lowering.run(_folded(accesses))
     out = _ExportBuilder()
+    lowering.launches, batched = _gather_batches(lowering.launches, lowering.temp_numbers)
+    for merged, gathered in batched:  # each gather's result a view of its matrix of the batch
+        data_format = merged.data_format or FORMAT
+        base = out.tensor(merged.ref, merged.device_shape, data_format)
+        for b, t in enumerate(gathered):
+            out.view(t.ref, t.device_shape, data_format, base, b * _tiles(t.device_shape))
     untilized = _untilized_output(lowering)
     as_rows = set() if untilized is None else {t.ref for t, is_rows in
                                                zip(_fused_operands(lowering.launches[-1]), untilized[1]) if is_rows}
@@ -324,6 +330,50 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
         out.row_major(rowmajor.untilize, device_shape, data_format, key[1],
                       ((BindingSource.TENSOR, scratch), (BindingSource.DISPATCH, key[0])), window)
     return Export(name, constant_count, binding_count, (1, 1, 1), tuple(out.stages), tuple(out.tensors))
+
+
+def _gather_batches(launches: list[Launch], temp_numbers) -> tuple[list[Launch], list[tuple[Tensor, list]]]:
+    """The launches with the gathers of one source into scratch matrices alike (an NCHW
+    strided convolution's taps: runs too short for windows) merged into one gather of
+    the batch of them, where the first was: (launches, [(the batch's scratch tensor, the
+    gathers' results in its order)]). Only where nothing between them writes the source
+    and each result is written by its gather alone, so that moving them changes nothing."""
+    writes: dict = {}
+    for launch in launches:
+        target = launch.operands[-1]
+        if isinstance(target, Tensor):
+            writes[id(target)] = writes.get(id(target), 0) + 1
+    alike: dict = {}
+    for index, launch in enumerate(launches):
+        if launch.kernel[0] != "gather":
+            continue
+        source, table, target = launch.operands
+        if not (table.ref[0] == "constant" and target.ref[0] == "temp" and writes[id(target)] == 1
+                and _matrices(target.device_shape)[0] == 1):
+            continue
+        key = (launch.kernel, source if isinstance(source, tuple) else id(source),
+               launch.constants[rowmajor.OFFSET_CONSTANTS], target.device_shape, target.data_format)
+        alike.setdefault(key, []).append(index)
+    merged, dropped, batched = {}, set(), []
+    for indices in alike.values():
+        source = launches[indices[0]].operands[0]
+        between = launches[indices[0] + 1:indices[-1]]
+        if len(indices) < 2 or any(launch.operands[-1] is source for launch in between):
+            continue
+        gathers = [launches[i] for i in indices]
+        gathered = [launch.operands[-1] for launch in gathers]
+        table = np.concatenate([np.asarray(launch.operands[1].ref[1]).reshape(-1) for launch in gathers])
+        first = gathered[0]
+        target = Tensor((len(gathers), *first.device_shape), ref=("temp", next(temp_numbers)),
+                        data_format=first.data_format)
+        constants = rowmajor.push_constants(*first.device_shape, launches[indices[0]].constants[
+            rowmajor.OFFSET_CONSTANTS:], len(gathers))
+        merged[indices[0]] = Launch(gathers[0].kernel, constants, [
+            source, Tensor(table.shape, ref=("constant", table), data_format=gathers[0].operands[1].data_format,
+                           row_major=True), target], constants[0])
+        dropped.update(indices[1:])
+        batched.append((target, gathered))
+    return [merged.get(i, launch) for i, launch in enumerate(launches) if i not in dropped], batched
 
 
 def _tilize_batches(loads: dict) -> list[tuple[list, Window | None]]:
