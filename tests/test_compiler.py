@@ -2024,7 +2024,8 @@ def _gather(source, offset: int, target: lowering.Tensor, first: int) -> lowerin
 def test_gathers_of_one_source_into_scratch_matrices_are_one_gather_of_a_batch():
     """Gathers of one source into scratch matrices alike are one gather of the batch of
     them, where the first was, its table theirs in order; not where a launch between
-    writes the source, a result has another writer, or the offsets differ."""
+    writes the source, a result has another writer, the offsets differ, or the tables
+    are read from a binding (indices the dispatch is given)."""
     temps = iter(range(100))
 
     def scratch():
@@ -2043,9 +2044,12 @@ def test_gathers_of_one_source_into_scratch_matrices_are_one_gather_of_a_batch()
     source = scratch()  # a scratch source written between the gathers
     writes = lowering.Launch(("eltwise_fused",), [1], [scratch(), source], 1)
     twice = lowering.Launch(("eltwise_fused",), [1], [scratch(), b], 1)
+    bound = [_gather(rows, 0, t, 0) for t in (a, b)]
+    for launch in bound:
+        launch.operands[1] = ("rows", (1, 0, None))
     for launches in ([_gather(source, 0, a, 0), writes, _gather(source, 0, b, 1000)],
                      [_gather(rows, 0, a, 0), _gather(rows, 0, b, 1000), twice],
-                     [_gather(rows, 0, a, 0), _gather(rows, 64, b, 1000)]):
+                     [_gather(rows, 0, a, 0), _gather(rows, 64, b, 1000)], bound):
         assert dispatch._gather_batches(launches, temps) == (launches, [])
 
 

@@ -347,9 +347,9 @@ def _gather_batches(launches: list[Launch], temp_numbers) -> tuple[list[Launch],
     for index, launch in enumerate(launches):
         if launch.kernel[0] != "gather":
             continue
-        source, table, target = launch.operands
-        if not (table.ref[0] == "constant" and target.ref[0] == "temp" and writes[id(target)] == 1
-                and _matrices(target.device_shape)[0] == 1):
+        source, table, target = launch.operands  # a table read from a binding is ("rows", access)
+        if not (isinstance(table, Tensor) and table.ref[0] == "constant" and target.ref[0] == "temp"
+                and writes[id(target)] == 1 and _matrices(target.device_shape)[0] == 1):
             continue
         key = (launch.kernel, source if isinstance(source, tuple) else id(source),
                launch.constants[rowmajor.OFFSET_CONSTANTS], target.device_shape, target.data_format)
