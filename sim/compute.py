@@ -26,7 +26,6 @@ from tt_hal.sim.memory import move_bytes
 from tt_hal.sim.numerics import (
     accumulate_products,
     bits_to_f32,
-    broadcast_extent,
     broadcast_run,
     dst_store,
     eltwise_tile_fast,
@@ -254,8 +253,8 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
         if fp32_dest and (op == Op.COPY_TILE or d == Broadcast.NONE):  # straight into the Dst tile
             _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], out, True)
             return Fault.OK
-        read = TILE_ELEMENTS if op == Op.COPY_TILE else broadcast_extent(d)  # what the copy reads of the tile
-        _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a, fp32_dest, read)
+        scalar = op == Op.UNARY_BCAST and d == Broadcast.SCALAR  # reads element (0, 0) only
+        _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[b], src_a, fp32_dest, 1 if scalar else TILE_ELEMENTS)
         bits, source = out.view(np.uint32), src_a.view(np.uint32)
         if op == Op.COPY_TILE or d == Broadcast.NONE:  # element by element, in any order
             for k in range(TILE_ELEMENTS):
@@ -276,7 +275,7 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
         binary, broadcast = (op - _BLOCK_TO_TILES, _NO_BROADCAST) if block else (op, f)
         for t in range(tiles):
             _read_cb_tile(l1_row, cb_config, cb_popped, c, a, r[cc] + t, src_a)
-            _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d] + t, src_b, False, broadcast_extent(broadcast))
+            _read_cb_tile(l1_row, cb_config, cb_popped, c, b, r[d] + t, src_b)
             out = dst[c, target + t]
             if fpu_model is not None:
                 bits, a_bits, b_bits = out.view(np.uint32), src_a.view(np.uint32), src_b.view(np.uint32)

@@ -422,20 +422,6 @@ def broadcast_run(broadcast, face, row):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def broadcast_extent(broadcast):
-    """How many of B's first values (face order) broadcast_run's runs read: all of them,
-    row 0 of faces 0 and 1 (ROW), column 0 down to face 2's last row (COL) or one
-    (SCALAR); an unpack of B need not go past them."""
-    if broadcast == Broadcast.ROW:
-        return FACE * FACE + FACE
-    if broadcast == Broadcast.COL:
-        return 2 * FACE * FACE + (FACE - 1) * FACE + 1
-    if broadcast == Broadcast.SCALAR:
-        return 1
-    return TILE_ELEMENTS
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
 def _eltwise_run(op, src_a, src_b, out, at, count, b_at, b_step, fidelity, fp32_dest):
     """eltwise_tile_fast's elements at .. at + count - 1, B's at b_at + k * b_step."""
     if op == Op.ADD_TILES:

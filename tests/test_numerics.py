@@ -172,13 +172,6 @@ def broadcast_index(broadcast: Broadcast) -> np.ndarray:
 # Part 1: the numba helpers
 # ================================================================================================
 
-@pytest.mark.parametrize("broadcast", list(Broadcast), ids=lambda b: b.name)
-def test_an_unpack_for_a_broadcast_reads_as_far_as_the_broadcast_uses(broadcast):
-    """broadcast_extent (how many of B's first values an unpack for a broadcast reads):
-    exactly to the last stored position of B the broadcast uses, by this file's own map."""
-    assert numerics.broadcast_extent(broadcast) == broadcast_index(broadcast).max() + 1
-
-
 @numba.njit  # no cache: it would keep inlined sim code stale
 def _fidelity_many(a, b, fidelity):
     out = np.empty(a.shape[0], np.float32)
