@@ -59,7 +59,7 @@ from tt_hal.target.arch import DEFAULT_ARCH, get_arch
 from tt_hal.target.isa import Broadcast, MathFidelity
 from tt_hal.target.layout import DataFormat, Layout
 from tt_hal.target.program import ArgKind, BindingSource, Export, ExportTensor, RuntimeArg, Stage
-from tt_hal.target.sizes import TILE, ceil_div
+from tt_hal.target.sizes import TILE, ceil_div, tile_count
 
 OPTIONS = Options(DataFormat.float32, MathFidelity.HiFi4)
 FORMAT = OPTIONS.data_format
@@ -270,7 +270,7 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
         data_format = merged.data_format or FORMAT
         base = out.tensor(merged.ref, merged.device_shape, data_format)
         for b, t in enumerate(gathered):
-            out.view(t.ref, t.device_shape, data_format, base, b * _tiles(t.device_shape))
+            out.view(t.ref, t.device_shape, data_format, base, b * tile_count(t.device_shape))
     untilized = _untilized_output(lowering)
     as_rows = set() if untilized is None else {t.ref for t, is_rows in
                                                zip(_fused_operands(lowering.launches[-1]), untilized[1]) if is_rows}
@@ -293,7 +293,7 @@ def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export
             device_shape = (len(batch), *tensor.device_shape)
             scratch = out.tensor(("binding", tuple(k for k, _ in batch)), device_shape, data_format)
             for b, (k, t) in enumerate(batch):
-                out.view(("binding", k), t.device_shape, data_format, scratch, b * _tiles(t.device_shape))
+                out.view(("binding", k), t.device_shape, data_format, scratch, b * tile_count(t.device_shape))
         out.row_major(rowmajor.tilize, device_shape, data_format, key[1],
                       ((BindingSource.DISPATCH, key[0]), (BindingSource.TENSOR, scratch)), window)
 
@@ -366,8 +366,8 @@ def _gather_batches(launches: list[Launch], temp_numbers) -> tuple[list[Launch],
         first = gathered[0]
         target = Tensor((len(gathers), *first.device_shape), ref=("temp", next(temp_numbers)),
                         data_format=first.data_format)
-        constants = rowmajor.push_constants(*first.device_shape, launches[indices[0]].constants[
-            rowmajor.OFFSET_CONSTANTS:], len(gathers))
+        constants = rowmajor.push_constants(*first.device_shape, gathers[0].constants[rowmajor.OFFSET_CONSTANTS:],
+                                            len(gathers))
         merged[indices[0]] = Launch(gathers[0].kernel, constants, [
             source, Tensor(table.shape, ref=("constant", table), data_format=gathers[0].operands[1].data_format,
                            row_major=True), target], constants[0])
@@ -379,9 +379,9 @@ def _gather_batches(launches: list[Launch], temp_numbers) -> tuple[list[Launch],
 def _tilize_batches(loads: dict) -> list[tuple[list, Window | None]]:
     """The tilize stages of the loaded bindings `loads` ({key: Tensor}): (the loads a
     stage tilizes, the window of its binding it reads). One load alone, or a batch of
-    windows of one binding that are alike but for where they start, those evenly spaced
-    (a convolution's taps along a row of its kernel: one launch instead of one each), a
-    batch of one matrix each: the window's matrices are its batch."""
+    single-matrix windows of one binding that are alike but for their evenly spaced
+    starts (a convolution's taps along a row of its kernel: one launch instead of one
+    each), tilized as the matrices of one window."""
     alike: dict = {}
     for key, tensor in loads.items():
         window = tensor.window
@@ -391,12 +391,13 @@ def _tilize_batches(loads: dict) -> list[tuple[list, Window | None]]:
         alike.setdefault(group, []).append((key, tensor))
     batches = []
     for group in alike.values():
-        group.sort(key=lambda load: load[1].window.start if load[1].window is not None else 0)
+        if len(group) > 1:  # windows alike: runs of evenly spaced starts
+            group.sort(key=lambda load: load[1].window.start)
         run = group[:1]
-        for load in group[1:]:  # runs of evenly spaced starts
-            starts = [t.window.start for _, t in run]
-            step = load[1].window.start - starts[-1]
-            if step > 0 and (len(run) == 1 or step == starts[1] - starts[0]):
+        for load in group[1:]:
+            last = run[-1][1].window.start
+            step = load[1].window.start - last
+            if step > 0 and (len(run) == 1 or step == last - run[-2][1].window.start):
                 run.append(load)
             else:
                 batches.append(_batch_window(run))
@@ -411,12 +412,6 @@ def _batch_window(loads: list) -> tuple[list, Window | None]:
     if len(loads) == 1:
         return loads, first
     return loads, dataclasses.replace(first, batch_stride=loads[1][1].window.start - first.start)
-
-
-def _tiles(device_shape) -> int:
-    """The tiles of a tile tensor of `device_shape`."""
-    batches, rows, columns = _matrices(device_shape)
-    return batches * ceil_div(rows, TILE) * ceil_div(columns, TILE)
 
 
 def _fused_operands(launch: Launch) -> list[Tensor]:

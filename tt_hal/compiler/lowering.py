@@ -47,7 +47,7 @@ from tt_hal.kernels import fused, gather, matmul, reduce, rowmajor, transpose
 from tt_hal.kernels.fused import Binary, Constant, FusedInput, Input, Instruction, Scalar, Ternary, Unary, renumbered
 from tt_hal.target.isa import Broadcast, MathFidelity, ReduceKind, SfpuOp, float_bits
 from tt_hal.target.layout import DataFormat
-from tt_hal.target.sizes import TILE, ceil_div
+from tt_hal.target.sizes import TILE, ceil_div, tile_count
 
 FLAT = "flat"  # the loop space of a collapsed elementwise dispatch: the tiles of the tensor it flattened
 
@@ -132,10 +132,6 @@ def canonical(shape) -> tuple:
 
 def tiles(n: int) -> int:
     return ceil_div(n, TILE)
-
-
-def tile_count(device_shape) -> int:
-    return math.prod(device_shape[:-2]) * tiles(device_shape[-2]) * tiles(device_shape[-1])
 
 
 # The library programs a Launch.kernel may name.

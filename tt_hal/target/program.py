@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import math
 
 import numpy as np
 
@@ -29,7 +28,7 @@ from tt_hal.target.isa import (
     validate_code,
 )
 from tt_hal.target.layout import DataFormat, Layout
-from tt_hal.target.sizes import TILE, ceil_div
+from tt_hal.target.sizes import tile_count
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,9 +182,8 @@ class ExportTensor:
 
     @property
     def tiles(self) -> int:
-        """Its pages in TILE layout: the tiles of its (batch x padded rows, padded columns) matrix."""
-        *batch, rows, columns = self.shape
-        return math.prod(batch) * ceil_div(rows, TILE) * ceil_div(columns, TILE)
+        """Its pages in TILE layout."""
+        return tile_count(self.shape)
 
 
 @dataclasses.dataclass(frozen=True)
