@@ -138,15 +138,15 @@ def noc_instruction(op, a, b, cc, d, e, f, g, r, addrgens, c, p, l1, row, l1_bas
             fault[4] = l1_at
             return Fault.L1_OUT_OF_BOUNDS
     storage = dram if is_dram else l1
+    dram_banks = dram.shape[0] if is_dram else 0  # tt_hal.sim.memory.host_offset's
     read = op in _READS
     for i in range(rows):
         at, to, left = start + i * stride, l1_at + i * pitch + row * l1.shape[1], length  # `to`: flat, for move_bytes
         while left > 0:  # one transfer per page
             chunk = min(left, page_size - at % page_size)
             # The buffer's own page placement (tt_hal.sim.memory.page_span), from its rows of the tables.
-            bank_row, place, _ = page_span(buffer_banks, buffers[k, 5], buffers[k, 6], page_rows, page_addresses,
-                                           buffers[k, 7], address, page_size, buffers[k, 4], at, chunk)
-            place += bank_row * storage.shape[1]
+            place, _ = page_span(buffer_banks, buffers[k, 5], buffers[k, 6], page_rows, page_addresses, buffers[k, 7],
+                                 address, page_size, buffers[k, 4], storage.shape[1], dram_banks, at, chunk)
             if read:
                 move_bytes(l1, to, storage, place, chunk)
             else:
@@ -197,6 +197,7 @@ def _gather_row(k, address, page_size, is_dram, entries, l1_at, count, base, pat
     if entries < l1_at + 4 * count and l1_at < entries + 4 * count:
         return Fault.L1_OVERLAP
     storage = dram if is_dram else l1
+    dram_banks = dram.shape[0] if is_dram else 0  # tt_hal.sim.memory.host_offset's
     buffer_bytes = buffers[k, 2]
     # The page the last run read: byte page_start of the buffer on, at flat page_place of
     # `storage` (a gather's runs mostly fall in a few pages; finding one divides twice).
@@ -221,10 +222,9 @@ def _gather_row(k, address, page_size, is_dram, entries, l1_at, count, base, pat
             if within < 0 or within >= page_size:  # another page than the last run's: find its place
                 within = byte % page_size
                 page_start = byte - within
-                bank_row, page_place, _ = page_span(buffer_banks, buffers[k, 5], buffers[k, 6], page_rows,
-                                                    page_addresses, buffers[k, 7], address, page_size, buffers[k, 4],
-                                                    page_start, page_size)
-                page_place += bank_row * storage.shape[1]
+                page_place, _ = page_span(buffer_banks, buffers[k, 5], buffers[k, 6], page_rows, page_addresses,
+                                          buffers[k, 7], address, page_size, buffers[k, 4], storage.shape[1],
+                                          dram_banks, page_start, page_size)
             chunk = min(left, page_size - within)
             if chunk == 4:  # one element (a strided gather's every run): no memmove call
                 store_int32(l1, to, load_int32(storage, page_place + within))

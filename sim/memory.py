@@ -142,22 +142,25 @@ SHARD_CACHE_SIZE = 1024  # ChipMemory._shard_tables' entries
 @dataclasses.dataclass(eq=False)
 class SimBuffer:
     """A placed buffer: `size` bytes in pages of `page_size`. Interleaved, page i is in
-    bank `banks[i % len(banks)]` (a row of `storage`) at `address + (i // N) *
-    aligned_page_size`; sharded, at row `page_rows[i]`, byte `page_addresses[i]`."""
+    bank `banks[i % len(banks)]` (an L1 row, or a DRAM bank) at `address + (i // N) *
+    aligned_page_size`; sharded, in bank `page_rows[i]` at `page_addresses[i]`. Where
+    the host keeps a bank's byte in `storage`: host_offset."""
 
     buffer_type: BufferType
     address: int
     size: int
     page_size: int
     aligned_page_size: int
-    storage: np.ndarray  # uint8 [rows, bytes per row]
-    banks: np.ndarray  # int64 rows of `storage`, in bank order
+    storage: np.ndarray  # uint8 [rows, bytes per row]: ChipMemory's l1 or dram
+    banks: np.ndarray  # int64 banks, in bank order
     page_rows: np.ndarray = dataclasses.field(default_factory=lambda: _NO_PAGE_TABLE)  # sharded: row of each page
     page_addresses: np.ndarray = dataclasses.field(default_factory=lambda: _NO_PAGE_TABLE)  # sharded: its address
     shard: ShardedPages | None = None
     freed: bool = False
 
     def __post_init__(self):
+        self._flat = self.storage.reshape(-1)
+        self.dram_banks = self.storage.shape[0] if self.buffer_type is BufferType.DRAM else 0  # host_offset's
         # What the cores' view of it is made of (dispatch.BindingTables' key): the placement;
         # a sharded one's page tables follow from it and its ShardedPages, by identity.
         self.placement = (self.buffer_type.value, self.address, self.size, self.page_size, self.aligned_page_size,
@@ -173,17 +176,30 @@ class SimBuffer:
                 f"range [{offset}, {offset + length}) outside the {self.size}-byte {self.buffer_type.value} buffer",
             )
 
-    def _single_page(self, offset: int, length: int) -> tuple[int, int] | None:
-        """(bank row, address) when the range lies in one page: plain slicing is then
-        cheaper than a numba call."""
+    def _single_page(self, offset: int, length: int) -> int | None:
+        """The flat storage offset of the range when it lies in one page: plain slicing is
+        then cheaper than a numba call."""
         page = offset // self.page_size
         within = offset - page * self.page_size
         if within + length > self.page_size:
             return None
         if self.shard is not None:
-            return int(self.page_rows[page]), int(self.page_addresses[page]) + within
-        n = self.banks.shape[0]
-        return int(self.banks[page % n]), self.address + (page // n) * self.aligned_page_size + within
+            row, at = int(self.page_rows[page]), int(self.page_addresses[page]) + within
+        else:
+            n = self.banks.shape[0]
+            row, at = int(self.banks[page % n]), self.address + (page // n) * self.aligned_page_size + within
+        return host_offset(row, at, self.address, self.aligned_page_size, self.storage.shape[1], self.dram_banks)
+
+    def bank_bytes(self, bank: int, address: int, length: int) -> np.ndarray:
+        """A view of bytes [address, address + length) of `bank` (an L1 row, or a DRAM
+        bank) of this buffer, where the host keeps them (host_offset): in DRAM, within one
+        page slot of the buffer (its pages are stored page-major across the banks)."""
+        offset = address - self.address
+        if self.dram_banks and (offset < 0 or offset % self.aligned_page_size + length > self.aligned_page_size):
+            raise ValueError(f"DRAM bytes [{address:#x}, {address + length:#x}) of bank {bank} are not within one "
+                             f"{self.aligned_page_size}-byte page slot of the buffer at {self.address:#x}")
+        at = host_offset(bank, address, self.address, self.aligned_page_size, self.storage.shape[1], self.dram_banks)
+        return self._flat[at:at + length]
 
     def read(self, offset: int, length: int, out: np.ndarray | None = None) -> np.ndarray:
         self.check_range(offset, length)
@@ -193,10 +209,10 @@ class SimBuffer:
             return out
         place = self._single_page(offset, length)
         if place is not None:
-            out[:] = self.storage[place[0], place[1]:place[1] + length]
+            out[:] = self._flat[place:place + length]
         else:
-            paged_read(self.storage, self.banks, self.page_rows, self.page_addresses, self.address, self.page_size,
-                       self.aligned_page_size, offset, out)
+            paged_read(self._flat, self.storage.shape[1], self.dram_banks, self.banks, self.page_rows,
+                       self.page_addresses, self.address, self.page_size, self.aligned_page_size, offset, out)
         return out
 
     def write(self, offset: int, data: np.ndarray) -> None:
@@ -206,26 +222,45 @@ class SimBuffer:
             return
         place = self._single_page(offset, length)
         if place is not None:
-            self.storage[place[0], place[1]:place[1] + length] = data
+            self._flat[place:place + length] = data
         else:
-            paged_write(self.storage, self.banks, self.page_rows, self.page_addresses, self.address, self.page_size,
-                        self.aligned_page_size, offset, data)
+            paged_write(self._flat, self.storage.shape[1], self.dram_banks, self.banks, self.page_rows,
+                        self.page_addresses, self.address, self.page_size, self.aligned_page_size, offset, data)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def host_offset(bank, at, base, aligned_page_size, row_bytes, dram_banks):
+    """Flat offset in its storage array of byte `at` of `bank`, in the buffer at `base`
+    with pages of aligned_page_size. An L1 (dram_banks 0) is a row of row_bytes, as on
+    the chip: kernels address it directly. DRAM (dram_banks: the chip's bank count) is
+    only reached through a buffer, so the host keeps each allocation's bytes page-major
+    across the banks, from base * dram_banks on: slot s of bank b at (s * dram_banks +
+    b) * aligned_page_size, so an interleaved buffer's pages lie one after another in
+    page order. The host's memory streams them then, where bank rows a GiB apart made
+    each 2 KB page a cold start (bf16 tiles: half the copy speed)."""
+    if dram_banks == 0:
+        return bank * row_bytes + at
+    offset = at - base
+    slot = offset // aligned_page_size
+    return base * dram_banks + (slot * dram_banks + bank) * aligned_page_size + offset - slot * aligned_page_size
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def page_span(banks, first_bank, bank_count, page_rows, page_addresses, table, address, page_size, aligned_page_size,
-              byte, remaining):
-    """(storage row, address, bytes until the page ends or `remaining`) for buffer byte
-    `byte`: pages interleaved over banks[first_bank:first_bank + bank_count], or with a
-    page table (table >= 0) page i at row page_rows[table + i], address
+              row_bytes, dram_banks, byte, remaining):
+    """(flat storage offset (host_offset), bytes until the page ends or `remaining`) for
+    buffer byte `byte`: pages interleaved over banks[first_bank:first_bank + bank_count],
+    or with a page table (table >= 0) page i in bank page_rows[table + i] at
     page_addresses[table + i]. Indices, not slices: numba counts a slice's references
     atomically, which costs more than this function."""
     page = byte // page_size
     within = byte - page * page_size
     chunk = min(page_size - within, remaining)
     if table >= 0:
-        return page_rows[table + page], page_addresses[table + page] + within, chunk
-    return banks[first_bank + page % bank_count], address + (page // bank_count) * aligned_page_size + within, chunk
+        bank, at = page_rows[table + page], page_addresses[table + page] + within
+    else:
+        bank, at = banks[first_bank + page % bank_count], address + (page // bank_count) * aligned_page_size + within
+    return host_offset(bank, at, address, aligned_page_size, row_bytes, dram_banks), chunk
 
 
 @intrinsic
@@ -301,24 +336,29 @@ def copy_bytes(target, source):
 
 
 @numba.njit(cache=True, nogil=True)
-def paged_read(storage, banks, page_rows, page_addresses, address, page_size, aligned_page_size, offset, out):
-    """Copies out.shape[0] buffer bytes from `offset`, page by page, out of the banks."""
+def paged_read(flat, row_bytes, dram_banks, banks, page_rows, page_addresses, address, page_size, aligned_page_size,
+               offset, out):
+    """Copies out.shape[0] buffer bytes from `offset`, page by page, out of the banks
+    (flat: the storage, flattened)."""
     pos = 0
     while pos < out.shape[0]:
-        row, at, chunk = page_span(banks, 0, banks.shape[0], page_rows, page_addresses, 0 if page_rows.shape[0] else -1,
-                                    address, page_size, aligned_page_size, offset + pos, out.shape[0] - pos)
-        copy_bytes(out[pos:pos + chunk], storage[row, at:at + chunk])
+        at, chunk = page_span(banks, 0, banks.shape[0], page_rows, page_addresses, 0 if page_rows.shape[0] else -1,
+                              address, page_size, aligned_page_size, row_bytes, dram_banks, offset + pos,
+                              out.shape[0] - pos)
+        copy_bytes(out[pos:pos + chunk], flat[at:at + chunk])
         pos += chunk
 
 
 @numba.njit(cache=True, nogil=True)
-def paged_write(storage, banks, page_rows, page_addresses, address, page_size, aligned_page_size, offset, data):
+def paged_write(flat, row_bytes, dram_banks, banks, page_rows, page_addresses, address, page_size, aligned_page_size,
+                offset, data):
     """Copies `data` into the buffer's bytes from `offset`, page by page, into the banks."""
     pos = 0
     while pos < data.shape[0]:
-        row, at, chunk = page_span(banks, 0, banks.shape[0], page_rows, page_addresses, 0 if page_rows.shape[0] else -1,
-                                    address, page_size, aligned_page_size, offset + pos, data.shape[0] - pos)
-        copy_bytes(storage[row, at:at + chunk], data[pos:pos + chunk])
+        at, chunk = page_span(banks, 0, banks.shape[0], page_rows, page_addresses, 0 if page_rows.shape[0] else -1,
+                              address, page_size, aligned_page_size, row_bytes, dram_banks, offset + pos,
+                              data.shape[0] - pos)
+        copy_bytes(flat[at:at + chunk], data[pos:pos + chunk])
         pos += chunk
 
 
@@ -371,8 +411,9 @@ class _MinstdRand0:
 
 
 class ChipMemory:
-    """DRAM banks and worker L1s of one chip, with their allocators. L1 rows of
-    `storage` are the worker cores, row-major over the grid (y * grid_x + x)."""
+    """DRAM banks and worker L1s of one chip, with their allocators. Rows of `l1` are
+    the worker cores, row-major over the grid (y * grid_x + x); `dram` holds the banks'
+    bytes as host_offset places them (its rows are not banks)."""
 
     def __init__(self, arch: ArchSpec):
         self.arch = arch

@@ -9,7 +9,7 @@ l1_banking_allocator.cpp's std::shuffle(default_random_engine(0)) bank order
 (tables in tests/data/libstdcxx_l1_bank_shuffle.txt).
 
 Expectations are written independently of the code under test: maps as literal
-tables, bytes located with the formulas above in the simulator's raw storage.
+tables, bytes located with the formulas above in the simulator's banks (SimBuffer.bank_bytes).
 """
 
 from __future__ import annotations
@@ -143,10 +143,10 @@ def check_tile_bytes_in_shards(device, view, expected: dict, padding_sentinel: b
         row = storage_row(arch, btype, core)
         for slot, page in enumerate(slots):
             at = buf.address + slot * aligned
-            got = buf.storage[row, at:at + view.spec.page_size].view(np.uint32)
+            got = buf.bank_bytes(row, at, view.spec.page_size).view(np.uint32)
             if page is P:
                 if padding_sentinel:
-                    assert (buf.storage[row, at:at + view.spec.page_size] == 0xEE).all(), (core, slot)
+                    assert (buf.bank_bytes(row, at, view.spec.page_size) == 0xEE).all(), (core, slot)
                 continue
             assert (got == page + 1).all(), f"core {core} slot {slot}: expected page {page}, got {np.unique(got)[:4]}"
 
@@ -158,10 +158,11 @@ def place_with_sentinel(device, array, dtype, layout, memory_config):
     buf = sim_buffer(view)
     arch = device.arch
     btype = memory_config.buffer_type
-    span = memory_config.sharded_pages(view.spec).pages_per_shard * buf.aligned_page_size
+    aligned = buf.aligned_page_size
     for core in memory_config.shard_spec.grid.cores():
         row = storage_row(arch, btype, (core.x, core.y))
-        buf.storage[row, buf.address:buf.address + span] = 0xEE
+        for slot in range(memory_config.sharded_pages(view.spec).pages_per_shard):
+            buf.bank_bytes(row, buf.address + slot * aligned, aligned)[:] = 0xEE
     data = device.backend.encode_tensor(host_values(array, view.spec.dtype), view.spec)
     view.get_buffer().map_write(0, data)
     return view
@@ -208,14 +209,14 @@ def test_dram_interleaved_row_major_pages(request, arch_fixture):
     assert buf.banks.tolist() == list(range(arch.dram_bank_count))
     for i in range(rows):
         bank, at = i % arch.dram_bank_count, buf.address + (i // arch.dram_bank_count) * aligned
-        assert buf.storage[bank, at:at + 28].tobytes() == x[i].tobytes(), i
+        assert buf.bank_bytes(bank, at, 28).tobytes() == x[i].tobytes(), i
     np.testing.assert_array_equal(view.to_host(), x)
     # Page-at-a-time access (the single-page path) uses the same locations.
     for i in (0, arch.dram_bank_count + 1, rows - 1):
         bank, at = i % arch.dram_bank_count, buf.address + (i // arch.dram_bank_count) * aligned
         row = np.full(28, i, np.uint8)
         view.get_buffer().map_write(i * 28, row)
-        assert buf.storage[bank, at:at + 28].tobytes() == row.tobytes(), i
+        assert buf.bank_bytes(bank, at, 28).tobytes() == row.tobytes(), i
         assert view.get_buffer().map_read(i * 28 + 3, 20) == row[3:23].tobytes()
 
 
@@ -227,7 +228,7 @@ def test_dram_interleaved_tile_pages(device):
     assert view.spec.page_size == 4096 and view.spec.num_pages == 30
     for i in range(30):
         at = buf.address + (i // 12) * 4096
-        values = buf.storage[i % 12, at:at + 4096].view(np.float32)
+        values = buf.bank_bytes(i % 12, at, 4096).view(np.float32)
         assert (values == i + 1).all(), i
 
 
@@ -250,18 +251,18 @@ def test_l1_interleaved_uses_shuffled_bank_order(request, arch_fixture, n):
     for i in range(rows):
         core = bank_core[i % n]
         at = buf.address + (i // n) * 32
-        assert buf.storage[core, at:at + 20].tobytes() == x[i].tobytes(), i
+        assert buf.bank_bytes(core, at, 20).tobytes() == x[i].tobytes(), i
         assert view.get_buffer().map_read(i * 20, 20) == x[i].tobytes(), i  # single-page read
     for i in (1, n + 2):  # single-page writes, one in the second slot of its bank
         row = np.full(20, 0xA0 + i % 16, np.uint8)
         view.get_buffer().map_write(i * 20, row)
         at = buf.address + (i // n) * 32
-        assert buf.storage[bank_core[i % n], at:at + 20].tobytes() == row.tobytes(), i
+        assert buf.bank_bytes(bank_core[i % n], at, 20).tobytes() == row.tobytes(), i
         x[i] = row.view(np.int32)
     if n == 64:
         at = buf.address
-        assert buf.storage[4 * 8 + 1, at:at + 20].tobytes() == x[0].tobytes()  # bank 0 on core (x=1, y=4)
-        assert buf.storage[4 * 8 + 1, at + 32:at + 52].tobytes() == x[64].tobytes()
+        assert buf.bank_bytes(4 * 8 + 1, at, 20).tobytes() == x[0].tobytes()  # bank 0 on core (x=1, y=4)
+        assert buf.bank_bytes(4 * 8 + 1, at + 32, 20).tobytes() == x[64].tobytes()
     np.testing.assert_array_equal(view.to_host(), x)
 
 
@@ -362,7 +363,7 @@ def test_row_major_pages_width_sharded(device):
     for r in range(4):
         for j in range(3):
             at = buf.address + r * 64
-            assert buf.storage[j, at:at + 64].tobytes() == x[r, 32 * j:32 * (j + 1)].tobytes(), (r, j)
+            assert buf.bank_bytes(j, at, 64).tobytes() == x[r, 32 * j:32 * (j + 1)].tobytes(), (r, j)
     np.testing.assert_array_equal(view.to_host(), x)
 
 
@@ -378,7 +379,7 @@ def test_row_major_pages_block_sharded_colmajor(device):
         for j in range(2):
             core = (r // 4, j)  # (x0 + i, y0 + j)
             at = buf.address + (r % 4) * 128
-            got = buf.storage[core[1] * 8 + core[0], at:at + 128]
+            got = buf.bank_bytes(core[1] * 8 + core[0], at, 128)
             assert got.tobytes() == x[r, 32 * j:32 * (j + 1)].tobytes(), (r, j)
     np.testing.assert_array_equal(view.to_host(), x)
 
@@ -396,17 +397,17 @@ def test_row_major_pages_height_sharded_partial_last_shard(device):
     for r in range(10):
         row = 3 * 8 + 3 + r // 4
         at = buf.address + (r % 4) * 96
-        assert buf.storage[row, at:at + 96].tobytes() == x[r].tobytes(), r
+        assert buf.bank_bytes(row, at, 96).tobytes() == x[r].tobytes(), r
     for slot in (2, 3):
         at = buf.address + slot * 96
-        assert (buf.storage[3 * 8 + 5, at:at + 96] == 0xEE).all()
+        assert (buf.bank_bytes(3 * 8 + 5, at, 96) == 0xEE).all()
     np.testing.assert_array_equal(view.to_host(), x)
     for r in (0, 5, 9):  # single-page partial reads and writes
         assert view.get_buffer().map_read(r * 96 + 8, 40) == x[r].tobytes()[8:48]
         view.get_buffer().map_write(r * 96 + 4, np.full(8, 0x5A, np.uint8))
         at = buf.address + (r % 4) * 96
-        assert (buf.storage[3 * 8 + 3 + r // 4, at + 4:at + 12] == 0x5A).all()
-        assert buf.storage[3 * 8 + 3 + r // 4, at:at + 4].tobytes() == x[r, :1].tobytes()
+        assert (buf.bank_bytes(3 * 8 + 3 + r // 4, at + 4, 8) == 0x5A).all()
+        assert buf.bank_bytes(3 * 8 + 3 + r // 4, at, 4).tobytes() == x[r, :1].tobytes()
 
 
 def test_row_major_interleaved_page_is_full_row(device):
@@ -424,7 +425,7 @@ def test_dram_sharded_rows_blackhole(blackhole):
     for r in range(12):
         bank = 2 + r // 3
         at = buf.address + (r % 3) * 64
-        assert buf.storage[bank, at:at + 20].tobytes() == x[r].tobytes(), r
+        assert buf.bank_bytes(bank, at, 20).tobytes() == x[r].tobytes(), r
     np.testing.assert_array_equal(view.to_host(), x)
     with raises_status(SC.INVALID_ARGUMENT, "DRAM"):
         blackhole.to_device(x, "int32", "row_major", sharded(HS, "dram", crs(4, 0, 8, 0), (3, 5)))
@@ -439,7 +440,7 @@ def test_block_sharded_blackhole_wide_grid(blackhole):
     assert shard_table(config, view.spec) == expected
     buf = sim_buffer(view)
     for (cx, cy), (page,) in expected.items():
-        got = buf.storage[cy * 13 + cx, buf.address:buf.address + 4096].view(np.uint32)
+        got = buf.bank_bytes(cy * 13 + cx, buf.address, 4096).view(np.uint32)
         assert (got == page + 1).all()
     np.testing.assert_array_equal(view.to_host(), x)
 
@@ -895,7 +896,7 @@ def test_partial_writes_land_at_page_locations(device, case, data):
     buf = sim_buffer(view)
     for page in range(size // page_size):
         row, at = expected_page_location(device, view, page)
-        np.testing.assert_array_equal(buf.storage[row, at:at + page_size],
+        np.testing.assert_array_equal(buf.bank_bytes(row, at, page_size),
                                       reference[page * page_size:(page + 1) * page_size], err_msg=f"page {page}")
     buffer.release()
 

@@ -46,9 +46,10 @@ def test_interleaved_write_matches_numpy_reference(memory, size, page_size, data
         payload = np.random.default_rng(size).integers(0, 256, length, dtype=np.uint8)
         payload.flags.writeable = False  # host data is often read-only (bytes, frombuffer)
         buffer.write(offset, payload)
-        # Compare bank bytes against the reference placement, written into a copy of the touched region.
-        span = round_up(-(-size // page_size), 12) // 12 * buffer.aligned_page_size + page_size
-        region = memory.dram[:, buffer.address:buffer.address + span].copy()
+        # Compare bank bytes against the reference placement, written into a copy of the buffer's page slots.
+        slots, aligned = round_up(-(-size // page_size), 12) // 12, buffer.aligned_page_size
+        region = np.stack([np.concatenate([buffer.bank_bytes(bank, buffer.address + slot * aligned, aligned)
+                                           for slot in range(slots)]) for bank in range(12)])
         reference = region.copy()
         reference_write(reference, buffer.banks, 0, page_size, buffer.aligned_page_size, offset, payload)
         np.testing.assert_array_equal(region, reference)
@@ -65,7 +66,21 @@ def test_page_to_bank_map_wormhole(memory):
     buffer.write(0, pages)
     for page in (0, 1, 11, 12, 13, 29):
         bank, at = reference_page_location(page, 12, buffer.address, 2048)
-        assert (memory.dram[bank, at:at + 2048] == page).all(), page
+        assert (buffer.bank_bytes(bank, at, 2048) == page).all(), page
+    memory.free(buffer)
+
+
+def test_interleaved_dram_pages_lie_in_page_order_in_host_memory(memory):
+    """host_offset stores a DRAM allocation page-major across the banks: an interleaved
+    buffer's pages follow one another in host memory (so the host streams them), each
+    still at tt-metal's bank and address."""
+    buffer = memory.create_interleaved(30 * 2048, 2048, BufferType.DRAM)
+    first = buffer.bank_bytes(0, buffer.address, 2048).ctypes.data
+    for page in range(30):
+        bank, at = reference_page_location(page, 12, buffer.address, 2048)
+        assert buffer.bank_bytes(bank, at, 2048).ctypes.data == first + page * 2048, page
+    with pytest.raises(ValueError, match="one 2048-byte page slot"):  # two slots of a bank are not adjacent
+        buffer.bank_bytes(0, buffer.address + 1024, 2048)
     memory.free(buffer)
 
 
@@ -75,9 +90,9 @@ def test_aligned_page_size_pads_pages_to_dram_alignment():
     assert buffer.aligned_page_size == 128
     values = (np.arange(900) % 251).astype(np.uint8)
     buffer.write(0, values)
-    np.testing.assert_array_equal(memory.dram[0, buffer.address:buffer.address + 100], values[:100])
+    np.testing.assert_array_equal(buffer.bank_bytes(0, buffer.address, 100), values[:100])
     # Page 8 wraps to bank 0's second slot, one *aligned* page (128 B) above the base.
-    np.testing.assert_array_equal(memory.dram[0, buffer.address + 128:buffer.address + 228], values[800:900])
+    np.testing.assert_array_equal(buffer.bank_bytes(0, buffer.address + 128, 100), values[800:900])
     memory.free(buffer)
 
 
