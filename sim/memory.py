@@ -188,7 +188,7 @@ class SimBuffer:
         else:
             n = self.banks.shape[0]
             row, at = int(self.banks[page % n]), self.address + (page // n) * self.aligned_page_size + within
-        return host_offset(row, at, self.address, self.aligned_page_size, self.storage.shape[1], self.dram_banks)
+        return _host_offset(row, at, self.address, self.aligned_page_size, self.storage.shape[1], self.dram_banks)
 
     def bank_bytes(self, bank: int, address: int, length: int) -> np.ndarray:
         """A view of bytes [address, address + length) of `bank` (an L1 row, or a DRAM
@@ -198,7 +198,7 @@ class SimBuffer:
         if self.dram_banks and (offset < 0 or offset % self.aligned_page_size + length > self.aligned_page_size):
             raise ValueError(f"DRAM bytes [{address:#x}, {address + length:#x}) of bank {bank} are not within one "
                              f"{self.aligned_page_size}-byte page slot of the buffer at {self.address:#x}")
-        at = host_offset(bank, address, self.address, self.aligned_page_size, self.storage.shape[1], self.dram_banks)
+        at = _host_offset(bank, address, self.address, self.aligned_page_size, self.storage.shape[1], self.dram_banks)
         return self._flat[at:at + length]
 
     def read(self, offset: int, length: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -243,6 +243,9 @@ def host_offset(bank, at, base, aligned_page_size, row_bytes, dram_banks):
     offset = at - base
     slot = offset // aligned_page_size
     return base * dram_banks + (slot * dram_banks + bank) * aligned_page_size + offset - slot * aligned_page_size
+
+
+_host_offset = host_offset.py_func  # SimBuffer's, in plain Python: a numba call costs more than the sum
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
