@@ -2113,6 +2113,7 @@ def test_taps_of_a_padded_input_are_windows_of_its_binding(name):
     tilized = [stage.bindings[1][1] for stage in export.stages if stage.program.kernels[1].name == "tilize"]
     views = [tensor for tensor in export.tensors if tensor.base is not None]
     assert [export.tensors[t].shape[0] for t in tilized] == [3, 3, 3] and len(views) == 9
+    assert all(view.first_page % view.tiles == 0 for view in views)  # each starts at a matrix of its base
     assert sorted((view.base, view.first_page // view.tiles) for view in views) == \
         [(t, b) for t in sorted(tilized) for b in range(3)]  # each tap one matrix of its row's batch
     assert all(export.tensors[view.base].shape[1:] == view.shape for view in views)
