@@ -235,8 +235,8 @@ class HalAllocator:
                         usage: int = BufferUsage.DEFAULT, transpose_within_face: bool = False,
                         transpose_of_faces: bool = False) -> HalBufferView:
         """A device tensor: a buffer view carrying its TensorSpec (contents undefined: the
-        simulator's memory is zero until first used, then keeps what the last owner
-        left, as a chip's does). Placement by the policy in this module's docstring."""
+        simulator's memory is zero until first used, then holds what earlier owners left).
+        Placement by the policy in this module's docstring."""
         spec = _tensor_spec(tuple(shape), DataFormat.parse(dtype), Layout.parse(layout),
                             memory_config or DRAM_MEMORY_CONFIG, transpose_within_face, transpose_of_faces)
         buffer = None
@@ -263,7 +263,7 @@ class HalAllocator:
     # iree.runtime API.
     def allocate_buffer(self, memory_type: int, allowed_usage: int, allocation_size: int) -> HalBuffer:
         """Allocates a buffer (contents undefined: zero until the memory is first used,
-        then what its last owner left)."""
+        then what earlier owners left)."""
         return self._allocate(memory_type, allowed_usage, allocation_size)
 
     def allocate_buffer_copy(self, memory_type: int, allowed_usage: int, device, buffer, element_type=None):
