@@ -49,7 +49,7 @@ def _lazy(module: str) -> Callable[[int, bool], list[Row]]:
 # Fast suites first, so that a slow one failing late still leaves most of the table.
 SUITES: dict[str, Callable[[int, bool], list[Row]]] = {
     name: _lazy(f"bench_{name}") for name in ("queue", "dispatch", "models", "profiling", "layouts", "conversions",
-                                                 "numerics", "cold_start", "exports")}
+                                                 "numerics", "tileops", "cold_start", "exports")}
 
 
 @dataclass
