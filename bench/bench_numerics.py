@@ -13,8 +13,6 @@ Agreement with the chip (not time) is bench/fpu_agreement.py's.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -22,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from report import Row  # noqa: E402  (bench/report.py)
+from report import Row, suite_main  # noqa: E402  (bench/report.py)
 from timing import fmt, measure  # noqa: E402  (bench/timing.py)
 
 import hal  # noqa: E402
@@ -64,19 +62,9 @@ def collect(runs: int, quick: bool) -> list[Row]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json")
-    args = parser.parse_args(argv)
-    rows = collect(2 if args.quick else args.runs, args.quick)
-    print("| case | size | exact | fast | exact / fast |")
-    print("|---|---|---|---|---|")
-    for row in rows:
-        print(f"| {row.case} | {row.size} | {fmt(row.time)} | {fmt(row.baseline_time)} | {row.ratio:.1f}x |")
-    if args.json:
-        Path(args.json).write_text(json.dumps([row.to_json() for row in rows], indent=1))
-    return 0
+    return suite_main(__doc__, collect, ["case", "size", "exact", "fast", "exact / fast"],
+                      lambda row: [row.case, row.size, fmt(row.time), fmt(row.baseline_time), f"{row.ratio:.1f}x"],
+                      argv)
 
 
 if __name__ == "__main__":

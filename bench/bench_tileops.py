@@ -15,18 +15,17 @@ compare two checkouts on one host thread (`taskset -c 1`) in alternating process
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from report import Row  # noqa: E402  (bench/report.py)
+from report import Row, suite_main  # noqa: E402  (bench/report.py)
 from timing import fmt, measure  # noqa: E402  (bench/timing.py)
 
 import hal  # noqa: E402
 from hal.executable import EXECUTABLE_FORMAT  # noqa: E402
+from tt_hal.ops import HANG_TIMEOUT_NS  # noqa: E402
 from tt_hal.target.isa import Broadcast, Processor, SfpuOp  # noqa: E402
 from tt_hal.target.kernel_builder import KernelBuilder  # noqa: E402
 from tt_hal.target.layout import DataFormat  # noqa: E402
@@ -36,7 +35,6 @@ from tt_hal.target.ttx import write_executable  # noqa: E402
 ITERATIONS, QUICK_ITERATIONS = 4000, 400
 IN, OUT = 0, 16  # the circular buffers: the tile the ops read, and pack_tile's target
 BASELINE = "copy_tile"
-HANG_TIMEOUT_NS = 600 * 10**9
 
 
 def _copy(k, dst=0):
@@ -125,19 +123,8 @@ def collect(runs: int, quick: bool) -> list[Row]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json")
-    args = parser.parse_args(argv)
-    rows = collect(2 if args.quick else args.runs, args.quick)
-    print(f"| case | an iteration | / {BASELINE} |")
-    print("|---|---|---|")
-    for row in rows:
-        print(f"| {row.case} | {fmt(row.per_unit)} | {row.ratio:.2f}x |")
-    if args.json:
-        Path(args.json).write_text(json.dumps([row.to_json() for row in rows], indent=1))
-    return 0
+    return suite_main(__doc__, collect, ["case", "an iteration", f"/ {BASELINE}"],
+                      lambda row: [row.case, fmt(row.per_unit), f"{row.ratio:.2f}x"], argv)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,11 @@ bench/run_all.py, so that ratios and target verdicts are computed in one place."
 
 from __future__ import annotations
 
+import argparse
+import json
 from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
 
 from timing import fmt
 
@@ -50,3 +54,22 @@ class Row:
 
     def to_json(self) -> dict:
         return asdict(self) | {"ratio": self.ratio, "per_unit": self.per_unit, "verdict": self.verdict()}
+
+
+def suite_main(doc: str, collect: Callable[[int, bool], list[Row]], header: list[str],
+               cells: Callable[[Row], list[str]], argv=None) -> int:
+    """A suite's own command (`--runs N`, `--quick`, `--json out.json`): collect(runs, quick)'s
+    rows as a markdown table of `header` and each row's `cells`, and as JSON."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json")
+    args = parser.parse_args(argv)
+    rows = collect(2 if args.quick else args.runs, args.quick)
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(cells(row)) + " |")
+    if args.json:
+        Path(args.json).write_text(json.dumps([row.to_json() for row in rows], indent=1))
+    return 0
