@@ -26,7 +26,7 @@ from tt_hal.sim.dispatch import (
     PreparedPrograms,
     Watchdog,
     compile_ahead,
-    run_program,
+    run_programs,
 )
 from tt_hal.sim.memory import ChipMemory, SimBuffer, system_memory_buffer
 from tt_hal.sim.numerics import FpuModel
@@ -380,20 +380,37 @@ class SimDevice(BackendDevice):
                                 trace=trace)
 
     def enqueue_program(self, cq: int, launch: LaunchProgram) -> None:
-        prepared = self._programs.get(launch.program)
-        counts = launch.workgroup_count  # None: indirect, counted when it runs
-        predicted = prepared.predicted_seconds(None if counts is None else counts[0] * counts[1] * counts[2],
-                                               launch.constants)
+        prepared, predicted = self._prepare(launch)
         trace = self.profiler and (launch.name, {
             "workgroup_count": None if launch.workgroup_count is None else list(launch.workgroup_count),
             "bindings": [f"{_where(b.buffer, b.offset)} ({b.length} B)" for b in launch.bindings],
             "constants": [int(c) for c in launch.constants]})
-        # The run takes the prediction for its threads too: of a count known now (an
-        # indirect one is read when it runs, and predicted then).
-        self._queue(cq).enqueue(run_program, launch, prepared, self.memory, self._binding_tables,
+        self._queue(cq).enqueue(run_programs, [(launch, prepared, predicted)], self.memory, self._binding_tables,
                                 self.instruction_budget, self.fpu_model, self.profiler, self._watchdog,
-                                self.dispatch_timeout, None if counts is None else predicted,
-                                inline=predicted is not None and predicted < INLINE_SECONDS, trace=trace)
+                                self.dispatch_timeout, inline=predicted is not None and predicted < INLINE_SECONDS,
+                                trace=trace)
+
+    def enqueue_programs(self, cq: int, launches: list[LaunchProgram]) -> None:
+        """`launches` in order as one command of the queue (run_programs): a submission's
+        consecutive launches, as a command costs microseconds of each. Apart while
+        profiling, so that each launch is a command of the trace."""
+        if self.profiler or len(launches) == 1:
+            for launch in launches:
+                self.enqueue_program(cq, launch)
+            return
+        runs = [(launch, *self._prepare(launch)) for launch in launches]
+        inline = all(predicted is not None and predicted < INLINE_SECONDS for _, _, predicted in runs)
+        self._queue(cq).enqueue(run_programs, runs, self.memory, self._binding_tables, self.instruction_budget,
+                                self.fpu_model, None, self._watchdog, self.dispatch_timeout, inline=inline)
+
+    def _prepare(self, launch: LaunchProgram) -> tuple:
+        """`launch`'s PreparedProgram and its run's predicted seconds (an indirect count's
+        as the last run's), which decide whether it runs inline and (run_programs) on how
+        many host threads."""
+        prepared = self._programs.get(launch.program)
+        counts = launch.workgroup_count  # None: indirect, counted when it runs
+        return prepared, prepared.predicted_seconds(None if counts is None else counts[0] * counts[1] * counts[2],
+                                                    launch.constants)
 
     def binding(self, buffer: SimBuffer, offset: int, length: int) -> Binding:
         return self._binding_tables.binding(buffer, offset, length)
@@ -422,8 +439,17 @@ class SimDevice(BackendDevice):
         with batch:
             for event in wait_events:
                 self.enqueue_wait_for_event(cq, event)
+            launches = []  # consecutive launches, one command (enqueue_programs)
             for command in commands:
+                if type(command) is LaunchProgram:
+                    launches.append(command)
+                    continue
+                if launches:
+                    self.enqueue_programs(cq, launches)
+                    launches = []
                 command.enqueue(self, cq)
+            if launches:
+                self.enqueue_programs(cq, launches)
             return self.enqueue_record_event(cq, on_complete)
 
     def enqueue_host_function(self, cq: int, function: Callable, *args) -> None:

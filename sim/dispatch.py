@@ -72,7 +72,7 @@ class PreparedProgram:
         for p, template in enumerate(self.templates):
             self.arg_table[p, :len(template)] = arg_template(template)
         # Core states have room for a power of two of runtime args, so that most programs share them.
-        self._arg_room = 1 << (self.arg_table.shape[1] - 1).bit_length()
+        self.arg_room = 1 << (self.arg_table.shape[1] - 1).bit_length()
         compute = self.kernels[Processor.COMPUTE]
         config = compute.config if compute is not None else KernelConfig()
         self.fidelity = int(config.math_fidelity)
@@ -154,11 +154,11 @@ class PreparedProgram:
         in the host's caches, not each in its program's own (Dst alone is 64 KB a core).
         Each run takes its own (queues may run at once; dict.setdefault and list.pop are
         atomic); run_round resets what it reads."""
-        idle = _IDLE_STATES.setdefault((cores, self._arg_room), [])
+        idle = _IDLE_STATES.setdefault((cores, self.arg_room), [])
         try:
             return idle.pop()
         except IndexError:
-            return CoreState(cores, self._arg_room)
+            return CoreState(cores, self.arg_room)
 
     @staticmethod
     def return_state(state: CoreState) -> None:
@@ -201,16 +201,15 @@ class PreparedPrograms:
         self._dead.append((key, reference))
 
 
-def _check_l1(prepared: PreparedProgram, memory: ChipMemory, name: str) -> None:
-    """RESOURCE_EXHAUSTED where the circular buffers reach the L1 buffers."""
-    lowest_buffer = memory.l1_allocator.lowest_allocated()
-    if prepared.cb_end > lowest_buffer:
-        base = memory.arch.l1_unreserved_base
-        raise HalError(
-            StatusCode.RESOURCE_EXHAUSTED,
-            f"{name}: L1 overflow: the program's circular buffers need L1 [{base:#x}, {prepared.cb_end:#x}) "
-            f"({prepared.cb_end - base} B) but L1 buffers start at {lowest_buffer:#x}; shrink the "
-            f"circular buffers or move tensors to DRAM")
+def _l1_overflow(prepared: PreparedProgram, memory: ChipMemory, name: str, lowest_buffer: int) -> HalError:
+    """RESOURCE_EXHAUSTED: the program's circular buffers reach the L1 buffers (the lowest
+    at `lowest_buffer`)."""
+    base = memory.arch.l1_unreserved_base
+    return HalError(
+        StatusCode.RESOURCE_EXHAUSTED,
+        f"{name}: L1 overflow: the program's circular buffers need L1 [{base:#x}, {prepared.cb_end:#x}) "
+        f"({prepared.cb_end - base} B) but L1 buffers start at {lowest_buffer:#x}; shrink the "
+        f"circular buffers or move tensors to DRAM")
 
 
 def buffer_tables(buffers) -> tuple[np.ndarray, ...]:
@@ -319,7 +318,7 @@ PARALLEL_SECONDS = 0.002
 INLINE_SECONDS = PARALLEL_SECONDS
 THREADS = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
 _POOL = concurrent.futures.ThreadPoolExecutor(THREADS, "tt-hal-cores")
-# FpuModel.jit_argument -> run_round's compiled entry point for run_program's argument
+# FpuModel.jit_argument -> run_round's compiled entry point for run_programs' argument
 # types: called directly, it skips numba's typing of its 40 arguments at every call
 # (0.65 us of a 10 us one-tile dispatch). Every argument but the push constants is made
 # here with its types fixed; the constants are LaunchProgram's int64, checked per call
@@ -435,7 +434,7 @@ def compile_ahead(fpu: int | None) -> None:
 
 
 def _compile_interpreter(prepared: PreparedProgram, program: tuple, chip: tuple) -> None:
-    """Compiles run_round for run_program's arguments (`chip` ending in the fpu model;
+    """Compiles run_round for run_programs' arguments (`chip` ending in the fpu model;
     int64 push constants), or loads it from numba's cache, by running it on no cores:
     before a dispatch's deadline clock starts, as it takes seconds on a fresh install;
     then keeps its entry point (_RUN_ROUND). compute compiles meanwhile in a process
@@ -450,68 +449,83 @@ def _compile_interpreter(prepared: PreparedProgram, program: tuple, chip: tuple)
     _RUN_ROUND[fpu] = interpreter.run_round.overloads[signature].entry_point
 
 
-def run_program(launch: LaunchProgram, prepared: PreparedProgram, memory: ChipMemory, binding_tables: BindingTables,
-                budget: int, fpu_model: FpuModel = FpuModel.FAST, recorder=None, watchdog: Watchdog | None = None,
-                timeout: float = math.inf, predicted: float | None = None) -> None:
-    """Runs every workgroup of `launch` within `budget` instructions and, watched by
-    `watchdog`, `timeout` seconds; its FPU ops in `fpu_model`; raises a HalError on a
-    fault. `recorder` (a hal.profiling.TraceRecorder) gets a slice per core and round.
-    `predicted`: prepared.predicted_seconds of this run when its caller has it (None:
-    asked here), which decides whether its cores run on host threads."""
+def run_programs(runs: list[tuple], memory: ChipMemory, binding_tables: BindingTables, budget: int,
+                 fpu_model: FpuModel = FpuModel.FAST, recorder=None, watchdog: Watchdog | None = None,
+                 timeout: float = math.inf) -> None:
+    """Runs the launches of `runs`, each (launch, prepared, predicted), in order, and
+    stops at the first that faults with its HalError: every workgroup of a launch within
+    `budget` instructions and, watched by `watchdog`, `timeout` seconds; its FPU ops in
+    `fpu_model`. `recorder` (a hal.profiling.TraceRecorder) gets a slice per core and
+    round. `predicted`: prepared.predicted_seconds of the launch's run when its caller
+    has it (None: asked here; an indirect count's is asked here, once read), which
+    decides whether its cores run on host threads. A submission's consecutive launches
+    are one queue command (SimDevice.enqueue_programs): what they share (the lowest L1
+    buffer, the watchdog's slot, core states) is looked up once, not at every launch."""
     arch = memory.arch
-    counts = launch.workgroup_count
-    if launch.indirect is not None:
-        buffer, offset = launch.indirect
-        counts = tuple(int(v) for v in buffer.read(offset, 3 * 4).view(np.uint32))
-    total = counts[0] * counts[1] * counts[2]
-    if total == 0:
-        return
-    _check_l1(prepared, memory, launch.name)
-    start = time.perf_counter()
-    program, chip, run_round = prepared.launch_arguments(launch, counts, memory, binding_tables,
-                                                         fpu_model.jit_argument())
     cores = arch.worker_cores
-    if predicted is None:
-        predicted = prepared.predicted_seconds(total, launch.constants)
-    threads = THREADS if (predicted or 0.0) > PARALLEL_SECONDS else 1
+    fpu = fpu_model.jit_argument()
+    lowest_buffer = memory.l1_allocator.lowest_allocated()  # the queue's launches run one at a time
     watched = watchdog is not None and timeout < math.inf
-    stop = watchdog.watch(timeout) if watched else NEVER_STOP  # set by the watchdog at the deadline
+    stop = NEVER_STOP
+    states: dict[tuple[int, int], CoreState] = {}  # (cores, args) -> the state rounds of that many take
+    debug = log.isEnabledFor(logging.DEBUG)
     try:
-        for first in range(0, total, cores):
-            active = min(cores, total - first)
-            state = prepared.take_state(active)
-            round_start = recorder.now() if recorder is not None else 0
-            groups = min(threads, active)
-            faults = state.faults
-            if groups == 1:
-                budget -= run_round(*program, first, 0, active, state.rows, *chip, budget, stop,
-                                    *state.thread_arrays[0])
-            else:
-                bounds = [active * g // groups for g in range(groups + 1)]
+        for launch, prepared, predicted in runs:
+            counts = launch.workgroup_count
+            if launch.indirect is not None:
+                buffer, offset = launch.indirect
+                counts = tuple(int(v) for v in buffer.read(offset, 3 * 4).view(np.uint32))
+                predicted = None
+            total = counts[0] * counts[1] * counts[2]
+            if total == 0:
+                continue
+            if prepared.cb_end > lowest_buffer:
+                raise _l1_overflow(prepared, memory, launch.name, lowest_buffer)
+            start = time.perf_counter()
+            program, chip, run_round = prepared.launch_arguments(launch, counts, memory, binding_tables, fpu)
+            if predicted is None:
+                predicted = prepared.predicted_seconds(total, launch.constants)
+            threads = THREADS if (predicted or 0.0) > PARALLEL_SECONDS else 1
+            if watched:
+                stop = watchdog.watch(timeout)  # set by the watchdog at this launch's deadline
+            left = budget  # the launch's, spent over its rounds
+            for first in range(0, total, cores):
+                active = min(cores, total - first)
+                state = states.get((active, prepared.arg_room))
+                if state is None:
+                    state = states[active, prepared.arg_room] = prepared.take_state(active)
+                round_start = recorder.now() if recorder is not None else 0
+                groups = min(threads, active)
+                faults = state.faults
+                if groups == 1:
+                    left -= run_round(*program, first, 0, active, state.rows, *chip, left, stop,
+                                      *state.thread_arrays[0])
+                else:
+                    bounds = [active * g // groups for g in range(groups + 1)]
 
-                def run(g, first=first, active=active, budget=budget, state=state, bounds=bounds):
-                    lo, hi = bounds[g], bounds[g + 1]
-                    return run_round(*program, first, lo, hi, state.rows, *chip, budget * (hi - lo) // active, stop,
-                                     *state.thread_arrays[g])
+                    def run(g, first=first, active=active, left=left, state=state, bounds=bounds, stop=stop,
+                            run_round=run_round, program=program, chip=chip):  # this launch's, as map runs it now
+                        lo, hi = bounds[g], bounds[g + 1]
+                        return run_round(*program, first, lo, hi, state.rows, *chip, left * (hi - lo) // active, stop,
+                                         *state.thread_arrays[g])
 
-                budget -= builtins.sum(_POOL.map(run, range(groups)))
-            error = None
-            if faults[0, 0] if groups == 1 else faults[:groups, 0].any():
-                g = int(np.flatnonzero(faults[:groups, 0])[0])
-                error = _fault_error(prepared, launch.name, state, faults[g], arch, timeout)
-            if recorder is not None:
-                _trace_round(recorder, prepared, launch.name, counts, state, active, first // cores, round_start, arch)
-            prepared.return_state(state)
-            if error is not None:
-                raise error
+                    left -= builtins.sum(_POOL.map(run, range(groups)))
+                if faults[0, 0] if groups == 1 else faults[:groups, 0].any():
+                    g = int(np.flatnonzero(faults[:groups, 0])[0])
+                    raise _fault_error(prepared, launch.name, state, faults[g], arch, timeout)
+                if recorder is not None:
+                    _trace_round(recorder, prepared, launch.name, counts, state, active, first // cores, round_start,
+                                 arch)
+            seconds = time.perf_counter() - start
+            prepared.record_run(total, launch.constants, seconds * min(threads, total))
+            if debug:
+                log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", launch.name, total,
+                          min(total, cores), ceil_div(total, cores), seconds * 1e3)
     finally:
         if watched:
             watchdog.unwatch()
-    seconds = time.perf_counter() - start
-    prepared.record_run(total, launch.constants, seconds * min(threads, total))
-    if log.isEnabledFor(logging.DEBUG):
-        log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", launch.name, total, min(total, cores),
-                  ceil_div(total, cores), seconds * 1e3)
+        for state in states.values():
+            PreparedProgram.return_state(state)
 
 
 def _trace_round(recorder, prepared: PreparedProgram, name: str, counts, state, active: int, round_index: int,

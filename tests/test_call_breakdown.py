@@ -1,5 +1,5 @@
 """bench/call_breakdown.py: a model's call by phase (run in a subprocess: it wraps the
-hal module's imports and the simulator's run_program for the rest of its process)."""
+hal module's imports and the simulator's run_programs for the rest of its process)."""
 
 import re
 import subprocess
@@ -19,10 +19,11 @@ def test_a_call_is_split_into_imports_launches_and_the_rest():
     out = result.stdout
     call = float(re.search(r"torch_mlp: call +([\d.]+) ms", out).group(1))
     imports = float(re.search(r"hal imports +([\d.]+) ms \((\d+) calls\)", out).group(1))
-    launches = int(re.search(r"run_program +[\d.]+ ms \((\d+) launches\)", out).group(1))
+    launches, commands = (int(v) for v in re.search(
+        r"run_programs +[\d.]+ ms \((\d+) launches in (\d+) queue commands\)", out).groups())
     run_round = float(re.search(r"run_round +([\d.]+) ms", out).group(1))
-    run_program = float(re.search(r"run_program +([\d.]+) ms", out).group(1))
-    assert 0 < imports <= call and launches > 0 and 0 < run_round <= run_program
+    run_programs = float(re.search(r"run_programs +([\d.]+) ms", out).group(1))
+    assert 0 < imports <= call and launches >= commands > 0 and 0 < run_round <= run_programs
     assert "hal.fence_await" in out or "hal.device_queue_execute" in out
     before, between, after = (float(v) for v in re.search(
         r"around the launches +([\d.]+) ms before the first, ([\d.]+) ms between, ([\d.]+) ms after", out).groups())

@@ -7,6 +7,7 @@ import pytest
 
 from hal.backend import Binding, LaunchProgram
 from tt_hal.kernels import eltwise
+from tt_hal.sim import device as sim_device
 from tt_hal.sim import dispatch
 from tt_hal.sim.device import SimDevice
 from tt_hal.target.layout import DataFormat
@@ -243,3 +244,38 @@ def test_a_device_starts_compiling_the_tile_ops_elsewhere_when_it_is_made(monkey
     monkeypatch.setattr(dispatch, "_RUN_ROUND", {None: object()})
     SimDevice(numerics="fast")
     assert started == (expected if elsewhere == "1" else [])
+
+
+def test_a_submissions_launches_run_as_one_command_and_stop_at_the_first_fault(monkeypatch):
+    """A submission's consecutive launches are one queue command (run_programs): the
+    three below run in order in one call; the second faults (its second workgroup reads
+    a tile past its 2048-byte bindings), so its report is the submission's error, the
+    first's result stands and the third never runs. The device runs work afterwards."""
+    device = SimDevice()
+    try:
+        commands, run_programs = [], dispatch.run_programs
+        monkeypatch.setattr(sim_device, "run_programs",
+                            lambda runs, *args: commands.append(len(runs)) or run_programs(runs, *args))
+        export = eltwise.eltwise_binary("add", BF16, BF16, BF16)
+        a, b, first, second, third = (device.create_buffer(2048, 2048, BufferType.DRAM) for _ in range(5))
+        values = (0x3F80 + np.arange(1024, dtype=np.uint16)).reshape(32, 32)  # bf16 bits of 1.0 .. 255.0
+        for buffer in (a, b, third):
+            device.write_buffer(buffer, 0, values.view(np.uint8).ravel())
+
+        def launch(out, workgroups):
+            return LaunchProgram(export.program, export.name, (workgroups, 1, 1), np.array([workgroups, workgroups]),
+                                 tuple(Binding(buffer, 0, 2048) for buffer in (a, b, out)))
+
+        def result(buffer):
+            return device.read_buffer(buffer, 0, 2048).view(np.uint16).reshape(32, 32)
+
+        event = device.enqueue_submission(0, (), [launch(first, 1), launch(second, 2), launch(third, 1)], None)
+        assert event.synchronize(60) and commands == [3]
+        assert event.error is not None and event.error.message.startswith(export.name), event.error
+        np.testing.assert_array_equal(result(first), values + 0x80)  # x + x: the exponent one higher
+        np.testing.assert_array_equal(result(third), values)
+        event = device.enqueue_submission(0, (), [launch(third, 1)], None)
+        assert event.synchronize(60) and event.error is None
+        np.testing.assert_array_equal(result(third), values + 0x80)
+    finally:
+        device.close()
