@@ -15,6 +15,7 @@ import pytest
 
 import hal
 from hal.backend import LaunchProgram
+from hal.command_buffer import DispatchCommand
 from tests.cts.ctsutil import BU, MT, SC, TIMEOUT_NS, raises_status, read_bytes, submit_and_wait, wait_ok
 from tt_hal.kernels import eltwise, rowmajor
 from tt_hal.kernels.common import workgroup_count
@@ -313,6 +314,38 @@ def test_a_reused_recording_checks_each_execution_s_buffers(device):
     gc.collect()
     statistics = device.allocator.statistics
     assert statistics["device_bytes_allocated"] - statistics["device_bytes_freed"] == live - 4 * TILE
+
+
+def test_a_recording_over_buffers_placed_as_before_launches_what_it_lowered_then(device, monkeypatch):
+    """A reusable recording executed over binding tables whose buffers lie where an
+    earlier execution's did (a .vmfb's calls: each call's transient buffers, placed as
+    an earlier call's) launches the queue commands lowered then, where the backend gives
+    one Binding per place (the simulator's; not the hardware backend's), without
+    lowering its dispatches again; a table of other buffers is lowered anew. Every
+    execution computes over its own buffers."""
+    executable = prepare(device, eltwise.eltwise_unary(SfpuOp.ABS, F32, F32))
+    cb = hal.HalCommandBuffer(device, binding_capacity=2)
+    cb.dispatch(executable, 0, (1, 1, 1), constants(1), [hal.BindingRef(0), hal.BindingRef(1)])
+    cb.end()
+    lowered, lower = [], DispatchCommand.lower
+    monkeypatch.setattr(DispatchCommand, "lower", lambda self, *args: lowered.append(self) or lower(self, *args))
+    places = []
+    for seed in range(20, 26):
+        x = values(1, seed=seed)
+        source, target = device_buffer(device, x), sentinel_buffer(device, 1)
+        places.append(tuple(b.allocation.backend_buffer.address for b in (source, target)))
+        submit_and_wait(device, cb, binding_table=[source, target])
+        assert np.array_equal(floats(target), np.abs(x))
+        del source, target
+        gc.collect()  # their memory freed: the next ones are placed there
+    assert len(set(places)) < len(places), f"no placement came twice: {places}"
+    assert len(lowered) == (len(set(places)) if device.backend.mode == "mock" else len(places))
+    x = values(2, seed=26)
+    source, target = device_buffer(device, x), sentinel_buffer(device, 2)  # two tiles: other buffers
+    before = len(lowered)
+    submit_and_wait(device, cb, binding_table=[source, target])
+    assert len(lowered) == before + 1
+    assert np.array_equal(floats(target)[:TILE], np.abs(x[:TILE])) and (floats(target)[TILE:] == SENTINEL).all()
 
 
 def test_a_buffer_bound_directly_is_checked_alive_when_the_recording_first_runs(device):
