@@ -490,23 +490,23 @@ class HalCommandBuffer:
         return prepared
 
     def _table_key(self, table: Sequence[HalBuffer]) -> tuple[tuple, list] | None:
-        """What lowering an ended recording reads of `table`, where only its dispatches
-        (with their own workgroup counts) reference slots and every slot is device memory:
-        per slot the buffer's usage, access and range and the backend's Binding of its
-        whole allocation (BackendDevice.binding: the simulator's is one object per
-        placement), by id (a backend's buffers need not be hashable); and those Bindings.
-        Equal keys lower to the same queue commands, so those of the last executions
-        (TABLES_KEPT) stand: a .vmfb's calls bind each call's transient buffers, placed
-        where an earlier call's were (they differ by object only), and lowering its
-        dispatches binding by binding took ~5 us each. None: lowered each time."""
-        if self._state is not _State.EXECUTABLE or not self._slots_in_dispatches_only or \
-                max(self._slots) >= len(table):
+        """What lowering an ended recording reads of `table`, where its dispatches (with
+        their own workgroup counts) reference each slot many times (_keyed_slots) and
+        every slot is device memory: per slot the buffer's usage, access and range and
+        the backend's Binding of its whole allocation (BackendDevice.binding: the
+        simulator's is one object per placement), by id (a backend's buffers need not be
+        hashable); and those Bindings. Equal keys lower to the same queue commands, so
+        those of the last executions (TABLES_KEPT) stand: a .vmfb's calls bind each call's
+        transient buffers, placed where an earlier call's were (they differ by object
+        only), and lowering its dispatches took ~5 us each. None: lowered each time."""
+        slots = self._keyed_slots if self._state is _State.EXECUTABLE else ()
+        if not slots or slots[-1] >= len(table):
             return None
         key, bindings = [], []
-        for slot in sorted(self._slots):
+        for slot in slots:
             buffer = table[slot]
             allocation = buffer.allocation
-            if not allocation.is_device or allocation.released:
+            if not allocation.is_device:
                 return None
             bindings.append(allocation.backend.binding(allocation.backend_buffer, 0, allocation.size))
             key.append((buffer.allowed_usage(), buffer.allowed_access, buffer.byte_offset, buffer.byte_length(),
@@ -514,13 +514,21 @@ class HalCommandBuffer:
         return tuple(key), bindings
 
     @functools.cached_property
-    def _slots_in_dispatches_only(self) -> bool:
-        """Of an ended recording with slots: only dispatches with their own workgroup counts
-        reference them (other commands' queue commands name the slots' buffers)."""
-        return bool(self._slots) and all(
-            isinstance(command.workgroup_count, tuple) if type(command) is DispatchCommand
-            else not any(isinstance(operand, BindingRef) for operand in command.operands)
-            for command in self.commands)
+    def _keyed_slots(self) -> tuple[int, ...]:
+        """The slots of an ended recording in order, where its lowering is kept per table
+        (_table_key): only dispatches with their own workgroup counts reference them
+        (other commands' queue commands name the slots' buffers), over twice as many
+        times as there are slots (a key costs about what lowering a binding does: an
+        eager op's one dispatch lowers faster than its key is made). Else ()."""
+        references = 0
+        for command in self.commands:
+            if type(command) is DispatchCommand:
+                if not isinstance(command.workgroup_count, tuple):
+                    return ()
+                references += sum(type(operand) is BindingRef for operand, _, _ in command.bindings)
+            elif any(isinstance(operand, BindingRef) for operand in command.operands):
+                return ()
+        return tuple(sorted(self._slots)) if references > 2 * len(self._slots) else ()
 
     def _direct(self) -> tuple[frozenset, frozenset]:
         """(the allocations the commands use, what their dispatches' kernels address:
