@@ -25,11 +25,11 @@ Patterns (CASES, each a @main):
   linalg.pack and unpack;
 - iree_linalg_ext.gather of rows (repeated ids);
 - sorting networks and scans: a stable sort with a payload, topk and arg_compare (with
-  an index base), an exclusive scan with an initial value; scatters (rows added at
-  given ids; elements written at repeated ids, in range: llvm-cpu writes out-of-range
-  ones outside the tensor, so those are checked against numpy); bit counts (popcnt,
-  leading and trailing zeros, i32 and i8); a KV-cache row written and a slice read at a
-  position given at run time (lowered per call);
+  an index base), topk into outs filled with a value that wins, an exclusive scan with
+  an initial value; scatters (rows added at given ids; elements written at repeated ids,
+  in range: llvm-cpu writes out-of-range ones outside the tensor, so those are checked
+  against numpy); bit counts (popcnt, leading and trailing zeros, i32 and i8); a KV-cache
+  row written and a slice read at a position given at run time (lowered per call);
 - i64 as pairs of int32 words (arithmetic, bitwise ops, compares, max/min, selects,
   shifts by constants, conversions, a non-splat constant; i64 ids of a gather and the
   start of a dynamic_slice read from the data), i4 and i2 packed to bytes (stored by one
@@ -1041,6 +1041,25 @@ CASES["topk_and_arg_compare"] = Case(mlir("""
       return %t#0, %t#1, %m#0, %m#1 : tensor<4x5xf32>, tensor<4x5xi32>, tensor<4xf32>, tensor<4xi32>
     }
 """))
+# The outs take part (IREE inserts each element into them): where a row has fewer than k
+# elements above the fill, the fill's value and index come out.
+CASES["topk_into_filled_outs"] = Case(mlir("""
+    func.func @main(%x: tensor<4x50xf32>) -> (tensor<4x5xf32>, tensor<4x5xi32>) {
+      %fill = arith.constant 3.0 : f32
+      %c7 = arith.constant 7 : i32
+      %ev = tensor.empty() : tensor<4x5xf32>
+      %ei = tensor.empty() : tensor<4x5xi32>
+      %fv = linalg.fill ins(%fill : f32) outs(%ev : tensor<4x5xf32>) -> tensor<4x5xf32>
+      %fi = linalg.fill ins(%c7 : i32) outs(%ei : tensor<4x5xi32>) -> tensor<4x5xi32>
+      %t:2 = iree_linalg_ext.topk_v2 dimension(1) is_sorted ins(%x : tensor<4x50xf32>)
+          outs(%fv, %fi : tensor<4x5xf32>, tensor<4x5xi32>) {
+        ^bb0(%a: f32, %b: f32):
+          %gt = arith.cmpf ogt, %a, %b : f32
+          iree_linalg_ext.yield %gt : i1
+      } -> tensor<4x5xf32>, tensor<4x5xi32>
+      return %t#0, %t#1 : tensor<4x5xf32>, tensor<4x5xi32>
+    }
+"""), inputs=(2.0,))  # N(0, 4): ~3 of a row's 50 above 3.0 (this draw: 3, 8, 3, 5)
 CASES["scan_exclusive_with_init"] = Case(mlir("""
     func.func @main(%x: tensor<3x45xf32>, %t0: tensor<3xf32>) -> (tensor<3x45xf32>, tensor<3xf32>) {
       %e = tensor.empty() : tensor<3x45xf32>

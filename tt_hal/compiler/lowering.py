@@ -1902,8 +1902,10 @@ class DispatchLowering:
 
     def topk(self, op) -> None:
         """iree_linalg_ext.topk, topk_v2 (the first k along `dimension` in the region's
-        order, with their indices: the op's or their positions) and arg_compare (the
-        first one, the dim dropped, its position plus index_base)."""
+        order of the outs' elements and then the input's, with their indices: the outs',
+        then the op's or the positions; IREE inserts each input element into the outs,
+        which a fill of -inf leaves out) and arg_compare (the first one, the dim dropped,
+        its position plus index_base)."""
         d = ir.IntegerAttr(op.attributes["dimension"]).value
         groups = self._segments(op)
         if len(groups) == 1:  # topk: values, (indices,) out values, out indices
@@ -1913,6 +1915,12 @@ class DispatchLowering:
         out_shape = _shape(op, op.results[0].type)
         is_arg = op.name == "iree_linalg_ext.arg_compare"
         k = 1 if is_arg else out_shape[d]
+        if not is_arg:  # the outs first: they win ties, as IREE keeps a slot unless the element goes before it
+            outs = [self.values[v] for v in groups[2] + groups[3]]
+            if len(outs) == 2 and not indices:  # the input's positions, after the outs' indices
+                indices = [self._positions(values.shape, d)]
+            values = self._joined(op, outs[0], values, d)
+            indices = [self._joined(op, outs[1], t, d) for t in indices]
         ranked, order = self._network(op, [values], indices, d)
         taken = [self._along(op, t, range(k), d, out_shape) for t in ranked[:1] + (ranked[1:] or [order])]
         if is_arg and len(groups) > 4 and groups[4]:  # index_base
@@ -1927,6 +1935,18 @@ class DispatchLowering:
             taken = self._kept(op, taken, [self.values[groups[2][0]], self.values[groups[3][0]]])
         for result, tensor in zip(op.results, taken):
             self.values[result] = tensor
+
+    def _joined(self, op, first: Tensor, second: Tensor, d: int) -> Tensor:
+        """`first` and then `second` along dim `d` (the other dims alike): each gathered
+        into its part of the joined length, the other part filled, and the parts selected
+        by position in one fused kernel."""
+        m, n = first.shape[d], second.shape[d]
+        parts = [self._along(op, first, [i if i < m else -1 for i in range(m + n)], d),
+                 self._along(op, second, [i - m if i >= m else -1 for i in range(m + n)], d)]
+        inputs = [(t, FusedInput(self._format(t))) for t in parts]
+        inputs.append((self._positions(parts[0].shape, d, [int(i < m) for i in range(m + n)]),
+                       FusedInput(INTEGER_FORMAT)))
+        return self._selected(op, [Input(2)], 0, Input(0), Input(1), inputs, parts[0], parts[0].device_shape)
 
     def _kept(self, op, candidates: list[Tensor], current: list[Tensor]) -> list[Tensor]:
         """(value, index) of the candidate where the op's region puts it before the
