@@ -510,12 +510,15 @@ def run_programs(runs: list[tuple], memory: ChipMemory, binding_tables: BindingT
                                          *state.thread_arrays[g])
 
                     left -= builtins.sum(_POOL.map(run, range(groups)))
+                error = None
                 if faults[0, 0] if groups == 1 else faults[:groups, 0].any():
                     g = int(np.flatnonzero(faults[:groups, 0])[0])
-                    raise _fault_error(prepared, launch.name, state, faults[g], arch, timeout)
-                if recorder is not None:
+                    error = _fault_error(prepared, launch.name, state, faults[g], arch, timeout)
+                if recorder is not None:  # the faulting round too
                     _trace_round(recorder, prepared, launch.name, counts, state, active, first // cores, round_start,
                                  arch)
+                if error is not None:
+                    raise error
             seconds = time.perf_counter() - start
             prepared.record_run(total, launch.constants, seconds * min(threads, total))
             if debug:
