@@ -51,7 +51,6 @@ DRAM = hal.DRAM_MEMORY_CONFIG
 TARGET_ADD, TARGET_MATMUL = 2048, 1024
 TARGETS = {"add": 2.0, "HiFi4": 3.0, "LoFi": 2.0, "eager op": 30e-6, "dispatch": 10e-6}  # issue 19
 TOLERANCE = {"add": 1e-2, "HiFi4": 2e-2, "LoFi": 5e-2}
-WAIT_NS = 600 * 10**9
 ADD_SIZES, MATMUL_SIZES, GRIDS, DISPATCHES = "256,512,1024,2048,4096", "128,256,512,1024", "1,4,16,64", 200
 QUICK_ADD_SIZES, QUICK_MATMUL_SIZES, QUICK_DISPATCHES = "256,512", "128,256", 20
 
@@ -123,8 +122,8 @@ def dispatches(device, count: int):
     def execute():
         value = next(values)
         device.queue_execute(recorded, [], [(semaphore, value)])
-        if not semaphore.wait(value, timeout=WAIT_NS):
-            raise SystemExit(f"{count} dispatches did not finish within {WAIT_NS // 10**9} s")
+        if not semaphore.wait(value, timeout=ops.HANG_TIMEOUT_NS):
+            raise SystemExit(f"{count} dispatches did not finish within {ops.HANG_TIMEOUT_NS // 10**9} s")
 
     execute()
     for i, out in enumerate(outs):
