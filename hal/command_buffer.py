@@ -499,7 +499,7 @@ class HalCommandBuffer:
         those of the last executions (TABLES_KEPT) stand: a .vmfb's calls bind each call's
         transient buffers, placed where an earlier call's were (they differ by object
         only), and lowering its dispatches took ~5 us each. None: lowered each time."""
-        slots = self._keyed_slots if self._state is _State.EXECUTABLE else ()
+        slots = self._keyed_slots if self._slots and self._state is _State.EXECUTABLE else ()
         if not slots or slots[-1] >= len(table):
             return None
         key, bindings = [], []
