@@ -24,7 +24,7 @@ def _on_core(x: int) -> ShardedPages:
 
 @pytest.mark.parametrize("dtype", [np.int64, np.uint32, np.int32])
 def test_push_constants_of_any_integer_type_give_the_same_result(dtype):
-    """LaunchProgram's push constants are int64 (the HAL's), which run_program passes to
+    """LaunchProgram's push constants are int64 (the HAL's), which run_programs passes to
     run_round's compiled entry point directly; constants of another type go through
     numba's dispatcher, which compiles for them: both add two tiles alike."""
     device = SimDevice()
@@ -172,7 +172,7 @@ def test_bindings_of_memory_at_one_place_and_range_are_one_object():
 
 
 def test_a_launch_run_again_takes_its_new_indirect_workgroup_count():
-    """run_program keeps each launch's run_round arguments (PreparedProgram.launch_arguments),
+    """run_programs keeps each launch's run_round arguments (PreparedProgram.launch_arguments),
     its workgroup count among them; an indirect launch run again (a recorded command
     buffer's) reads its count anew and runs with it: two workgroups of one tile each,
     then one workgroup of both tiles."""
