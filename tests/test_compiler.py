@@ -1095,6 +1095,86 @@ CASES["scatter_rows_and_elements"] = Case(mlir("""
       return %r, %e : tensor<6x5xf32>, tensor<300xi32>
     }
 """), inputs=(1.0, 1.0, (-100, 100), (0, 300), (-100, 100)))  # in range: llvm-cpu's scatter does not check bounds
+CASES["scatter_combining_repeated_places"] = Case(mlir("""
+    func.func @main(%x: tensor<20x3xf32>, %ids: tensor<30x1xi32>, %rows: tensor<30x3xf32>,
+                    %flat: tensor<50xi32>, %at: tensor<40x1xi32>, %v: tensor<40xi32>)
+        -> (tensor<20x3xf32>, tensor<20x3xf32>, tensor<50xi32>) {
+      %sum = "stablehlo.scatter"(%x, %ids, %rows) ({
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+          %s = stablehlo.add %a, %b : tensor<f32>
+          stablehlo.return %s : tensor<f32>
+      }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0],
+                                                         scatter_dims_to_operand_dims = [0], index_vector_dim = 1>,
+          indices_are_sorted = false, unique_indices = false}
+          : (tensor<20x3xf32>, tensor<30x1xi32>, tensor<30x3xf32>) -> tensor<20x3xf32>
+      %least = "stablehlo.scatter"(%x, %ids, %rows) ({
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+          %s = stablehlo.minimum %b, %a : tensor<f32>
+          stablehlo.return %s : tensor<f32>
+      }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0],
+                                                         scatter_dims_to_operand_dims = [0], index_vector_dim = 1>,
+          indices_are_sorted = false, unique_indices = false}
+          : (tensor<20x3xf32>, tensor<30x1xi32>, tensor<30x3xf32>) -> tensor<20x3xf32>
+      %most = "stablehlo.scatter"(%flat, %at, %v) ({
+        ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+          %s = stablehlo.maximum %a, %b : tensor<i32>
+          stablehlo.return %s : tensor<i32>
+      }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [], inserted_window_dims = [0],
+                                                         scatter_dims_to_operand_dims = [0], index_vector_dim = 1>,
+          indices_are_sorted = false, unique_indices = false}
+          : (tensor<50xi32>, tensor<40x1xi32>, tensor<40xi32>) -> tensor<50xi32>
+      return %sum, %least, %most : tensor<20x3xf32>, tensor<20x3xf32>, tensor<50xi32>
+    }
+"""), inputs=(1.0, (0, 20), 1.0, (-1000, 1000), (0, 50), (-2000, 2000)))  # 30 rows into 20: repeats
+CASES["segment_sums"] = Case(mlir("""
+    func.func @main(%messages: tensor<256x32xf32>, %to: tensor<256x1xi32>, %counts: tensor<300x3xi32>,
+                    %at: tensor<300x1xi32>) -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x3xi32>) {
+      %z = stablehlo.constant dense<0.0> : tensor<64x32xf32>
+      %sum = "stablehlo.scatter"(%z, %to, %messages) ({
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+          %s = stablehlo.add %a, %b : tensor<f32>
+          stablehlo.return %s : tensor<f32>
+      }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0],
+                                                         scatter_dims_to_operand_dims = [0], index_vector_dim = 1>,
+          indices_are_sorted = false, unique_indices = false}
+          : (tensor<64x32xf32>, tensor<256x1xi32>, tensor<256x32xf32>) -> tensor<64x32xf32>
+      %low = stablehlo.constant dense<-1.0> : tensor<64x32xf32>
+      %most = "stablehlo.scatter"(%low, %to, %messages) ({
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+          %s = stablehlo.maximum %a, %b : tensor<f32>
+          stablehlo.return %s : tensor<f32>
+      }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0],
+                                                         scatter_dims_to_operand_dims = [0], index_vector_dim = 1>,
+          indices_are_sorted = false, unique_indices = false}
+          : (tensor<64x32xf32>, tensor<256x1xi32>, tensor<256x32xf32>) -> tensor<64x32xf32>
+      %seven = stablehlo.constant dense<7> : tensor<64x3xi32>
+      %count = "stablehlo.scatter"(%seven, %at, %counts) ({
+        ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+          %s = stablehlo.add %a, %b : tensor<i32>
+          stablehlo.return %s : tensor<i32>
+      }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0],
+                                                         scatter_dims_to_operand_dims = [0], index_vector_dim = 1>,
+          indices_are_sorted = false, unique_indices = false}
+          : (tensor<64x3xi32>, tensor<300x1xi32>, tensor<300x3xi32>) -> tensor<64x3xi32>
+      return %sum, %most, %count : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x3xi32>
+    }
+"""), inputs=(1.0, (0, 64), (-100000, 100000), (0, 64)))  # a graph's messages per node (jax.ops.segment_sum
+# and segment_max): 64 x 256 (row, message) pairs, where elements would be 2048 x 8192, over SCATTER_LIMIT; 300
+# integer rows, more than an exact integer matmul's K
+CASES["scatter_rows_of_a_cache"] = Case(mlir("""
+    func.func @main(%cache: tensor<40x30x16xf32>, %at: tensor<500x2xi32>, %new: tensor<500x16xf32>)
+        -> tensor<40x30x16xf32> {
+      %r = "stablehlo.scatter"(%cache, %at, %new) ({
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+          stablehlo.return %b : tensor<f32>
+      }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0, 1],
+                                                         scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 1>,
+          indices_are_sorted = false, unique_indices = false}
+          : (tensor<40x30x16xf32>, tensor<500x2xi32>, tensor<500x16xf32>) -> tensor<40x30x16xf32>
+      return %r : tensor<40x30x16xf32>
+    }
+"""), inputs=(1.0, (0, 30), 1.0))  # rows (0..29, 0..29) of 1200, some repeated: 1200 x 500
+# row pairs, where 19200 elements x 8000 update elements would be over SCATTER_LIMIT
 CASES["bit_counts"] = Case(mlir("""
     #map = affine_map<(d0, d1) -> (d0, d1)>
     func.func @main(%w: tensor<40x50xi32>, %k: tensor<40x50xi32>, %b: tensor<40x50xi8>)
@@ -2359,6 +2439,19 @@ UNLOWERED = {
           return %r : tensor<40xi32>
         }
     """), "stablehlo.reduce", r"a reduction combining with arith.muli"),
+    "scatter_subtracting_repeated_places": (mlir("""
+        func.func @main(%x: tensor<50xf32>, %at: tensor<40x1xi32>, %v: tensor<40xf32>) -> tensor<50xf32> {
+          %r = "stablehlo.scatter"(%x, %at, %v) ({
+            ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+              %s = stablehlo.subtract %a, %b : tensor<f32>
+              stablehlo.return %s : tensor<f32>
+          }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [], inserted_window_dims = [0],
+                                                             scatter_dims_to_operand_dims = [0], index_vector_dim = 1>,
+              indices_are_sorted = false, unique_indices = false}
+              : (tensor<50xf32>, tensor<40x1xi32>, tensor<40xf32>) -> tensor<50xf32>
+          return %r : tensor<50xf32>
+        }
+    """), '"stablehlo.scatter"(', r"combines repeated indices \(unique_indices false\) by arith.subf"),
 }
 
 

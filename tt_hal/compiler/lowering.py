@@ -418,15 +418,15 @@ _BINARY = {"arith.addf": SfpuOp.ADD, "arith.subf": SfpuOp.SUB, "arith.mulf": Sfp
            "math.powf": SfpuOp.POW}
 # Logarithms in other bases: log(x) times a constant.
 _LOG_SCALE = {"math.log2": 1 / math.log(2), "math.log10": 1 / math.log(10)}
-_REDUCE = {"arith.addf": ReduceKind.SUM_ROW, "arith.maximumf": ReduceKind.MAX_ROW,
-           "arith.maxnumf": ReduceKind.MAX_ROW, "arith.minimumf": ReduceKind.MAX_ROW,
-           "arith.minnumf": ReduceKind.MAX_ROW,
-           # integers (tt_hal's own lowerings: _integer_sum, _integer_extreme)
-           "arith.addi": ReduceKind.SUM_ROW, "arith.maxsi": ReduceKind.MAX_ROW, "arith.minsi": ReduceKind.MAX_ROW,
-           "arith.maxui": ReduceKind.MAX_ROW, "arith.minui": ReduceKind.MAX_ROW}
-# Integer max and min reductions: (the SFPU op that combines with an init, its identity).
-_INTEGER_EXTREMES = {"arith.maxsi": (SfpuOp.MAX_INT, -(1 << 31)), "arith.minsi": (SfpuOp.MIN_INT, (1 << 31) - 1),
-                     "arith.maxui": (SfpuOp.MAX_UINT, 0), "arith.minui": (SfpuOp.MIN_UINT, -1)}
+# A reduction's combining op -> (the SFPU op that combines a partial result with an init,
+# the op's identities: an init filled with one is left out; NaN for max and min: maxnumf's,
+# as IREE's softmax starts from it). Floats reduce by reduce_tile (a min as -max(-x));
+# integers by tt_hal's own lowerings (_integer_sum, _integer_extreme).
+_FOLDS = {"arith.addf": (SfpuOp.ADD, (0.0,)), "arith.addi": (SfpuOp.ADD_INT, (0,)),
+          **{name: (SfpuOp.MAXIMUM, (-math.inf, math.nan)) for name in ("arith.maximumf", "arith.maxnumf")},
+          **{name: (SfpuOp.MINIMUM, (math.inf, math.nan)) for name in ("arith.minimumf", "arith.minnumf")},
+          "arith.maxsi": (SfpuOp.MAX_INT, (-(1 << 31),)), "arith.minsi": (SfpuOp.MIN_INT, ((1 << 31) - 1,)),
+          "arith.maxui": (SfpuOp.MAX_UINT, (0,)), "arith.minui": (SfpuOp.MIN_UINT, (-1,))}
 _MIN_REDUCTIONS = ("arith.minimumf", "arith.minnumf")  # min(x) = -max(-x): the kernel library reduces by max
 
 
@@ -882,8 +882,16 @@ SCATTER_LIMIT = 1 << 22  # elements of a scatter's (original, update) comparison
 # A float reduction over at most this many elements per result (a 3x3 depthwise window, a
 # 2x2 pooling window) is unrolled over the result's shape (_unrolled_reduction).
 UNROLLED_REDUCTION = 16
-_UNROLLED_COMBINES = {"arith.addf": SfpuOp.ADD, "arith.maximumf": SfpuOp.MAXIMUM, "arith.maxnumf": SfpuOp.MAXIMUM,
-                      "arith.minimumf": SfpuOp.MINIMUM, "arith.minnumf": SfpuOp.MINIMUM}
+_UNROLLED_COMBINES = ("arith.addf", "arith.maximumf", "arith.maxnumf", "arith.minimumf", "arith.minnumf")
+
+
+def _slice_positions(row_shape, slice_shape) -> np.ndarray:
+    """int32 of `row_shape`: each element's flat position in an update slice of
+    `slice_shape` placed at the row's start, -1 outside it."""
+    positions = np.full(row_shape, -1, np.int32)
+    positions[tuple(slice(0, s) for s in slice_shape)] = np.arange(math.prod(slice_shape),
+                                                                   dtype=np.int32).reshape(slice_shape)
+    return positions
 
 
 def _binding_shape(subspan, ints) -> tuple:
@@ -2134,62 +2142,148 @@ class DispatchLowering:
         self.values[op.results[0]] = self._gather(op, result, np.arange(math.prod(flat)).reshape(output.shape))
 
     def scatter(self, op) -> None:
-        """iree_linalg_ext.scatter: each update element goes to the place its indices (and
-        its position in the update slice) give, combined there with the original by the
-        region (update first). On the chip: D[u], the flat destination of update u (-1
-        when out of bounds or masked off), by a fused kernel; then, for each original
-        element o, S[o] = the last u with D[u] == o (-1 for none): an exact int32 max over
-        the (o, u) space; the updates gathered at S; where S >= 0, region(update,
-        original), else the original. Duplicate destinations take the last update, which
-        is the op's order for a plain update; a combining region with duplicates is
-        UNIMPLEMENTED (it would need every duplicate)."""
+        """iree_linalg_ext.scatter: each update slice goes to the row of the original its
+        indices name (IREE's dimension_map permutes the leading dims: the slice is within
+        the trailing ones), combined there with the original by the region (update
+        first). Rows are matched with batches, not elements with update elements (a cache
+        of 1,200 rows of 16 updated by 500 rows: 600,000 pairs, not 150 million). Where
+        places are unique or the region a plain update: S[o], the update element that
+        goes last to original element o, -1 for none (_scatter_sources: the op's order for
+        repeated places); the updates gathered at S; where S >= 0, region(update,
+        original), else the original. Where repeated places combine (unique_indices
+        false): the region's op folded over each row's updates (_scatter_fold), then
+        with the original."""
         updates_v, indices_v, *mask_v, original_v = list(op.operands)  # (updates, indices, mask?) original
         updates, indices, original = (self.values[v] for v in (updates_v, indices_v, original_v))
+        mask = self.values[mask_v[0]] if mask_v else None
         dimension_map = list(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
         unique = "unique_indices" in op.attributes and ir.BoolAttr(op.attributes["unique_indices"]).value
         region = op.regions[0].blocks[0]
         combined = list(region.operations)[-1].operands[0]
-        plain = combined == region.arguments[0]
-        if not unique and not plain:
-            raise unimplemented(op, "a scatter that combines duplicate indices (unique_indices false)")
-        depth = len(dimension_map)
-        batch_rank = len(updates.shape) - (len(original.shape) - depth)
-        batch = updates.shape[:batch_rank]
-        slice_shape = updates.shape[batch_rank:]
-        n_batch, n_slice = math.prod(batch), math.prod(slice_shape)
-        n_original = math.prod(original.shape)
-        if n_original * n_batch * n_slice > SCATTER_LIMIT:
-            raise unimplemented(op, f"a scatter of {n_batch * n_slice} elements into {n_original}: the Tensix "
-                                    f"lowering compares every pair, up to {SCATTER_LIMIT}")
-        destination = self._places(op, indices, dimension_map, original.shape, n_batch, slice_shape,
-                                   self.values[mask_v[0]] if mask_v else None)
-        # S[o]: the last update whose destination is o, over the (o, u) space.
-        n_updates = n_batch * n_slice
-        row = self._gather(op, destination, np.arange(n_updates).reshape(1, n_updates))
-        space = (n_original, n_updates)
-        column_of = Tensor((n_original, 1), ref=("constant", np.arange(n_original, dtype=np.int32).reshape(-1, 1)),
-                           data_format=INTEGER_FORMAT)
-        update_of = Tensor((1, n_updates), ref=("constant", np.arange(n_updates, dtype=np.int32).reshape(1, -1)),
-                           data_format=INTEGER_FORMAT)
-        match = self._temp(space, space, INTEGER_FORMAT)
-        self._fused(op, [Input(0), Input(1), Binary(SfpuOp.EQ_INT, 0, 1), Input(2), Constant(-1, True),
-                         Ternary(SfpuOp.WHERE_INT, 2, 3, 4)],
-                    [(row, FusedInput(INTEGER_FORMAT, Broadcast.ROW)), (column_of, FusedInput(INTEGER_FORMAT,
-                                                                                              Broadcast.COL)),
-                     (update_of, FusedInput(INTEGER_FORMAT, Broadcast.ROW))], match)
-        source = self._integer_extreme(op, match, space, -1, (n_original, 1), (n_original, 1), True, True)
-        source = self._gather(op, source, np.arange(n_original).reshape(original.shape))
-        arrived = self._gather_at(op, updates, source)
-        inputs = []
-        leaves = [self._leaf(op, t, inputs, original.device_shape) for t in (arrived, original, source)]
+        batch_rank = len(updates.shape) - (len(original.shape) - len(dimension_map))
+        n_batch, slice_shape = math.prod(updates.shape[:batch_rank]), updates.shape[batch_rank:]
+        inputs: list = []
+        if unique or combined == region.arguments[0]:
+            source = self._scatter_sources(op, indices, dimension_map, original.shape, n_batch, slice_shape, mask)
+            arrived = self._gather_at(op, updates, source)
+            leaves = [self._leaf(op, t, inputs, original.device_shape) for t in (arrived, original, source)]
+        else:
+            total = self._scatter_fold(op, updates, indices, dimension_map, original.shape, n_batch, slice_shape,
+                                       mask, region)
+            leaves = [self._leaf(op, t, inputs, original.device_shape) for t in (total, original)]
         body = _Code({region.arguments[0]: leaves[0], region.arguments[1]: leaves[1]}, inputs,
                      lambda v: self._scalar_leaf(v, inputs))
         value = body.result(combined) if integer_width(combined.type) else body.value(combined)
-        has = body.emit(Binary(SfpuOp.GE_INT, body.emit(leaves[2]), body.emit(Constant(0, True))))
-        body.emit(Ternary(SfpuOp.WHERE_INT, has, value, body.emit(leaves[1])))
+        if len(leaves) == 3:
+            has = body.emit(Binary(SfpuOp.GE_INT, body.emit(leaves[2]), body.emit(Constant(0, True))))
+            body.emit(Ternary(SfpuOp.WHERE_INT, has, value, body.emit(leaves[1])))
         out = self._temp(original.shape, original.device_shape, original.data_format)
         self._fused(op, body.code, inputs, out)
         self.values[op.results[0]] = out
+
+    def _scatter_sources(self, op, indices: Tensor, dimension_map, shape, n_batch: int, slice_shape,
+                         mask) -> Tensor:
+        """S, of `shape` (the original's): the flat number (batch, slice position) of the
+        last update element going to each element, -1 for none: R[b], the row batch b goes
+        to (_places, -1 out of bounds or masked off); R_last[r], the last b with R[b] == r
+        (_last_match over the (row, batch) space); S = R_last * slice size + the element's
+        position in the slice (-1 outside it), one fused kernel."""
+        depth = len(dimension_map)
+        n_slice = math.prod(slice_shape)
+        rows = self._places(op, indices, dimension_map, shape[:depth], n_batch, (), mask)
+        n_rows = math.prod(shape[:depth])
+        last = self._last_match(op, rows, n_rows)
+        in_slice = _slice_positions(shape[depth:], slice_shape)
+        position = Tensor((1, in_slice.size), ref=("constant", in_slice.reshape(1, -1)), data_format=INTEGER_FORMAT)
+        code = [Input(0), Input(1), Constant(0, True), Binary(SfpuOp.GE_INT, 0, 2), Binary(SfpuOp.GE_INT, 1, 2),
+                Binary(SfpuOp.AND, 3, 4), Constant(n_slice, True), Binary(SfpuOp.MUL_INT, 0, 6),
+                Binary(SfpuOp.ADD_INT, 7, 1), Constant(-1, True), Ternary(SfpuOp.WHERE_INT, 5, 8, 9)]
+        table = self._temp((n_rows, in_slice.size), (n_rows, in_slice.size), INTEGER_FORMAT)
+        self._fused(op, code, [(last, FusedInput(INTEGER_FORMAT, Broadcast.COL)),
+                               (position, FusedInput(INTEGER_FORMAT, Broadcast.ROW))], table)
+        return self._gather(op, table, np.arange(math.prod(shape)).reshape(shape))
+
+    def _last_match(self, op, places: Tensor, n_places: int) -> Tensor:
+        """(n_places, 1) int32: for each place o, the last u whose places[u] == o (-1 for
+        none), an exact int32 max over the (place, u) space."""
+        n = math.prod(places.shape)
+        number = Tensor((1, n), ref=("constant", np.arange(n, dtype=np.int32).reshape(1, -1)),
+                        data_format=INTEGER_FORMAT)
+        space, match = self._matched(op, places, n_places, number, -1)
+        return self._integer_extreme(op, match, space, -1, (n_places, 1), (n_places, 1), True, True)
+
+    def _matched(self, op, places: Tensor, n_places: int, chosen: Tensor, otherwise: int | float,
+                 width: int | None = None):
+        """(the space, a tensor over it): over the (place o, u) space, where places[u] ==
+        o, chosen[u], else `otherwise` (places, int32, and chosen: flat in u; an integer
+        `otherwise` makes an int32 tensor). With a `width`, chosen is (u, width) and the
+        space (o, u, width): each place's tile rows are the u, one batch a place (the
+        places and chosen are each one batch serving all). At most SCATTER_LIMIT
+        elements."""
+        n = math.prod(places.shape)
+        space = (n_places, n) if width is None else (n_places, n, width)
+        if math.prod(space) > SCATTER_LIMIT:
+            raise unimplemented(op, f"a scatter matching {n} updates with {n_places} places: the Tensix lowering "
+                                    f"compares every pair, up to {SCATTER_LIMIT} elements")
+        if width is None:
+            shapes, broadcasts = ((1, n), (n_places, 1), (1, n)), (Broadcast.ROW, Broadcast.COL, Broadcast.ROW)
+        else:
+            shapes = ((1, n, 1), (n_places, 1, 1), (1, n, width))
+            broadcasts = (Broadcast.COL, Broadcast.SCALAR, Broadcast.NONE)
+        row = self._gather(op, places, np.arange(n).reshape(shapes[0]))
+        chosen = self._gather(op, chosen, np.arange(math.prod(chosen.shape)).reshape(shapes[2]))
+        place_of = Tensor(shapes[1], ref=("constant", np.arange(n_places, dtype=np.int32).reshape(shapes[1])),
+                          data_format=INTEGER_FORMAT)
+        batched = width is not None
+        integer = isinstance(otherwise, int)
+        out = self._temp(space, space, INTEGER_FORMAT if integer else None)
+        inputs = [(row, FusedInput(INTEGER_FORMAT, broadcasts[0], batched)),
+                  (place_of, FusedInput(INTEGER_FORMAT, broadcasts[1]))]
+        if chosen.fill is None:
+            inputs.append((chosen, FusedInput(self._format(chosen), broadcasts[2], batched)))
+        leaf = self._fill_leaf(chosen.fill, inputs) if chosen.fill is not None else Input(2)
+        self._fused(op, [Input(0), Input(1), Binary(SfpuOp.EQ_INT, 0, 1), leaf, Constant(otherwise, integer),
+                         Ternary(SfpuOp.WHERE_INT, 2, 3, 4)], inputs, out)
+        return space, out
+
+    def _scatter_fold(self, op, updates: Tensor, indices: Tensor, dimension_map, shape, n_batch: int, slice_shape,
+                      mask, region) -> Tensor:
+        """Of `shape` (the original's): the region's op (one _FOLDS op of its two
+        arguments) folded over the updates going to each element, its identity where none
+        does (a segment sum, an index_add): R[b], the row batch b goes to (_places); a sum
+        is the one-hot matrix [R[b] == r] over the (row, batch) space (_matched) times the
+        update slices, a matmul (exact integer matmuls for integers up to
+        INTEGER_MATMUL_LIMIT batches; for floats the FPU's, its operands truncated as any
+        matmul's); other ops, and longer integer sums, are a reduction (_reduced) over the
+        batches of the (row, batch, slice) space holding update b where R[b] == r, else
+        the identity. A float sum comes in another order than IREE's loop's (one update
+        after another), so it may round differently; integers are exact."""
+        combined = list(region.operations)[-1].operands[0]
+        combine = combined.owner.operation if not isinstance(combined, ir.BlockArgument) else None
+        if combine is None or combine.name not in _FOLDS or \
+                sorted(a.arg_number for a in combine.operands if isinstance(a, ir.BlockArgument)) != [0, 1]:
+            raise unimplemented(op, f"a scatter whose region combines repeated indices (unique_indices false) by "
+                                    f"{combine.name if combine is not None else 'nothing'} of other values than "
+                                    f"its two arguments; supported: one of {', '.join(_FOLDS)} of both")
+        width = integer_width(combined.type)
+        identity = _FOLDS[combine.name][1][0]
+        depth = len(dimension_map)
+        n_rows, n_slice = math.prod(shape[:depth]), math.prod(slice_shape)
+        rows = self._places(op, indices, dimension_map, shape[:depth], n_batch, (), mask)
+        if combine.name in ("arith.addf", "arith.addi") and (not width or n_batch <= INTEGER_MATMUL_LIMIT):
+            ones = Tensor((1, n_batch), ref=("constant", np.ones((1, n_batch), np.int32 if width else np.float32)),
+                          data_format=INTEGER_FORMAT if width else DataFormat.float32)
+            _, one_hot = self._matched(op, rows, n_rows, ones, identity)
+            slices = self._gather(op, self._gatherable(op, updates),
+                                  np.arange(n_batch * n_slice).reshape(n_batch, n_slice))
+            folded = self._matmul(op, one_hot, slices, (n_rows, n_slice), n_batch, False, (n_rows, n_slice))
+        else:
+            space, full = self._matched(op, rows, n_rows, updates, identity, n_slice)
+            out_shape = (n_rows, 1, n_slice)
+            folded = self._reduced(op, full, combine.name, width, space, -2, out_shape, out_shape)
+        in_slice = _slice_positions(shape[depth:], slice_shape).reshape(-1)
+        table = np.arange(n_rows).reshape(-1, 1) * n_slice + in_slice
+        return self._gather(op, folded, np.where(in_slice >= 0, table, -1).reshape(shape), identity)
 
     def map_load(self, op) -> None:
         """iree_linalg_ext.map_load: each output element reads the source at the indices
@@ -2657,9 +2751,8 @@ class DispatchLowering:
             inputs: list = []
             builder = self._code(op, position_ins, position_maps + [loops], view, axis, n_in, inputs)
             values.append(_cone(builder.code, builder.result(element), inputs))
-        binary = _UNROLLED_COMBINES[combine.name]
-        identities = {SfpuOp.ADD: (0.0,), SfpuOp.MAXIMUM: (-math.inf, math.nan), SfpuOp.MINIMUM: (math.inf, math.nan)}
-        if not _is_identity(init, identities[binary]):
+        binary, identity = _FOLDS[combine.name]
+        if not _is_identity(init, identity):
             inputs = []
             values.insert(0, ([self._leaf(op, init, inputs, view)], inputs))
         # Combined in order, each kernel computing as many positions' elements as it takes
@@ -3278,10 +3371,10 @@ class DispatchLowering:
     def _reduction(self, op, ins, init, maps, space, axis, r, body, n_in) -> Tensor:
         result = body[-1].operands[0]
         combine = result.owner.operation if not isinstance(result, ir.BlockArgument) else None
-        if combine is None or combine.name not in _REDUCE:
+        if combine is None or combine.name not in _FOLDS:
             raise unimplemented(op, f"a reduction combining with "
                                     f"{combine.name if combine is not None else 'nothing'}; supported: "
-                                    f"{', '.join(_REDUCE)}")
+                                    f"{', '.join(_FOLDS)}")
         a, b = combine.operands
         is_out = [isinstance(v, ir.BlockArgument) and v.arg_number == n_in for v in (a, b)]
         if is_out.count(True) != 1:
@@ -3298,29 +3391,32 @@ class DispatchLowering:
         out_shape = list(space)
         out_shape[reduced_axis] = 1
         out_shape = tuple(out_shape)
-        if integer_width(result.type) and combine.name == "arith.addi":
-            total = self._integer_sum(op, full, space, reduced_axis, out_shape, init.shape)
-            return self._combine(op, init, total, SfpuOp.ADD_INT, (0,), out_shape)
-        if integer_width(result.type):
-            signed = combine.name in ("arith.maxsi", "arith.minsi")
-            if not signed and integer_width(result.type) < 32:
-                raise unimplemented(op, f"{combine.name} reduction of {result.type}: the Tensix lowering takes "
-                                        f"unsigned extremes of i32 only")
-            largest = combine.name in ("arith.maxsi", "arith.maxui")
-            extreme = self._integer_extreme(op, full, space, reduced_axis, out_shape, init.shape, signed, largest)
-            binary, identity = _INTEGER_EXTREMES[combine.name]
-            return self._combine(op, init, extreme, binary, (identity,), out_shape)
-        negate = combine.name in _MIN_REDUCTIONS
+        binary, identity = _FOLDS[combine.name]
+        partial = self._reduced(op, full, combine.name, integer_width(result.type), space, reduced_axis, out_shape,
+                                init.shape)
+        return self._combine(op, init, partial, binary, identity, out_shape)
+
+    def _reduced(self, op, full: Tensor, combine: str, width: int, space, reduced_axis: int, out_shape,
+                 shape) -> Tensor:
+        """`full` (of device shape `space`) reduced along its dim `reduced_axis` (-1 or -2)
+        by the body op `combine` (a key of _FOLDS; `width`: the integer width, 0 for
+        floats), into a tensor of `shape` and device shape `out_shape`."""
+        if width and combine == "arith.addi":
+            return self._integer_sum(op, full, space, reduced_axis, out_shape, shape)
+        if width:
+            signed = combine in ("arith.maxsi", "arith.minsi")
+            if not signed and width < 32:
+                raise unimplemented(op, f"{combine} reduction of i{width}: the Tensix lowering takes unsigned "
+                                        f"extremes of i32 only")
+            largest = combine in ("arith.maxsi", "arith.maxui")
+            return self._integer_extreme(op, full, space, reduced_axis, out_shape, shape, signed, largest)
+        negate = combine in _MIN_REDUCTIONS
         if negate:
             full = self._negated(op, full)
-        kind = ReduceKind(int(_REDUCE[combine.name]) + (reduced_axis == -2))
-        partial = self._reduce(full, kind, space, reduced_axis, self._temp(init.shape, out_shape))
-        if negate:
-            return self._combine(op, init, self._negated(op, partial), SfpuOp.MINIMUM, (math.inf, math.nan),
-                                 out_shape)
-        is_max = kind >= ReduceKind.MAX_ROW
-        return self._combine(op, init, partial, SfpuOp.MAXIMUM if is_max else SfpuOp.ADD,
-                             (-math.inf, math.nan) if is_max else (0.0,), out_shape)
+        kind = ReduceKind(int(ReduceKind.SUM_ROW if combine == "arith.addf" else ReduceKind.MAX_ROW) +
+                          (reduced_axis == -2))
+        partial = self._reduce(full, kind, space, reduced_axis, self._temp(shape, out_shape))
+        return self._negated(op, partial) if negate else partial
 
     def _reduce(self, full: Tensor, kind: ReduceKind, space, reduced_axis: int, partial: Tensor) -> Tensor:
         """A reduce launch: `full` (of device shape `space`) reduced along its dim
