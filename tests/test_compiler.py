@@ -1175,6 +1175,33 @@ CASES["scatter_rows_of_a_cache"] = Case(mlir("""
     }
 """), inputs=(1.0, (0, 30), 1.0))  # rows (0..29, 0..29) of 1200, some repeated: 1200 x 500
 # row pairs, where 19200 elements x 8000 update elements would be over SCATTER_LIMIT
+CASES["winograd_transforms"] = Case(mlir("""
+    func.func @main(%nhwc: tensor<2x14x15x3xf32>, %nchw: tensor<1x2x10x10xf32>, %m: tensor<8x8x2x2x3x3xf32>,
+                    %tile: tensor<7x5xf32>, %product: tensor<8x8xf32>)
+        -> (tensor<8x8x2x2x3x3xf32>, tensor<8x8x1x2x2x2xf32>, tensor<2x12x18x3xf32>, tensor<2x3x12x18xf32>,
+            tensor<8x8xf32>, tensor<6x6xf32>) {
+      %e0 = tensor.empty() : tensor<8x8x2x2x3x3xf32>
+      %in0 = iree_linalg_ext.winograd.input_transform output_tile_size(6) kernel_size(3) image_dimensions([1, 2])
+          ins(%nhwc : tensor<2x14x15x3xf32>) outs(%e0 : tensor<8x8x2x2x3x3xf32>) -> tensor<8x8x2x2x3x3xf32>
+      %e1 = tensor.empty() : tensor<8x8x1x2x2x2xf32>
+      %in1 = iree_linalg_ext.winograd.input_transform output_tile_size(6) kernel_size(3) image_dimensions([2, 3])
+          ins(%nchw : tensor<1x2x10x10xf32>) outs(%e1 : tensor<8x8x1x2x2x2xf32>) -> tensor<8x8x1x2x2x2xf32>
+      %e2 = tensor.empty() : tensor<2x12x18x3xf32>
+      %out0 = iree_linalg_ext.winograd.output_transform output_tile_size(6) kernel_size(3) image_dimensions([1, 2])
+          ins(%m : tensor<8x8x2x2x3x3xf32>) outs(%e2 : tensor<2x12x18x3xf32>) -> tensor<2x12x18x3xf32>
+      %e3 = tensor.empty() : tensor<2x3x12x18xf32>
+      %out1 = iree_linalg_ext.winograd.output_transform output_tile_size(6) kernel_size(3) image_dimensions([2, 3])
+          ins(%m : tensor<8x8x2x2x3x3xf32>) outs(%e3 : tensor<2x3x12x18xf32>) -> tensor<2x3x12x18xf32>
+      %e4 = tensor.empty() : tensor<8x8xf32>
+      %in2 = iree_linalg_ext.winograd.input_transform output_tile_size(6) kernel_size(3) image_dimensions([0, 1])
+          ins(%tile : tensor<7x5xf32>) outs(%e4 : tensor<8x8xf32>) -> tensor<8x8xf32>
+      %e5 = tensor.empty() : tensor<6x6xf32>
+      %out2 = iree_linalg_ext.winograd.output_transform output_tile_size(6) kernel_size(3) image_dimensions([0, 1])
+          ins(%product : tensor<8x8xf32>) outs(%e5 : tensor<6x6xf32>) -> tensor<6x6xf32>
+      return %in0, %in1, %out0, %out1, %in2, %out2 : tensor<8x8x2x2x3x3xf32>, tensor<8x8x1x2x2x2xf32>,
+          tensor<2x12x18x3xf32>, tensor<2x3x12x18xf32>, tensor<8x8xf32>, tensor<6x6xf32>
+    }
+"""))  # several tiles, images padded past their edges (14 rows of tiles reading 14, 15 columns reading 20)
 CASES["bit_counts"] = Case(mlir("""
     #map = affine_map<(d0, d1) -> (d0, d1)>
     func.func @main(%w: tensor<40x50xi32>, %k: tensor<40x50xi32>, %b: tensor<40x50xi8>)

@@ -872,12 +872,29 @@ _INT64_OPS = ("addi", "subi", "muli", "andi", "ori", "xori", "max/min (signed an
 _WIDE_AWARE = ("iree_tensor_ext.dispatch.tensor.load", "iree_tensor_ext.dispatch.tensor.store", "linalg.generic",
                "tensor.extract", "tensor.extract_slice", "arith.constant", "tensor.empty")
 DYNAMIC = -(1 << 63)  # MLIR's kDynamic in static offsets and sizes
-# iree_linalg_ext ops built from gathers and fused kernels -> DispatchLowering's method.
+# iree_linalg_ext ops built from gathers, fused kernels and matmuls -> DispatchLowering's method.
 _NETWORK_OPS = {"iree_linalg_ext.sort": "sort", "iree_linalg_ext.topk": "topk", "iree_linalg_ext.topk_v2": "topk",
                 "iree_linalg_ext.arg_compare": "topk", "iree_linalg_ext.scan": "scan",
                 "iree_linalg_ext.scatter": "scatter", "iree_linalg_ext.map_load": "map_load",
                 "iree_linalg_ext.map_store": "map_store", "iree_linalg_ext.gather": "gather",
-                "iree_linalg_ext.fft": "fft"}
+                "iree_linalg_ext.fft": "fft", "iree_linalg_ext.winograd.input_transform": "winograd",
+                "iree_linalg_ext.winograd.output_transform": "winograd"}
+# Winograd F(6x6, 3x3), IREE's only tile (WinogradConstants.h): an 8x8 input tile d
+# becomes B^T d B; an 8x8 product m gives the 6x6 output tile A^T m A.
+WINOGRAD_BT = np.array([[1, 0, -21 / 4, 0, 21 / 4, 0, -1, 0],
+                        [0, 1, 1, -17 / 4, -17 / 4, 1, 1, 0],
+                        [0, -1, 1, 17 / 4, -17 / 4, -1, 1, 0],
+                        [0, 1 / 2, 1 / 4, -5 / 2, -5 / 4, 2, 1, 0],
+                        [0, -1 / 2, 1 / 4, 5 / 2, -5 / 4, -2, 1, 0],
+                        [0, 2, 4, -5 / 2, -5, 1 / 2, 1, 0],
+                        [0, -2, 4, 5 / 2, -5, -1 / 2, 1, 0],
+                        [0, -1, 0, 21 / 4, 0, -21 / 4, 0, 1]], np.float32)
+WINOGRAD_AT = np.array([[1, 1, 1, 1, 1, 1, 1, 0],
+                        [0, 1, -1, 2, -2, 1 / 2, -1 / 2, 0],
+                        [0, 1, 1, 4, 4, 1 / 4, 1 / 4, 0],
+                        [0, 1, -1, 8, -8, 1 / 8, -1 / 8, 0],
+                        [0, 1, 1, 16, 16, 1 / 16, 1 / 16, 0],
+                        [0, 1, -1, 32, -32, 1 / 32, -1 / 32, 1]], np.float32)
 SCATTER_LIMIT = 1 << 22  # elements of a scatter's (original, update) comparison space
 # A float reduction over at most this many elements per result (a 3x3 depthwise window, a
 # 2x2 pooling window) is unrolled over the result's shape (_unrolled_reduction).
@@ -2066,6 +2083,53 @@ class DispatchLowering:
             out = where(code, inputs, self._positions(x.shape, d, [int(i > 0) for i in range(n)]), spread)
         # The accumulator ends as the last output (which an exclusive scan's x[n - 1] misses).
         self.values[op.results[0]], self.values[op.results[1]] = out, self._along(op, out, [n - 1], d, init.shape)
+
+    def winograd(self, op) -> None:
+        """iree_linalg_ext.winograd.input_transform and output_transform (F(6x6, 3x3)):
+        each is linear in its tiles, so one matmul of a constant by the tiles' elements
+        as columns. Input: the 8x8 tiles at steps of 6 over the image dims (zeros past
+        the image) gathered as a (64, tiles x other dims) operand, times kron(B^T, B^T),
+        whose row (a, b) and column (i, j) hold B^T[a, i] B^T[b, j]: the result's (8, 8,
+        N, tiles, C) in row-major order. Output: the (8, 8, rest) input as (64, rest),
+        times kron(A^T, A^T) (36 x 64), each 6x6 tile then gathered into its place in
+        the image (NHWC or NCHW). The FPU's matmul: its operands truncated as any
+        matmul's (docs/fidelity.md); A^T's entries are powers of two, B^T's products are
+        not all bf16 numbers."""
+        source, output = (self.values[v] for v in op.operands[:2])
+        m, k = (ir.IntegerAttr(op.attributes[name]).value for name in ("output_tile_size", "kernel_size"))
+        if (m, k) != (6, 3):
+            raise unimplemented(op, f"a Winograd transform F({m}x{m}, {k}x{k}): IREE's only one is F(6x6, 3x3)")
+        size = m + k - 1
+        if op.name.endswith("input_transform"):
+            spatial, tiled, matrix = source.shape, output.shape, np.kron(WINOGRAD_BT, WINOGRAD_BT)
+        else:  # the tiles' rows and columns past m fall out
+            spatial, tiled, matrix = output.shape, source.shape, np.kron(WINOGRAD_AT, WINOGRAD_AT)
+        # The tiles' elements as columns: (i, j) of each tile, then (n, tile row, tile column,
+        # c); a rank-2 image is one tile.
+        n_tiles = math.prod(tiled[2:])
+        i, j, n, th, tw, c = np.indices((size, size, *(tiled[2:] or (1, 1, 1, 1)))).reshape(6, -1)
+        rows, columns = th * m + i, tw * m + j
+        image = list(ir.DenseI64ArrayAttr(op.attributes["image_dimensions"])) if len(spatial) == 4 else [0, 1]
+        coordinates = {(0, 1): [rows, columns], (1, 2): [n, rows, columns, c],
+                       (2, 3): [n, c, rows, columns]}[tuple(image)]
+        inside = (rows < spatial[image[0]]) & (columns < spatial[image[1]])
+        flat = np.ravel_multi_index([np.where(inside, x, 0) for x in coordinates], spatial)
+        flat = np.where(inside, flat, -1).reshape(size * size, n_tiles)
+        constant = Tensor(matrix.shape, ref=("constant", matrix), data_format=DataFormat.float32)
+        if op.name.endswith("input_transform"):
+            product = self._matmul(op, constant, self._gather(op, source, flat), (size * size, n_tiles), size * size,
+                                   False, (size * size, n_tiles))
+            table = np.arange(size * size * n_tiles).reshape(output.shape)  # the same elements, in 6 dims
+        else:
+            operand = self._gather(op, source, np.arange(math.prod(source.shape)).reshape(size * size, n_tiles))
+            product = self._matmul(op, constant, operand, (m * m, n_tiles), size * size, False, (m * m, n_tiles))
+            # Output element (i, j) of tile column t is product[i * m + j, t] (i, j < m: all inside the image).
+            kept = (i < m) & (j < m)
+            table = np.full(math.prod(spatial), -1, np.int64)
+            column = np.arange(size * size * n_tiles) % n_tiles
+            table[flat.reshape(-1)[kept]] = ((i * m + j) * n_tiles + column)[kept]
+            table = table.reshape(spatial)
+        self.values[op.results[0]] = self._gather(op, product, table)
 
     def _places(self, op, indices: Tensor, dimension_map, shape, n_batch: int, slice_shape, mask) -> Tensor:
         """The flat places, in a row-major tensor of `shape`, of the elements of a
