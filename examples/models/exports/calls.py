@@ -16,6 +16,12 @@ def token_ids(shape, vocabulary: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, vocabulary, shape).astype(np.int32)
 
 
+def graph_edges(edges: int, nodes: int, seed: int) -> list[np.ndarray]:
+    """[src, dst]: seeded int32 node ids of `edges` edges, as jax_gnn.py draws them."""
+    rng = np.random.default_rng(seed)
+    return [rng.integers(0, nodes, edges).astype(np.int32) for _ in range(2)]
+
+
 def padding_mask(shape, padded: int) -> np.ndarray:
     """1 for a token, 0 for padding: the last sequence's last `padded` positions."""
     mask = np.ones(shape, np.int32)
@@ -45,4 +51,5 @@ CALLS = {
     "jax_bert_bf16": [("main", [token_ids((2, 16), 100, 0), padding_mask((2, 16), 5)])],
     "jax_lstm": [("main", [normal((2, 8, 16), 0)])],
     "jax_mixer": [("main", [normal((1, 32, 32, 3), 0)])],
+    "jax_gnn": [("main", [normal((48, 16), 0), *graph_edges(192, 48, 0)])],
 }
