@@ -1202,6 +1202,36 @@ CASES["winograd_transforms"] = Case(mlir("""
           tensor<2x12x18x3xf32>, tensor<2x3x12x18xf32>, tensor<8x8xf32>, tensor<6x6xf32>
     }
 """))  # several tiles, images padded past their edges (14 rows of tiles reading 14, 15 columns reading 20)
+CASES["microscaling_fp4"] = Case(mlir("""
+    #map = affine_map<(d0) -> (d0)>
+    func.func @main(%codes: tensor<256xi8>, %scales: tensor<256xi8>, %x: tensor<256xf32>, %s: tensor<256xi8>)
+        -> (tensor<256xf32>, tensor<256xi8>, tensor<256xi8>) {
+      %e0 = tensor.empty() : tensor<256xf32>
+      %decoded = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+          ins(%codes, %scales : tensor<256xi8>, tensor<256xi8>) outs(%e0 : tensor<256xf32>) {
+        ^bb0(%c: i8, %e: i8, %out: f32):
+          %c4 = arith.trunci %c : i8 to i4
+          %f4 = arith.bitcast %c4 : i4 to f4E2M1FN
+          %scale = arith.bitcast %e : i8 to f8E8M0FNU
+          %v = arith.scaling_extf %f4, %scale : f4E2M1FN, f8E8M0FNU to f32
+          linalg.yield %v : f32
+      } -> tensor<256xf32>
+      %e1 = tensor.empty() : tensor<256xi8>
+      %encoded, %exponents = linalg.generic {indexing_maps = [#map, #map, #map, #map],
+                                             iterator_types = ["parallel"]}
+          ins(%x, %s : tensor<256xf32>, tensor<256xi8>) outs(%e1, %e1 : tensor<256xi8>, tensor<256xi8>) {
+        ^bb0(%v: f32, %e: i8, %o: i8, %p: i8):
+          %scale = arith.bitcast %e : i8 to f8E8M0FNU
+          %f4 = arith.scaling_truncf %v, %scale : f32, f8E8M0FNU to f4E2M1FN
+          %c4 = arith.bitcast %f4 : f4E2M1FN to i4
+          %c = arith.extui %c4 : i4 to i8
+          %f8 = arith.truncf %v : f32 to f8E8M0FNU
+          %b = arith.bitcast %f8 : f8E8M0FNU to i8
+          linalg.yield %c, %b : i8, i8
+      } -> (tensor<256xi8>, tensor<256xi8>)
+      return %decoded, %encoded, %exponents : tensor<256xf32>, tensor<256xi8>, tensor<256xi8>
+    }
+"""), inputs=((-128, 128), (120, 135), 4.0, (124, 130)))  # every f4 code, scales near 1; values around +-6
 CASES["bit_counts"] = Case(mlir("""
     #map = affine_map<(d0, d1) -> (d0, d1)>
     func.func @main(%w: tensor<40x50xi32>, %k: tensor<40x50xi32>, %b: tensor<40x50xi8>)
@@ -2544,6 +2574,28 @@ def test_scatter_skips_updates_out_of_range():
         if 0 <= place < 300:
             expected[place] = value
     assert np.array_equal(scattered, expected)
+
+
+def test_microscaling_conversions_match_llvm_cpu_bit_for_bit():
+    """f4E2M1FN and f8E8M0FNU (OCP MX formats) decode and encode as MLIR's expansions on
+    llvm-cpu do, bit for bit, at every f4 code under scales 0, 1, 2^-1, 2^1 and NaN and
+    at the values where the rounding and clamping decide: ties between f4 values, the
+    subnormal range, signed zeros, beyond +-6, infinities and NaN."""
+    ties = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0]
+    specials = [0.0, -0.0, 0.2, 0.3, 0.26, 0.24, 1e-30, 6.5, 7.0, 100.0, 1e30, np.inf, np.nan, 0.49, 0.51, 5.9, 6.0]
+    values = np.array(ties + specials + [-v for v in ties + specials] +
+                      list(np.random.default_rng(SEED).standard_normal(256 - 2 * (len(ties) + len(specials))) * 4),
+                      np.float32)
+    codes = np.arange(256).astype(np.int8)  # every i4 code under 16 scales each
+    scales = np.array([0, 127, 126, 128, 255, 1, 254, 140] * 32, np.uint8).astype(np.int8)
+    text = CASES["microscaling_fp4"].text
+    args = [codes, scales, values, scales[::-1].copy()]
+    ours = [np.asarray(r) for r in load("microscaling_fp4").main(*args)]
+    theirs = run_llvm_cpu(text, "main", args)
+    assert np.array_equal(ours[0].view(np.uint32), theirs[0].view(np.uint32)) or \
+        np.array_equal(ours[0], theirs[0], equal_nan=True), (ours[0], theirs[0])
+    for got, want in zip(ours[1:], theirs[1:]):
+        assert np.array_equal(got, want), np.flatnonzero(got != want)
 
 
 def test_run_time_positions_lower_for_each_call():

@@ -226,10 +226,16 @@ INTEGER_MATMUL_LIMIT = (1 << 24) // (255 * 255)
 # bits (index as i32) held in int32 tiles (narrow ones sign-extended, i1 as 0 or 1).
 INTEGER_FORMAT = DataFormat.int32
 FLOAT_TYPES = ("f32", "bf16", "f16")
+# OCP microscaling element types held as their bits, as integers of that width
+# (sign-extended, as the narrow integers): loaded, stored and moved as those integers,
+# decoded to float32 by extf and scaling_extf and encoded by truncf and scaling_truncf
+# in a body, as MLIR's arith expansions do (_Code.bit_float_cast).
+BIT_FLOATS = {"f8E8M0FNU": 8, "f4E2M1FN": 4}
 # The formats of the tiles a dispatch loads and stores each element type in: as IREE
 # keeps it in memory (i1 as a byte, f16 as its bit patterns).
 MEMORY_FORMATS = {"f32": DataFormat.float32, "bf16": DataFormat.bfloat16, "f16": DataFormat.uint16,
-                  "i1": DataFormat.uint8, "i8": DataFormat.uint8, "i16": DataFormat.uint16, "i32": DataFormat.int32}
+                  "i1": DataFormat.uint8, "i8": DataFormat.uint8, "i16": DataFormat.uint16, "i32": DataFormat.int32,
+                  "f8E8M0FNU": DataFormat.uint8}
 
 
 def _is_identity(init: Tensor, identity: tuple) -> bool:
@@ -253,10 +259,13 @@ def _element(type_):
 
 
 def integer_width(type_) -> int | None:
-    """The bit width of an integer element type (index: 32), None for a float."""
+    """The bit width of an integer element type (index: 32; a BIT_FLOATS type's), None
+    for a float."""
     element = _element(type_)
     if isinstance(element, ir.IndexType):
         return 32
+    if str(element) in BIT_FLOATS:
+        return BIT_FLOATS[str(element)]
     return ir.IntegerType(element).width if isinstance(element, ir.IntegerType) else None
 
 
@@ -284,8 +293,8 @@ def word_format(type_) -> DataFormat:
 def _check_element_type(op, type_) -> None:
     element = _element(type_)
     if str(element) not in FLOAT_TYPES and not (integer_width(element) or 64) <= 32:
-        raise unimplemented(op, f"{op.name} on {element}: the bridge computes f32, bf16, f16 and integers of up "
-                                f"to 32 bits")
+        raise unimplemented(op, f"{op.name} on {element}: the bridge computes f32, bf16, f16, integers of up "
+                                f"to 32 bits and {', '.join(BIT_FLOATS)}")
 
 
 def tile_format(type_) -> DataFormat | None:
@@ -441,7 +450,8 @@ _UNSIGNED_BINARY = {"arith.divui": (None, SfpuOp.DIV_INT), "arith.remui": (SfpuO
                     "arith.maxui": (SfpuOp.MAX_UINT, SfpuOp.MAX_INT), "arith.minui": (SfpuOp.MIN_UINT, SfpuOp.MIN_INT),
                     "arith.shrui": (SfpuOp.SHRU, SfpuOp.SHRU)}
 _CASTS = ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui", "arith.sitofp",
-          "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.bitcast", "arith.extf", "arith.truncf")
+          "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.bitcast", "arith.extf", "arith.truncf",
+          "arith.scaling_extf", "arith.scaling_truncf")
 _SPECIAL = {"math.fpowi", "arith.select", "arith.cmpf", "arith.cmpi", "math.round", "math.isnan", "math.isinf",
             "math.isfinite", "math.copysign", "math.absi", "math.ctpop", "math.ctlz", "math.cttz", "linalg.index",
             "tensor.extract", *_LOG_SCALE, *_CASTS,
@@ -485,6 +495,12 @@ class _Code:
         self.code.append(instruction)
         self.integer.append(fused.is_integer(instruction, self.integer, [fi for _, fi in self.inputs]))
         return len(self.code) - 1
+
+    def int_constant(self, value: int) -> int:
+        return self.emit(Constant(value, True))
+
+    def binary(self, sfpu: SfpuOp, a: int, b: int) -> int:
+        return self.emit(Binary(sfpu, a, b))
 
     def value(self, v) -> int:
         if v in self.memo:
@@ -656,6 +672,9 @@ class _Code:
         value is its float32 value here)."""
         name, source = op.name, op.operands[0]
         width, out_width = integer_width(source.type), integer_width(op.results[0].type)
+        if name.startswith("arith.scaling_") or \
+                any(str(_element(v.type)) in BIT_FLOATS for v in (source, op.results[0])):
+            return self.bit_float_cast(op)
         if name in ("arith.extf", "arith.truncf"):
             narrow = str(_element((source if name == "arith.extf" else op.results[0]).type))
             if narrow not in ("bf16", "f16"):
@@ -666,13 +685,11 @@ class _Code:
             return rounded(self.emit, self.value(source))
         if name == "arith.bitcast":
             if width == 32 and out_width is None and str(_element(op.results[0].type)) == "f32":
-                # i32 -> f32: where_tile moves b's bits whole and gives its result a's kind (a float)
-                zero = self.emit(Constant(0.0))
-                return self.emit(Ternary(SfpuOp.WHERE, zero, zero, self.integer_value(source)))
+                return self.as_float(self.integer_value(source))
             if width or out_width != 32:
                 raise unimplemented(op, f"arith.bitcast of {source.type} to {op.results[0].type}: the lowering "
                                         f"reinterprets f32 and i32 as each other only")
-            return self.emit(Binary(SfpuOp.OR, self.value(source), self.emit(Constant(0, True))))  # bits unchanged
+            return self.as_bits(self.value(source))
         if name in ("arith.fptosi", "arith.fptoui"):
             to = SfpuOp.F32_TO_I32 if name == "arith.fptosi" else SfpuOp.F32_TO_U32
             return self.narrowed(self.emit(Unary(to, self.value(source))), out_width)
@@ -692,6 +709,105 @@ class _Code:
         if name in ("arith.extui", "arith.index_castui"):
             return self.zero_extended(x, width)
         return x  # extsi, index_cast: canonical values are sign-extended already
+
+    def as_float(self, bits: int) -> int:
+        """An int32 value's bits as a float32 value: where_tile moves b's bits whole and
+        gives its result a's kind (a float)."""
+        zero = self.emit(Constant(0.0))
+        return self.emit(Ternary(SfpuOp.WHERE, zero, zero, bits))
+
+    def as_bits(self, value: int) -> int:
+        """A float32 value's bits as an int32 value."""
+        return self.emit(Binary(SfpuOp.OR, value, self.emit(Constant(0, True))))
+
+    def bit_float_cast(self, op) -> int:
+        """Casts with a BIT_FLOATS type, as IREE's llvm-cpu pipeline computes them (MLIR's
+        arith expansions, IREE's small-float emulation): a bitcast to or from an integer
+        of its width keeps the bits; extf decodes (f8E8M0FNU e: the float32 of bits
+        e << 23, NaN for 0xFF; f4E2M1FN: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives);
+        truncf encodes (`encoded`); scaling_extf(x, s) = extf(x) * extf(s);
+        scaling_truncf(x, s) = truncf(x / extf(s))."""
+        name, (source, *scale), result = op.name, op.operands, op.results[0]
+        narrow = str(_element((source if name.endswith("extf") else result).type))
+        if scale and str(_element(scale[0].type)) != "f8E8M0FNU":
+            raise unimplemented(op, f"{name} with a {scale[0].type} scale: the lowering takes f8E8M0FNU scales")
+        if name == "arith.bitcast" and integer_width(source.type) == integer_width(result.type):
+            return self.integer_value(source)
+        if name in ("arith.extf", "arith.scaling_extf") and narrow in BIT_FLOATS:
+            value = self.decoded(self.integer_value(source), narrow)
+        elif name in ("arith.truncf", "arith.scaling_truncf") and narrow in BIT_FLOATS:
+            value = self.value(source)
+        else:
+            raise unimplemented(op, f"{name} of {source.type} to {result.type}: the lowering converts "
+                                    f"{' and '.join(BIT_FLOATS)} to and from f32 only")
+        if scale:
+            factor = self.decoded(self.integer_value(scale[0]), "f8E8M0FNU")
+            value = self.emit(Binary(SfpuOp.MUL if name.endswith("extf") else SfpuOp.DIV, value, factor))
+        return value if name.endswith("extf") else self.encoded(value, narrow)
+
+    def decoded(self, bits: int, narrow: str) -> int:
+        """The float32 value of a BIT_FLOATS value (its bits, sign-extended)."""
+        constant, binary = self.int_constant, self.binary
+        if narrow == "f8E8M0FNU":
+            e = binary(SfpuOp.AND, bits, constant(0xFF))
+            nan = binary(SfpuOp.EQ_INT, e, constant(0xFF))
+            return self.as_float(self.emit(Ternary(SfpuOp.WHERE_INT, nan, constant(-1),
+                                                   binary(SfpuOp.SHL, e, constant(23)))))
+        sign = binary(SfpuOp.SHL, binary(SfpuOp.AND, bits, constant(8)), constant(28))
+        exponent = binary(SfpuOp.AND, binary(SfpuOp.SHR, bits, constant(1)), constant(3))
+        mantissa = binary(SfpuOp.AND, bits, constant(1))
+        normal = binary(SfpuOp.OR, binary(SfpuOp.SHL, binary(SfpuOp.ADD_INT, exponent, constant(126)), constant(23)),
+                        binary(SfpuOp.SHL, mantissa, constant(22)))
+        half = self.emit(Ternary(SfpuOp.WHERE_INT, mantissa, constant(0x3F000000), constant(0)))  # 0.5 or 0
+        return self.as_float(binary(SfpuOp.OR, sign, self.emit(Ternary(SfpuOp.WHERE_INT, exponent, normal, half))))
+
+    def encoded(self, value: int, narrow: str) -> int:
+        """A float32 value as a BIT_FLOATS value, as IREE's llvm-cpu pipeline computes it:
+        f8E8M0FNU, the float32's exponent byte (MLIR's F8E8M0TruncFOpConverter);
+        f4E2M1FN, IREE's TruncFToSmallFloat (ConvertUnsupportedFloatArith.cpp): round to
+        nearest even, overflow and infinities saturated to +-6, NaN to +0, float32
+        subnormals to a signed zero, and below 1.0 its subnormal path, which keeps
+        only the rounded mantissa bit: [0.75, 1) gives 0, not 1 (ml_dtypes and the OCP
+        spec give 1; docs/fidelity.md)."""
+        constant, binary = self.int_constant, self.binary
+
+        def where(condition: int, a: int, b: int) -> int:
+            return self.emit(Ternary(SfpuOp.WHERE_INT, condition, a, b))
+
+        def nearest_even(x: int, shift: int) -> int:  # x plus the bias that makes >> shift round to even
+            even = binary(SfpuOp.SHL, constant(1), shift)
+            odd = binary(SfpuOp.SHRU, even, constant(1))
+            has_even = binary(SfpuOp.NE_INT, binary(SfpuOp.AND, x, even), constant(0))
+            return binary(SfpuOp.ADD_INT, x, where(has_even, odd, binary(SfpuOp.SUB_INT, odd, constant(1))))
+
+        bits = self.as_bits(value)
+        if narrow == "f8E8M0FNU":
+            return self.narrowed(binary(SfpuOp.SHRU, bits, constant(23)), 8)
+        sign = binary(SfpuOp.SHL, binary(SfpuOp.SHRU, bits, constant(31)), constant(3))
+        exponent = binary(SfpuOp.AND, binary(SfpuOp.SHRU, bits, constant(23)), constant(0xFF))
+        mantissa = binary(SfpuOp.AND, bits, constant(0x7FFFFF))
+        special = binary(SfpuOp.EQ_INT, exponent, constant(0xFF))
+        infinite = binary(SfpuOp.AND, special, binary(SfpuOp.EQ_INT, mantissa, constant(0)))
+        nan = binary(SfpuOp.XOR, special, infinite)
+        unbiased = binary(SfpuOp.SUB_INT, exponent, constant(127))
+        f4_exponent = binary(SfpuOp.ADD_INT, unbiased, constant(1))
+        underflow = binary(SfpuOp.LE_INT, f4_exponent, constant(0))
+        rounded = nearest_even(mantissa, constant(22))
+        carry = binary(SfpuOp.GT_INT, rounded, constant(0x7FFFFF))
+        f4_exponent = where(carry, binary(SfpuOp.ADD_INT, f4_exponent, constant(1)), f4_exponent)
+        rounded = where(carry, constant(0), rounded)
+        overflow = binary(SfpuOp.GT_INT, f4_exponent, constant(3))
+        normal = binary(SfpuOp.OR, binary(SfpuOp.OR, sign, binary(SfpuOp.SHL, f4_exponent, constant(1))),
+                        binary(SfpuOp.AND, binary(SfpuOp.SHRU, rounded, constant(22)), constant(1)))
+        shift = binary(SfpuOp.SUB_INT, constant(22), unbiased)
+        significand = nearest_even(binary(SfpuOp.OR, mantissa, constant(0x800000)), shift)
+        subnormal = binary(SfpuOp.OR, sign, binary(SfpuOp.AND, binary(SfpuOp.SHRU, significand, shift),
+                                                  constant(1)))
+        subnormal = where(binary(SfpuOp.GT_INT, shift, constant(24)), sign, subnormal)
+        result = where(underflow, subnormal, normal)
+        result = where(binary(SfpuOp.EQ_INT, exponent, constant(0)), sign, result)
+        result = where(binary(SfpuOp.OR, overflow, infinite), binary(SfpuOp.OR, sign, constant(7)), result)
+        return self.narrowed(where(nan, constant(0), result), 4)
 
     # ---- body ops ----
     def op(self, op) -> int:
@@ -819,12 +935,7 @@ class _Code:
         """math.ctpop (SWAR: pairs, nibbles, bytes, summed by a multiply), ctlz (five
         halving steps) and cttz (ctpop of the trailing zeros' mask, (x & -x) - 1) of
         the zero-extended i`width` value `x`, from int32 shifts, masks and selects."""
-        def constant(value: int) -> int:
-            return self.emit(Constant(value, True))
-
-        def binary(sfpu: SfpuOp, a: int, b: int) -> int:
-            return self.emit(Binary(sfpu, a, b))
-
+        constant, binary = self.int_constant, self.binary
         if name == "math.cttz":
             lowest = binary(SfpuOp.AND, x, self.emit(Unary(SfpuOp.NEG_INT, x)))
             count = self.bit_count("math.ctpop", binary(SfpuOp.SUB_INT, lowest, constant(1)), 32)
