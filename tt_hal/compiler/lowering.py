@@ -229,7 +229,7 @@ FLOAT_TYPES = ("f32", "bf16", "f16")
 # OCP microscaling element types held as their bits, as integers of that width
 # (sign-extended, as the narrow integers): loaded, stored and moved as those integers,
 # decoded to float32 by extf and scaling_extf and encoded by truncf and scaling_truncf
-# in a body, as MLIR's arith expansions do (_Code.bit_float_cast).
+# in a body, as IREE's llvm-cpu pipeline does (_Code.bit_float_cast).
 BIT_FLOATS = {"f8E8M0FNU": 8, "f4E2M1FN": 4}
 # The formats of the tiles a dispatch loads and stores each element type in: as IREE
 # keeps it in memory (i1 as a byte, f16 as its bit patterns).
@@ -1006,7 +1006,7 @@ WINOGRAD_AT = np.array([[1, 1, 1, 1, 1, 1, 1, 0],
                         [0, 1, -1, 8, -8, 1 / 8, -1 / 8, 0],
                         [0, 1, 1, 16, 16, 1 / 16, 1 / 16, 0],
                         [0, 1, -1, 32, -32, 1 / 32, -1 / 32, 1]], np.float32)
-SCATTER_LIMIT = 1 << 22  # elements of a scatter's (original, update) comparison space
+SCATTER_LIMIT = 1 << 22  # elements of a scatter's (row, batch) or (row, batch, slice) comparison space
 # A float reduction over at most this many elements per result (a 3x3 depthwise window, a
 # 2x2 pooling window) is unrolled over the result's shape (_unrolled_reduction).
 UNROLLED_REDUCTION = 16
