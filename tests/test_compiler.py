@@ -1232,6 +1232,22 @@ CASES["microscaling_fp4"] = Case(mlir("""
       return %decoded, %encoded, %exponents : tensor<256xf32>, tensor<256xi8>, tensor<256xi8>
     }
 """), inputs=((-128, 128), (120, 135), 4.0, (124, 130)))  # every f4 code, scales near 1; values around +-6
+CASES["strided_slices"] = Case(mlir("""
+    func.func @main(%x: tensor<1x8x8x16xf32>, %k: tensor<2x2x16x16xf32>, %y: tensor<16x48xf32>)
+        -> (tensor<1x17x17x16xf32>, tensor<1x16x16x16xf32>, tensor<8x12xf32>) {
+      %z = stablehlo.constant dense<0.0> : tensor<f32>
+      %spread = stablehlo.pad %x, %z, low = [0, 1, 1, 0], high = [0, 1, 1, 0], interior = [0, 1, 1, 0]
+          : (tensor<1x8x8x16xf32>, tensor<f32>) -> tensor<1x17x17x16xf32>
+      %up = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+          window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [2, 2], rhs_dilate = [1, 1]}
+          {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+          : (tensor<1x8x8x16xf32>, tensor<2x2x16x16xf32>) -> tensor<1x16x16x16xf32>
+      %every = stablehlo.slice %y [1:16:2, 2:48:4] : (tensor<16x48xf32>) -> tensor<8x12xf32>
+      %e = stablehlo.exponential %every : tensor<8x12xf32>
+      return %spread, %up, %e : tensor<1x17x17x16xf32>, tensor<1x16x16x16xf32>, tensor<8x12xf32>
+    }
+"""))  # stores into strided slices (a transposed convolution's input spread into its dilated buffer: IREE's
+# slow_memcpy) as windows with gaps between rows; a strided load
 CASES["bit_counts"] = Case(mlir("""
     #map = affine_map<(d0, d1) -> (d0, d1)>
     func.func @main(%w: tensor<40x50xi32>, %k: tensor<40x50xi32>, %b: tensor<40x50xi8>)

@@ -1113,15 +1113,17 @@ def _merged_window(op, full, offsets, sizes) -> tuple[tuple, Window]:
     return tuple(n for n, _ in merged), Window(start, row_stride, batch_stride)
 
 
-def _window(op, full, offsets, sizes, device_shape) -> Window:
-    """Where a slice (offsets, sizes) of a row-major tensor of shape `full`, seen with
-    `device_shape`, lies: each device dim (batch, rows, columns) must be whole dims of
-    the slice; its rows runs of columns evenly spaced (one run, or segments: a merged
-    (C, H*W) device shape of a padded (C, H, W) window), its rows evenly spaced (or in
-    evenly spaced groups: a merged (H*W, C) device shape of a padded (H, W, C) window),
-    its matrices evenly spaced."""
-    strides = [math.prod(full[i + 1:]) for i in range(len(full))]
-    start = sum(o * s for o, s in zip(offsets, strides))
+def _window(op, full, device_shape, offsets, sizes, steps=None) -> Window:
+    """Where a slice (offsets, sizes, steps: 1 if not given) of a row-major tensor of
+    shape `full`, seen with `device_shape`, lies: each device dim (batch, rows, columns)
+    must be whole dims of the slice; its rows runs of columns evenly spaced (one run, or
+    segments: a merged (C, H*W) device shape of a padded (C, H, W) window), its rows
+    evenly spaced (or in evenly spaced groups: a merged (H*W, C) device shape of a padded
+    (H, W, C) window, or every other row of a strided slice: a transposed convolution's
+    input spread into its dilated buffer), its matrices evenly spaced."""
+    steps = steps or (1,) * len(full)
+    start = sum(o * math.prod(full[i + 1:]) for i, o in enumerate(offsets))
+    strides = [math.prod(full[i + 1:]) * step for i, step in enumerate(steps)]
     dims = [(n, s) for n, s in zip(sizes, strides) if n != 1]  # (size, element stride), outermost first
     *batch, rows, columns = device_shape
     merged = _merged(dims)
@@ -1129,8 +1131,8 @@ def _window(op, full, offsets, sizes, device_shape) -> Window:
         return Window(start, columns, rows * columns)
 
     def unimplemented_slice(what: str) -> HalError:
-        return unimplemented(op, f"{op.name} of a slice (offsets {list(offsets)}, sizes {list(sizes)} of "
-                                 f"{list(full)}) {what}")
+        return unimplemented(op, f"{op.name} of a slice (offsets {list(offsets)}, sizes {list(sizes)}, strides "
+                                 f"{list(steps)} of {list(full)}) {what}")
 
     groups = []  # the slice's dims of the columns, the rows, the batch
     for extent in (columns, rows, math.prod(batch)):
@@ -1625,18 +1627,16 @@ class DispatchLowering:
         padded window writes each row as H runs)."""
         access = _access(op, self.subspans[subspan])
         device_shape = self.bound.get(access) or default_device_shape(shape)
-        if access[2] is not None and len(access[2]) == 3:
-            raise unimplemented(op, f"{op.name} of a slice with strides {access[2][2]}")
         if access[2] is None:
             return access, device_shape, None
         full = self.subspans[subspan][2]
         if held is not None and access not in self.bound and canonical(held) != canonical(device_shape):
             try:
-                return access, held, _window(op, full, *access[2], held)
+                return access, held, _window(op, full, held, *access[2])
             except HalError as error:
                 if error.code != StatusCode.UNIMPLEMENTED:
                     raise
-        return access, device_shape, _window(op, full, *access[2], device_shape)
+        return access, device_shape, _window(op, full, device_shape, *access[2])
 
     def load(self, op) -> None:
         """A tensor loaded from a binding: tilized in its memory format. A narrow integer
