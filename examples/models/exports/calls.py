@@ -52,4 +52,7 @@ CALLS = {
     "jax_lstm": [("main", [normal((2, 8, 16), 0)])],
     "jax_mixer": [("main", [normal((1, 32, 32, 3), 0)])],
     "jax_gnn": [("main", [normal((48, 16), 0), *graph_edges(192, 48, 0)])],
+    "jax_unet": [("main", [normal((1, 16, 16, 4), 0)])],
+    "jax_llama": [("main", [token_ids((1, 8), 64, seed), np.array(start, np.int32)])
+                  for seed, start in ((0, 3), (1, 11))],
 }
