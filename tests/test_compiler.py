@@ -1248,6 +1248,22 @@ CASES["strided_slices"] = Case(mlir("""
     }
 """))  # stores into strided slices (a transposed convolution's input spread into its dilated buffer: IREE's
 # slow_memcpy) as windows with gaps between rows; a strided load
+CASES["groupnorm_channels_last"] = Case(mlir("""
+    func.func @main(%x: tensor<1x16x16x8xf32>) -> tensor<1x16x16x8xf32> {
+      %z = stablehlo.constant dense<0.0> : tensor<f32>
+      %n = stablehlo.constant dense<64.0> : tensor<1x1x1x4x1xf32>
+      %g = stablehlo.reshape %x : (tensor<1x16x16x8xf32>) -> tensor<1x16x16x4x2xf32>
+      %s = stablehlo.reduce(%g init: %z) applies stablehlo.add across dimensions = [1, 2, 4]
+          : (tensor<1x16x16x4x2xf32>, tensor<f32>) -> tensor<1x4xf32>
+      %s5 = stablehlo.reshape %s : (tensor<1x4xf32>) -> tensor<1x1x1x4x1xf32>
+      %mean = stablehlo.divide %s5, %n : tensor<1x1x1x4x1xf32>
+      %mb = stablehlo.broadcast_in_dim %mean, dims = [0, 1, 2, 3, 4]
+          : (tensor<1x1x1x4x1xf32>) -> tensor<1x16x16x4x2xf32>
+      %c = stablehlo.subtract %g, %mb : tensor<1x16x16x4x2xf32>
+      %r = stablehlo.reshape %c : (tensor<1x16x16x4x2xf32>) -> tensor<1x16x16x8xf32>
+      return %r : tensor<1x16x16x8xf32>
+    }
+"""))  # a GroupNorm's centring over (H*W, groups, channels per group) = (256, 4, 2)
 CASES["bit_counts"] = Case(mlir("""
     #map = affine_map<(d0, d1) -> (d0, d1)>
     func.func @main(%w: tensor<40x50xi32>, %k: tensor<40x50xi32>, %b: tensor<40x50xi8>)
@@ -2162,6 +2178,17 @@ def test_elementwise_consumers_of_convolutions_run_in_their_tiling(name, after):
                 if kernel.name not in ("reader", "gather_reader", "writer")]
     first = min(computes.index(k) for k in ("matmul", "eltwise_fused") if k in computes)
     assert computes[first:] == after, computes
+
+
+def test_small_trailing_dims_are_merged_into_whole_tiles():
+    """A channels-last GroupNorm's centring over (256, 4, 2) runs with the last two loops
+    merged, (256, 8) in 8 tiles, the (4,) group means gathered into a row of 8, not over
+    256 tiles of (4, 2) each almost all padding."""
+    exports = read_executable(embedded_executable(vmfb("groupnorm_channels_last")))
+    fused = [stage for export in exports for stage in export.stages
+             if any(kernel.name.startswith("eltwise_fused") for kernel in stage.program.kernels)]
+    tiles = [stage.constants[0].value for stage in fused if stage.constants and stage.constants[0].value]
+    assert fused and max(tiles) <= 8, tiles
 
 
 @pytest.mark.parametrize("name, gathers", [

@@ -1010,6 +1010,11 @@ SCATTER_LIMIT = 1 << 22  # elements of a scatter's (row, batch) or (row, batch, 
 # A float reduction over at most this many elements per result (a 3x3 depthwise window, a
 # 2x2 pooling window) is unrolled over the result's shape (_unrolled_reduction).
 UNROLLED_REDUCTION = 16
+# An elementwise generic's loops are merged with no operand held in the merged tiling
+# only when that cuts its tiles this many times (_merged_loops); an operand reading part
+# of a merged group is gathered into it up to this many elements.
+MERGE_WITHOUT_HELD = 4
+EXPANDED_OPERAND = 1 << 16
 _UNROLLED_COMBINES = ("arith.addf", "arith.maximumf", "arith.maxnumf", "arith.minimumf", "arith.minnumf")
 
 
@@ -2823,7 +2828,7 @@ class DispatchLowering:
         if maps[-1] != sorted(maps[-1]):
             raise unimplemented(op, f"a linalg.generic whose result map {maps[-1]} permutes the loops")
         if not reductions:
-            maps, extents = self._merged_loops(ins, maps, extents, body)
+            ins, maps, extents = self._merged_loops(op, ins, maps, extents, body)
         if reductions and self._contraction(op, ins, init, maps, iterators, extents, body, n_in):
             return
         if reductions and reductions[0] < len(iterators) - 2:  # the reduce kernel reduces one of the last two dims
@@ -2838,34 +2843,68 @@ class DispatchLowering:
         else:
             self.values[op.results[k]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
 
-    @staticmethod
-    def _merged_loops(ins, maps, extents, body) -> tuple[list, list]:
-        """An elementwise generic's (maps, extents) with its loops merged as the fewest
-        tiles hold them (_tilings) where it reads its operands in the loops' order and
-        every tensor it reads over merged dims is a fill, a constant or a whole loaded
+    def _merged_loops(self, op, ins, maps, extents, body) -> tuple[list, list, list]:
+        """An elementwise generic's (ins, maps, extents) with its loops merged as the
+        fewest tiles hold them (_tilings) where it reads its operands in the loops' order
+        and every tensor it reads over merged dims is a fill, a constant or a whole loaded
         binding (retiled for free: _as) or held that way already, one of them at least (a
-        window reduction's or a convolution's result; a residual input is a whole binding): a
+        window reduction's or a convolution's result; a residual input is a whole
+        binding), or none held and the tiles fall at least MERGE_WITHOUT_HELD-fold: a
         depthwise convolution's BatchNorm and ReLU6 run on its 16 whole tiles, not 64
         quarter-full ones after a retiling gather, its per-channel vectors as (64, 1)
-        columns, not (64, 1, 1) in 64 tiles. As they are where not (the store or a
-        consumer retiles a merged result once)."""
+        columns, not (64, 1, 1) in 64 tiles; a GroupNorm's (256, 4, 2) centring as (256,
+        8) in 8 tiles, not 256. An operand reading part of a merged group (the group's
+        statistics, (4,) over its first dim) is gathered into the merged dims when it
+        holds at most EXPANDED_OPERAND elements there. As they are where not (the store
+        or a consumer retiles a merged result once)."""
         n = len(extents)
         if n < 3 or any(inner.name in ("linalg.index", "tensor.extract") for inner in body[:-1]) or \
                 any(dims != sorted(dims) for dims in maps):
-            return maps, extents
+            return ins, maps, extents
         for groups in _tilings(list(range(n)), extents):
             if len(groups) == n:
                 break  # the loops as they are take no more tiles than the rest
-            merged_maps = _merged_maps(maps, groups)
-            if merged_maps is None:
-                continue
             merged = [math.prod(extents[d] for d in group) for group in groups]
+            expansions = self._expansions(ins, maps, groups, extents)
+            if expansions is None:
+                continue
+            merged_maps = [dims for dims, _ in expansions] + _merged_maps(maps[-1:], groups)
             held = [canonical(tensor.device_shape) == canonical(_broadcast_shape(merged, dims))
-                    for tensor, dims in zip(ins, merged_maps) if tensor is not None and tensor.fill is None and
-                    not _is_constant(tensor) and not _whole_load(tensor) and any(len(groups[a]) > 1 for a in dims)]
-            if held and all(held):
-                return merged_maps, merged
-        return maps, extents
+                    for tensor, (dims, table) in zip(ins, expansions)
+                    if tensor is not None and tensor.fill is None and table is None and not _is_constant(tensor)
+                    and not _whole_load(tensor) and any(len(groups[a]) > 1 for a in dims)]
+            fewer = tile_count(extents) >= MERGE_WITHOUT_HELD * tile_count(merged)
+            if all(held) and (held or fewer):
+                ins = [self._gather(op, tensor, table) if table is not None else tensor
+                       for tensor, (_, table) in zip(ins, expansions)]
+                return ins, merged_maps, merged
+        return ins, maps, extents
+
+    @staticmethod
+    def _expansions(ins, maps, groups, extents) -> list | None:
+        """Per input, (its map over the merged loops `groups`, None or the flat indices
+        gathering it into the merged dims it reads part of); None if an operand reads
+        part of a group and cannot be gathered so (over EXPANDED_OPERAND elements)."""
+        number = {d: g for g, group in enumerate(groups) for d in group}
+        out = []
+        for tensor, dims in zip(ins, maps[:-1]):
+            whole = _merged_maps([dims], groups)
+            if whole is not None:
+                out.append((whole[0], None))
+                continue
+            touched = sorted({number[d] for d in dims})
+            shape = [math.prod(extents[d] for d in groups[g]) for g in touched]
+            if tensor is None or tensor.fill is not None:
+                out.append((touched, None))
+                continue
+            if math.prod(shape) > EXPANDED_OPERAND:
+                return None
+            loops = [d for g in touched for d in groups[g]]
+            grid = dict(zip(loops, np.indices([extents[d] for d in loops]).reshape(len(loops), -1)))
+            table = np.ravel_multi_index([grid[d] for d in dims], [extents[d] for d in dims]) if dims else \
+                np.zeros(math.prod(shape), np.int64)
+            out.append((touched, table.reshape(shape)))
+        return out
 
     def _unrolled_reduction(self, op, ins, init, exprs, iterators, extents, body, result_format) -> Tensor | None:
         """A float reduction over at most UNROLLED_REDUCTION elements per result of a
