@@ -2894,15 +2894,14 @@ class DispatchLowering:
                 continue
             touched = sorted({number[d] for d in dims})
             shape = [math.prod(extents[d] for d in groups[g]) for g in touched]
-            if tensor is None or tensor.fill is not None:
+            if tensor is None or tensor.fill is not None:  # a fill is a constant whatever its map
                 out.append((touched, None))
                 continue
             if math.prod(shape) > EXPANDED_OPERAND:
                 return None
             loops = [d for g in touched for d in groups[g]]
             grid = dict(zip(loops, np.indices([extents[d] for d in loops]).reshape(len(loops), -1)))
-            table = np.ravel_multi_index([grid[d] for d in dims], [extents[d] for d in dims]) if dims else \
-                np.zeros(math.prod(shape), np.int64)
+            table = np.ravel_multi_index([grid[d] for d in dims], [extents[d] for d in dims])
             out.append((touched, table.reshape(shape)))
         return out
 
