@@ -1264,6 +1264,40 @@ CASES["groupnorm_channels_last"] = Case(mlir("""
       return %r : tensor<1x16x16x8xf32>
     }
 """))  # a GroupNorm's centring over (H*W, groups, channels per group) = (256, 4, 2)
+CASES["attention"] = Case(mlir("""
+    #q = affine_map<(b, h, m, n, k1, k2) -> (m, b, h, k1)>
+    #k = affine_map<(b, h, m, n, k1, k2) -> (k2, b, h, k1)>
+    #v = affine_map<(b, h, m, n, k1, k2) -> (k2, b, h, n)>
+    #s = affine_map<(b, h, m, n, k1, k2) -> ()>
+    #o = affine_map<(b, h, m, n, k1, k2) -> (b, h, m, n)>
+    #plain3 = affine_map<(b, m, n, k1, k2) -> (b, m, k1)>
+    #k3 = affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>
+    #v3 = affine_map<(b, m, n, k1, k2) -> (b, k2, n)>
+    #s3 = affine_map<(b, m, n, k1, k2) -> ()>
+    #o3 = affine_map<(b, m, n, k1, k2) -> (b, m, n)>
+    func.func @main(%q: tensor<12x2x4x8xf32>, %k: tensor<20x2x4x8xf32>, %v: tensor<20x2x4x16xf32>,
+                    %a: tensor<3x40x24xf32>, %b: tensor<3x50x24xf32>, %c: tensor<3x50x8xf32>)
+        -> (tensor<2x4x12x16xf32>, tensor<3x40x8xf32>) {
+      %scale = arith.constant 0.353553385 : f32
+      %e = tensor.empty() : tensor<2x4x12x16xf32>
+      %r = iree_linalg_ext.attention <indexing_maps = [#q, #k, #v, #s, #o]>
+          ins(%q, %k, %v, %scale : tensor<12x2x4x8xf32>, tensor<20x2x4x8xf32>, tensor<20x2x4x16xf32>, f32)
+          outs(%e : tensor<2x4x12x16xf32>) {
+        ^bb0(%x: f32):
+          iree_linalg_ext.yield %x : f32
+      } -> tensor<2x4x12x16xf32>
+      %half = arith.constant 0.5 : f32
+      %e3 = tensor.empty() : tensor<3x40x8xf32>
+      %r3 = iree_linalg_ext.attention <indexing_maps = [#plain3, #k3, #v3, #s3, #o3]>
+          ins(%a, %b, %c, %half : tensor<3x40x24xf32>, tensor<3x50x24xf32>, tensor<3x50x8xf32>, f32)
+          outs(%e3 : tensor<3x40x8xf32>) {
+        ^bb0(%x: f32):
+          iree_linalg_ext.yield %x : f32
+      } -> tensor<3x40x8xf32>
+      return %r, %r3 : tensor<2x4x12x16xf32>, tensor<3x40x8xf32>
+    }
+"""))  # torch's scaled_dot_product_attention as IREE takes it (sequence-first operands, heads as batch), and
+# the plain (batch, m, k) form with sequences that are not whole tiles
 CASES["bit_counts"] = Case(mlir("""
     #map = affine_map<(d0, d1) -> (d0, d1)>
     func.func @main(%w: tensor<40x50xi32>, %k: tensor<40x50xi32>, %b: tensor<40x50xi8>)

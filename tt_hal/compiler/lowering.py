@@ -989,7 +989,7 @@ _NETWORK_OPS = {"iree_linalg_ext.sort": "sort", "iree_linalg_ext.topk": "topk", 
                 "iree_linalg_ext.scatter": "scatter", "iree_linalg_ext.map_load": "map_load",
                 "iree_linalg_ext.map_store": "map_store", "iree_linalg_ext.gather": "gather",
                 "iree_linalg_ext.fft": "fft", "iree_linalg_ext.winograd.input_transform": "winograd",
-                "iree_linalg_ext.winograd.output_transform": "winograd"}
+                "iree_linalg_ext.winograd.output_transform": "winograd", "iree_linalg_ext.attention": "attention"}
 # Winograd F(6x6, 3x3), IREE's only tile (WinogradConstants.h): an 8x8 input tile d
 # becomes B^T d B; an 8x8 product m gives the 6x6 output tile A^T m A.
 WINOGRAD_BT = np.array([[1, 0, -21 / 4, 0, 21 / 4, 0, -1, 0],
@@ -2246,6 +2246,67 @@ class DispatchLowering:
             table[flat.reshape(-1)[kept]] = ((i * m + j) * n_tiles + column)[kept]
             table = table.reshape(spatial)
         self.values[op.results[0]] = self._gather(op, product, table)
+
+    def attention(self, op) -> None:
+        """iree_linalg_ext.attention (torch's scaled_dot_product_attention): softmax(Q K^T
+        scale) V over the op's maps, its loops sorted by role from them: batch (in Q, K, V
+        and the result), m (Q and the result), k1 (Q and K), k2 (K and V), n (V and the
+        result). S = Q K^T one batched matmul (each operand gathered into (batch, m, k1)
+        and (batch, k1, k2) matrices, _gather_operand), then scaled; the row max and the
+        exponentials of S less it, their row sum (reduce_tile), P V a second matmul, over
+        the sum; gathered into the result's dims unless it holds them in order. A mask
+        operand and a score-modifying region are UNIMPLEMENTED."""
+        q_v, k_v, v_v, scale_v, *mask_v, out_v = list(op.operands)
+        region = op.regions[0].blocks[0]
+        if mask_v or list(region.operations)[-1].operands[0] != region.arguments[0]:
+            raise unimplemented(op, "iree_linalg_ext.attention with a mask or a region that modifies the scores")
+        q, k, v, out = (self.values[x] for x in (q_v, k_v, v_v, out_v))
+        exprs = _affine(op)
+        maps = [_projection(exprs[i]) for i in (0, 1, 2, 4)]
+        if any(dims is None for dims in maps):
+            raise unimplemented(op, f"iree_linalg_ext.attention with maps {exprs}: the lowering takes projections")
+        q_dims, k_dims, v_dims, out_dims = maps
+        extents = {d: e for tensor, dims in zip((q, k, v, out), maps) for d, e in zip(dims, tensor.shape)}
+        batch = [d for d in out_dims if d in q_dims and d in k_dims and d in v_dims]
+        m = [d for d in out_dims if d in q_dims and d not in batch]
+        n = [d for d in out_dims if d in v_dims and d not in batch]
+        k1 = [d for d in q_dims if d in k_dims and d not in batch]
+        k2 = [d for d in k_dims if d in v_dims and d not in batch]
+        if sorted(batch + m + n + k1 + k2) != sorted(extents):
+            raise unimplemented(op, f"iree_linalg_ext.attention with maps {exprs}")
+        outer = [[d] for d in batch]
+        size = {name: math.prod(extents[d] for d in dims) for name, dims in (("m", m), ("n", n), ("k1", k1),
+                                                                             ("k2", k2))}
+        b_shape = tuple(extents[d] for d in batch)
+        scores = self._matmul(op, self._gather_operand(op, q, exprs[0], outer + [m, k1], extents),
+                              self._gather_operand(op, k, exprs[1], outer + [k1, k2], extents),
+                              (*b_shape, size["m"], size["k2"]), size["k1"], bool(batch),
+                              (*b_shape, size["m"], size["k2"]))
+        space = scores.device_shape
+        row = (*space[:-1], 1)
+        inputs: list = [(scores, FusedInput(self._format(scores)))]
+        scale = self._scalar_leaf(scale_v, inputs)
+        if scale is None:
+            raise unimplemented(op, "iree_linalg_ext.attention with a scale computed in the dispatch")
+        scaled = self._temp(scores.shape, space)
+        self._fused(op, [Input(0), scale, Binary(SfpuOp.MUL, 0, 1)], inputs, scaled)
+        largest = self._reduced(op, scaled, "arith.maximumf", 0, space, -1, row, row)
+        weights = self._temp(scores.shape, space)
+        self._fused(op, [Input(0), Input(1), Binary(SfpuOp.SUB, 0, 1), Unary(SfpuOp.EXP, 2)],
+                    [(scaled, FusedInput(self._format(scaled))),
+                     (largest, FusedInput(self._format(largest), Broadcast.COL))], weights)
+        total = self._reduced(op, weights, "arith.addf", 0, space, -1, row, row)
+        device = (*b_shape, size["m"], size["n"])
+        product = self._matmul(op, weights, self._gather_operand(op, v, exprs[2], outer + [k2, n], extents),
+                               device, size["k2"], bool(batch), device)
+        normalized = self._temp(device, device, tile_format(op.results[0].type))
+        self._fused(op, [Input(0), Input(1), Binary(SfpuOp.DIV, 0, 1)],
+                    [(product, FusedInput(self._format(product))),
+                     (total, FusedInput(self._format(total), Broadcast.COL))], normalized)
+        place = dict(zip(out_dims, np.indices(out.shape)))
+        merged = [np.ravel_multi_index([place[d] for d in g], [extents[d] for d in g]) for g in (m, n)]
+        index = np.ravel_multi_index([place[d] for d in batch] + merged, device)
+        self.values[op.results[0]] = self._gather(op, normalized, index.reshape(out.shape))
 
     def _places(self, op, indices: Tensor, dimension_map, shape, n_batch: int, slice_shape, mask) -> Tensor:
         """The flat places, in a row-major tensor of `shape`, of the elements of a
