@@ -1234,7 +1234,7 @@ CASES["microscaling_fp4"] = Case(mlir("""
 """), inputs=((-128, 128), (120, 135), 4.0, (124, 130)))  # every f4 code, scales near 1; values around +-6
 CASES["strided_slices"] = Case(mlir("""
     func.func @main(%x: tensor<1x8x8x16xf32>, %k: tensor<2x2x16x16xf32>, %y: tensor<16x48xf32>)
-        -> (tensor<1x17x17x16xf32>, tensor<1x16x16x16xf32>, tensor<8x12xf32>) {
+        -> (tensor<1x17x17x16xf32>, tensor<1x16x16x16xf32>, tensor<8x12xf32>, tensor<1x16x17x17xf32>) {
       %z = stablehlo.constant dense<0.0> : tensor<f32>
       %spread = stablehlo.pad %x, %z, low = [0, 1, 1, 0], high = [0, 1, 1, 0], interior = [0, 1, 1, 0]
           : (tensor<1x8x8x16xf32>, tensor<f32>) -> tensor<1x17x17x16xf32>
@@ -1244,10 +1244,15 @@ CASES["strided_slices"] = Case(mlir("""
           : (tensor<1x8x8x16xf32>, tensor<2x2x16x16xf32>) -> tensor<1x16x16x16xf32>
       %every = stablehlo.slice %y [1:16:2, 2:48:4] : (tensor<16x48xf32>) -> tensor<8x12xf32>
       %e = stablehlo.exponential %every : tensor<8x12xf32>
-      return %spread, %up, %e : tensor<1x17x17x16xf32>, tensor<1x16x16x16xf32>, tensor<8x12xf32>
+      %nchw = stablehlo.transpose %x, dims = [0, 3, 1, 2] : (tensor<1x8x8x16xf32>) -> tensor<1x16x8x8xf32>
+      %columns = stablehlo.pad %nchw, %z, low = [0, 0, 1, 1], high = [0, 0, 1, 1], interior = [0, 0, 1, 1]
+          : (tensor<1x16x8x8xf32>, tensor<f32>) -> tensor<1x16x17x17xf32>
+      return %spread, %up, %e, %columns
+          : tensor<1x17x17x16xf32>, tensor<1x16x16x16xf32>, tensor<8x12xf32>, tensor<1x16x17x17xf32>
     }
 """))  # stores into strided slices (a transposed convolution's input spread into its dilated buffer: IREE's
-# slow_memcpy) as windows with gaps between rows; a strided load
+# slow_memcpy) as windows with gaps between rows, or, every other column (NCHW), the binding merged whole; a
+# strided load
 CASES["groupnorm_channels_last"] = Case(mlir("""
     func.func @main(%x: tensor<1x16x16x8xf32>) -> tensor<1x16x16x8xf32> {
       %z = stablehlo.constant dense<0.0> : tensor<f32>
@@ -1298,6 +1303,14 @@ CASES["attention"] = Case(mlir("""
     }
 """))  # torch's scaled_dot_product_attention as IREE takes it (sequence-first operands, heads as batch), and
 # the plain (batch, m, k) form with sequences that are not whole tiles
+CASES["float_to_int64"] = Case(mlir("""
+    func.func @main(%x: tensor<40xf32>, %y: tensor<40xf32>) -> (tensor<40xi64>, tensor<40xi64>) {
+      %xi = stablehlo.convert %x : (tensor<40xf32>) -> tensor<40xi64>
+      %yi = stablehlo.convert %y : (tensor<40xf32>) -> tensor<40xi64>
+      return %xi, %yi : tensor<40xi64>, tensor<40xi64>
+    }
+"""), inputs=(1.0e6, 1.0e11))  # fptosi to i64 (torch's interpolate computes its source indices so): below 2^31
+# (fractions truncated toward zero) and beyond (up to ~4e11: both words)
 CASES["bit_counts"] = Case(mlir("""
     #map = affine_map<(d0, d1) -> (d0, d1)>
     func.func @main(%w: tensor<40x50xi32>, %k: tensor<40x50xi32>, %b: tensor<40x50xi8>)

@@ -548,6 +548,8 @@ class _Code:
             condition = self.value(operands[0])
             where = SfpuOp.WHERE_INT if self.integer[condition] else SfpuOp.WHERE
             return ops.select(where, condition, self.pair(operands[1]), self.pair(operands[2]))
+        if name == "arith.fptosi":
+            return self.float_to_int64(self.value(operands[0]))
         if name in ("arith.shli", "arith.shrui", "arith.shrsi"):
             amount = _constant(operands[1])
             if not isinstance(amount, int) or not 0 <= amount < 64:
@@ -564,6 +566,18 @@ class _Code:
             maximum, signed = _INT64_EXTREMES[name]
             return ops.extreme(a, b, maximum, signed)
         raise unimplemented(op, f"{name} on i64: the bridge's i64 ops are {', '.join(_INT64_OPS)}")
+
+    def float_to_int64(self, x: int) -> tuple[int, int]:
+        """fptosi of a float32 to i64, exactly (toward zero): below 2^31 in magnitude the
+        int32 conversion sign-extended; beyond, x is an integer, its high word floor(x /
+        2^32) and its low word the rest, x - high 2^32, exact in float32 (x's own bits)."""
+        emit = self.emit
+        small = self.int64.sign_extended(emit(Unary(SfpuOp.F32_TO_I32, x)))
+        high = emit(Unary(SfpuOp.FLOOR, emit(Unary(SfpuOp.MUL_SCALAR, x, 2.0 ** -32))))
+        rest = emit(Binary(SfpuOp.SUB, x, emit(Unary(SfpuOp.MUL_SCALAR, high, 2.0 ** 32))))
+        large = emit(Unary(SfpuOp.F32_TO_U32, rest)), emit(Unary(SfpuOp.F32_TO_I32, high))
+        inside = emit(Binary(SfpuOp.LT, emit(Unary(SfpuOp.ABS, x)), emit(Constant(2.0 ** 31))))
+        return self.int64.select(SfpuOp.WHERE, inside, small, large)
 
     def complex_op(self, op) -> tuple[int, int]:
         """An op whose result is a complex: its (real, imaginary) parts."""
@@ -977,7 +991,7 @@ _INT64_EXTREMES = {"arith.maxsi": (True, True), "arith.minsi": (False, True), "a
                    "arith.minui": (False, False)}
 _COMPLEX_OPS = ("complex.create", "re", "im", "conj", "neg", "add", "sub", "mul", "select")
 _INT64_OPS = ("addi", "subi", "muli", "andi", "ori", "xori", "max/min (signed and unsigned)", "cmpi", "select",
-              "shifts by constants", "extsi/extui/trunci/index_cast", "sitofp/uitofp")
+              "shifts by constants", "extsi/extui/trunci/index_cast", "sitofp/uitofp", "fptosi")
 # Ops of a dispatch that handle i64 tensors (as pairs of int32 tensors); any other op on
 # one is UNIMPLEMENTED.
 _WIDE_AWARE = ("iree_tensor_ext.dispatch.tensor.load", "iree_tensor_ext.dispatch.tensor.store", "linalg.generic",
@@ -1841,10 +1855,14 @@ class DispatchLowering:
             access, wanted, window = self._placed(op, op.operands[1], tensor.shape, held)
         except HalError as error:  # a slice whose dims the tensor's do not follow: its elements regrouped
             access = _access(op, self.subspans[op.operands[1]])
-            if error.code != StatusCode.UNIMPLEMENTED or access[2] is None or len(access[2]) == 3:
+            if error.code != StatusCode.UNIMPLEMENTED or access[2] is None:
                 raise
-            wanted, window = _merged_window(op, self.subspans[op.operands[1]][2], *access[2])
-            tensor = self._gather(op, tensor, np.arange(math.prod(wanted)).reshape(wanted))
+            if len(access[2]) == 3:  # strided with no window: the whole binding merged and written back
+                tensor, access = self._merged_into_binding(op, tensor, access), (*access[:2], None)
+                wanted, window = tensor.device_shape, None
+            else:
+                wanted, window = _merged_window(op, self.subspans[op.operands[1]][2], *access[2])
+                tensor = self._gather(op, tensor, np.arange(math.prod(wanted)).reshape(wanted))
         if window is None and access not in self.bound:  # a whole binding takes the tensor's own device shape
             wanted = tensor.device_shape
         element = str(value.type.element_type)
@@ -1876,6 +1894,30 @@ class DispatchLowering:
         else:
             self._convert(op, tensor, out)
         self.outputs[access] = (wanted, data_format, window)
+
+    def _merged_into_binding(self, op, tensor: Tensor, access) -> Tensor:
+        """The whole binding a store writes a strided slice of whose rows are no window
+        (an NCHW transposed convolution's input spread over every other column: runs of
+        one element), with `tensor`'s elements in the slice's places and the binding's
+        own elsewhere: the binding read, the tensor gathered into its shape, one select.
+        The dispatch then writes the binding whole; its other elements keep their
+        values (launches run in order, so nothing writes them in between)."""
+        binding, offset, full = self.subspans[op.operands[1]]
+        element = str(op.operands[0].type.element_type)
+        if element not in MEMORY_FORMATS or MEMORY_FORMATS[element].element_size != gather.ELEMENT_SIZE:
+            raise unimplemented(op, f"a store of {element} into a strided slice {access[2]} whose rows are no "
+                                    f"window: the bridge merges 4-byte elements only")
+        table = np.full(math.prod(full), -1, np.int64)
+        table[_slice_indices(full, *access[2]).reshape(-1)] = np.arange(math.prod(tensor.shape))
+        table = table.reshape(full)
+        placed = self._gather(op, tensor, table)
+        old = Tensor(full, ref=("binding", (binding, offset, None)), data_format=MEMORY_FORMATS[element])
+        mask = Tensor(full, ref=("constant", (table >= 0).astype(np.int32)), data_format=INTEGER_FORMAT)
+        inputs: list = []
+        leaves = [self._leaf(op, t, inputs, placed.device_shape) for t in (mask, placed, old)]
+        out = self._temp(full, placed.device_shape, placed.data_format)
+        self._fused(op, [*leaves, Ternary(SfpuOp.WHERE_INT, 0, 1, 2)], inputs, out)
+        return out
 
     def _copied(self, op, tensor: Tensor) -> Tensor:
         """A whole loaded binding stored as it is into a slice of another (IREE's
