@@ -55,4 +55,6 @@ CALLS = {
     "jax_unet": [("main", [normal((1, 16, 16, 4), 0)])],
     "jax_llama": [("main", [token_ids((1, 8), 64, seed), np.array(start, np.int32)])
                   for seed, start in ((0, 3), (1, 11))],
+    "torch_encoder": [("main", [token_ids((2, 12), 50, 0).astype(np.int64)])],
+    "torch_unet": [("main", [normal((1, 4, 16, 16), 0)])],
 }
