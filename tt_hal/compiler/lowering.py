@@ -2296,8 +2296,8 @@ class DispatchLowering:
         result). S = Q K^T one batched matmul (each operand gathered into (batch, m, k1)
         and (batch, k1, k2) matrices, _gather_operand), then scaled; the row max and the
         exponentials of S less it, their row sum (reduce_tile), P V a second matmul, over
-        the sum; gathered into the result's dims unless it holds them in order. A mask
-        operand and a score-modifying region are UNIMPLEMENTED."""
+        the sum; gathered into the result's dims (one gather launch, also where they are
+        in order). A mask operand and a score-modifying region are UNIMPLEMENTED."""
         q_v, k_v, v_v, scale_v, *mask_v, out_v = list(op.operands)
         region = op.regions[0].blocks[0]
         if mask_v or list(region.operations)[-1].operands[0] != region.arguments[0]:
