@@ -55,6 +55,15 @@ def call(function, *args) -> list[np.ndarray]:
     return [np.asarray(r.to_host()) if hasattr(r, "to_host") else np.asarray(r) for r in results]
 
 
+def linear(rng: np.random.Generator, fan_in: int, fan_out: int) -> tuple[np.ndarray, np.ndarray]:
+    """(weight [fan_in, fan_out], bias [fan_out]) drawn like nn.Linear's default init,
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)), the weight first, from `rng`."""
+    bound = 1.0 / np.sqrt(fan_in)
+    w = rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32)
+    b = rng.uniform(-bound, bound, (fan_out,)).astype(np.float32)
+    return w, b
+
+
 def random_input(shape, seed: int = SEED) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
 

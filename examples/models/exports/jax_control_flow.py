@@ -43,12 +43,8 @@ def build():
     """The function to jit, its weights closed over (seeded)."""
     rng = np.random.default_rng(0)
 
-    def linear(fan_in, fan_out):
-        bound = 1.0 / np.sqrt(fan_in)
-        return (rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32),
-                rng.uniform(-bound, bound, (fan_out,)).astype(np.float32))
-
-    (w1, b1), (w2, _), (w3, b3) = linear(D_IN, D_HIDDEN), linear(D_HIDDEN, D_IN), linear(D_IN, D_IN)
+    (w1, b1), (w2, _), (w3, b3) = (iree_check.linear(rng, *sizes) for sizes in
+                                    ((D_IN, D_HIDDEN), (D_HIDDEN, D_IN), (D_IN, D_IN)))
 
     def control_flow(x):
         h = lax.cond(jnp.mean(x) > 0,

@@ -35,22 +35,16 @@ import numpy as np
 NODES, EDGES, FEATURES, HIDDEN, CLASSES = 48, 192, 16, 32, 4
 
 
-def linear(rng, fan_in: int, fan_out: int):
-    bound = 1.0 / np.sqrt(fan_in)
-    w = rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32)
-    b = rng.uniform(-bound, bound, (fan_out,)).astype(np.float32)
-    return w, b
-
-
 def build():
     """The function to jit, its weights closed over (seeded)."""
     rng = np.random.default_rng(0)
     layers = []
     width = FEATURES
     for _ in range(2):
-        layers.append((linear(rng, 2 * width, HIDDEN), linear(rng, width + 2 * HIDDEN, HIDDEN)))
+        message, update = iree_check.linear(rng, 2 * width, HIDDEN), iree_check.linear(rng, width + 2 * HIDDEN, HIDDEN)
+        layers.append((message, update))
         width = HIDDEN
-    w_out, b_out = linear(rng, HIDDEN, CLASSES)
+    w_out, b_out = iree_check.linear(rng, HIDDEN, CLASSES)
 
     def gnn(x, src, dst):
         degree = jax.ops.segment_sum(jnp.ones((EDGES,), jnp.float32), dst, NODES)

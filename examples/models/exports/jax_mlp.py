@@ -29,18 +29,11 @@ import numpy as np
 BATCH, D_IN, D_HIDDEN = 8, 64, 128
 
 
-def linear(rng, fan_in: int, fan_out: int):
-    bound = 1.0 / np.sqrt(fan_in)
-    w = rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32)
-    b = rng.uniform(-bound, bound, (fan_out,)).astype(np.float32)
-    return w, b
-
-
 def build():
     """The jitted-ready function, its weights closed over (seeded)."""
     rng = np.random.default_rng(0)
-    w1, b1 = linear(rng, D_IN, D_HIDDEN)
-    w2, b2 = linear(rng, D_HIDDEN, D_IN)
+    w1, b1 = iree_check.linear(rng, D_IN, D_HIDDEN)
+    w2, b2 = iree_check.linear(rng, D_HIDDEN, D_IN)
 
     def mlp(x):
         h = jax.nn.relu(x @ w1 + b1)
