@@ -2489,10 +2489,7 @@ class DispatchLowering:
     def _last_match(self, op, places: Tensor, n_places: int) -> Tensor:
         """(n_places, 1) int32: for each place o, the last u whose places[u] == o (-1 for
         none), an exact int32 max over the (place, u) space."""
-        n = math.prod(places.shape)
-        number = Tensor((1, n), ref=("constant", np.arange(n, dtype=np.int32).reshape(1, -1)),
-                        data_format=INTEGER_FORMAT)
-        space, match = self._matched(op, places, n_places, number, -1)
+        space, match = self._matched(op, places, n_places, self._positions((1, math.prod(places.shape)), 1), -1)
         return self._integer_extreme(op, match, space, -1, (n_places, 1), (n_places, 1), True, True)
 
     def _matched(self, op, places: Tensor, n_places: int, chosen: Tensor, otherwise: int | float,
@@ -2515,8 +2512,7 @@ class DispatchLowering:
             broadcasts = (Broadcast.COL, Broadcast.SCALAR, Broadcast.NONE)
         row = self._gather(op, places, np.arange(n).reshape(shapes[0]))
         chosen = self._gather(op, chosen, np.arange(math.prod(chosen.shape)).reshape(shapes[2]))
-        place_of = Tensor(shapes[1], ref=("constant", np.arange(n_places, dtype=np.int32).reshape(shapes[1])),
-                          data_format=INTEGER_FORMAT)
+        place_of = self._positions(shapes[1], 0)
         batched = width is not None
         integer = isinstance(otherwise, int)
         out = self._temp(space, space, INTEGER_FORMAT if integer else None)
@@ -2554,8 +2550,7 @@ class DispatchLowering:
         n_rows, n_slice = math.prod(shape[:depth]), math.prod(slice_shape)
         rows = self._places(op, indices, dimension_map, shape[:depth], n_batch, (), mask)
         if combine.name in ("arith.addf", "arith.addi") and (not width or n_batch <= INTEGER_MATMUL_LIMIT):
-            ones = Tensor((1, n_batch), ref=("constant", np.ones((1, n_batch), np.int32 if width else np.float32)),
-                          data_format=INTEGER_FORMAT if width else DataFormat.float32)
+            ones = Tensor((1, n_batch), fill=1 if width else 1.0, data_format=INTEGER_FORMAT if width else None)
             _, one_hot = self._matched(op, rows, n_rows, ones, identity)
             slices = self._gather(op, self._gatherable(op, updates),
                                   np.arange(n_batch * n_slice).reshape(n_batch, n_slice))
