@@ -1303,6 +1303,40 @@ CASES["attention"] = Case(mlir("""
     }
 """))  # torch's scaled_dot_product_attention as IREE takes it (sequence-first operands, heads as batch), and
 # the plain (batch, m, k) form with sequences that are not whole tiles
+CASES["attention_masked"] = Case(mlir("""
+    #q = affine_map<(b, m, n, k1, k2) -> (b, m, k1)>
+    #k = affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>
+    #v = affine_map<(b, m, n, k1, k2) -> (b, k2, n)>
+    #s = affine_map<(b, m, n, k1, k2) -> ()>
+    #shared = affine_map<(b, m, n, k1, k2) -> (m, k2)>
+    #mask = affine_map<(b, m, n, k1, k2) -> (b, m, k2)>
+    #o = affine_map<(b, m, n, k1, k2) -> (b, m, n)>
+    func.func @main(%q: tensor<3x40x24xf32>, %k: tensor<3x50x24xf32>, %v: tensor<3x50x8xf32>,
+                    %bias: tensor<40x50xf32>, %keep: tensor<3x40x50xi8>) -> (tensor<3x40x8xf32>, tensor<3x40x8xf32>) {
+      %scale = arith.constant 0.25 : f32
+      %e = tensor.empty() : tensor<3x40x8xf32>
+      %r = iree_linalg_ext.attention <indexing_maps = [#q, #k, #v, #s, #shared, #o]>
+          ins(%q, %k, %v, %scale, %bias : tensor<3x40x24xf32>, tensor<3x50x24xf32>, tensor<3x50x8xf32>, f32,
+              tensor<40x50xf32>) outs(%e : tensor<3x40x8xf32>) {
+        ^bb0(%x: f32):
+          iree_linalg_ext.yield %x : f32
+      } -> tensor<3x40x8xf32>
+      %bits = arith.trunci %keep : tensor<3x40x50xi8> to tensor<3x40x50xi1>
+      %r2 = iree_linalg_ext.attention <indexing_maps = [#q, #k, #v, #s, #mask, #o]>
+          ins(%q, %k, %v, %scale, %bits : tensor<3x40x24xf32>, tensor<3x50x24xf32>, tensor<3x50x8xf32>, f32,
+              tensor<3x40x50xi1>) outs(%e : tensor<3x40x8xf32>) {
+        ^bb0(%x: f32):
+          %cap = arith.constant 2.0 : f32
+          %t = arith.divf %x, %cap : f32
+          %h = math.tanh %t : f32
+          %c = arith.mulf %h, %cap : f32
+          iree_linalg_ext.yield %c : f32
+      } -> tensor<3x40x8xf32>
+      return %r, %r2 : tensor<3x40x8xf32>, tensor<3x40x8xf32>
+    }
+"""), inputs=(1.0, 1.0, 1.0, 2.0, (0, 4)))  # masks (an additive float one shared by the batch, as an
+# attn_mask; an i1 one from i8 whose high bits are set too, as a bool mask or torch's is_causal) and a region
+# that modifies the scores (a tanh soft cap)
 CASES["float_to_int64"] = Case(mlir("""
     func.func @main(%x: tensor<40xf32>, %y: tensor<40xf32>) -> (tensor<40xi64>, tensor<40xi64>) {
       %xi = stablehlo.convert %x : (tensor<40xf32>) -> tensor<40xi64>

@@ -2290,21 +2290,22 @@ class DispatchLowering:
         self.values[op.results[0]] = self._gather(op, product, table)
 
     def attention(self, op) -> None:
-        """iree_linalg_ext.attention (torch's scaled_dot_product_attention): softmax(Q K^T
-        scale) V over the op's maps, its loops sorted by role from them: batch (in Q, K, V
-        and the result), m (Q and the result), k1 (Q and K), k2 (K and V), n (V and the
-        result). S = Q K^T one batched matmul (each operand gathered into (batch, m, k1)
-        and (batch, k1, k2) matrices, _gather_operand), then scaled; the row max and the
+        """iree_linalg_ext.attention (torch's scaled_dot_product_attention): softmax(S) V
+        with S = Q K^T scale through the region, plus the mask, over the op's maps, its loops
+        sorted by role from them: batch (in Q, K, V and the result), m (Q and the result),
+        k1 (Q and K), k2 (K and V), n (V and the result). Q K^T is one batched matmul (each
+        operand gathered into (batch, m, k1) and (batch, k1, k2) matrices,
+        _gather_operand); one fused kernel scales it, applies the region (to S log2(e), then
+        over log2(e), as IREE's decomposition for exp2 does: llvm-cpu's results) and adds
+        the mask (a float mask as it is; an integer one 0 where its low bit is set, else
+        -inf: torch's `attn_mask` and `is_causal`); the row max and the
         exponentials of S less it, their row sum (reduce_tile), P V a second matmul, over
         the sum; gathered into the result's dims (one gather launch, also where they are
-        in order). A mask operand and a score-modifying region are UNIMPLEMENTED."""
+        in order)."""
         q_v, k_v, v_v, scale_v, *mask_v, out_v = list(op.operands)
-        region = op.regions[0].blocks[0]
-        if mask_v or list(region.operations)[-1].operands[0] != region.arguments[0]:
-            raise unimplemented(op, "iree_linalg_ext.attention with a mask or a region that modifies the scores")
         q, k, v, out = (self.values[x] for x in (q_v, k_v, v_v, out_v))
         exprs = _affine(op)
-        maps = [_projection(exprs[i]) for i in (0, 1, 2, 4)]
+        maps = [_projection(exprs[i]) for i in (0, 1, 2, -1)]
         if any(dims is None for dims in maps):
             raise unimplemented(op, f"iree_linalg_ext.attention with maps {exprs}: the lowering takes projections")
         q_dims, k_dims, v_dims, out_dims = maps
@@ -2327,11 +2328,28 @@ class DispatchLowering:
         space = scores.device_shape
         row = (*space[:-1], 1)
         inputs: list = [(scores, FusedInput(self._format(scores)))]
+        code = _Code({}, inputs, lambda value: self._scalar_leaf(value, inputs))
         scale = self._scalar_leaf(scale_v, inputs)
         if scale is None:
             raise unimplemented(op, "iree_linalg_ext.attention with a scale computed in the dispatch")
+        region = op.regions[0].blocks[0]
+        score = code.binary(SfpuOp.MUL, code.emit(Input(0)), code.emit(scale))
+        result = list(region.operations)[-1].operands[0]
+        if result != region.arguments[0]:  # as IREE's decomposition with exp2: the region sees S log2(e)
+            code.memo[region.arguments[0]] = code.emit(Unary(SfpuOp.MUL_SCALAR, score, math.log2(math.e)))
+            score = code.emit(Unary(SfpuOp.MUL_SCALAR, code.value(result), math.log(2)))
+        if mask_v:
+            mask = self._gather_operand(op, self.values[mask_v[0]], exprs[4], outer + [m, k2], extents,
+                                        scores.shape, space)
+            inputs.append((mask, FusedInput(self._format(mask))))
+            added = code.emit(Input(len(inputs) - 1))
+            if integer_width(mask_v[0].type.element_type) is not None:
+                kept = code.binary(SfpuOp.AND, added, code.int_constant(1))
+                added = code.emit(Ternary(SfpuOp.WHERE_INT, kept, code.emit(Constant(0.0)),
+                                          code.emit(Constant(-math.inf))))
+            score = code.binary(SfpuOp.ADD, score, added)
         scaled = self._temp(scores.shape, space)
-        self._fused(op, [Input(0), scale, Binary(SfpuOp.MUL, 0, 1)], inputs, scaled)
+        self._fused(op, *_cone(code.code, score, inputs), scaled)
         largest = self._reduced(op, scaled, "arith.maximumf", 0, space, -1, row, row)
         weights = self._temp(scores.shape, space)
         self._fused(op, [Input(0), Input(1), Binary(SfpuOp.SUB, 0, 1), Unary(SfpuOp.EXP, 2)],
