@@ -57,4 +57,5 @@ CALLS = {
                   for seed, start in ((0, 3), (1, 11))],
     "torch_encoder": [("main", [token_ids((2, 12), 50, 0).astype(np.int64)])],
     "torch_unet": [("main", [normal((1, 4, 16, 16), 0)])],
+    "torch_gpt": [("main", [token_ids((2, 12), 50, 0).astype(np.int64), padding_mask((2, 12), 4).astype(np.int64)])],
 }
