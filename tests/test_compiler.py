@@ -1012,6 +1012,30 @@ CASES["sort_key_and_payload"] = Case(mlir("""
       return %r#0, %r#1 : tensor<3x37xf32>, tensor<3x37xi32>
     }
 """), inputs=(1.0, (-1000, 1000)))  # descending, 37 (padded to 64) along dim 1, a payload carried
+CASES["sort_int64"] = Case(mlir("""
+    func.func @main(%k: tensor<3x37xi64>, %j: tensor<3x37xi64>, %x: tensor<3x37xf32>)
+        -> (tensor<3x37xi64>, tensor<3x37xf32>, tensor<3x37xi64>) {
+      %big = stablehlo.constant dense<3000000000> : tensor<3x37xi64>
+      %scaled = stablehlo.multiply %k, %big : tensor<3x37xi64>
+      %key = stablehlo.add %scaled, %j : tensor<3x37xi64>
+      %r:2 = "stablehlo.sort"(%key, %x) ({
+        ^bb0(%a: tensor<i64>, %b: tensor<i64>, %c: tensor<f32>, %d: tensor<f32>):
+          %lt = stablehlo.compare LT, %a, %b, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+          stablehlo.return %lt : tensor<i1>
+      }) {dimension = 1 : i64, is_stable = true} : (tensor<3x37xi64>, tensor<3x37xf32>)
+          -> (tensor<3x37xi64>, tensor<3x37xf32>)
+      %iota = stablehlo.iota dim = 1 : tensor<3x37xi64>
+      %s:2 = "stablehlo.sort"(%x, %iota) ({
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i64>, %d: tensor<i64>):
+          %gt = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+          stablehlo.return %gt : tensor<i1>
+      }) {dimension = 1 : i64, is_stable = true} : (tensor<3x37xf32>, tensor<3x37xi64>)
+          -> (tensor<3x37xf32>, tensor<3x37xi64>)
+      return %r#0, %r#1, %s#1 : tensor<3x37xi64>, tensor<3x37xf32>, tensor<3x37xi64>
+    }
+"""), inputs=((-4, 4), (-100000, 100000), 1.0))  # i64 keys whose high words differ (distinct: llvm-cpu's
+# sort does not keep repeats in order; test_int64_sort_is_stable), and torch.argsort's form: float keys carrying
+# int64 positions
 CASES["topk_and_arg_compare"] = Case(mlir("""
     func.func @main(%x: tensor<4x50xf32>) -> (tensor<4x5xf32>, tensor<4x5xi32>, tensor<4xf32>, tensor<4xi32>) {
       %ninf = arith.constant 0xFF800000 : f32
@@ -1503,6 +1527,29 @@ CASES["argmax_multi_result_reduce"] = Case(mlir("""
       return %v, %i : tensor<40xf32>, tensor<40xi32>
     }
 """), inputs=((0.0, 6.0),))
+CASES["argmax_int64"] = Case(mlir("""
+    func.func @main(%x: tensor<40x75xf32>, %base: tensor<i64>) -> (tensor<40xf32>, tensor<40xi64>) {
+      %r = stablehlo.round_nearest_even %x : tensor<40x75xf32>
+      %iota = stablehlo.iota dim = 1 : tensor<40x75xi64>
+      %b = stablehlo.broadcast_in_dim %base, dims = [] : (tensor<i64>) -> tensor<40x75xi64>
+      %index = stablehlo.add %iota, %b : tensor<40x75xi64>
+      %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %zero = stablehlo.constant dense<0> : tensor<i64>
+      %v, %i = "stablehlo.reduce"(%r, %index, %ninf, %zero) ({
+        ^bb0(%a: tensor<f32>, %ai: tensor<i64>, %b2: tensor<f32>, %bi: tensor<i64>):
+          %gt = stablehlo.compare GT, %a, %b2 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+          %eq = stablehlo.compare EQ, %a, %b2 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+          %m = stablehlo.select %gt, %a, %b2 : tensor<i1>, tensor<f32>
+          %mi = stablehlo.minimum %ai, %bi : tensor<i64>
+          %si = stablehlo.select %gt, %ai, %bi : tensor<i1>, tensor<i64>
+          %k = stablehlo.select %eq, %mi, %si : tensor<i1>, tensor<i64>
+          stablehlo.return %m, %k : tensor<f32>, tensor<i64>
+      }) {dimensions = array<i64: 1>}
+          : (tensor<40x75xf32>, tensor<40x75xi64>, tensor<f32>, tensor<i64>) -> (tensor<40xf32>, tensor<40xi64>)
+      return %v, %i : tensor<40xf32>, tensor<40xi64>
+    }
+"""), inputs=((0.0, 6.0), (1 << 33, 1 << 34)))  # the same with i64 indices (torch's max(dim) and argmax give
+# int64), offset past 2^33 so that their high words count
 # An RFFT of 64 points over 3 rows: IREE's Cooley-Tukey stages (iree_linalg_ext.fft, its
 # coefficients computed in the dispatch or given), each a gather of the partners and fused code.
 # IREE writes both parts into one buffer at a push-constant offset: lowered for each call.
@@ -2044,6 +2091,21 @@ def check_case(name: str):
 @pytest.mark.parametrize("name", list(CASES))
 def test_case(name):
     check_case(name)
+
+
+def test_int64_sort_is_stable():
+    """sort_int64 with repeated i64 keys keeps their payloads in their original order, as
+    the op's is_stable asks (llvm-cpu's own sort does not here: numpy's stable sort is
+    the reference)."""
+    rng = np.random.default_rng(SEED)
+    k, j = (rng.integers(-n, n, (3, 37)) for n in (4, 2))
+    x = rng.standard_normal((3, 37)).astype(np.float32)
+    key = k * 3000000000 + j
+    assert len(np.unique(key[0])) < 30  # many repeats
+    keys, payload, _ = load("sort_int64").main(k, j, x)
+    order = np.argsort(key, axis=1, kind="stable")
+    np.testing.assert_array_equal(np.asarray(keys), np.take_along_axis(key, order, 1))
+    np.testing.assert_array_equal(np.asarray(payload), np.take_along_axis(x, order, 1))
 
 
 def test_combined_reference_is_standalone():

@@ -995,7 +995,7 @@ _INT64_OPS = ("addi", "subi", "muli", "andi", "ori", "xori", "max/min (signed an
 # Ops of a dispatch that handle i64 tensors (as pairs of int32 tensors); any other op on
 # one is UNIMPLEMENTED.
 _WIDE_AWARE = ("iree_tensor_ext.dispatch.tensor.load", "iree_tensor_ext.dispatch.tensor.store", "linalg.generic",
-               "tensor.extract", "tensor.extract_slice", "arith.constant", "tensor.empty")
+               "tensor.extract", "tensor.extract_slice", "arith.constant", "tensor.empty", "iree_linalg_ext.sort")
 DYNAMIC = -(1 << 63)  # MLIR's kDynamic in static offsets and sizes
 # iree_linalg_ext ops built from gathers, fused kernels and matmuls -> DispatchLowering's method.
 _NETWORK_OPS = {"iree_linalg_ext.sort": "sort", "iree_linalg_ext.topk": "topk", "iree_linalg_ext.topk_v2": "topk",
@@ -1585,11 +1585,11 @@ class DispatchLowering:
         indices = _slice_indices(source.shape, offsets, sizes, strides).reshape(_shape(op, op.results[0].type))
         return self._gather_words(op, source, indices)
 
-    def _gather_words(self, op, source: Tensor, indices: np.ndarray) -> Tensor:
+    def _gather_words(self, op, source: Tensor, indices: np.ndarray, fill=0) -> Tensor:
         """_gather of a tensor and, for a pair type (i64, complex), of its high words too."""
-        low = self._gather(op, source, indices)
+        low = self._gather(op, source, indices, fill)
         if source.high is not None:
-            low.high = self._gather(op, source.high, indices)
+            low.high = self._gather(op, source.high, indices, fill)
         return low
 
     def constant(self, op) -> Tensor:
@@ -1997,7 +1997,7 @@ class DispatchLowering:
         along = [1] * len(tensor.shape)
         along[d] = len(positions)
         taken = np.where(positions.reshape(along) >= 0, taken, -1)
-        return self._gather(op, tensor, taken.reshape(shape or taken.shape), fill)
+        return self._gather_words(op, tensor, taken.reshape(shape or taken.shape), fill)
 
     @staticmethod
     def _positions(shape, d: int, values=None) -> Tensor:
@@ -2011,13 +2011,19 @@ class DispatchLowering:
         """keys and payloads sorted along dim `d` by the op's comparator region (its block
         arguments a pair per key: (a, b) -> a goes first), ties by original position
         (so it is stable): a bitonic network over the dim padded to a power of two, each
-        compare-exchange a gather of the partners and one fused kernel per tensor. Returns
-        (the sorted tensors, keys then payloads, each of the padded length; the original
-        positions, which the padding's exceed)."""
+        compare-exchange a gather of the partners and one fused kernel per word tensor (an
+        i64's or a complex's two words move as two tensors). Returns (the sorted tensors,
+        keys then payloads, each of the padded length; the original positions, which the
+        padding's exceed)."""
         n = keys[0].shape[d]
         size = 1 << max(n - 1, 0).bit_length()
         pad = [i if i < n else -1 for i in range(size)]
-        tensors = [self._along(op, t, pad, d) for t in keys + payloads]
+        spans, words = [], []  # each tensor's words' places in `words`
+        for t in keys + payloads:
+            taken = self._along(op, t, pad, d)
+            spans.append(range(len(words), len(words) + (1 if taken.high is None else 2)))
+            words += [taken] if taken.high is None else [taken, taken.high]
+        tensors = words
         order = self._positions(tensors[0].shape, d)
         k = 2
         while k <= size:
@@ -2025,15 +2031,20 @@ class DispatchLowering:
             while j >= 1:
                 partner = [i ^ j for i in range(size)]
                 keep_first = [int((i < partner[i]) == (i & k == 0)) for i in range(size)]
-                tensors, order = self._exchange(op, len(keys), tensors, order, partner, keep_first, n, d)
+                tensors, order = self._exchange(op, spans[:len(keys)], tensors, order, partner, keep_first, n, d)
                 j //= 2
             k *= 2
-        return tensors, order
+        for span in spans:
+            if len(span) == 2:
+                tensors[span[0]].high = tensors[span[1]]
+        return [tensors[span[0]] for span in spans], order
 
-    def _exchange(self, op, keys: int, tensors: list[Tensor], order: Tensor, partner, keep_first, n: int, d: int):
-        """One compare-exchange stage of _network: place i along dim d and place
-        partner[i] compare their elements; place i keeps the one that goes first if
-        keep_first[i], else the other. Returns (tensors, order) after it."""
+    def _exchange(self, op, keys: list[range], tensors: list[Tensor], order: Tensor, partner, keep_first, n: int,
+                  d: int):
+        """One compare-exchange stage of _network over word tensors (`keys`: each key's
+        words' places among them): place i along dim d and place partner[i] compare their
+        elements; place i keeps the one that goes first if keep_first[i], else the other.
+        Returns (tensors, order) after it."""
         region = op.regions[0].blocks[0]
         result = list(region.operations)[-1].operands[0]
         shape, m = order.shape, len(tensors)
@@ -2046,9 +2057,10 @@ class DispatchLowering:
 
         def precedes(first: int, second: int) -> int:
             """The region's verdict with the tensors from input `first` as a, `second` as b."""
-            code.leaves = {region.arguments[2 * i + side]: Input(base + i)
-                           for i in range(keys) for side, base in ((0, first), (1, second))}
-            code.memo = {}
+            code.leaves = {region.arguments[2 * i + side]: Input(base + span[0]) if len(span) == 1 else
+                           (Input(base + span[0]), Input(base + span[1]))
+                           for i, span in enumerate(keys) for side, base in ((0, first), (1, second))}
+            code.memo, code.pairs = {}, {}
             return code.result(result)
 
         def emit(sfpu: SfpuOp, a: int, b: int) -> int:
@@ -2764,7 +2776,8 @@ class DispatchLowering:
         accumulators) and the second (as element values), a gather of each half and one
         fused kernel per result, an odd element passing through; last, the body with the
         init values. The body must be associative and commutative, as a reduce's is taken
-        to be (StableHLO leaves the order to the implementation)."""
+        to be (StableHLO leaves the order to the implementation). An i64 result (torch's
+        argmax index) is carried as its two words."""
         iterators, exprs = _iterators(op), _affine(op)
         maps = [_projection(e) for e in exprs]
         reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
@@ -2774,7 +2787,8 @@ class DispatchLowering:
                                     f"through maps that are not projections ({exprs})")
         operands = list(op.operands)
         for v in operands:
-            _check_element_type(op, v.type)
+            if not is_wide(v.type):
+                _check_element_type(op, v.type)
         block = op.regions[0].blocks[0]
         body, yields = list(block.operations)[:-1], list(block.operations)[-1].operands
         accumulators = list(block.arguments)[n_in:]
@@ -2792,11 +2806,22 @@ class DispatchLowering:
         space, axis = self._space(ins, None, [*maps[:n_in], list(range(len(iterators)))], extents)
         inputs: list = []
         builder = self._code(op, ins, maps, space, axis, n_in, inputs)
-        x = []
-        for value, fmt in zip(elements, formats):
-            code, value_inputs = _cone(builder.code, builder.result(value), inputs)
-            x.append(self._temp(tuple(extents), space, fmt))
-            self._fused(op, code, value_inputs, x[-1])
+        def computed(code: _Code, inputs: list, values: list[int], shape, device_shape, fmt) -> Tensor:
+            """A tensor of the code's `values` (one, or an i64's two words), a kernel each."""
+            words = []
+            for value in values:
+                sub_code, sub_inputs = _cone(code.code, value, inputs)
+                words.append(self._temp(shape, device_shape, fmt))
+                self._fused(op, sub_code, sub_inputs, words[-1])
+            if len(words) == 2:
+                words[0].high = words[1]
+            return words[0]
+
+        def word_values(code: _Code, v) -> list[int]:
+            return list(code.pair(v)) if is_wide(v.type) else [code.result(v)]
+
+        x = [computed(builder, inputs, word_values(builder, value), tuple(extents), space, fmt)
+             for value, fmt in zip(elements, formats)]
 
         def combined(firsts: list[Tensor], seconds: list[Tensor], mask: Tensor | None) -> list[Tensor]:
             """The body with accumulators `firsts` and element values `seconds`, each result
@@ -2806,17 +2831,16 @@ class DispatchLowering:
             results = []
             for k in range(n_out):
                 inputs: list = []
-                leaves = {v: self._leaf(op, t, inputs, device_shape)
+                leaves = {v: self._leaf(op, t, inputs, device_shape) if t.high is None else
+                          (self._leaf(op, t, inputs, device_shape), self._leaf(op, t.high, inputs, device_shape))
                           for v, t in [*zip(accumulators, firsts), *zip(elements, seconds)]}
                 code = _Code(leaves, inputs, lambda v, inputs=inputs: self._scalar_leaf(v, inputs))
-                value = code.result(yields[k])
+                values = word_values(code, yields[k])
                 if mask is not None:
-                    value = code.emit(Ternary(SfpuOp.WHERE_INT, code.emit(self._leaf(op, mask, inputs, device_shape)),
-                                              value, code.value(accumulators[k])))
-                sub_code, sub_inputs = _cone(code.code, value, inputs)
-                out = self._temp(shape, device_shape, formats[k])
-                self._fused(op, sub_code, sub_inputs, out)
-                results.append(out)
+                    keep = code.emit(self._leaf(op, mask, inputs, device_shape))
+                    values = [code.emit(Ternary(SfpuOp.WHERE_INT, keep, value, current))
+                              for value, current in zip(values, word_values(code, accumulators[k]))]
+                results.append(computed(code, inputs, values, shape, device_shape, formats[k]))
             return results
 
         n = extents[r]
