@@ -72,7 +72,8 @@ from tt_hal.compiler import dispatch, frontend, lowering, tolerance
 from tt_hal.compiler import reference as llvm_cpu
 from tt_hal.compiler.reference import function_signatures, run_llvm_cpu
 from tt_hal.kernels import rowmajor
-from tt_hal.kernels.fused import FUSED_INPUTS, FUSED_ROW_TILE_INPUTS
+from tt_hal.kernels.fused import FUSED_INPUTS, FUSED_ROW_TILE_INPUTS, Constant, FusedInput, Input, Ternary
+from tt_hal.target.isa import SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import ArgKind, BindingSource
 from tt_hal.target.ttx import read_executable
@@ -1327,6 +1328,41 @@ CASES["attention"] = Case(mlir("""
     }
 """))  # torch's scaled_dot_product_attention as IREE takes it (sequence-first operands, heads as batch), and
 # the plain (batch, m, k) form with sequences that are not whole tiles
+CASES["extract_at_int64_indices"] = Case(mlir("""
+    #c = affine_map<(d0, d1, d2) -> (d0)>
+    #h = affine_map<(d0, d1, d2) -> (d1)>
+    #w = affine_map<(d0, d1, d2) -> (d2)>
+    #all = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+    func.func @main(%src: tensor<64x4x4xf32>, %bias: tensor<64xf32>, %rows: tensor<8xi64>, %columns: tensor<8xi64>)
+        -> tensor<64x8x8xf32> {
+      %e = tensor.empty() : tensor<64x8x8xf32>
+      %r = linalg.generic {indexing_maps = [#c, #h, #w, #all], iterator_types = ["parallel", "parallel", "parallel"]}
+          ins(%bias, %rows, %columns : tensor<64xf32>, tensor<8xi64>, tensor<8xi64>) outs(%e : tensor<64x8x8xf32>) {
+        ^bb0(%b: f32, %row: i64, %column: i64, %out: f32):
+          %zero = arith.constant 0 : i64
+          %four = arith.constant 4 : i64
+          %c = linalg.index 0 : index
+          %h = linalg.index 1 : index
+          %rn = arith.cmpi slt, %row, %zero : i64
+          %rw = arith.addi %row, %four : i64
+          %ri = arith.select %rn, %rw, %row : i64
+          %cn = arith.cmpi slt, %column, %zero : i64
+          %cw = arith.addi %column, %four : i64
+          %ci = arith.select %cn, %cw, %column : i64
+          %i = arith.index_cast %ri : i64 to index
+          %j = arith.index_cast %ci : i64 to index
+          %x = tensor.extract %src[%c, %i, %j] : tensor<64x4x4xf32>
+          %hi = arith.index_cast %h : index to i32
+          %hf = arith.sitofp %hi : i32 to f32
+          %y = arith.addf %x, %b : f32
+          %z = arith.addf %y, %hf : f32
+          linalg.yield %z : f32
+      } -> tensor<64x8x8xf32>
+      return %r : tensor<64x8x8xf32>
+    }
+"""), inputs=(1.0, 1.0, (-4, 4), (-4, 4)))  # torch's interpolate as IREE fuses it: source places from int64
+# indices (negative ones wrapped, as torch's indexing does), read by tensor.extract, over (C, H, W) = (64, 8, 8)
+# with small trailing dims, beside linalg.index
 CASES["attention_masked"] = Case(mlir("""
     #q = affine_map<(b, m, n, k1, k2) -> (b, m, k1)>
     #k = affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>
@@ -2332,6 +2368,33 @@ def test_small_trailing_dims_are_merged_into_whole_tiles():
              if any(kernel.name.startswith("eltwise_fused") for kernel in stage.program.kernels)]
     tiles = [stage.constants[0].value for stage in fused if stage.constants and stage.constants[0].value]
     assert fused and max(tiles) <= 8, tiles
+
+
+def test_loops_with_indices_and_extracts_are_merged_into_whole_tiles():
+    """extract_at_int64_indices's (64, 8, 8) loops run as (64, 64) in 4 tiles, not 64
+    almost empty ones: linalg.index reads its loop's place in the merged one, and the
+    extract's index table is computed over the merged loops."""
+    exports = read_executable(embedded_executable(vmfb("extract_at_int64_indices")))
+    fused = [stage for export in exports for stage in export.stages
+             if any(kernel.name.startswith("eltwise_fused") for kernel in stage.program.kernels)]
+    tiles = [stage.constants[0].value for stage in fused if stage.constants and stage.constants[0].value]
+    assert fused and max(tiles) <= 4, tiles
+
+
+def test_integer_identities_leave_the_code():
+    """_Code drops an integer op whose constant operand decides it (x + 0, x & 0, x <u 0,
+    a select on a constant) and keeps x | 0 of a float x, which is how its bits become an
+    integer."""
+    inputs = [(None, FusedInput(DataFormat.int32)), (None, FusedInput(DataFormat.float32))]
+    code = lowering._Code({}, inputs, lambda value: None)
+    x, f, zero, one = (code.emit(i) for i in (Input(0), Input(1), Constant(0, True), Constant(1, True)))
+    assert code.binary(SfpuOp.ADD_INT, x, zero) == x and code.binary(SfpuOp.ADD_INT, zero, x) == x
+    assert code.binary(SfpuOp.AND, x, zero) == zero and code.binary(SfpuOp.MUL_INT, one, x) == x
+    assert code.binary(SfpuOp.LT_UINT, x, zero) == zero
+    assert code.emit(Ternary(SfpuOp.WHERE_INT, one, x, zero)) == x
+    kept = len(code.code)
+    assert code.binary(SfpuOp.LT_UINT, zero, x) == kept  # 0 <u x depends on x
+    assert code.as_bits(f) == kept + 2 and code.integer[kept + 2]  # (after its constant 0)
 
 
 @pytest.mark.parametrize("name, gathers", [

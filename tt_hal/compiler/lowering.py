@@ -492,9 +492,36 @@ class _Code:
         self.int64 = int64.Pairs(self.emit)
 
     def emit(self, instruction: Instruction) -> int:
+        same = self._simplified(instruction)
+        if same is not None:
+            return same
         self.code.append(instruction)
         self.integer.append(fused.is_integer(instruction, self.integer, [fi for _, fi in self.inputs]))
         return len(self.code) - 1
+
+    def _known(self, value: int) -> int | None:
+        """The int32 a value is, where it is an integer constant."""
+        instruction = self.code[value]
+        if isinstance(instruction, Constant) and instruction.integer:
+            return instruction.value - (1 << 32) if instruction.value >= 1 << 31 else instruction.value
+        return None
+
+    def _simplified(self, instruction: Instruction) -> int | None:
+        """The value an integer op with a known operand already is (x + 0, x & 0, x | 0,
+        x * 1, x <u 0, a select on a constant), or None: i64 code against constants (a
+        compare with 0, an add of a small index) keeps only the words that matter, and
+        _cone drops the rest."""
+        if isinstance(instruction, Ternary) and instruction.op == SfpuOp.WHERE_INT:
+            condition = self._known(instruction.c)
+            return None if condition is None else instruction.a if condition else instruction.b
+        if not isinstance(instruction, Binary) or instruction.op not in _IDENTITIES:
+            return None
+        a, b = instruction.a, instruction.b
+        for x, y in ((a, b), (b, a)) if instruction.op in _COMMUTATIVE_INT else ((a, b),):
+            kept = _IDENTITIES[instruction.op].get(self._known(y))
+            if kept == "y" or kept == "x" and self.integer[x]:  # (x | 0 of a float x is its bits: as_bits)
+                return x if kept == "x" else y
+        return None
 
     def int_constant(self, value: int) -> int:
         return self.emit(Constant(value, True))
@@ -992,6 +1019,12 @@ _INT64_EXTREMES = {"arith.maxsi": (True, True), "arith.minsi": (False, True), "a
 _COMPLEX_OPS = ("complex.create", "re", "im", "conj", "neg", "add", "sub", "mul", "select")
 _INT64_OPS = ("addi", "subi", "muli", "andi", "ori", "xori", "max/min (signed and unsigned)", "cmpi", "select",
               "shifts by constants", "extsi/extui/trunci/index_cast", "sitofp/uitofp", "fptosi")
+# Integer ops with an operand y that decides them: {y: the result, x itself or y}
+# (_Code._simplified); the commutative ones in either order.
+_IDENTITIES = {SfpuOp.ADD_INT: {0: "x"}, SfpuOp.SUB_INT: {0: "x"}, SfpuOp.OR: {0: "x", -1: "y"},
+               SfpuOp.XOR: {0: "x"}, SfpuOp.AND: {0: "y", -1: "x"}, SfpuOp.MUL_INT: {0: "y", 1: "x"},
+               SfpuOp.SHL: {0: "x"}, SfpuOp.SHR: {0: "x"}, SfpuOp.SHRU: {0: "x"}, SfpuOp.LT_UINT: {0: "y"}}
+_COMMUTATIVE_INT = (SfpuOp.ADD_INT, SfpuOp.OR, SfpuOp.XOR, SfpuOp.AND, SfpuOp.MUL_INT)
 # Ops of a dispatch that handle i64 tensors (as pairs of int32 tensors); any other op on
 # one is UNIMPLEMENTED.
 _WIDE_AWARE = ("iree_tensor_ext.dispatch.tensor.load", "iree_tensor_ext.dispatch.tensor.store", "linalg.generic",
@@ -2967,8 +3000,9 @@ class DispatchLowering:
             extents = [extents[d] for d in order]
         if maps[-1] != sorted(maps[-1]):
             raise unimplemented(op, f"a linalg.generic whose result map {maps[-1]} permutes the loops")
+        loops = None
         if not reductions:
-            ins, maps, extents = self._merged_loops(op, ins, maps, extents, body)
+            ins, maps, extents, loops = self._merged_loops(op, ins, maps, extents)
         if reductions and self._contraction(op, ins, init, maps, iterators, extents, body, n_in):
             return
         if reductions and reductions[0] < len(iterators) - 2:  # the reduce kernel reduces one of the last two dims
@@ -2979,11 +3013,11 @@ class DispatchLowering:
             raise unimplemented(op, "a reduction of a flattened tensor")
         if not reductions:
             self.values[op.results[k]] = self._elementwise(op, ins, maps, space, axis, body, n_in,
-                                                           self._temp(init.shape, space, result_format))
+                                                           self._temp(init.shape, space, result_format), loops)
         else:
             self.values[op.results[k]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
 
-    def _merged_loops(self, op, ins, maps, extents, body) -> tuple[list, list, list]:
+    def _merged_loops(self, op, ins, maps, extents) -> tuple[list, list, list, dict | None]:
         """An elementwise generic's (ins, maps, extents) with its loops merged as the
         fewest tiles hold them (_tilings) where it reads its operands in the loops' order
         and every tensor it reads over merged dims is a fill, a constant or a whole loaded
@@ -2996,11 +3030,11 @@ class DispatchLowering:
         8) in 8 tiles, not 256. An operand reading part of a merged group (the group's
         statistics, (4,) over its first dim) is gathered into the merged dims when it
         holds at most EXPANDED_OPERAND elements there. As they are where not (the store
-        or a consumer retiles a merged result once)."""
+        or a consumer retiles a merged result once). Also returns where each loop's index
+        is (linalg.index): {loop: (merged loop, divisor, extent)}, None if unmerged."""
         n = len(extents)
-        if n < 3 or any(inner.name in ("linalg.index", "tensor.extract") for inner in body[:-1]) or \
-                any(dims != sorted(dims) for dims in maps):
-            return ins, maps, extents
+        if n < 3 or any(dims != sorted(dims) for dims in maps):
+            return ins, maps, extents, None
         for groups in _tilings(list(range(n)), extents):
             if len(groups) == n:
                 break  # the loops as they are take no more tiles than the rest
@@ -3015,10 +3049,12 @@ class DispatchLowering:
                     and not _whole_load(tensor) and any(len(groups[a]) > 1 for a in dims)]
             fewer = tile_count(extents) >= MERGE_WITHOUT_HELD * tile_count(merged)
             if all(held) and (held or fewer):
-                ins = [self._gather(op, tensor, table) if table is not None else tensor
+                ins = [self._gather_words(op, tensor, table) if table is not None else tensor
                        for tensor, (_, table) in zip(ins, expansions)]
-                return ins, merged_maps, merged
-        return ins, maps, extents
+                loops = {d: (g, math.prod(extents[e] for e in group[i + 1:]), extents[d])
+                         for g, group in enumerate(groups) for i, d in enumerate(group)}
+                return ins, merged_maps, merged, loops
+        return ins, maps, extents, None
 
     @staticmethod
     def _expansions(ins, maps, groups, extents) -> list | None:
@@ -3459,9 +3495,10 @@ class DispatchLowering:
         flat = np.ravel_multi_index([np.broadcast_to(grid[a], space) for a in axes], tensor.shape)
         return self._gather(op, tensor, flat, merged=True)
 
-    def _code(self, op, ins, maps, space, axis, n_in, inputs) -> _Code:
+    def _code(self, op, ins, maps, space, axis, n_in, inputs, loops=None) -> _Code:
         """The builder of eltwise_fused code over the generic's inputs (fills become
-        constants; an i64 input's leaf is the pair of its words' leaves)."""
+        constants; an i64 input's leaf is the pair of its words' leaves). `loops`: where
+        the body's loops are if _merged_loops merged them."""
         leaves = {}
         arguments = op.regions[0].blocks[0].arguments
 
@@ -3481,6 +3518,9 @@ class DispatchLowering:
             if dim not in index_inputs:
                 if axis is FLAT:
                     values = np.arange(math.prod(space), dtype=np.int32).reshape(space)
+                elif loops is not None:
+                    loop, divisor, extent = loops[dim]
+                    values = np.indices(space, dtype=np.int32)[axis[loop]] // divisor % extent
                 else:
                     values = np.indices(space, dtype=np.int32)[axis[dim]]
                 index_inputs[dim] = Input(len(inputs))
@@ -3522,7 +3562,7 @@ class DispatchLowering:
 
         return _Code(leaves, inputs, lambda v: self._scalar_leaf(v, inputs), index_input, extract_input)
 
-    def _elementwise(self, op, ins, maps, space, axis, body, n_in, out: Tensor) -> Tensor:
+    def _elementwise(self, op, ins, maps, space, axis, body, n_in, out: Tensor, loops=None) -> Tensor:
         result = body[-1].operands[0]
         if isinstance(result, ir.BlockArgument) and result.arg_number == n_in:
             raise unimplemented(op, "a linalg.generic that yields its own output")
@@ -3532,7 +3572,7 @@ class DispatchLowering:
             if permuted is not None:
                 return permuted
         inputs: list = []
-        builder = self._code(op, ins, maps, space, axis, n_in, inputs)
+        builder = self._code(op, ins, maps, space, axis, n_in, inputs, loops)
         if is_pair(result.type):  # an i64 or a complex: its words computed by two kernels
             words = []
             for word in builder.pair(result):
