@@ -1363,6 +1363,33 @@ CASES["extract_at_int64_indices"] = Case(mlir("""
 """), inputs=(1.0, 1.0, (-4, 4), (-4, 4)))  # torch's interpolate as IREE fuses it: source places from int64
 # indices (negative ones wrapped, as torch's indexing does), read by tensor.extract, over (C, H, W) = (64, 8, 8)
 # with small trailing dims, beside linalg.index
+CASES["grouped_conv1d_bias"] = Case(mlir("""
+    #bias = affine_map<(n, g, o, w) -> (g, o)>
+    #all = affine_map<(n, g, o, w) -> (n, g, o, w)>
+    #x = affine_map<(n, g, o, w, c, k) -> (n, g, c, w + k)>
+    #w = affine_map<(n, g, o, w, c, k) -> (g, o, c, k)>
+    #out = affine_map<(n, g, o, w, c, k) -> (n, g, o, w)>
+    func.func @main(%x: tensor<2x4x4x30xf32>, %w: tensor<4x4x4x3xf32>, %bias: tensor<4x4xf32>) -> tensor<2x4x4x28xf32> {
+      %e = tensor.empty() : tensor<2x4x4x28xf32>
+      %f = linalg.generic {indexing_maps = [#bias, #all],
+                           iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+          ins(%bias : tensor<4x4xf32>) outs(%e : tensor<2x4x4x28xf32>) {
+        ^bb0(%in: f32, %out: f32):
+          linalg.yield %in : f32
+      } -> tensor<2x4x4x28xf32>
+      %r = linalg.generic {indexing_maps = [#x, #w, #out],
+                           iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+          ins(%x, %w : tensor<2x4x4x30xf32>, tensor<4x4x4x3xf32>) outs(%f : tensor<2x4x4x28xf32>) {
+        ^bb0(%a: f32, %b: f32, %o: f32):
+          %m = arith.mulf %a, %b : f32
+          %s = arith.addf %o, %m : f32
+          linalg.yield %s : f32
+      } -> tensor<2x4x4x28xf32>
+      return %r : tensor<2x4x4x28xf32>
+    }
+"""))  # torch's Conv1d(16, 16, 3, groups=4) as IREE takes it: (N, G, C/G, W) * (G, O/G, C/G, K), its init the bias
+# (G, O/G) broadcast over (N, G, O/G, W'), merged as (32, 28) rows: the bias read as a window repeating its 16
+# values (a segment stride of 0), which a reader once took as 32 values on
 CASES["attention_masked"] = Case(mlir("""
     #q = affine_map<(b, m, n, k1, k2) -> (b, m, k1)>
     #k = affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>

@@ -1474,10 +1474,12 @@ def _window_indices(window: Window, device_shape) -> np.ndarray:
     as a (batch, rows, columns) array of the matrices of `device_shape`."""
     *batch, rows, columns = device_shape
     segment, group = window.segment or columns, window.row_group or rows
+    # (a segment stride of 0 repeats the segment: a vector read into every row of a merged group)
+    segment_stride = segment if window.segment_stride is None else window.segment_stride
     column, row = np.arange(columns), np.arange(rows)
     return (window.start + np.arange(math.prod(batch))[:, None, None] * window.batch_stride
             + (row // group * (window.row_group_stride or 0) + row % group * window.row_stride)[:, None]
-            + column // segment * (window.segment_stride or segment) + column % segment)
+            + column // segment * segment_stride + column % segment)
 
 
 def _merged_tilings(shape) -> list[tuple]:
