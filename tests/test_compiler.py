@@ -1390,6 +1390,32 @@ CASES["grouped_conv1d_bias"] = Case(mlir("""
 """))  # torch's Conv1d(16, 16, 3, groups=4) as IREE takes it: (N, G, C/G, W) * (G, O/G, C/G, K), its init the bias
 # (G, O/G) broadcast over (N, G, O/G, W'), merged as (32, 28) rows: the bias read as a window repeating its 16
 # values (a segment stride of 0), which a reader once took as 32 values on
+CASES["int64_indices_scatter_gather_and_zero_scan"] = Case(mlir("""
+    func.func @main(%x: tensor<4x5xf32>, %ids: tensor<8x2xi64>, %updates: tensor<8xf32>, %rows: tensor<5x1xi64>)
+        -> (tensor<4x5xf32>, tensor<5x5xf32>, tensor<4x5xf32>) {
+      %s = iree_linalg_ext.scatter dimension_map = [0, 1] unique_indices(false)
+          ins(%updates, %ids : tensor<8xf32>, tensor<8x2xi64>) outs(%x : tensor<4x5xf32>) {
+        ^bb0(%a: f32, %b: f32):
+          iree_linalg_ext.yield %a : f32
+      } -> tensor<4x5xf32>
+      %e = tensor.empty() : tensor<5x5xf32>
+      %g = iree_linalg_ext.gather dimension_map = [0] ins(%x, %rows : tensor<4x5xf32>, tensor<5x1xi64>)
+          outs(%e : tensor<5x5xf32>) -> tensor<5x5xf32>
+      %zero = arith.constant 0.0 : f32
+      %e2 = tensor.empty() : tensor<4x5xf32>
+      %t = tensor.empty() : tensor<4xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4x5xf32>) -> tensor<4x5xf32>
+      %ft = linalg.fill ins(%zero : f32) outs(%t : tensor<4xf32>) -> tensor<4xf32>
+      %c:2 = iree_linalg_ext.scan dimension(1) inclusive(true) ins(%x : tensor<4x5xf32>)
+          outs(%f, %ft : tensor<4x5xf32>, tensor<4xf32>) {
+        ^bb0(%a: f32, %b: f32):
+          %sum = arith.addf %a, %b : f32
+          iree_linalg_ext.yield %sum : f32
+      } -> tensor<4x5xf32>, tensor<4xf32>
+      return %s, %g, %c#0 : tensor<4x5xf32>, tensor<5x5xf32>, tensor<4x5xf32>
+    }
+"""), inputs=(1.0, (0, 4), 1.0, (0, 4)))  # torch's x.scatter(1, ids, v), index_select and cumsum as IREE takes them:
+# int64 indices (saturated to int32 as an index_cast), an accumulator of zeros (a fill)
 CASES["attention_masked"] = Case(mlir("""
     #q = affine_map<(b, m, n, k1, k2) -> (b, m, k1)>
     #k = affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>

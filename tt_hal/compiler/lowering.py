@@ -1028,7 +1028,8 @@ _COMMUTATIVE_INT = (SfpuOp.ADD_INT, SfpuOp.OR, SfpuOp.XOR, SfpuOp.AND, SfpuOp.MU
 # Ops of a dispatch that handle i64 tensors (as pairs of int32 tensors); any other op on
 # one is UNIMPLEMENTED.
 _WIDE_AWARE = ("iree_tensor_ext.dispatch.tensor.load", "iree_tensor_ext.dispatch.tensor.store", "linalg.generic",
-               "tensor.extract", "tensor.extract_slice", "arith.constant", "tensor.empty", "iree_linalg_ext.sort")
+               "tensor.extract", "tensor.extract_slice", "arith.constant", "tensor.empty", "iree_linalg_ext.sort",
+               "iree_linalg_ext.scatter", "iree_linalg_ext.gather")  # (these two: i64 indices)
 DYNAMIC = -(1 << 63)  # MLIR's kDynamic in static offsets and sizes
 # iree_linalg_ext ops built from gathers, fused kernels and matmuls -> DispatchLowering's method.
 _NETWORK_OPS = {"iree_linalg_ext.sort": "sort", "iree_linalg_ext.topk": "topk", "iree_linalg_ext.topk_v2": "topk",
@@ -1665,9 +1666,9 @@ class DispatchLowering:
             raise unimplemented(op, f"{op.name} of a splat tensor")
         inputs = [(tensor, FusedInput(self._format(tensor)))]
         code = _Code({source: Input(0)}, inputs, lambda v: self._scalar_leaf(v, inputs))
-        code.result(result)
+        value = code.result(result)
         out = self._temp(tensor.shape, tensor.device_shape, tile_format(result.type))
-        self._fused(op, code.code, inputs, out)
+        self._fused(op, *_cone(code.code, value, inputs), out)
         self.values[result] = out
 
     def _format(self, tensor: Tensor) -> DataFormat:
@@ -1792,9 +1793,9 @@ class DispatchLowering:
         code = _Code({}, inputs, lambda v: None)
         x = code.emit(Binary(SfpuOp.SHRU, code.emit(self._leaf(op, data, inputs, device_shape)),
                              code.emit(self._leaf(op, shifts, inputs, device_shape))))
-        code.narrowed(x, bits)
+        value = code.narrowed(x, bits)
         out = self._temp(shape, device_shape, INTEGER_FORMAT)
-        self._fused(op, code.code, inputs, out)
+        self._fused(op, *_cone(code.code, value, inputs), out)
         return out
 
     def _store_packed(self, op, tensor: Tensor, bits: int) -> None:
@@ -1816,7 +1817,7 @@ class DispatchLowering:
                 word = code.emit(Binary(SfpuOp.SHL, word, code.emit(Constant(j * bits, True))))
             packed = word if packed is None else code.emit(Binary(SfpuOp.OR, packed, word))
         out = Tensor((places.shape[0],), None, ("output", access), data_format=DataFormat.uint8)
-        self._fused(op, code.code, inputs, out)
+        self._fused(op, *_cone(code.code, packed, inputs), out)
         self.outputs[access] = (out.device_shape, DataFormat.uint8, None)
 
     def _store_wide(self, op, tensor: Tensor) -> None:
@@ -1870,7 +1871,7 @@ class DispatchLowering:
                 i = code.emit(Binary(SfpuOp.MUL_INT, i, code.emit(Constant(stride, True))))
             flat = code.emit(Binary(SfpuOp.ADD_INT, flat, i))
         table = self._temp(shape, default_device_shape(shape), INTEGER_FORMAT)
-        self._fused(op, code.code, inputs, table)
+        self._fused(op, *_cone(code.code, flat, inputs), table)
         return table
 
     def store(self, op) -> None:
@@ -2247,7 +2248,7 @@ class DispatchLowering:
         combiner's terms (it must be associative, as IREE's own parallel scan assumes)."""
         d = ir.IntegerAttr(op.attributes["dimension"]).value
         inclusive = ir.BoolAttr(op.attributes["inclusive"]).value
-        source, _, accumulator = self._segments(op)[0]  # input, output, accumulator
+        source, _, accumulator = list(op.operands)  # input, output, accumulator (in segments of 1 and 2 or not)
         x, init = self.values[source], self.values[accumulator]
         x = self._as(op, x, default_device_shape(x.shape))  # as the gathers below tile it
         n = x.shape[d]
@@ -2255,21 +2256,22 @@ class DispatchLowering:
         result = list(region.operations)[-1].operands[0]
         integer = integer_width(result.type) is not None
 
+        view = default_device_shape(x.shape)
+
         def combined(acc: Tensor, value: Tensor) -> tuple[list, list]:
-            """The region's code for acc (its first argument) and value (its second)."""
-            inputs = [(acc, FusedInput(self._format(acc))), (value, FusedInput(self._format(value)))]
-            code = _Code({region.arguments[0]: Input(0), region.arguments[1]: Input(1)}, inputs,
-                         lambda v: self._scalar_leaf(v, inputs))
-            code.result(result)
-            return code.code, inputs
+            """The region's code for acc (its first argument) and value (its second; either
+            may be a fill: a scan of a fill, an init of zeros)."""
+            inputs: list = []
+            leaves = {argument: self._leaf(op, t, inputs, view) for argument, t in zip(region.arguments, (acc, value))}
+            code = _Code(leaves, inputs, lambda v: self._scalar_leaf(v, inputs))
+            return _cone(code.code, code.result(result), inputs)
 
         def where(code, inputs, mask: Tensor, otherwise: Tensor) -> Tensor:
-            """The combined value where `mask`, else `otherwise`."""
-            value = len(code) - 1
-            inputs = inputs + [(mask, FusedInput(INTEGER_FORMAT)), (otherwise, FusedInput(self._format(otherwise)))]
-            code = [*code, Input(len(inputs) - 2), Input(len(inputs) - 1)]
+            """The combined value (the code's last) where `mask`, else `otherwise`."""
+            value, inputs = len(code) - 1, list(inputs)
+            code = [*code, self._leaf(op, mask, inputs, view), self._leaf(op, otherwise, inputs, view)]
             code.append(Ternary(SfpuOp.WHERE_INT, len(code) - 2, value, len(code) - 1))
-            out = self._temp(otherwise.shape, otherwise.device_shape, INTEGER_FORMAT if integer else None)
+            out = self._temp(x.shape, view, INTEGER_FORMAT if integer else None)
             self._fused(op, code, inputs, out)
             return out
 
@@ -2465,12 +2467,31 @@ class DispatchLowering:
         self._fused(op, code, inputs, places)
         return places
 
+    def _indices(self, op, indices_v, others) -> Tensor:
+        """A gather's or scatter's indices as int32: i64 ones (torch's) saturated, as
+        index_cast does (an index past int32 is out of bounds of any tensor either way);
+        the op's other operands must not be i64."""
+        for v in others:
+            if is_pair(v.type):
+                raise unimplemented(op, f"{op.name} of {v.type}: the bridge's gathers and scatters move up to 32 "
+                                        f"bits (i64 indices are taken)")
+        indices = self.values[indices_v]
+        if indices.high is None:
+            return indices
+        inputs = [(t, FusedInput(INTEGER_FORMAT)) for t in (indices, indices.high)]
+        code = _Code({}, inputs, lambda v: None)
+        value = code.int64.saturated((code.emit(Input(0)), code.emit(Input(1))))
+        out = self._temp(indices.shape, indices.device_shape, INTEGER_FORMAT)
+        self._fused(op, *_cone(code.code, value, inputs), out)
+        return out
+
     def gather(self, op) -> None:
         """iree_linalg_ext.gather: result element (batch b, slice position s) is the
         source's at the place b's indices and s give (_places); where that is out of
         bounds or the mask is false, the output's own element stays."""
         source_v, indices_v, *mask_v, output_v = list(op.operands)  # (source, indices, mask?) output
-        source, indices, output = (self.values[v] for v in (source_v, indices_v, output_v))
+        source, output = (self.values[v] for v in (source_v, output_v))
+        indices = self._indices(op, indices_v, [source_v, *mask_v, output_v])
         dimension_map = list(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
         batch_rank = len(output.shape) - (len(source.shape) - len(dimension_map))
         n_batch, slice_shape = math.prod(output.shape[:batch_rank]), output.shape[batch_rank:]
@@ -2502,7 +2523,8 @@ class DispatchLowering:
         false): the region's op folded over each row's updates (_scatter_fold), then
         with the original."""
         updates_v, indices_v, *mask_v, original_v = list(op.operands)  # (updates, indices, mask?) original
-        updates, indices, original = (self.values[v] for v in (updates_v, indices_v, original_v))
+        updates, original = (self.values[v] for v in (updates_v, original_v))
+        indices = self._indices(op, indices_v, [updates_v, *mask_v, original_v])
         mask = self.values[mask_v[0]] if mask_v else None
         dimension_map = list(ir.DenseI64ArrayAttr(op.attributes["dimension_map"]))
         unique = "unique_indices" in op.attributes and ir.BoolAttr(op.attributes["unique_indices"]).value
@@ -2524,9 +2546,9 @@ class DispatchLowering:
         value = body.result(combined) if integer_width(combined.type) else body.value(combined)
         if len(leaves) == 3:
             has = body.emit(Binary(SfpuOp.GE_INT, body.emit(leaves[2]), body.emit(Constant(0, True))))
-            body.emit(Ternary(SfpuOp.WHERE_INT, has, value, body.emit(leaves[1])))
+            value = body.emit(Ternary(SfpuOp.WHERE_INT, has, value, body.emit(leaves[1])))
         out = self._temp(original.shape, original.device_shape, original.data_format)
-        self._fused(op, body.code, inputs, out)
+        self._fused(op, *_cone(body.code, value, inputs), out)
         self.values[op.results[0]] = out
 
     def _scatter_sources(self, op, indices: Tensor, dimension_map, shape, n_batch: int, slice_shape,
