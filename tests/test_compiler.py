@@ -2960,6 +2960,18 @@ def test_errors_from_a_path_name_the_file(tmp_path):
         assert f"{path}:{line_of(text, needle)}:" in info.value.message and "input.mlir" not in info.value.message
 
 
+def test_a_lowering_bug_is_an_internal_error_naming_the_dispatch(monkeypatch):
+    """A Python exception inside the lowering (a bug of ours, not the program's) reaches
+    the user as INTERNAL, naming the dispatch and its line, the exception chained: not a
+    bare traceback from inside the compiler."""
+    def broken(self, bound):
+        raise ValueError("not enough values to unpack")
+    monkeypatch.setattr(lowering.DispatchLowering, "run", broken)
+    error = compile_error(CASES["eltwise_add"].text, StatusCode.INTERNAL)
+    assert "ValueError: not enough values to unpack" in error.message and "dispatch @main_dispatch_0" in error.message
+    assert "input.mlir:" in error.message and isinstance(error.__cause__, ValueError)
+
+
 def test_compile_is_deterministic():
     name = "layernorm"
     assert compiler.compile_vmfb(CASES[name].text) == vmfb(name)

@@ -258,6 +258,10 @@ def lower_function(name: str, constant_count: int, binding_count: int, func, whe
         return _lowered(name, constant_count, binding_count, func)
     except HalError as e:
         raise HalError(e.code, f"{e.message}\n  in dispatch @{name} at {where}") from None
+    except Exception as e:  # a bug here, not in the program: said so, with the dispatch, the cause chained
+        raise HalError(StatusCode.INTERNAL, f"tt-hal's compiler failed on dispatch @{name} at {where}: "
+                                            f"{type(e).__name__}: {e} (a bug in tt-hal: please report it "
+                                            f"with the program)") from e
 
 
 def _lowered(name: str, constant_count: int, binding_count: int, func) -> Export:
