@@ -1851,6 +1851,19 @@ CASES["f16_layers"] = Case(mlir("""
 """), inputs=(1.0, W(40)))
 # i64 to float (torch's mask and id casts): exactly rounded where the value fits 32 bits, and within
 # an ulp beyond (two roundings); signed and unsigned.
+CASES["int64_division_by_constants"] = Case(mlir(f"""
+    func.func @main(%a: {_I64}) -> ({_I64}, {_I64}, {_I64}, {_I64}, {_I64}) {{
+      %seven = stablehlo.constant dense<7> : {_I64}
+      %minus = stablehlo.constant dense<-1000003> : {_I64}
+      %q = stablehlo.divide %a, %seven : {_I64}
+      %r = stablehlo.remainder %a, %seven : {_I64}
+      %q2 = stablehlo.divide %a, %minus : {_I64}
+      %r2 = stablehlo.remainder %a, %minus : {_I64}
+      %m = stablehlo.abs %a : {_I64}
+      return %q, %r, %q2, %r2, %m : {_I64}, {_I64}, {_I64}, {_I64}, {_I64}
+    }}
+"""), inputs=((-(1 << 62), 1 << 62),))  # torch's `ids % n`, `ids // n` on int64: long division by constants
+# (a divisor below 2^15 in 16-bit limbs, a larger negative one in 8-bit limbs) over the whole range, and abs
 CASES["int64_to_float"] = Case(mlir(f"""
     func.func @main(%a: {_I64}, %b: {_I64}) -> (tensor<8x24xf32>, tensor<8x24xf32>, tensor<8x24xf32>) {{
       %fa = stablehlo.convert %a : ({_I64}) -> tensor<8x24xf32>
@@ -2782,7 +2795,7 @@ UNLOWERED = {
           %1 = stablehlo.divide %a, %a : tensor<40x50xi64>
           return %1 : tensor<40x50xi64>
         }
-    """), "stablehlo.divide", r"on i64"),
+    """), "stablehlo.divide", r"arith.divsi on i64 by a divisor that is not a constant"),
     "integer_matmul_long_k": (mlir("""
         func.func @main(%a: tensor<8x300xi32>, %b: tensor<300x4xi32>) -> tensor<8x4xi32> {
           %r = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
@@ -2932,12 +2945,12 @@ def test_dynamic_shape_unlowered_op_fails_the_compile():
 def test_i64_op_without_a_lowering_names_the_ones_there_are():
     text = mlir("""
         func.func @main(%a: tensor<4x64xi64>) -> tensor<4x64xi64> {
-          %0 = stablehlo.remainder %a, %a : tensor<4x64xi64>
+          %0 = stablehlo.popcnt %a : tensor<4x64xi64>
           return %0 : tensor<4x64xi64>
         }
     """)
     error = compile_error(text, StatusCode.UNIMPLEMENTED)
-    assert "arith.remsi on i64: the bridge's i64 ops are addi, subi, muli" in error.message, error.message
+    assert "math.ctpop on i64: the bridge's i64 ops are addi, subi, muli" in error.message, error.message
 
 
 def test_compile_arguments(tmp_path):

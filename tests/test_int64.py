@@ -128,3 +128,35 @@ def test_extensions(x):
 
     assert run(extend(True)) == x
     assert run(extend(False)) == x & 0xFFFFFFFF
+
+
+def truncated_division(a: int, d: int) -> tuple[int, int]:
+    """Python's (quotient toward zero, remainder with a's sign), as arith.divsi/remsi."""
+    q = abs(a) // abs(d) * (1 if (a < 0) == (d < 0) else -1)
+    return q, a - q * d
+
+
+# where the limb width changes
+DIVISOR_EDGES = [1, 2, 3, 7, 10, 2 ** 15 - 1, 2 ** 15, 2 ** 16 + 1, 2 ** 29, int64.DIVISOR_LIMIT - 1]
+divisors = st.one_of(st.integers(1, 40), st.integers(1, int64.DIVISOR_LIMIT - 1), st.sampled_from(DIVISOR_EDGES))
+
+
+@settings(max_examples=300, deadline=None)
+@given(values, divisors, st.booleans())
+def test_division_by_constants(a, magnitude, negative):
+    """divsi, remsi (either sign of divisor), divui, remui, floordivsi and ceildivsi by a
+    constant: long division in limbs, exact over the whole range (-2^63 / -1 wraps)."""
+    d = -magnitude if negative else magnitude
+    q, r = truncated_division(a, d)
+    assert run(lambda p, x: p.divided_by(x, d, True)[0], a) == signed64(q)
+    assert run(lambda p, x: p.divided_by(x, d, True)[1], a) == r
+    assert run(lambda p, x: p.rounded_quotient(x, d, True), a) == signed64(a // d)
+    assert run(lambda p, x: p.rounded_quotient(x, d, False), a) == signed64(-(-a // d))
+    unsigned = a & MASK
+    assert run(lambda p, x: p.divided_by(x, magnitude, False)[0], a) == signed64(unsigned // magnitude)
+    assert run(lambda p, x: p.divided_by(x, magnitude, False)[1], a) == unsigned % magnitude
+
+
+@given(values)
+def test_absolute(a):
+    assert run(lambda p, x: p.absolute(x), a) == signed64(abs(a))

@@ -4,8 +4,9 @@ The Tensix has no 64-bit integer arithmetic (TT-Metal's SFPU integer ops are int
 uint32), and tt-mlir narrows i64 to i32. tt-hal keeps IREE's i64 exact instead: an i64
 value is a pair of int32 values, its low word and its high word, and each op below is
 built from int32 SFPU ops on the pairs (wrapping, as arith's i64 ops wrap). A tensor of
-i64 is two int32 tensors (tt_hal.compiler.lowering.Tensor.high). Ops not here (division,
-shifts by amounts known only at run time, conversions from float) are UNIMPLEMENTED.
+i64 is two int32 tensors (tt_hal.compiler.lowering.Tensor.high). Ops not here (division
+by a value known only at run time, shifts by amounts known only at run time) are
+UNIMPLEMENTED.
 
 Each builder takes `emit(instruction) -> value number` of the code being built and
 value numbers of int32 values; a pair is (low, high).
@@ -20,6 +21,9 @@ from tt_hal.target.isa import SfpuOp
 
 Pair = tuple[int, int]
 WORD = 1 << 32
+# divided_by's divisors: below this in magnitude, so that a remainder shifted up by a limb
+# of at least one bit and the limb fit an int32 (the SFPU's division is int32's).
+DIVISOR_LIMIT = 1 << 30
 
 
 def split(value: int) -> tuple[int, int]:
@@ -130,6 +134,70 @@ class Pairs:
         else:
             fits, narrow = self._op(SfpuOp.EQ_INT, a[1], self.constant(0)), low
         return self.emit(Ternary(SfpuOp.WHERE_INT, fits, narrow, wide))
+
+    def negated(self, a: Pair) -> Pair:
+        return self.subtract((self.constant(0), self.constant(0)), a)
+
+    def absolute(self, a: Pair) -> Pair:
+        """|a| (math.absi: the most negative value stays itself, as it wraps)."""
+        return self.select(SfpuOp.WHERE_INT, self._by(SfpuOp.LT_INT, a[1], 0), self.negated(a), a)
+
+    def bits(self, a: Pair, low: int, width: int) -> int:
+        """Bits [low, low + width) of a (width <= 16) as a non-negative int32."""
+        if low >= 32:
+            part = self._by(SfpuOp.SHRU, a[1], low - 32)
+        elif low + width <= 32:
+            part = self._by(SfpuOp.SHRU, a[0], low)
+        else:  # across the words
+            part = self._op(SfpuOp.OR, self._by(SfpuOp.SHRU, a[0], low), self._by(SfpuOp.SHL, a[1], 32 - low))
+        return self._by(SfpuOp.AND, part, (1 << width) - 1)
+
+    def placed(self, a: Pair, digit: int, low: int, width: int) -> Pair:
+        """a with `digit` (below 2^width) ORed in at bit `low`, where a's bits are 0."""
+        if low >= 32:
+            return a[0], self._op(SfpuOp.OR, a[1], self._by(SfpuOp.SHL, digit, low - 32))
+        low_word = self._op(SfpuOp.OR, a[0], self._by(SfpuOp.SHL, digit, low))
+        if low + width <= 32:
+            return low_word, a[1]
+        return low_word, self._op(SfpuOp.OR, a[1], self._by(SfpuOp.SHRU, digit, 32 - low))
+
+    def divided_by(self, a: Pair, divisor: int, signed: bool) -> tuple[Pair, Pair]:
+        """(quotient, remainder) of a by a constant 0 < |divisor| < DIVISOR_LIMIT
+        (arith.divsi/remsi: toward zero, the remainder with a's sign; divui/remui on the
+        unsigned values): long division of |a| in limbs of as many bits as keep the
+        remainder shifted up by a limb, plus the limb, below 2^31, one int32 division
+        each (16-bit limbs for a divisor below 2^15: four)."""
+        magnitude = abs(divisor)
+        negative = self._by(SfpuOp.LT_INT, a[1], 0) if signed else None
+        x = self.select(SfpuOp.WHERE_INT, negative, self.negated(a), a) if signed else a
+        width = min(16, 31 - magnitude.bit_length())
+        quotient, remainder = (self.constant(0), self.constant(0)), self.constant(0)
+        low = 64
+        while low > 0:
+            limb = min(width, low)
+            low -= limb
+            current = self._op(SfpuOp.OR, self._by(SfpuOp.SHL, remainder, limb), self.bits(x, low, limb))
+            digit = self._by(SfpuOp.DIV_INT, current, magnitude)
+            remainder = self._op(SfpuOp.SUB_INT, current, self._by(SfpuOp.MUL_INT, digit, magnitude))
+            quotient = self.placed(quotient, digit, low, limb)
+        rest = (remainder, self.constant(0))
+        if not signed:
+            return quotient, rest
+        flip = self._by(SfpuOp.XOR, negative, 1) if divisor < 0 else negative
+        return (self.select(SfpuOp.WHERE_INT, flip, self.negated(quotient), quotient),
+                self.select(SfpuOp.WHERE_INT, negative, self.negated(rest), rest))
+
+    def rounded_quotient(self, a: Pair, divisor: int, floor: bool) -> Pair:
+        """arith.floordivsi (floor) or ceildivsi of a by a constant: the quotient toward
+        zero, less (floor) or plus (ceil) one where the remainder is not 0 and the exact
+        quotient is negative (floor) or positive (ceil)."""
+        quotient, remainder = self.divided_by(a, divisor, True)
+        negative = self._by(SfpuOp.LT_INT, a[1], 0)
+        differ = self._by(SfpuOp.XOR, negative, 1) if divisor < 0 else negative  # a and divisor differ in sign
+        sided = differ if floor else self._by(SfpuOp.XOR, differ, 1)
+        step = self._op(SfpuOp.AND, self._by(SfpuOp.NE_INT, remainder[0], 0), sided)
+        step_pair = (step, self.constant(0))
+        return self.subtract(quotient, step_pair) if floor else self.add(quotient, step_pair)
 
     def select(self, where: SfpuOp, condition: int, a: Pair, b: Pair) -> Pair:
         return (self.emit(Ternary(where, condition, a[0], b[0])), self.emit(Ternary(where, condition, a[1], b[1])))

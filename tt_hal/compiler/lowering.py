@@ -592,6 +592,20 @@ class _Code:
         if name in _INT64_EXTREMES and a is not None:
             maximum, signed = _INT64_EXTREMES[name]
             return ops.extreme(a, b, maximum, signed)
+        if name == "math.absi":
+            return ops.absolute(self.pair(operands[0]))
+        if name in _INT64_DIVISIONS:
+            signed = name.endswith("si")
+            divisor = _constant(operands[1])  # (a signed Python int)
+            if isinstance(divisor, int) and not signed:
+                divisor &= (1 << 64) - 1
+            if not isinstance(divisor, int) or not 0 < abs(divisor) < int64.DIVISOR_LIMIT:
+                raise unimplemented(op, f"{name} on i64 by a divisor that is not a constant of magnitude in "
+                                        f"[1, 2^30) (division by values known only at run time is not lowered)")
+            if name in ("arith.floordivsi", "arith.ceildivsi"):
+                return ops.rounded_quotient(self.pair(operands[0]), divisor, name == "arith.floordivsi")
+            quotient, remainder = ops.divided_by(self.pair(operands[0]), divisor, signed)
+            return quotient if "div" in name else remainder
         raise unimplemented(op, f"{name} on i64: the bridge's i64 ops are {', '.join(_INT64_OPS)}")
 
     def float_to_int64(self, x: int) -> tuple[int, int]:
@@ -1017,8 +1031,10 @@ _INT64_BITWISE = {"arith.andi": SfpuOp.AND, "arith.ori": SfpuOp.OR, "arith.xori"
 _INT64_EXTREMES = {"arith.maxsi": (True, True), "arith.minsi": (False, True), "arith.maxui": (True, False),
                    "arith.minui": (False, False)}
 _COMPLEX_OPS = ("complex.create", "re", "im", "conj", "neg", "add", "sub", "mul", "select")
+_INT64_DIVISIONS = ("arith.divsi", "arith.remsi", "arith.divui", "arith.remui", "arith.floordivsi", "arith.ceildivsi")
 _INT64_OPS = ("addi", "subi", "muli", "andi", "ori", "xori", "max/min (signed and unsigned)", "cmpi", "select",
-              "shifts by constants", "extsi/extui/trunci/index_cast", "sitofp/uitofp", "fptosi")
+              "shifts by constants", "divisions and remainders by constants", "absi", "extsi/extui/trunci/index_cast",
+              "sitofp/uitofp", "fptosi")
 # Integer ops with an operand y that decides them: {y: the result, x itself or y}
 # (_Code._simplified); the commutative ones in either order.
 _IDENTITIES = {SfpuOp.ADD_INT: {0: "x"}, SfpuOp.SUB_INT: {0: "x"}, SfpuOp.OR: {0: "x", -1: "y"},
