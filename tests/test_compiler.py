@@ -1864,6 +1864,20 @@ CASES["int64_division_by_constants"] = Case(mlir(f"""
     }}
 """), inputs=((-(1 << 62), 1 << 62),))  # torch's `ids % n`, `ids // n` on int64: long division by constants
 # (a divisor below 2^15 in 16-bit limbs, a larger negative one in 8-bit limbs) over the whole range, and abs
+CASES["floor_division_by_a_constant"] = Case(mlir("""
+    func.func @main(%a: tensor<40x50xi32>) -> (tensor<40x50xi32>, tensor<40x50xf32>) {
+      %x = stablehlo.convert %a : (tensor<40x50xi32>) -> tensor<40x50xf32>
+      %seven = stablehlo.constant dense<7.0> : tensor<40x50xf32>
+      %q = stablehlo.divide %x, %seven : tensor<40x50xf32>
+      %f = stablehlo.floor %q : tensor<40x50xf32>
+      %i = stablehlo.convert %f : (tensor<40x50xf32>) -> tensor<40x50xi32>
+      %half = stablehlo.constant dense<0.5> : tensor<40x50xf32>
+      %h = stablehlo.divide %x, %half : tensor<40x50xf32>
+      return %i, %h : tensor<40x50xi32>, tensor<40x50xf32>
+    }
+"""), inputs=((-100000, 100000),))  # torch's floor_divide of int64 by 7 as its frontend writes it, floor(float(a)
+# / 7.0): compared exactly, so x / 7 must be a division (x * (1/7) makes -889 / 7 -127.00001, floored -128);
+# by a power of two the reciprocal's product is exact
 CASES["int64_to_float"] = Case(mlir(f"""
     func.func @main(%a: {_I64}, %b: {_I64}) -> (tensor<8x24xf32>, tensor<8x24xf32>, tensor<8x24xf32>) {{
       %fa = stablehlo.convert %a : ({_I64}) -> tensor<8x24xf32>

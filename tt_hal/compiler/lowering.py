@@ -911,7 +911,10 @@ class _Code:
                     return self.emit(Unary(SfpuOp.ADD_SCALAR, x, -cb))
                 if name == "arith.mulf":
                     return self.emit(Unary(SfpuOp.MUL_SCALAR, x, cb))
-                return self.emit(Unary(SfpuOp.MUL_SCALAR, x, 1.0 / cb))
+                if cb != 0.0 and math.isfinite(cb) and abs(math.frexp(cb)[0]) == 0.5:
+                    return self.emit(Unary(SfpuOp.MUL_SCALAR, x, 1.0 / cb))  # exact: a power of two's reciprocal
+                # x * (1/c) is not x / c (torch's integer floor_divide, floor(-889.0 / 7.0), would give -128)
+                return self.emit(Binary(SfpuOp.DIV, x, self.emit(Constant(cb))))
             if ca is not None and name in ("arith.addf", "arith.mulf"):
                 op_ = SfpuOp.ADD_SCALAR if name == "arith.addf" else SfpuOp.MUL_SCALAR
                 return self.emit(Unary(op_, self.value(b), float(ca)))
@@ -1045,7 +1048,7 @@ _COMMUTATIVE_INT = (SfpuOp.ADD_INT, SfpuOp.OR, SfpuOp.XOR, SfpuOp.AND, SfpuOp.MU
 # one is UNIMPLEMENTED.
 _WIDE_AWARE = ("iree_tensor_ext.dispatch.tensor.load", "iree_tensor_ext.dispatch.tensor.store", "linalg.generic",
                "tensor.extract", "tensor.extract_slice", "arith.constant", "tensor.empty", "iree_linalg_ext.sort",
-               "iree_linalg_ext.scatter", "iree_linalg_ext.gather")  # (these two: i64 indices)
+               "iree_linalg_ext.scan", "iree_linalg_ext.scatter", "iree_linalg_ext.gather")  # (these two: i64 indices)
 DYNAMIC = -(1 << 63)  # MLIR's kDynamic in static offsets and sizes
 # iree_linalg_ext ops built from gathers, fused kernels and matmuls -> DispatchLowering's method.
 _NETWORK_OPS = {"iree_linalg_ext.sort": "sort", "iree_linalg_ext.topk": "topk", "iree_linalg_ext.topk_v2": "topk",
@@ -2266,44 +2269,51 @@ class DispatchLowering:
         inclusive = ir.BoolAttr(op.attributes["inclusive"]).value
         source, _, accumulator = list(op.operands)  # input, output, accumulator (in segments of 1 and 2 or not)
         x, init = self.values[source], self.values[accumulator]
-        x = self._as(op, x, default_device_shape(x.shape))  # as the gathers below tile it
+        view = default_device_shape(x.shape)  # as the gathers below tile it
+        high = None if x.high is None else self._as(op, x.high, view)
+        x = self._as(op, x, view)
+        x.high = high
         n = x.shape[d]
         region = op.regions[0].blocks[0]
         result = list(region.operations)[-1].operands[0]
         integer = integer_width(result.type) is not None
 
-        view = default_device_shape(x.shape)
+        def leaf(t: Tensor, inputs: list):
+            low = self._leaf(op, t, inputs, view)
+            return low if t.high is None else (low, self._leaf(op, t.high, inputs, view))
 
-        def combined(acc: Tensor, value: Tensor) -> tuple[list, list]:
+        def combined(acc: Tensor, value: Tensor) -> tuple[_Code, list[int]]:
             """The region's code for acc (its first argument) and value (its second; either
-            may be a fill: a scan of a fill, an init of zeros)."""
+            may be a fill: a scan of a fill, an init of zeros), and its result's words."""
             inputs: list = []
-            leaves = {argument: self._leaf(op, t, inputs, view) for argument, t in zip(region.arguments, (acc, value))}
-            code = _Code(leaves, inputs, lambda v: self._scalar_leaf(v, inputs))
-            return _cone(code.code, code.result(result), inputs)
+            code = _Code({argument: leaf(t, inputs) for argument, t in zip(region.arguments, (acc, value))}, inputs,
+                         lambda v: self._scalar_leaf(v, inputs))
+            return code, list(code.pair(result)) if is_pair(result.type) else [code.result(result)]
 
-        def where(code, inputs, mask: Tensor, otherwise: Tensor) -> Tensor:
-            """The combined value (the code's last) where `mask`, else `otherwise`."""
-            value, inputs = len(code) - 1, list(inputs)
-            code = [*code, self._leaf(op, mask, inputs, view), self._leaf(op, otherwise, inputs, view)]
-            code.append(Ternary(SfpuOp.WHERE_INT, len(code) - 2, value, len(code) - 1))
-            out = self._temp(x.shape, view, INTEGER_FORMAT if integer else None)
-            self._fused(op, code, inputs, out)
-            return out
+        def where(code: _Code, values: list[int], mask: Tensor, otherwise: Tensor) -> Tensor:
+            """The combined value where `mask`, else `otherwise` (each word by a kernel)."""
+            keep = code.emit(self._leaf(op, mask, code.inputs, view))
+            words = []
+            for value, other in zip(values, (otherwise, otherwise.high)):
+                chosen = code.emit(Ternary(SfpuOp.WHERE_INT, keep, value,
+                                           code.emit(self._leaf(op, other, code.inputs, view))))
+                words.append(self._temp(x.shape, view, INTEGER_FORMAT if integer else None))
+                self._fused(op, *_cone(code.code, chosen, code.inputs), words[-1])
+            if len(words) == 2:
+                words[0].high = words[1]
+            return words[0]
 
         step = 1
         while step < n:
             shifted = self._along(op, x, [i - step if i >= step else -1 for i in range(n)], d)
-            code, inputs = combined(shifted, x)
-            x = where(code, inputs, self._positions(x.shape, d, [int(i >= step) for i in range(n)]), x)
+            x = where(*combined(shifted, x), self._positions(x.shape, d, [int(i >= step) for i in range(n)]), x)
             step *= 2
         spread = self._spread(op, init, x.shape, d)
         if inclusive:
-            code, inputs = combined(spread, x)
-            out = where(code, inputs, self._positions(x.shape, d, [1] * n), spread)
+            out = where(*combined(spread, x), self._positions(x.shape, d, [1] * n), spread)
         else:  # init + x[0] + ... + x[i - 1], and init alone at 0
-            code, inputs = combined(spread, self._along(op, x, [i - 1 for i in range(n)], d))
-            out = where(code, inputs, self._positions(x.shape, d, [int(i > 0) for i in range(n)]), spread)
+            out = where(*combined(spread, self._along(op, x, [i - 1 for i in range(n)], d)),
+                        self._positions(x.shape, d, [int(i > 0) for i in range(n)]), spread)
         # The accumulator ends as the last output (which an exclusive scan's x[n - 1] misses).
         self.values[op.results[0]], self.values[op.results[1]] = out, self._along(op, out, [n - 1], d, init.shape)
 
@@ -2710,7 +2720,7 @@ class DispatchLowering:
     def _spread(self, op, tensor: Tensor, shape, d: int) -> Tensor:
         """`tensor` (shape without dim d) repeated along a new dim d of `shape`."""
         index = np.arange(math.prod(tensor.shape)).reshape(tensor.shape)
-        return self._gather(op, tensor, np.broadcast_to(np.expand_dims(index, d), shape).copy())
+        return self._gather_words(op, tensor, np.broadcast_to(np.expand_dims(index, d), shape).copy())
 
     # ---- launches ----
     def _temp(self, shape, device_shape, data_format: DataFormat | None = None) -> Tensor:
@@ -2986,9 +2996,12 @@ class DispatchLowering:
         if 0 in extents and not any(0 in _shape(op, v.type) for v in operands):
             raise unimplemented(op, "a loop dim that no operand's map reads as a plain dim")
         reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
+        if wide and reductions and len(op.results) == 1 and len(reductions) == 1 and all(m is not None for m in maps):
+            return self._tree_reduction(op, n_in, 1)  # an i64 sum, max, ...: a tree of the body on word pairs
         if wide and (reductions or any(m is None for m in maps[:n_in])):
             raise unimplemented(op, "a linalg.generic on i64 that is not elementwise over projections of its "
-                                    "loops: the bridge's i64 generics are elementwise (tt_hal.compiler.int64)")
+                                    "loops or a reduction over one of them: the bridge's i64 generics are "
+                                    "elementwise (tt_hal.compiler.int64)")
         if wide and is_wide(op.results[k].type) and len(body) == 1:
             source = operands[result.arg_number] if isinstance(result, ir.BlockArgument) else result
             fill = self._wide_fill(source, init.shape)
