@@ -1878,6 +1878,28 @@ CASES["floor_division_by_a_constant"] = Case(mlir("""
 """), inputs=((-100000, 100000),))  # torch's floor_divide of int64 by 7 as its frontend writes it, floor(float(a)
 # / 7.0): compared exactly, so x / 7 must be a division (x * (1/7) makes -889 / 7 -127.00001, floored -128);
 # by a power of two the reciprocal's product is exact
+CASES["int64_reductions_and_scan"] = Case(mlir(f"""
+    func.func @main(%a: {_I64}) -> (tensor<8xi64>, tensor<24xi64>, {_I64}) {{
+      %zero = stablehlo.constant dense<0> : tensor<i64>
+      %low = stablehlo.constant dense<-9223372036854775808> : tensor<i64>
+      %s = stablehlo.reduce(%a init: %zero) applies stablehlo.add across dimensions = [1]
+          : ({_I64}, tensor<i64>) -> tensor<8xi64>
+      %m = stablehlo.reduce(%a init: %low) applies stablehlo.maximum across dimensions = [0]
+          : ({_I64}, tensor<i64>) -> tensor<24xi64>
+      %e = tensor.empty() : {_I64}
+      %t = tensor.empty() : tensor<8xi64>
+      %z = arith.constant 0 : i64
+      %ez = linalg.fill ins(%z : i64) outs(%e : {_I64}) -> {_I64}
+      %tz = linalg.fill ins(%z : i64) outs(%t : tensor<8xi64>) -> tensor<8xi64>
+      %c:2 = iree_linalg_ext.scan dimension(1) inclusive(true) ins(%a : {_I64}) outs(%ez, %tz : {_I64}, tensor<8xi64>) {{
+        ^bb0(%x: i64, %y: i64):
+          %sum = arith.addi %x, %y : i64
+          iree_linalg_ext.yield %sum : i64
+      }} -> {_I64}, tensor<8xi64>
+      return %s, %m, %c#0 : tensor<8xi64>, tensor<24xi64>, {_I64}
+    }}
+"""), inputs=((-(1 << 40), 1 << 40),))  # torch's int64 sum, max(dim) values and cumsum: a tree of the body and
+# a doubling scan on word pairs, their carries between the words
 CASES["int64_to_float"] = Case(mlir(f"""
     func.func @main(%a: {_I64}, %b: {_I64}) -> (tensor<8x24xf32>, tensor<8x24xf32>, tensor<8x24xf32>) {{
       %fa = stablehlo.convert %a : ({_I64}) -> tensor<8x24xf32>
