@@ -1900,6 +1900,33 @@ CASES["int64_reductions_and_scan"] = Case(mlir(f"""
     }}
 """), inputs=((-(1 << 40), 1 << 40),))  # torch's int64 sum, max(dim) values and cumsum: a tree of the body and
 # a doubling scan on word pairs, their carries between the words
+CASES["variance_flag_push_constant"] = Case(mlir("""
+    func.func @main(%x: tensor<81x4xf32>) -> tensor<81xf32> {
+      %ddof = stablehlo.constant dense<0> : tensor<i32>
+      %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1]
+          : (tensor<81x4xf32>, tensor<f32>) -> tensor<81xf32>
+      %s1 = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<81xf32>) -> tensor<81x1xf32>
+      %four = stablehlo.constant dense<4.000000e+00> : tensor<f32>
+      %f1 = stablehlo.broadcast_in_dim %four, dims = [] : (tensor<f32>) -> tensor<81x1xf32>
+      %mean = stablehlo.divide %s1, %f1 : tensor<81x1xf32>
+      %mb = stablehlo.broadcast_in_dim %mean, dims = [0, 1] : (tensor<81x1xf32>) -> tensor<81x4xf32>
+      %d = stablehlo.subtract %x, %mb : tensor<81x4xf32>
+      %sq = stablehlo.multiply %d, %d : tensor<81x4xf32>
+      %df = stablehlo.convert %ddof : (tensor<i32>) -> tensor<f32>
+      %n = stablehlo.subtract %four, %df : tensor<f32>
+      %ss = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [1]
+          : (tensor<81x4xf32>, tensor<f32>) -> tensor<81xf32>
+      %nb = stablehlo.broadcast_in_dim %n, dims = [] : (tensor<f32>) -> tensor<81xf32>
+      %var = stablehlo.divide %ss, %nb : tensor<81xf32>
+      %ok = stablehlo.compare GT, %n, %zero, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %nan = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+      %nanb = stablehlo.broadcast_in_dim %nan, dims = [] : (tensor<f32>) -> tensor<81xf32>
+      %r = stablehlo.select %ok, %var, %nanb : tensor<i1>, tensor<81xf32>
+      return %r : tensor<81xf32>
+    }
+"""))  # jnp.var as JAX writes it: IREE passes the flag n - ddof > 0 to the dispatch as a push constant truncated
+# to i1 (computed where the select uses it)
 CASES["int64_to_float"] = Case(mlir(f"""
     func.func @main(%a: {_I64}, %b: {_I64}) -> (tensor<8x24xf32>, tensor<8x24xf32>, tensor<8x24xf32>) {{
       %fa = stablehlo.convert %a : ({_I64}) -> tensor<8x24xf32>
