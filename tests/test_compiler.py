@@ -1927,6 +1927,22 @@ CASES["variance_flag_push_constant"] = Case(mlir("""
     }
 """))  # jnp.var as JAX writes it: IREE passes the flag n - ddof > 0 to the dispatch as a push constant truncated
 # to i1 (computed where the select uses it)
+CASES["all_and_any"] = Case(mlir("""
+    func.func @main(%x: tensor<40x30xf32>) -> (tensor<40xi1>, tensor<30xi1>) {
+      %lo = stablehlo.constant dense<-2.0> : tensor<40x30xf32>
+      %hi = stablehlo.constant dense<2.0> : tensor<40x30xf32>
+      %above = stablehlo.compare GT, %x, %lo : (tensor<40x30xf32>, tensor<40x30xf32>) -> tensor<40x30xi1>
+      %beyond = stablehlo.compare GT, %x, %hi : (tensor<40x30xf32>, tensor<40x30xf32>) -> tensor<40x30xi1>
+      %t = stablehlo.constant dense<true> : tensor<i1>
+      %f = stablehlo.constant dense<false> : tensor<i1>
+      %all = stablehlo.reduce(%above init: %t) applies stablehlo.and across dimensions = [1]
+          : (tensor<40x30xi1>, tensor<i1>) -> tensor<40xi1>
+      %any = stablehlo.reduce(%beyond init: %f) applies stablehlo.or across dimensions = [0]
+          : (tensor<40x30xi1>, tensor<i1>) -> tensor<30xi1>
+      return %all, %any : tensor<40xi1>, tensor<30xi1>
+    }
+"""))  # jnp.all and jnp.any (also as JAX's nanmax checks for NaN): and/or reductions of i1, some rows all true,
+# some columns with none above 2
 CASES["int64_to_float"] = Case(mlir(f"""
     func.func @main(%a: {_I64}, %b: {_I64}) -> (tensor<8x24xf32>, tensor<8x24xf32>, tensor<8x24xf32>) {{
       %fa = stablehlo.convert %a : ({_I64}) -> tensor<8x24xf32>

@@ -438,7 +438,10 @@ _FOLDS = {"arith.addf": (SfpuOp.ADD, (0.0,)), "arith.addi": (SfpuOp.ADD_INT, (0,
           **{name: (SfpuOp.MAXIMUM, (-math.inf, math.nan)) for name in ("arith.maximumf", "arith.maxnumf")},
           **{name: (SfpuOp.MINIMUM, (math.inf, math.nan)) for name in ("arith.minimumf", "arith.minnumf")},
           "arith.maxsi": (SfpuOp.MAX_INT, (-(1 << 31),)), "arith.minsi": (SfpuOp.MIN_INT, ((1 << 31) - 1,)),
-          "arith.maxui": (SfpuOp.MAX_UINT, (0,)), "arith.minui": (SfpuOp.MIN_UINT, (-1,))}
+          "arith.maxui": (SfpuOp.MAX_UINT, (0,)), "arith.minui": (SfpuOp.MIN_UINT, (-1,)),
+          # of i1 (0 or 1) only: all and any (jnp.all, a NaN check), as min and max
+          "arith.andi": (SfpuOp.AND, (1,)), "arith.ori": (SfpuOp.OR, (0,))}
+_PREDICATE_FOLDS = {"arith.andi": "arith.minsi", "arith.ori": "arith.maxsi"}
 _MIN_REDUCTIONS = ("arith.minimumf", "arith.minnumf")  # min(x) = -max(-x): the kernel library reduces by max
 
 
@@ -3852,6 +3855,11 @@ class DispatchLowering:
         floats), into a tensor of `shape` and device shape `out_shape`."""
         if width and combine == "arith.addi":
             return self._integer_sum(op, full, space, reduced_axis, out_shape, shape)
+        if combine in _PREDICATE_FOLDS:
+            if width != 1:
+                raise unimplemented(op, f"{combine} reduction of i{width}: the Tensix lowering folds i1 so (all, "
+                                        f"any), not wider integers bit by bit")
+            combine = _PREDICATE_FOLDS[combine]
         if width:
             signed = combine in ("arith.maxsi", "arith.minsi")
             if not signed and width < 32:
