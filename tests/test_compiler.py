@@ -1891,7 +1891,8 @@ CASES["int64_reductions_and_scan"] = Case(mlir(f"""
       %z = arith.constant 0 : i64
       %ez = linalg.fill ins(%z : i64) outs(%e : {_I64}) -> {_I64}
       %tz = linalg.fill ins(%z : i64) outs(%t : tensor<8xi64>) -> tensor<8xi64>
-      %c:2 = iree_linalg_ext.scan dimension(1) inclusive(true) ins(%a : {_I64}) outs(%ez, %tz : {_I64}, tensor<8xi64>) {{
+      %c:2 = iree_linalg_ext.scan dimension(1) inclusive(true) ins(%a : {_I64})
+          outs(%ez, %tz : {_I64}, tensor<8xi64>) {{
         ^bb0(%x: i64, %y: i64):
           %sum = arith.addi %x, %y : i64
           iree_linalg_ext.yield %sum : i64
