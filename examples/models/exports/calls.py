@@ -58,4 +58,7 @@ CALLS = {
     "torch_encoder": [("main", [token_ids((2, 12), 50, 0).astype(np.int64)])],
     "torch_unet": [("main", [normal((1, 4, 16, 16), 0)])],
     "torch_gpt": [("main", [token_ids((2, 12), 50, 0).astype(np.int64), padding_mask((2, 12), 4).astype(np.int64)])],
+    **{name: [("main", [token_ids((2, 16), 64, 0).astype(np.int64), padding_mask((2, 16), 4).astype(np.int64)])]
+       for name in ("hf_gpt2", "hf_llama", "hf_t5")},
+    "hf_vit": [("main", [normal((1, 3, 32, 32), 0)])],
 }
