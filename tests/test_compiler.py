@@ -1596,49 +1596,41 @@ CASES["bitcast_int32_float32"] = Case(mlir("""
 """), inputs=((1 << 23, 0x7E000000), 1.0))
 # argmax as JAX writes it: a reduce of (value, iota) pairs whose body keeps the larger value
 # and, on a tie, the smaller index; rounded inputs, so that ties are common (a tree reduction).
-CASES["argmax_multi_result_reduce"] = Case(mlir("""
-    func.func @main(%x: tensor<40x75xf32>) -> (tensor<40xf32>, tensor<40xi32>) {
+def argmax_program(index: str, base: bool) -> str:
+    """argmax over dim 1 of a rounded (40, 75) input as a reduce of (value, iota) pairs,
+    its indices of type `index`, offset by a 0-d argument if `base`."""
+    offset = f"""
+      %b = stablehlo.broadcast_in_dim %base, dims = [] : (tensor<{index}>) -> tensor<40x75x{index}>
+      %index = stablehlo.add %iota, %b : tensor<40x75x{index}>""" if base else f"""
+      %index = stablehlo.iota dim = 1 : tensor<40x75x{index}>"""
+    return mlir(f"""
+    func.func @main(%x: tensor<40x75xf32>{f", %base: tensor<{index}>" if base else ""})
+        -> (tensor<40xf32>, tensor<40x{index}>) {{
       %r = stablehlo.round_nearest_even %x : tensor<40x75xf32>
-      %iota = stablehlo.iota dim = 1 : tensor<40x75xi32>
+      %iota = stablehlo.iota dim = 1 : tensor<40x75x{index}>{offset}
       %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
-      %zero = stablehlo.constant dense<0> : tensor<i32>
-      %v, %i = "stablehlo.reduce"(%r, %iota, %ninf, %zero) ({
-        ^bb0(%a: tensor<f32>, %ai: tensor<i32>, %b: tensor<f32>, %bi: tensor<i32>):
-          %gt = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
-          %eq = stablehlo.compare EQ, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
-          %m = stablehlo.select %gt, %a, %b : tensor<i1>, tensor<f32>
-          %mi = stablehlo.minimum %ai, %bi : tensor<i32>
-          %si = stablehlo.select %gt, %ai, %bi : tensor<i1>, tensor<i32>
-          %k = stablehlo.select %eq, %mi, %si : tensor<i1>, tensor<i32>
-          stablehlo.return %m, %k : tensor<f32>, tensor<i32>
-      }) {dimensions = array<i64: 1>}
-          : (tensor<40x75xf32>, tensor<40x75xi32>, tensor<f32>, tensor<i32>) -> (tensor<40xf32>, tensor<40xi32>)
-      return %v, %i : tensor<40xf32>, tensor<40xi32>
-    }
-"""), inputs=((0.0, 6.0),))
-CASES["argmax_int64"] = Case(mlir("""
-    func.func @main(%x: tensor<40x75xf32>, %base: tensor<i64>) -> (tensor<40xf32>, tensor<40xi64>) {
-      %r = stablehlo.round_nearest_even %x : tensor<40x75xf32>
-      %iota = stablehlo.iota dim = 1 : tensor<40x75xi64>
-      %b = stablehlo.broadcast_in_dim %base, dims = [] : (tensor<i64>) -> tensor<40x75xi64>
-      %index = stablehlo.add %iota, %b : tensor<40x75xi64>
-      %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
-      %zero = stablehlo.constant dense<0> : tensor<i64>
-      %v, %i = "stablehlo.reduce"(%r, %index, %ninf, %zero) ({
-        ^bb0(%a: tensor<f32>, %ai: tensor<i64>, %b2: tensor<f32>, %bi: tensor<i64>):
+      %zero = stablehlo.constant dense<0> : tensor<{index}>
+      %v, %i = "stablehlo.reduce"(%r, %index, %ninf, %zero) ({{
+        ^bb0(%a: tensor<f32>, %ai: tensor<{index}>, %b2: tensor<f32>, %bi: tensor<{index}>):
           %gt = stablehlo.compare GT, %a, %b2 : (tensor<f32>, tensor<f32>) -> tensor<i1>
           %eq = stablehlo.compare EQ, %a, %b2 : (tensor<f32>, tensor<f32>) -> tensor<i1>
           %m = stablehlo.select %gt, %a, %b2 : tensor<i1>, tensor<f32>
-          %mi = stablehlo.minimum %ai, %bi : tensor<i64>
-          %si = stablehlo.select %gt, %ai, %bi : tensor<i1>, tensor<i64>
-          %k = stablehlo.select %eq, %mi, %si : tensor<i1>, tensor<i64>
-          stablehlo.return %m, %k : tensor<f32>, tensor<i64>
-      }) {dimensions = array<i64: 1>}
-          : (tensor<40x75xf32>, tensor<40x75xi64>, tensor<f32>, tensor<i64>) -> (tensor<40xf32>, tensor<40xi64>)
-      return %v, %i : tensor<40xf32>, tensor<40xi64>
-    }
-"""), inputs=((0.0, 6.0), (1 << 33, 1 << 34)))  # the same with i64 indices (torch's max(dim) and argmax give
-# int64), offset past 2^33 so that their high words count
+          %mi = stablehlo.minimum %ai, %bi : tensor<{index}>
+          %si = stablehlo.select %gt, %ai, %bi : tensor<i1>, tensor<{index}>
+          %k = stablehlo.select %eq, %mi, %si : tensor<i1>, tensor<{index}>
+          stablehlo.return %m, %k : tensor<f32>, tensor<{index}>
+      }}) {{dimensions = array<i64: 1>}}
+          : (tensor<40x75xf32>, tensor<40x75x{index}>, tensor<f32>, tensor<{index}>)
+          -> (tensor<40xf32>, tensor<40x{index}>)
+      return %v, %i : tensor<40xf32>, tensor<40x{index}>
+    }}
+""")
+
+
+CASES["argmax_multi_result_reduce"] = Case(argmax_program("i32", False), inputs=((0.0, 6.0),))
+# The same with i64 indices (torch's max(dim) and argmax give int64), offset past 2^33 so
+# that their high words count.
+CASES["argmax_int64"] = Case(argmax_program("i64", True), inputs=((0.0, 6.0), (1 << 33, 1 << 34)))
 # An RFFT of 64 points over 3 rows: IREE's Cooley-Tukey stages (iree_linalg_ext.fft, its
 # coefficients computed in the dispatch or given), each a gather of the partners and fused code.
 # IREE writes both parts into one buffer at a push-constant offset: lowered for each call.
