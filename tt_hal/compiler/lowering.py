@@ -2079,12 +2079,11 @@ class DispatchLowering:
         n = keys[0].shape[d]
         size = 1 << max(n - 1, 0).bit_length()
         pad = [i if i < n else -1 for i in range(size)]
-        spans, words = [], []  # each tensor's words' places in `words`
+        spans, tensors = [], []  # each key's and payload's words' places among the word tensors
         for t in keys + payloads:
             taken = self._along(op, t, pad, d)
-            spans.append(range(len(words), len(words) + (1 if taken.high is None else 2)))
-            words += [taken] if taken.high is None else [taken, taken.high]
-        tensors = words
+            spans.append(range(len(tensors), len(tensors) + (1 if taken.high is None else 2)))
+            tensors += [taken] if taken.high is None else [taken, taken.high]
         order = self._positions(tensors[0].shape, d)
         k = 2
         while k <= size:
@@ -2299,15 +2298,10 @@ class DispatchLowering:
         def where(code: _Code, values: list[int], mask: Tensor, otherwise: Tensor) -> Tensor:
             """The combined value where `mask`, else `otherwise` (each word by a kernel)."""
             keep = code.emit(self._leaf(op, mask, code.inputs, view))
-            words = []
-            for value, other in zip(values, (otherwise, otherwise.high)):
-                chosen = code.emit(Ternary(SfpuOp.WHERE_INT, keep, value,
-                                           code.emit(self._leaf(op, other, code.inputs, view))))
-                words.append(self._temp(x.shape, view, INTEGER_FORMAT if integer else None))
-                self._fused(op, *_cone(code.code, chosen, code.inputs), words[-1])
-            if len(words) == 2:
-                words[0].high = words[1]
-            return words[0]
+            others = [code.emit(self._leaf(op, t, code.inputs, view))
+                      for t in (otherwise, otherwise.high)[:len(values)]]
+            chosen = [code.emit(Ternary(SfpuOp.WHERE_INT, keep, value, other)) for value, other in zip(values, others)]
+            return self._words(op, code.code, code.inputs, chosen, x.shape, view, INTEGER_FORMAT if integer else None)
 
         step = 1
         while step < n:
@@ -2733,6 +2727,17 @@ class DispatchLowering:
         """A scratch tensor, in the compute format or `data_format` (int32 for integers)."""
         return Tensor(shape, device_shape, ("temp", next(self.temp_numbers)), data_format=data_format)
 
+    def _words(self, op, code: list, inputs: list, values, shape, device_shape, data_format) -> Tensor:
+        """A new tensor of the code's `values` (one value, or a pair type's two words: the
+        second becomes its `high`), a fused kernel each."""
+        words = []
+        for value in values:
+            words.append(self._temp(shape, device_shape, data_format))
+            self._fused(op, *_cone(code, value, inputs), words[-1])
+        if len(words) == 2:
+            words[0].high = words[1]
+        return words[0]
+
     def _fp32_dest(self, code: Sequence[Instruction], fused_inputs: tuple[FusedInput, ...]) -> bool:
         # Integers need a 32-bit Dst, whatever the compute format.
         return self.options.fp32_dest_acc_en or any(fused.integer_values(code, fused_inputs))
@@ -2895,21 +2900,11 @@ class DispatchLowering:
         space, axis = self._space(ins, None, [*maps[:n_in], list(range(len(iterators)))], extents)
         inputs: list = []
         builder = self._code(op, ins, maps, space, axis, n_in, inputs)
-        def computed(code: _Code, inputs: list, values: list[int], shape, device_shape, fmt) -> Tensor:
-            """A tensor of the code's `values` (one, or an i64's two words), a kernel each."""
-            words = []
-            for value in values:
-                sub_code, sub_inputs = _cone(code.code, value, inputs)
-                words.append(self._temp(shape, device_shape, fmt))
-                self._fused(op, sub_code, sub_inputs, words[-1])
-            if len(words) == 2:
-                words[0].high = words[1]
-            return words[0]
 
         def word_values(code: _Code, v) -> list[int]:
             return list(code.pair(v)) if is_wide(v.type) else [code.result(v)]
 
-        x = [computed(builder, inputs, word_values(builder, value), tuple(extents), space, fmt)
+        x = [self._words(op, builder.code, inputs, word_values(builder, value), tuple(extents), space, fmt)
              for value, fmt in zip(elements, formats)]
 
         def combined(firsts: list[Tensor], seconds: list[Tensor], mask: Tensor | None) -> list[Tensor]:
@@ -2929,7 +2924,7 @@ class DispatchLowering:
                     keep = code.emit(self._leaf(op, mask, inputs, device_shape))
                     values = [code.emit(Ternary(SfpuOp.WHERE_INT, keep, value, current))
                               for value, current in zip(values, word_values(code, accumulators[k]))]
-                results.append(computed(code, inputs, values, shape, device_shape, formats[k]))
+                results.append(self._words(op, code.code, inputs, values, shape, device_shape, formats[k]))
             return results
 
         n = extents[r]
@@ -3633,13 +3628,8 @@ class DispatchLowering:
         inputs: list = []
         builder = self._code(op, ins, maps, space, axis, n_in, inputs, loops)
         if is_pair(result.type):  # an i64 or a complex: its words computed by two kernels
-            words = []
-            for word in builder.pair(result):
-                code, word_inputs = _cone(builder.code, word, inputs)
-                words.append(self._temp(out.shape, out.device_shape, word_format(result.type)))
-                self._fused(op, code, word_inputs, words[-1])
-            words[0].high = words[1]
-            return words[0]
+            return self._words(op, builder.code, inputs, builder.pair(result), out.shape, out.device_shape,
+                               word_format(result.type))
         code = builder.code
         index = builder.result(result)
         if index != len(code) - 1:  # (an i64's low word, say): the code of that value alone
