@@ -1416,6 +1416,56 @@ CASES["int64_indices_scatter_gather_and_zero_scan"] = Case(mlir("""
     }
 """), inputs=(1.0, (0, 4), 1.0, (0, 4)))  # torch's x.scatter(1, ids, v), index_select and cumsum as IREE takes them:
 # int64 indices (saturated to int32 as an index_cast), an accumulator of zeros (a fill)
+CASES["adaptive_average_pool_counts"] = Case(mlir("""
+    #mask = affine_map<(d0, d1, d2) -> (d2)>
+    #sums = affine_map<(d0, d1, d2) -> (d0, d1)>
+    #counts = affine_map<(d0, d1, d2) -> (d1)>
+    #column = affine_map<(d0, d1) -> (d1)>
+    #plain = affine_map<(d0, d1) -> (d0, d1)>
+    func.func @main(%x: tensor<8x17xf32>) -> tensor<8x5xf32> {
+      %zero = arith.constant 0.0 : f32
+      %c1 = arith.constant 1 : index
+      %c5 = arith.constant 5 : index
+      %c17 = arith.constant 17 : index
+      %m = tensor.empty() : tensor<5xi1>
+      %e = tensor.empty() : tensor<8x5xf32>
+      %n = tensor.empty() : tensor<5xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x5xf32>) -> tensor<8x5xf32>
+      %r:2 = linalg.generic {indexing_maps = [#mask, #sums, #counts],
+                             iterator_types = ["parallel", "parallel", "reduction"]}
+          ins(%m : tensor<5xi1>) outs(%f, %n : tensor<8x5xf32>, tensor<5xf32>) {
+        ^bb0(%in: i1, %out: f32, %count: f32):
+          %row = linalg.index 0 : index
+          %i = linalg.index 1 : index
+          %k = linalg.index 2 : index
+          %a = arith.muli %i, %c17 : index
+          %start = arith.floordivsi %a, %c5 : index
+          %i1 = arith.addi %i, %c1 : index
+          %b = arith.muli %i1, %c17 : index
+          %b1 = arith.subi %b, %c1 : index
+          %last = arith.floordivsi %b1, %c5 : index
+          %end = arith.addi %last, %c1 : index
+          %p = arith.addi %start, %k : index
+          %v = tensor.extract %x[%row, %p] : tensor<8x17xf32>
+          %inside = arith.cmpi ult, %p, %end : index
+          %t = arith.select %inside, %v, %zero : f32
+          %sum = arith.addf %t, %out : f32
+          %w = arith.subi %end, %start : index
+          %wi = arith.index_cast %w : index to i64
+          %wf = arith.sitofp %wi : i64 to f32
+          linalg.yield %sum, %wf : f32, f32
+      } -> (tensor<8x5xf32>, tensor<5xf32>)
+      %e2 = tensor.empty() : tensor<8x5xf32>
+      %avg = linalg.generic {indexing_maps = [#column, #plain, #plain], iterator_types = ["parallel", "parallel"]}
+          ins(%r#1, %r#0 : tensor<5xf32>, tensor<8x5xf32>) outs(%e2 : tensor<8x5xf32>) {
+        ^bb0(%c: f32, %s: f32, %o: f32):
+          %d = arith.divf %s, %c : f32
+          linalg.yield %d : f32
+      } -> tensor<8x5xf32>
+      return %avg : tensor<8x5xf32>
+    }
+"""))  # torch's adaptive_avg_pool1d(17 -> 5) as IREE fuses it: windows of 4 or 5 (a sum over the widest window,
+# masked), and a second result, each window's count, a function of its own loop only (each reduction step writes it)
 CASES["attention_masked"] = Case(mlir("""
     #q = affine_map<(b, m, n, k1, k2) -> (b, m, k1)>
     #k = affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>

@@ -174,6 +174,21 @@ def _constant(value):
     return None
 
 
+def _of_loops(value, dims: set) -> bool:
+    """Is a generic body's `value` a function of constants and of linalg.index of `dims`
+    alone (no block argument, no extract, nothing from outside the body but constants)?"""
+    if isinstance(value, ir.BlockArgument):
+        return False
+    operation = value.owner.operation
+    if operation.name == "arith.constant":
+        return True
+    if operation.name == "linalg.index":
+        return ir.IntegerAttr(operation.attributes["dim"]).value in dims
+    if operation.name == "tensor.extract" or operation.parent.name != "linalg.generic":
+        return False
+    return all(_of_loops(v, dims) for v in operation.operands)
+
+
 def _shape(op, type_) -> tuple:
     """The static shape of `type_`, a type of `op`'s (() for a scalar)."""
     if not isinstance(type_, ir.RankedTensorType):
@@ -2855,11 +2870,32 @@ class DispatchLowering:
         for k, (value, result) in enumerate(zip(yields, op.results)):
             constant = _constant(value)
             if constant is None:
-                varying.append(k)
+                computed = self._loop_function(op, n_in, k, value)
+                if computed is None:
+                    varying.append(k)
+                else:
+                    self.values[result] = computed
                 continue
             fill = _fill_value(constant, integer_width(result.type))
             self.values[result] = Tensor(_shape(op, result.type), fill=fill, data_format=tile_format(result.type))
         return varying
+
+    def _loop_function(self, op, n_in: int, k: int, value) -> Tensor | None:
+        """Result k of a generic whose yield is a function of constants and of the loops
+        its result map names only (every iteration of the other loops writes the same:
+        torch's adaptive average pooling yields each window's count beside the sum),
+        computed as elementwise code over the result's loops; None for any other."""
+        exprs = _affine(op)
+        dims = _projection(exprs[n_in + k])
+        if dims is None or not _of_loops(value, set(dims)):
+            return None
+        extents = _extents(op, list(op.operands), [_projection(e) for e in exprs], len(_iterators(op)))
+        shape = [extents[d] for d in dims]
+        space, axis = self._space([], None, [list(range(len(dims)))], shape)
+        inputs: list = []
+        builder = self._code(op, [], [], space, axis, 0, inputs, {d: (i, 1, extents[d]) for i, d in enumerate(dims)})
+        values = builder.pair(value) if is_pair(value.type) else [builder.result(value)]
+        return self._words(op, builder.code, inputs, values, tuple(shape), space, tile_format(op.results[k].type))
 
     def _tree_reduction(self, op, n_in: int, n_out: int) -> None:
         """A reduction with several results (an argmax: value and index): a tree. The body
