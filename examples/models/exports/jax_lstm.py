@@ -22,11 +22,10 @@ Check (iree_check.py): the .mlir compiled for llvm-cpu (input_type="stablehlo"),
 on iree.runtime's local-task driver with a seeded N(0, 1) input, against jax on CPU.
 """
 
-from pathlib import Path
 
-import iree_check
 import jax
 import jax.numpy as jnp
+import jax_export
 import numpy as np
 
 BATCH, TIME, FEATURES, HIDDEN, CLASSES = 2, 8, 16, 32, 10
@@ -59,20 +58,6 @@ def build():
     return lstm
 
 
-def export(out: Path) -> None:
-    text = jax.jit(build()).lower(jax.ShapeDtypeStruct(SHAPE, jnp.float32)).as_text()
-    what = f"LSTM (hidden {HIDDEN}) over {TIME} steps by lax.scan, then a dense layer, x: {SHAPE} f32."
-    out.write_text(iree_check.header(__file__, f"jax {jax.__version__}, jax.jit(lstm).lower(x).as_text()", what)
-                   + text)
-
-
-def check(text: str) -> None:
-    x = iree_check.random_input(SHAPE)
-    want = np.asarray(jax.jit(build())(x))
-    module = iree_check.load(iree_check.compile_llvm_cpu(text, "stablehlo"))
-    (got,) = iree_check.call(module["main"], x)
-    iree_check.compare("jax_lstm llvm-cpu", got, want)
-
-
 if __name__ == "__main__":
-    iree_check.cli(__file__, export, check, __doc__)
+    jax_export.cli(__file__, __doc__, build, SHAPE,
+                   f"LSTM (hidden {HIDDEN}) over {TIME} steps by lax.scan, then a dense layer, x: {SHAPE} f32.")

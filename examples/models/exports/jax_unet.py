@@ -23,11 +23,10 @@ Check (iree_check.py): the .mlir compiled for llvm-cpu (input_type="stablehlo"),
 on iree.runtime's local-task driver with a seeded N(0, 1) input, against jax on CPU.
 """
 
-from pathlib import Path
 
-import iree_check
 import jax
 import jax.numpy as jnp
+import jax_export
 import numpy as np
 
 SHAPE, GROUPS, EPS = (1, 16, 16, 4), 4, 1e-5
@@ -63,21 +62,7 @@ def build():
     return unet
 
 
-def export(out: Path) -> None:
-    text = jax.jit(build()).lower(jax.ShapeDtypeStruct(SHAPE, jnp.float32)).as_text()
-    what = ("U-Net block: 3x3 convolutions, GroupNorm, SiLU, a stride-2 down convolution, bilinear resize and a "
-            "stride-2 transposed convolution up, a skip concatenation; x: 1x16x16x4 f32, weights as constants.")
-    out.write_text(iree_check.header(__file__, f"jax {jax.__version__}, jax.jit(unet).lower(x).as_text()", what)
-                   + text)
-
-
-def check(text: str) -> None:
-    x = iree_check.random_input(SHAPE)
-    want = np.asarray(jax.jit(build())(x))
-    module = iree_check.load(iree_check.compile_llvm_cpu(text, "stablehlo"))
-    (got,) = iree_check.call(module["main"], x)
-    iree_check.compare("jax_unet llvm-cpu", got, want)
-
-
 if __name__ == "__main__":
-    iree_check.cli(__file__, export, check, __doc__)
+    jax_export.cli(__file__, __doc__, build, SHAPE,
+                   "U-Net block: 3x3 convolutions, GroupNorm, SiLU, a stride-2 down convolution, bilinear resize and a "
+                   "stride-2 transposed convolution up, a skip concatenation; x: 1x16x16x4 f32, weights as constants.")
