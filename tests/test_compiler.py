@@ -1466,6 +1466,75 @@ CASES["adaptive_average_pool_counts"] = Case(mlir("""
     }
 """))  # torch's adaptive_avg_pool1d(17 -> 5) as IREE fuses it: windows of 4 or 5 (a sum over the widest window,
 # masked), and a second result, each window's count, a function of its own loop only (each reduction step writes it)
+CASES["max_pool_with_indices"] = Case(mlir("""
+    #x = affine_map<(n, c, h, w) -> (n, c, h, w)>
+    #out = affine_map<(n, c, h, w, kh, kw) -> (n, c, h, w)>
+    #window = affine_map<(n, c, h, w, kh, kw) -> (kh, kw)>
+    func.func @main(%x0: tensor<2x3x12x10xf32>) -> (tensor<2x3x5x4xf32>, tensor<2x3x5x4xi64>) {
+      %ninf = arith.constant 0xFF800000 : f32
+      %none = arith.constant -1 : i64
+      %c2 = arith.constant 2 : index
+      %c10 = arith.constant 10 : index
+      %ex = tensor.empty() : tensor<2x3x12x10xf32>
+      %x = linalg.generic {indexing_maps = [#x, #x], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+          ins(%x0 : tensor<2x3x12x10xf32>) outs(%ex : tensor<2x3x12x10xf32>) {
+        ^bb0(%a: f32, %o: f32):
+          %f = math.floor %a : f32
+          linalg.yield %f : f32
+      } -> tensor<2x3x12x10xf32>
+      %e = tensor.empty() : tensor<2x3x5x4xf32>
+      %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<2x3x5x4xf32>) -> tensor<2x3x5x4xf32>
+      %w = tensor.empty() : tensor<3x3xf32>
+      %m = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+          ins(%x, %w : tensor<2x3x12x10xf32>, tensor<3x3xf32>) outs(%f : tensor<2x3x5x4xf32>) -> tensor<2x3x5x4xf32>
+      %ei = tensor.empty() : tensor<2x3x5x4xi64>
+      %fi = linalg.fill ins(%none : i64) outs(%ei : tensor<2x3x5x4xi64>) -> tensor<2x3x5x4xi64>
+      %wi = tensor.empty() : tensor<3x3xi64>
+      %i = linalg.generic {indexing_maps = [#out, #window, #out],
+                           iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+          ins(%m, %wi : tensor<2x3x5x4xf32>, tensor<3x3xi64>) outs(%fi : tensor<2x3x5x4xi64>) {
+        ^bb0(%max: f32, %unused: i64, %o: i64):
+          %n = linalg.index 0 : index
+          %c = linalg.index 1 : index
+          %h = linalg.index 2 : index
+          %kh = linalg.index 4 : index
+          %h2 = arith.muli %h, %c2 : index
+          %row = arith.addi %h2, %kh : index
+          %wd = linalg.index 3 : index
+          %kw = linalg.index 5 : index
+          %w2 = arith.muli %wd, %c2 : index
+          %col = arith.addi %w2, %kw : index
+          %v = tensor.extract %x[%n, %c, %row, %col] : tensor<2x3x12x10xf32>
+          %is = arith.cmpf oeq, %v, %max : f32
+          %r10 = arith.muli %row, %c10 : index
+          %place = arith.addi %col, %r10 : index
+          %p = arith.index_cast %place : index to i64
+          %found = arith.select %is, %p, %o : i64
+          %unset = arith.cmpi eq, %o, %none : i64
+          %next = arith.select %unset, %found, %o : i64
+          linalg.yield %next : i64
+      } -> tensor<2x3x5x4xi64>
+      return %m, %i : tensor<2x3x5x4xf32>, tensor<2x3x5x4xi64>
+    }
+"""), inputs=((0, 4),))  # torch's max_pool2d(x, 3, 2, return_indices=True) as torch-mlir writes it: the first place
+# in each window whose element equals the max, an index kept once set (the body depends on the order); floored
+# inputs make ties, so the first of equal elements must win
+CASES["conv3d_padded"] = Case(mlir("""
+    func.func @main(%x: tensor<1x2x5x6x6xf32>, %w: tensor<4x2x3x3x3xf32>) -> tensor<1x4x5x6x6xf32> {
+      %zero = arith.constant 0.0 : f32
+      %p = tensor.pad %x low[0, 0, 1, 1, 1] high[0, 0, 1, 1, 1] {
+        ^bb0(%i0: index, %i1: index, %i2: index, %i3: index, %i4: index):
+          tensor.yield %zero : f32
+      } : tensor<1x2x5x6x6xf32> to tensor<1x2x7x8x8xf32>
+      %e = tensor.empty() : tensor<1x4x5x6x6xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x5x6x6xf32>) -> tensor<1x4x5x6x6xf32>
+      %r = linalg.conv_3d_ncdhw_fcdhw {dilations = dense<1> : tensor<3xi64>, strides = dense<1> : tensor<3xi64>}
+          ins(%p, %w : tensor<1x2x7x8x8xf32>, tensor<4x2x3x3x3xf32>) outs(%f : tensor<1x4x5x6x6xf32>)
+          -> tensor<1x4x5x6x6xf32>
+      return %r : tensor<1x4x5x6x6xf32>
+    }
+"""))  # nn.Conv3d(2, 4, 3, padding=1): the padded copy stores the volume into the interior of its buffer, a slice
+# of two batch levels (channel, depth) that no window describes
 CASES["attention_masked"] = Case(mlir("""
     #q = affine_map<(b, m, n, k1, k2) -> (b, m, k1)>
     #k = affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>

@@ -1206,6 +1206,17 @@ def _merged_window(op, full, offsets, sizes) -> tuple[tuple, Window]:
     return tuple(n for n, _ in merged), Window(start, row_stride, batch_stride)
 
 
+def _matrix_batch(op, full, offsets, sizes) -> tuple[tuple, Window] | None:
+    """_merged_window, or None where the slice is no batch of matrices (a padded volume's
+    interior: (C, D, H, W) in (C, D + 2, H + 2, W + 2), two levels of batch)."""
+    try:
+        return _merged_window(op, full, offsets, sizes)
+    except HalError as error:
+        if error.code != StatusCode.UNIMPLEMENTED:
+            raise
+        return None
+
+
 def _window(op, full, device_shape, offsets, sizes, steps=None) -> Window:
     """Where a slice (offsets, sizes, steps: 1 if not given) of a row-major tensor of
     shape `full`, seen with `device_shape`, lies: each device dim (batch, rows, columns)
@@ -1933,11 +1944,12 @@ class DispatchLowering:
             access = _access(op, self.subspans[op.operands[1]])
             if error.code != StatusCode.UNIMPLEMENTED or access[2] is None:
                 raise
-            if len(access[2]) == 3:  # strided with no window: the whole binding merged and written back
+            merged = None if len(access[2]) == 3 else _matrix_batch(op, self.subspans[op.operands[1]][2], *access[2])
+            if merged is None:  # no window (strided, or two levels of batch): the whole binding written back
                 tensor, access = self._merged_into_binding(op, tensor, access), (*access[:2], None)
                 wanted, window = tensor.device_shape, None
             else:
-                wanted, window = _merged_window(op, self.subspans[op.operands[1]][2], *access[2])
+                wanted, window = merged
                 tensor = self._gather(op, tensor, np.arange(math.prod(wanted)).reshape(wanted))
         if window is None and access not in self.bound:  # a whole binding takes the tensor's own device shape
             wanted = tensor.device_shape
@@ -1972,16 +1984,17 @@ class DispatchLowering:
         self.outputs[access] = (wanted, data_format, window)
 
     def _merged_into_binding(self, op, tensor: Tensor, access) -> Tensor:
-        """The whole binding a store writes a strided slice of whose rows are no window
-        (an NCHW transposed convolution's input spread over every other column: runs of
-        one element), with `tensor`'s elements in the slice's places and the binding's
-        own elsewhere: the binding read, the tensor gathered into its shape, one select.
-        The dispatch then writes the binding whole; its other elements keep their
-        values (launches run in order, so nothing writes them in between)."""
+        """The whole binding a store writes a slice of that is no window (an NCHW
+        transposed convolution's input spread over every other column: runs of one
+        element; a volume's interior in its padded buffer: two levels of batch), with
+        `tensor`'s elements in the slice's places and the binding's own elsewhere: the
+        binding read, the tensor gathered into its shape, one select. The dispatch then
+        writes the binding whole; its other elements keep their values (launches run in
+        order, so nothing writes them in between)."""
         binding, offset, full = self.subspans[op.operands[1]]
         element = str(op.operands[0].type.element_type)
         if element not in MEMORY_FORMATS or MEMORY_FORMATS[element].element_size != gather.ELEMENT_SIZE:
-            raise unimplemented(op, f"a store of {element} into a strided slice {access[2]} whose rows are no "
+            raise unimplemented(op, f"a store of {element} into a slice {access[2]} of {list(full)} that is no "
                                     f"window: the bridge merges 4-byte elements only")
         table = np.full(math.prod(full), -1, np.int64)
         table[_slice_indices(full, *access[2]).reshape(-1)] = np.arange(math.prod(tensor.shape))
@@ -2005,12 +2018,10 @@ class DispatchLowering:
         access = _access(op, self.subspans[subspan])
         if access[2] is None or len(access[2]) == 3:  # a whole binding, or a strided slice: as it is
             return tensor
-        try:
-            merged, _ = _merged_window(op, self.subspans[subspan][2], *access[2])
-        except HalError as error:  # not a batch of matrices: the store regroups it as before
-            if error.code != StatusCode.UNIMPLEMENTED:
-                raise
+        merged = _matrix_batch(op, self.subspans[subspan][2], *access[2])
+        if merged is None:  # not a batch of matrices: the store regroups it as before
             return tensor
+        merged = merged[0]
         if canonical(merged) == canonical(tensor.device_shape):
             return tensor
         binding, offset, _ = tensor.ref[1]
@@ -2850,6 +2861,8 @@ class DispatchLowering:
         if len(varying) == 1:
             return self._generic(op, n_in, varying[0])
         if "reduction" in _iterators(op):
+            if not self._folds(op, n_in, varying):
+                return self._sequential_reduction(op, n_in, varying)
             return self._tree_reduction(op, n_in, n_out)
         block = op.regions[0].blocks[0]
         outputs = {block.arguments[n_in + k] for k in range(n_out)}
@@ -2974,6 +2987,67 @@ class DispatchLowering:
         for result, out in zip(op.results, combined(inits, reduced, None)):
             self.values[result] = out
 
+    def _folds(self, op, n_in: int, ks: list[int]) -> bool:
+        """Does the body fold results `ks` of a reduction from values of the element alone
+        (_element_values), so that the order of the reduced elements does not matter?"""
+        block = op.regions[0].blocks[0]
+        operations = list(block.operations)
+        yields = [operations[-1].operands[k] for k in ks]
+        try:
+            self._element_values(op, operations[:-1], yields, list(block.arguments)[:n_in],
+                                 [block.arguments[n_in + k] for k in ks])
+        except HalError as error:
+            if error.code != StatusCode.UNIMPLEMENTED:
+                raise
+            return False
+        return True
+
+    def _sequential_reduction(self, op, n_in: int, ks: list[int]) -> None:
+        """Results `ks` of a reduction over one dim of at most UNROLLED_REDUCTION elements
+        whose body is no fold of element values (torch's max_pool2d(return_indices=True):
+        the first place in the window whose element equals the max, read through
+        linalg.index and tensor.extract, an index kept once set): the body applied in
+        order, once per reduced position, each step elementwise code over the result's
+        loops with that position's index a constant and its inputs taken there."""
+        iterators, exprs = _iterators(op), _affine(op)
+        maps = [_projection(e) for e in exprs]
+        reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
+        parallel = [d for d in range(len(iterators)) if d not in reductions]
+        operands = list(op.operands)
+        extents = _extents(op, operands, maps, len(iterators))
+        if len(reductions) != 1 or any(m is None for m in maps) or any(m != parallel for m in maps[n_in:]) or \
+                extents[reductions[0]] > UNROLLED_REDUCTION:
+            raise unimplemented(op, f"a reduction whose body depends on the order of the elements, over "
+                                    f"{[extents[d] for d in reductions]} elements through maps {exprs}: the bridge "
+                                    f"applies such a body in order over one reduced dim of at most "
+                                    f"{UNROLLED_REDUCTION} elements through projections")
+        r = reductions[0]
+        n_out = len(op.results)
+        for v in operands:
+            if not is_pair(v.type):
+                _check_element_type(op, v.type)
+        shape = tuple(extents[d] for d in parallel)
+        space, axis = self._space([], None, [list(range(len(parallel)))], shape)
+        block = op.regions[0].blocks[0]
+        yields = list(block.operations)[-1].operands
+        accumulators = [self.values[v] for v in operands[n_in:]]
+        in_maps = [[parallel.index(d) for d in dims if d != r] for dims in maps[:n_in]]
+        loops = {d: (i, 1, extents[d]) for i, d in enumerate(parallel)}
+        for position in range(extents[r]):
+            ins = [Tensor(t.shape, fill=0.0) if not list(block.arguments[i].uses) else  # a shape only
+                   self._along(op, t, [position], dims.index(r), [extents[d] for d in dims if d != r])
+                   if r in dims else t
+                   for i, (t, dims) in enumerate(zip((self.values[v] for v in operands[:n_in]), maps))]
+            inputs: list = []
+            builder = self._code(op, ins + accumulators, in_maps + [list(range(len(parallel)))] * n_out, space,
+                                 axis, n_in + n_out, inputs, {**loops, r: position})
+            accumulators = [
+                self._words(op, builder.code, inputs, builder.pair(yields[k]) if is_pair(yields[k].type)
+                            else [builder.result(yields[k])], shape, space, tile_format(op.results[k].type))
+                if k in ks else accumulators[k] for k in range(n_out)]
+        for k in ks:
+            self.values[op.results[k]] = accumulators[k]
+
     @staticmethod
     def _element_values(op, body, yields, arguments, accumulators) -> list:
         """For each accumulator, the body's value computed from the element alone (no
@@ -3033,6 +3107,8 @@ class DispatchLowering:
         if 0 in extents and not any(0 in _shape(op, v.type) for v in operands):
             raise unimplemented(op, "a loop dim that no operand's map reads as a plain dim")
         reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
+        if reductions and not self._folds(op, n_in, [k]):
+            return self._sequential_reduction(op, n_in, [k])
         if wide and reductions and len(op.results) == 1 and len(reductions) == 1 and all(m is not None for m in maps):
             return self._tree_reduction(op, n_in, 1)  # an i64 sum, max, ...: a tree of the body on word pairs
         if wide and (reductions or any(m is None for m in maps[:n_in])):
@@ -3588,7 +3664,8 @@ class DispatchLowering:
     def _code(self, op, ins, maps, space, axis, n_in, inputs, loops=None) -> _Code:
         """The builder of eltwise_fused code over the generic's inputs (fills become
         constants; an i64 input's leaf is the pair of its words' leaves). `loops`: where
-        the body's loops are if _merged_loops merged them."""
+        the body's loops are if _merged_loops merged them, or an int: the loop's fixed
+        index."""
         leaves = {}
         arguments = op.regions[0].blocks[0].arguments
 
@@ -3603,8 +3680,11 @@ class DispatchLowering:
                                                                                     leaf(tensor.high, dims))
         index_inputs = {}
 
-        def index_input(dim: int) -> Input:
-            """Input of a constant tensor holding loop dim `dim`'s index at each element."""
+        def index_input(dim: int) -> Instruction:
+            """Input of a constant tensor holding loop dim `dim`'s index at each element (a
+            Constant where `loops` fixes the dim: a step of _sequential_reduction)."""
+            if loops is not None and isinstance(loops.get(dim), int):
+                return Constant(loops[dim], True)
             if dim not in index_inputs:
                 if axis is FLAT:
                     values = np.arange(math.prod(space), dtype=np.int32).reshape(space)
