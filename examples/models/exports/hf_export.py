@@ -1,7 +1,7 @@
 """What the Hugging Face exports (hf_*.py) share: a transformers model built from a small
 config with transformers' own seeded init, wrapped to return one tensor, exported by
 iree-turbine with its defaults and checked against transformers on IREE's llvm-cpu
-(iree_check.py). The text models take seeded token ids and a padding mask (the second
+(torch_export.py). The text models take seeded token ids and a padding mask (the second
 sequence's last PADDED positions).
 
 Needs (a separate virtualenv, Python 3.11): torch 2.13.0+cpu, iree-turbine 3.9.0,
@@ -11,13 +11,11 @@ transformers 4.46.3 (5.x builds its masks with aten.diff and i1 literals, which 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import iree_check
 import numpy as np
 import torch
+import torch_export
 import transformers
-from iree.turbine import aot
 
 BATCH, SEQ, VOCAB, PADDED = 2, 16, 64, 4
 TEXT_ARGUMENTS = ("input_ids", "attention_mask")
@@ -46,26 +44,13 @@ def token_inputs(seed: int = iree_check.SEED) -> list[np.ndarray]:
 def cli(script: str, doc: str, model_class, config, names=TEXT_ARGUMENTS, field: str = "logits",
         inputs=token_inputs, **fixed) -> None:
     """Exports (unless --check) and checks model_class(config) as Output(names, field)."""
-    name = Path(script).stem
 
     def build() -> torch.nn.Module:
         torch.manual_seed(0)
         return Output(model_class(config), names, field, **fixed).eval()
 
-    def export(out: Path) -> None:
-        examples = [torch.from_numpy(x) for x in inputs()]
-        aot.export(build(), *examples).save_mlir(out)
-        shapes = ", ".join(f"{n} {'x'.join(map(str, x.shape))} {x.dtype}" for n, x in zip(names, examples))
-        what = f"transformers {transformers.__version__} {model_class.__name__}({config.to_diff_dict()}); {shapes}."
-        generator = f"torch {torch.__version__}, iree-turbine aot.export defaults"
-        out.write_text(iree_check.header(script, generator, what) + out.read_text())
-
-    def check(text: str) -> None:
-        args = inputs()
-        with torch.no_grad():
-            want = build()(*map(torch.from_numpy, args)).numpy()
-        module = iree_check.load(iree_check.compile_llvm_cpu(text, "torch"))
-        (got,) = iree_check.call(module["main"], *args)
-        iree_check.compare(f"{name} llvm-cpu", got, want)
-
-    iree_check.cli(script, export, check, doc)
+    build()  # the config as the model completes it (transformers sets _attn_implementation_autoset)
+    shapes = ", ".join(f"{n} {'x'.join(map(str, x.shape))} {torch.from_numpy(x).dtype}"
+                       for n, x in zip(names, inputs()))
+    what = f"transformers {transformers.__version__} {model_class.__name__}({config.to_diff_dict()}); {shapes}."
+    torch_export.cli(script, doc, build, inputs, what)

@@ -25,11 +25,11 @@ iree.runtime's local-task driver with a seeded N(0, 1) input, against the model 
 """
 
 import math
-from pathlib import Path
 
 import iree_check
+import numpy as np
 import torch
-from iree.turbine import aot
+import torch_export
 from torch import nn
 
 BATCH, SEQ, D = 1, 16, 64
@@ -50,35 +50,16 @@ class SelfAttention(nn.Module):
         a = torch.softmax(scores, dim=-1) @ v
         return self.norm(x + self.o(a))
 
-
 def build():
-    """The model (seeded weights, eval mode) and an example input."""
+    """The model: seeded weights, eval mode."""
     torch.manual_seed(0)
-    model = SelfAttention()
-    with torch.no_grad():
-        model.norm.weight.copy_(1 + 0.1 * torch.randn(D))
-        model.norm.bias.copy_(0.1 * torch.randn(D))
-    return model.eval(), torch.zeros(BATCH, SEQ, D)
+    return torch_export.seeded_layer_norms(SelfAttention()).eval()
 
 
-def export(out: Path) -> None:
-    model, x = build()
-    exported = aot.export(model, x)
-    exported.save_mlir(out)
-    what = f"One-head self-attention + residual + LayerNorm, x: {BATCH}x{SEQ}x{D} f32."
-    out.write_text(iree_check.header(__file__, f"torch {torch.__version__}, iree-turbine aot.export defaults", what)
-                   + out.read_text())
-
-
-def check(text: str) -> None:
-    model, _ = build()
-    x = iree_check.random_input((BATCH, SEQ, D))
-    with torch.no_grad():
-        want = model(torch.from_numpy(x)).numpy()
-    module = iree_check.load(iree_check.compile_llvm_cpu(text, "torch"))
-    (got,) = iree_check.call(module["main"], x)
-    iree_check.compare("torch_attention llvm-cpu", got, want)
+def inputs() -> list[np.ndarray]:
+    return [iree_check.random_input((BATCH, SEQ, D))]
 
 
 if __name__ == "__main__":
-    iree_check.cli(__file__, export, check, __doc__)
+    what = f"One-head self-attention + residual + LayerNorm, x: {BATCH}x{SEQ}x{D} f32."
+    torch_export.cli(__file__, __doc__, build, inputs, what)

@@ -35,12 +35,11 @@ torch; both results compared.
 """
 
 import math
-from pathlib import Path
 
 import iree_check
 import numpy as np
 import torch
-from iree.turbine import aot
+import torch_export
 from torch import nn
 
 BATCH, SEQ, VOCAB, HIDDEN, HEADS, INTERMEDIATE, LAYERS, PADDED = 1, 16, 100, 64, 4, 128, 2, 4
@@ -98,47 +97,21 @@ class Bert(nn.Module):
             h = layer(h, additive_mask)
         return torch.tanh(self.pooler(h[:, 0])), h
 
-
 def build():
-    """The model (seeded weights, eval mode) and example inputs."""
+    """The model: seeded weights, eval mode."""
     torch.manual_seed(0)
-    model = Bert()
-    with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, nn.LayerNorm):
-                m.weight.copy_(1 + 0.1 * torch.randn(HIDDEN))
-                m.bias.copy_(0.1 * torch.randn(HIDDEN))
-    return model.eval(), torch.zeros(BATCH, SEQ, dtype=torch.long), torch.ones(BATCH, SEQ, dtype=torch.long)
+    return torch_export.seeded_layer_norms(Bert()).eval()
 
 
-def inputs():
-    """The check's inputs: seeded ids and a mask of ones with the last PADDED positions 0."""
+def inputs() -> list[np.ndarray]:
+    """Seeded ids, and a mask of ones with the last PADDED positions 0."""
     ids = np.random.default_rng(iree_check.SEED).integers(0, VOCAB, (BATCH, SEQ)).astype(np.int64)
     mask = np.ones((BATCH, SEQ), np.int64)
     mask[:, SEQ - PADDED:] = 0
-    return ids, mask
-
-
-def export(out: Path) -> None:
-    model, ids, mask = build()
-    exported = aot.export(model, ids, mask)
-    exported.save_mlir(out)
-    what = (f"BERT-style encoder: embeddings (vocabulary {VOCAB}), {LAYERS} post-LN layers of {HEADS}-head "
-            f"masked attention and erf-GELU MLP, tanh pooler; ids, mask: {BATCH}x{SEQ} i64.")
-    out.write_text(iree_check.header(__file__, f"torch {torch.__version__}, iree-turbine aot.export defaults", what)
-                   + out.read_text())
-
-
-def check(text: str) -> None:
-    model, _, _ = build()
-    ids, mask = inputs()
-    with torch.no_grad():
-        want = [t.numpy() for t in model(torch.from_numpy(ids), torch.from_numpy(mask))]
-    module = iree_check.load(iree_check.compile_llvm_cpu(text, "torch"))
-    got = iree_check.call(module["main"], ids, mask)
-    iree_check.compare("torch_bert llvm-cpu pooled", got[0], want[0])
-    iree_check.compare("torch_bert llvm-cpu sequence", got[1], want[1])
+    return [ids, mask]
 
 
 if __name__ == "__main__":
-    iree_check.cli(__file__, export, check, __doc__)
+    what = (f"BERT-style encoder: embeddings (vocabulary {VOCAB}), {LAYERS} post-LN layers of {HEADS}-head "
+            f"masked attention and erf-GELU MLP, tanh pooler; ids, mask: {BATCH}x{SEQ} i64.")
+    torch_export.cli(__file__, __doc__, build, inputs, what)

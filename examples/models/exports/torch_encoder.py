@@ -22,12 +22,11 @@ Check (iree_check.py): the .mlir compiled for llvm-cpu (input_type="torch"), @ma
 iree.runtime's local-task driver with seeded token ids, against torch on CPU.
 """
 
-from pathlib import Path
 
 import iree_check
 import numpy as np
 import torch
-from iree.turbine import aot
+import torch_export
 from torch import nn
 
 BATCH, SEQ, VOCAB, D, HEADS, FEEDFORWARD, CLASSES = 2, 12, 50, 32, 4, 64, 5
@@ -43,36 +42,19 @@ class Encoder(nn.Module):
     def forward(self, ids):
         return self.head(self.layer(self.embedding(ids)).mean(dim=1))
 
-
 def build():
-    """The model (seeded weights, eval mode) and an example input."""
+    """The model: seeded weights, eval mode."""
     torch.manual_seed(0)
-    return Encoder().eval(), torch.zeros(BATCH, SEQ, dtype=torch.int64)
+    return Encoder().eval()
 
 
-def token_ids(seed: int = iree_check.SEED) -> np.ndarray:
-    return np.random.default_rng(seed).integers(0, VOCAB, (BATCH, SEQ)).astype(np.int64)
-
-
-def export(out: Path) -> None:
-    model, ids = build()
-    aot.export(model, ids).save_mlir(out)
-    what = (f"Transformer encoder: Embedding({VOCAB}, {D}), nn.TransformerEncoderLayer({D}, {HEADS} heads, "
-            f"{FEEDFORWARD}, post-LN) with scaled_dot_product_attention, mean over the sequence, Linear({D}, "
-            f"{CLASSES}); ids: {BATCH}x{SEQ} int64.")
-    out.write_text(iree_check.header(__file__, f"torch {torch.__version__}, iree-turbine aot.export defaults", what)
-                   + out.read_text())
-
-
-def check(text: str) -> None:
-    model, _ = build()
-    ids = token_ids()
-    with torch.no_grad():
-        want = model(torch.from_numpy(ids)).numpy()
-    module = iree_check.load(iree_check.compile_llvm_cpu(text, "torch"))
-    (got,) = iree_check.call(module["main"], ids)
-    iree_check.compare("torch_encoder llvm-cpu", got, want)
+def inputs() -> list[np.ndarray]:
+    """Seeded token ids."""
+    return [np.random.default_rng(iree_check.SEED).integers(0, VOCAB, (BATCH, SEQ)).astype(np.int64)]
 
 
 if __name__ == "__main__":
-    iree_check.cli(__file__, export, check, __doc__)
+    what = (f"Transformer encoder: Embedding({VOCAB}, {D}), nn.TransformerEncoderLayer({D}, {HEADS} heads, "
+            f"{FEEDFORWARD}, post-LN) with scaled_dot_product_attention, mean over the sequence, Linear({D}, "
+            f"{CLASSES}); ids: {BATCH}x{SEQ} int64.")
+    torch_export.cli(__file__, __doc__, build, inputs, what)

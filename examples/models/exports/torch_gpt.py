@@ -25,13 +25,12 @@ iree.runtime's local-task driver with seeded token ids and a padded second seque
 against torch on CPU.
 """
 
-from pathlib import Path
 
 import iree_check
 import numpy as np
 import torch
 import torch.nn.functional as F
-from iree.turbine import aot
+import torch_export
 from torch import nn
 
 BATCH, SEQ, VOCAB, D, HEADS, FEEDFORWARD, PADDED = 2, 12, 50, 32, 4, 64, 4
@@ -72,11 +71,10 @@ class Gpt(nn.Module):
         h = self.block(h, causal * keep[:, None, None, :] != 0)
         return self.head(self.norm(h))
 
-
 def build():
-    """The model (seeded weights, eval mode) and example inputs."""
+    """The model: seeded weights, eval mode."""
     torch.manual_seed(0)
-    return Gpt().eval(), (torch.zeros(BATCH, SEQ, dtype=torch.int64), torch.ones(BATCH, SEQ, dtype=torch.int64))
+    return Gpt().eval()
 
 
 def inputs(seed: int = iree_check.SEED) -> list[np.ndarray]:
@@ -87,26 +85,9 @@ def inputs(seed: int = iree_check.SEED) -> list[np.ndarray]:
     return [ids, keep]
 
 
-def export(out: Path) -> None:
-    model, args = build()
-    aot.export(model, *args).save_mlir(out)
+if __name__ == "__main__":
     what = (f"GPT-style decoder: Embedding({VOCAB}, {D}) + positions, nn.TransformerEncoderLayer({D}, {HEADS} heads, "
             f"{FEEDFORWARD}, gelu, pre-LN) with a causal float mask, a pre-LN block whose "
             f"scaled_dot_product_attention takes a bool causal & padding mask, LayerNorm, Linear({D}, {VOCAB}); "
             f"ids and keep: {BATCH}x{SEQ} int64.")
-    out.write_text(iree_check.header(__file__, f"torch {torch.__version__}, iree-turbine aot.export defaults", what)
-                   + out.read_text())
-
-
-def check(text: str) -> None:
-    model, _ = build()
-    args = inputs()
-    with torch.no_grad():
-        want = model(*map(torch.from_numpy, args)).numpy()
-    module = iree_check.load(iree_check.compile_llvm_cpu(text, "torch"))
-    (got,) = iree_check.call(module["main"], *args)
-    iree_check.compare("torch_gpt llvm-cpu", got, want)
-
-
-if __name__ == "__main__":
-    iree_check.cli(__file__, export, check, __doc__)
+    torch_export.cli(__file__, __doc__, build, inputs, what)

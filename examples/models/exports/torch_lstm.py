@@ -29,10 +29,11 @@ Check (iree_check.py): the .mlir compiled for llvm-cpu (input_type="torch"), @ma
 iree.runtime's local-task driver with a seeded N(0, 1) input, against the model in torch.
 """
 
-from pathlib import Path
 
 import iree_check
+import numpy as np
 import torch
+import torch_export
 from iree.turbine import aot
 from torch import nn
 
@@ -49,34 +50,24 @@ class LSTMClassifier(nn.Module):
         _, (h_n, _) = self.lstm(x)
         return self.fc(h_n[-1])
 
-
 def build():
-    """The model (seeded weights, eval mode) and an example input."""
+    """The model: seeded weights, eval mode."""
     torch.manual_seed(0)
-    return LSTMClassifier().eval(), torch.zeros(BATCH, SEQ, D_IN)
+    return LSTMClassifier().eval()
 
 
-def export(out: Path) -> None:
-    model, x = build()
+def inputs() -> list[np.ndarray]:
+    return [iree_check.random_input((BATCH, SEQ, D_IN))]
+
+
+def export(model, *args):
+    """aot.export with aten.lstm.input decomposed (IREE's torch frontend has no LSTM)."""
     with aot.decompositions.extend_aot_decompositions(add_ops=[torch.ops.aten.lstm.input]):
-        exported = aot.export(model, x)
-    exported.save_mlir(out)
-    what = (f"nn.LSTM({D_IN}, {D_HIDDEN}) unrolled over {SEQ} steps, Linear({D_HIDDEN}, {CLASSES}) on h_n; "
-            f"x: {BATCH}x{SEQ}x{D_IN} f32.")
-    generator = f"torch {torch.__version__}, iree-turbine aot.export defaults + aten.lstm.input decomposition"
-    out.write_text(iree_check.header(__file__, generator, what)
-                   + out.read_text())
-
-
-def check(text: str) -> None:
-    model, _ = build()
-    x = iree_check.random_input((BATCH, SEQ, D_IN))
-    with torch.no_grad():
-        want = model(torch.from_numpy(x)).numpy()
-    module = iree_check.load(iree_check.compile_llvm_cpu(text, "torch"))
-    (got,) = iree_check.call(module["main"], x)
-    iree_check.compare("torch_lstm llvm-cpu", got, want)
+        return aot.export(model, *args)
 
 
 if __name__ == "__main__":
-    iree_check.cli(__file__, export, check, __doc__)
+    what = (f"nn.LSTM({D_IN}, {D_HIDDEN}) unrolled over {SEQ} steps, Linear({D_HIDDEN}, {CLASSES}) on h_n; "
+            f"x: {BATCH}x{SEQ}x{D_IN} f32.")
+    generator = f"{torch_export.GENERATOR} + aten.lstm.input decomposition"
+    torch_export.cli(__file__, __doc__, build, inputs, what, generator=generator, export=export)

@@ -28,11 +28,11 @@ Check (iree_check.py): the .mlir compiled for llvm-cpu (input_type="torch"), @ma
 iree.runtime's local-task driver with a seeded N(0, 1) input, against the model in torch.
 """
 
-from pathlib import Path
 
 import iree_check
+import numpy as np
 import torch
-from iree.turbine import aot
+import torch_export
 from torch import nn
 
 BATCH, CHANNELS, SIZE, PATCH, D, CLASSES, LAYERS = 1, 3, 32, 8, 32, 10, 2
@@ -68,39 +68,18 @@ class Mixer(nn.Module):
         h = self.norm(self.layers(h))
         return self.head(h.mean(dim=1))
 
-
 def build():
-    """The model (seeded weights, eval mode) and an example input."""
+    """The model: seeded weights, eval mode."""
     torch.manual_seed(0)
-    model = Mixer()
-    with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, nn.LayerNorm):
-                m.weight.copy_(1 + 0.1 * torch.randn(D))
-                m.bias.copy_(0.1 * torch.randn(D))
-    return model.eval(), torch.zeros(BATCH, CHANNELS, SIZE, SIZE)
+    return torch_export.seeded_layer_norms(Mixer()).eval()
 
 
-def export(out: Path) -> None:
-    model, x = build()
-    exported = aot.export(model, x)
-    exported.save_mlir(out)
-    what = (f"MLP-Mixer: {PATCH}x{PATCH} patch conv -> {TOKENS} tokens x {D}, {LAYERS} mixer layers "
-            f"(token MLP {TOKENS}->{TOKEN_HIDDEN}->{TOKENS}, channel MLP {D}->{CHANNEL_HIDDEN}->{D}, erf GELU), "
-            f"LayerNorm, token mean, Linear({D}, {CLASSES}); x: {BATCH}x{CHANNELS}x{SIZE}x{SIZE} f32.")
-    out.write_text(iree_check.header(__file__, f"torch {torch.__version__}, iree-turbine aot.export defaults", what)
-                   + out.read_text())
-
-
-def check(text: str) -> None:
-    model, _ = build()
-    x = iree_check.random_input((BATCH, CHANNELS, SIZE, SIZE))
-    with torch.no_grad():
-        want = model(torch.from_numpy(x)).numpy()
-    module = iree_check.load(iree_check.compile_llvm_cpu(text, "torch"))
-    (got,) = iree_check.call(module["main"], x)
-    iree_check.compare("torch_mixer llvm-cpu", got, want)
+def inputs() -> list[np.ndarray]:
+    return [iree_check.random_input((BATCH, CHANNELS, SIZE, SIZE))]
 
 
 if __name__ == "__main__":
-    iree_check.cli(__file__, export, check, __doc__)
+    what = (f"MLP-Mixer: {PATCH}x{PATCH} patch conv -> {TOKENS} tokens x {D}, {LAYERS} mixer layers "
+            f"(token MLP {TOKENS}->{TOKEN_HIDDEN}->{TOKENS}, channel MLP {D}->{CHANNEL_HIDDEN}->{D}, erf GELU), "
+            f"LayerNorm, token mean, Linear({D}, {CLASSES}); x: {BATCH}x{CHANNELS}x{SIZE}x{SIZE} f32.")
+    torch_export.cli(__file__, __doc__, build, inputs, what)

@@ -21,11 +21,11 @@ Check (iree_check.py): the .mlir compiled for llvm-cpu (input_type="torch"), @ma
 iree.runtime's local-task driver with a seeded N(0, 1) input, against the model in torch.
 """
 
-from pathlib import Path
 
 import iree_check
+import numpy as np
 import torch
-from iree.turbine import aot
+import torch_export
 from torch import nn
 
 BATCH, D_IN, D_HIDDEN = 8, 64, 128
@@ -41,31 +41,16 @@ class MLP(nn.Module):
     def forward(self, x):
         return self.act(self.fc2(torch.relu(self.fc1(x))))
 
-
 def build():
-    """The model (seeded weights, eval mode) and an example input."""
+    """The model: seeded weights, eval mode."""
     torch.manual_seed(0)
-    return MLP().eval(), torch.zeros(BATCH, D_IN)
+    return MLP().eval()
 
 
-def export(out: Path) -> None:
-    model, x = build()
-    exported = aot.export(model, x)
-    exported.save_mlir(out)
-    what = f"MLP {D_IN}->{D_HIDDEN} relu ->{D_IN} gelu(tanh), x: {BATCH}x{D_IN} f32."
-    out.write_text(iree_check.header(__file__, f"torch {torch.__version__}, iree-turbine aot.export defaults", what)
-                   + out.read_text())
-
-
-def check(text: str) -> None:
-    model, _ = build()
-    x = iree_check.random_input((BATCH, D_IN))
-    with torch.no_grad():
-        want = model(torch.from_numpy(x)).numpy()
-    module = iree_check.load(iree_check.compile_llvm_cpu(text, "torch"))
-    (got,) = iree_check.call(module["main"], x)
-    iree_check.compare("torch_mlp llvm-cpu", got, want)
+def inputs() -> list[np.ndarray]:
+    return [iree_check.random_input((BATCH, D_IN))]
 
 
 if __name__ == "__main__":
-    iree_check.cli(__file__, export, check, __doc__)
+    what = f"MLP {D_IN}->{D_HIDDEN} relu ->{D_IN} gelu(tanh), x: {BATCH}x{D_IN} f32."
+    torch_export.cli(__file__, __doc__, build, inputs, what)

@@ -29,11 +29,11 @@ Check (iree_check.py): the .mlir compiled for llvm-cpu (input_type="torch"), @ma
 iree.runtime's local-task driver with a seeded N(0, 1) input, against the model in torch.
 """
 
-from pathlib import Path
 
 import iree_check
+import numpy as np
 import torch
-from iree.turbine import aot
+import torch_export
 from torch import nn
 
 BATCH, CHANNELS, SIZE, CLASSES = 1, 3, 16, 10
@@ -73,41 +73,17 @@ class ResNet(nn.Module):
         x = self.layer2(self.layer1(self.stem(x)))
         return self.fc(torch.flatten(self.pool(x), 1))
 
-
 def build():
-    """The model (seeded weights and BatchNorm statistics, eval mode) and an example input."""
+    """The model: seeded weights and BatchNorm statistics, eval mode."""
     torch.manual_seed(0)
-    model = ResNet()
-    with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, nn.BatchNorm2d):
-                n = m.num_features
-                m.running_mean.copy_(0.1 * torch.randn(n))
-                m.running_var.copy_(1 + 0.25 * torch.rand(n))
-                m.weight.copy_(1 + 0.1 * torch.randn(n))
-                m.bias.copy_(0.1 * torch.randn(n))
-    return model.eval(), torch.zeros(BATCH, CHANNELS, SIZE, SIZE)
+    return torch_export.seeded_batch_norms(ResNet()).eval()
 
 
-def export(out: Path) -> None:
-    model, x = build()
-    exported = aot.export(model, x)
-    exported.save_mlir(out)
-    what = (f"ResNet: conv-BN-ReLU stem, BasicBlock 16->16, BasicBlock 16->32 stride 2 (1x1 projection), "
-            f"avg pool, Linear(32, {CLASSES}); x: {BATCH}x{CHANNELS}x{SIZE}x{SIZE} f32.")
-    out.write_text(iree_check.header(__file__, f"torch {torch.__version__}, iree-turbine aot.export defaults", what)
-                   + out.read_text())
-
-
-def check(text: str) -> None:
-    model, _ = build()
-    x = iree_check.random_input((BATCH, CHANNELS, SIZE, SIZE))
-    with torch.no_grad():
-        want = model(torch.from_numpy(x)).numpy()
-    module = iree_check.load(iree_check.compile_llvm_cpu(text, "torch"))
-    (got,) = iree_check.call(module["main"], x)
-    iree_check.compare("torch_resnet llvm-cpu", got, want)
+def inputs() -> list[np.ndarray]:
+    return [iree_check.random_input((BATCH, CHANNELS, SIZE, SIZE))]
 
 
 if __name__ == "__main__":
-    iree_check.cli(__file__, export, check, __doc__)
+    what = (f"ResNet: conv-BN-ReLU stem, BasicBlock 16->16, BasicBlock 16->32 stride 2 (1x1 projection), "
+            f"avg pool, Linear(32, {CLASSES}); x: {BATCH}x{CHANNELS}x{SIZE}x{SIZE} f32.")
+    torch_export.cli(__file__, __doc__, build, inputs, what)

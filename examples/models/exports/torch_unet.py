@@ -23,12 +23,12 @@ Check (iree_check.py): the .mlir compiled for llvm-cpu (input_type="torch"), @ma
 iree.runtime's local-task driver with a seeded N(0, 1) input, against torch on CPU.
 """
 
-from pathlib import Path
 
 import iree_check
+import numpy as np
 import torch
 import torch.nn.functional as F
-from iree.turbine import aot
+import torch_export
 from torch import nn
 
 SHAPE = (1, 4, 16, 16)
@@ -48,31 +48,17 @@ class UNet(nn.Module):
         u = F.interpolate(b, scale_factor=2, mode="bilinear", align_corners=False) + self.up(b)
         return self.conv_out(torch.cat([a, u], dim=1))
 
-
 def build():
-    """The model (seeded weights, eval mode) and an example input."""
+    """The model: seeded weights, eval mode."""
     torch.manual_seed(0)
-    return UNet().eval(), torch.zeros(SHAPE)
+    return UNet().eval()
 
 
-def export(out: Path) -> None:
-    model, x = build()
-    aot.export(model, x).save_mlir(out)
-    what = ("U-Net block (NCHW): Conv2d, GroupNorm, SiLU, a stride-2 Conv2d down, bilinear F.interpolate and a "
-            "stride-2 ConvTranspose2d up, a skip concatenation; x: 1x4x16x16 f32.")
-    out.write_text(iree_check.header(__file__, f"torch {torch.__version__}, iree-turbine aot.export defaults", what)
-                   + out.read_text())
-
-
-def check(text: str) -> None:
-    model, _ = build()
-    x = iree_check.random_input(SHAPE)
-    with torch.no_grad():
-        want = model(torch.from_numpy(x)).numpy()
-    module = iree_check.load(iree_check.compile_llvm_cpu(text, "torch"))
-    (got,) = iree_check.call(module["main"], x)
-    iree_check.compare("torch_unet llvm-cpu", got, want)
+def inputs() -> list[np.ndarray]:
+    return [iree_check.random_input(SHAPE)]
 
 
 if __name__ == "__main__":
-    iree_check.cli(__file__, export, check, __doc__)
+    what = ("U-Net block (NCHW): Conv2d, GroupNorm, SiLU, a stride-2 Conv2d down, bilinear F.interpolate and a "
+            "stride-2 ConvTranspose2d up, a skip concatenation; x: 1x4x16x16 f32.")
+    torch_export.cli(__file__, __doc__, build, inputs, what)
