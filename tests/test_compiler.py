@@ -1535,6 +1535,40 @@ CASES["conv3d_padded"] = Case(mlir("""
     }
 """))  # nn.Conv3d(2, 4, 3, padding=1): the padded copy stores the volume into the interior of its buffer, a slice
 # of two batch levels (channel, depth) that no window describes
+CASES["attention_qkv_slices"] = Case(mlir("""
+    #q = affine_map<(b, h, m, n, k1, k2) -> (m, b, h, k1)>
+    #k = affine_map<(b, h, m, n, k1, k2) -> (k2, b, h, k1)>
+    #v = affine_map<(b, h, m, n, k1, k2) -> (k2, b, h, n)>
+    #s = affine_map<(b, h, m, n, k1, k2) -> ()>
+    #o = affine_map<(b, h, m, n, k1, k2) -> (b, h, m, n)>
+    #in = affine_map<(b, h, m, n) -> (b, h, m, n)>
+    #out = affine_map<(b, h, m, n) -> (m, b, h, n)>
+    func.func @main(%qkv: tensor<3x12x2x4x8xf32>) -> tensor<12x2x4x8xf32> {
+      %scale = arith.constant 0.353553385 : f32
+      %q = tensor.extract_slice %qkv[0, 0, 0, 0, 0] [1, 12, 2, 4, 8] [1, 1, 1, 1, 1]
+          : tensor<3x12x2x4x8xf32> to tensor<12x2x4x8xf32>
+      %k = tensor.extract_slice %qkv[1, 0, 0, 0, 0] [1, 12, 2, 4, 8] [1, 1, 1, 1, 1]
+          : tensor<3x12x2x4x8xf32> to tensor<12x2x4x8xf32>
+      %v = tensor.extract_slice %qkv[2, 0, 0, 0, 0] [1, 12, 2, 4, 8] [1, 1, 1, 1, 1]
+          : tensor<3x12x2x4x8xf32> to tensor<12x2x4x8xf32>
+      %e = tensor.empty() : tensor<2x4x12x8xf32>
+      %r = iree_linalg_ext.attention <indexing_maps = [#q, #k, #v, #s, #o]>
+          ins(%q, %k, %v, %scale : tensor<12x2x4x8xf32>, tensor<12x2x4x8xf32>, tensor<12x2x4x8xf32>, f32)
+          outs(%e : tensor<2x4x12x8xf32>) {
+        ^bb0(%x: f32):
+          iree_linalg_ext.yield %x : f32
+      } -> tensor<2x4x12x8xf32>
+      %et = tensor.empty() : tensor<12x2x4x8xf32>
+      %t = linalg.generic {indexing_maps = [#in, #out],
+                           iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+          ins(%r : tensor<2x4x12x8xf32>) outs(%et : tensor<12x2x4x8xf32>) {
+        ^bb0(%x: f32, %o: f32):
+          linalg.yield %x : f32
+      } -> tensor<12x2x4x8xf32>
+      return %t : tensor<12x2x4x8xf32>
+    }
+"""))  # torch's self-attention as IREE fuses it: q, k and v slices of one binding (the qkv projection), the
+# result transposed back to sequence-first
 CASES["attention_masked"] = Case(mlir("""
     #q = affine_map<(b, m, n, k1, k2) -> (b, m, k1)>
     #k = affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>
@@ -2652,6 +2686,19 @@ def test_integer_identities_leave_the_code():
     kept = len(code.code)
     assert code.binary(SfpuOp.LT_UINT, zero, x) == kept  # 0 <u x depends on x
     assert code.as_bits(f) == kept + 2 and code.integer[kept + 2]  # (after its constant 0)
+
+
+def test_gathers_read_windows_of_bindings_and_compose():
+    """attention_qkv_slices gathers q, k and v straight from the slices of their binding
+    (no tilize, then untilize of each), and the result's gather into the attention's dims
+    and the transpose after it are one gather (a gather of a gather takes from the first's
+    source; the first, unread, is dropped)."""
+    (export,) = read_executable(embedded_executable(vmfb("attention_qkv_slices")))
+    computes = [kernel.name for stage in export.stages for kernel in stage.program.kernels
+                if kernel.name not in ("reader", "gather_reader", "writer")]
+    last_matmul = len(computes) - 1 - computes[::-1].index("matmul")
+    assert "tilize" not in computes and computes[:3] == ["gather", "gather", "matmul"], computes
+    assert computes[last_matmul:].count("gather") == 1 and computes[last_matmul:].count("untilize") == 2, computes
 
 
 @pytest.mark.parametrize("name, gathers", [

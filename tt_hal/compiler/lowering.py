@@ -116,6 +116,28 @@ class Launch:
     tiles: int
 
 
+def _written(launch: Launch, tensor: Tensor) -> bool:
+    """Does the launch write the tensor (its last operand, the same storage)?"""
+    target = launch.operands[-1]
+    return isinstance(target, Tensor) and target.ref is not None and target.ref[0] != "constant" and \
+        target.ref == tensor.ref
+
+
+def _live(launches: list[Launch]) -> list[Launch]:
+    """The launches without those that write only scratch tensors no later launch reads
+    (a gather whose result a later gather took from its source at once)."""
+    read: set = set()
+    kept = []
+    for launch in reversed(launches):
+        target = launch.operands[-1]
+        if isinstance(target, Tensor) and target.ref[0] == "temp" and target.ref not in read:
+            continue
+        kept.append(launch)
+        read.update(t.ref for t in launch.operands[:-1] if isinstance(t, Tensor) and t.ref is not None
+                    and t.ref[0] == "temp")
+    return kept[::-1]
+
+
 def default_device_shape(shape) -> tuple:
     """Rank >= 2 as is; a vector is a row (1, N); a scalar one element."""
     shape = tuple(shape)
@@ -1610,6 +1632,10 @@ class DispatchLowering:
         self.scalars: dict = {}  # a scalar of the dispatch -> the 0-d tensor it was extracted from
         self.subspans: dict = {}  # subspan value -> (binding, byte offset, the binding's tensor shape)
         self.outputs: dict[tuple, tuple] = {}  # access -> (device shape, format, window) it was written with
+        # id(gather result) -> (it, its source, the source's logical flat index of each element, fill): a
+        # gather of it gathers from the source at once (_gather)
+        self.gathered: dict[int, tuple] = {}
+        self.untilized: dict[int, tuple] = {}  # id(tensor) -> (it, its _rows, the untilize launch's index)
         ints = self.ints = Integers()
         for op in _children(self.func):
             name = op.name
@@ -1647,6 +1673,7 @@ class DispatchLowering:
                 self.values[op.results[0]] = self.extract_slice(op)
             else:
                 raise unimplemented(op, f"{name} has no Tensix lowering yet")
+        self.launches = _live(self.launches)
         return self
 
     def extract(self, op) -> Tensor:
@@ -3434,13 +3461,19 @@ class DispatchLowering:
             taken = np.full(shape, fill, values.dtype)
             taken[inside] = values[indices[inside]]
             return Tensor(shape, ref=("constant", taken), data_format=source.data_format)
+        earlier = self.gathered.get(id(source))
+        if earlier is not None and earlier[0] is source:  # a gather of a gather: from the first's source at once
+            _, inner, table, inner_fill = earlier
+            composed = np.where(indices >= 0, table[np.maximum(indices, 0)], -1)
+            if inner_fill == fill or not ((indices >= 0) & (composed < 0)).any():
+                return self._gather(op, inner, composed, fill, out, merged)
         tilings = () if out is not None else _merged_tilings(shape) if merged else [default_device_shape(shape)]
         for device_shape in tilings:
             windowed = self._windowed_load(source, indices, device_shape)
             if windowed is not None:
                 return windowed
         source = self._gatherable(op, source)
-        operand, offset, order = self._rows(op, source)
+        operand, offset, order = self._rows(op, source, windows=True)
         logical = np.where(indices >= 0, order.reshape(-1)[np.maximum(indices, 0)], -1)
         out = out or self._temp(shape, default_device_shape(shape), source.data_format)
         # The gather moves 4-byte elements: into a bf16 `out` through a copy.
@@ -3452,6 +3485,8 @@ class DispatchLowering:
         self._gather_launch(source, operand, offset, table_tensor, gathered, fill)
         if gathered is not out:
             self._elementwise_copy(op, gathered, out)
+        else:
+            self.gathered[id(out)] = (out, source, indices.reshape(-1), fill)
         return out
 
     def _windowed_load(self, source: Tensor, indices: np.ndarray, device_shape) -> Tensor | None:
@@ -3515,23 +3550,33 @@ class DispatchLowering:
             inputs.append((tensor, FusedInput(self._format(tensor))))
         self._fused(op, (leaf,), inputs, out)
 
-    def _rows(self, op, tensor: Tensor):
+    def _rows(self, op, tensor: Tensor, windows: bool = False):
         """(gather operand, its byte offset, the position of each of the tensor's elements
-        in it) of a tensor read row-major: a whole binding of 4-byte elements as it is, a
+        in it) of a tensor read row-major: a whole binding of 4-byte elements as it is (or,
+        `windows`, a window of one, its elements where the window puts them: an attention's
+        q, k and v, slices of one binding, gathered with no tilize and untilize), a
         constant as one, anything else untilized into a row-major scratch tensor first."""
         n = math.prod(tensor.shape)
         logical = np.arange(n, dtype=np.int64).reshape(tensor.shape)
         if tensor.ref is not None and tensor.ref[0] == "binding" and tensor.window is None:
             return ("rows", tensor.ref[1]), tensor.ref[1][1], logical
+        if windows and tensor.ref is not None and tensor.ref[0] == "binding" and not tensor.row_major:
+            places = _window_indices(tensor.window, tensor.device_shape).reshape(-1)
+            return ("rows", tensor.ref[1]), tensor.ref[1][1], places[_device_order(tensor)]
         if tensor.ref is not None and tensor.ref[0] == "constant":
             values = np.asarray(tensor.ref[1]).reshape(-1)
             return Tensor((n,), ref=("constant", values), data_format=tensor.data_format, row_major=True), 0, logical
+        earlier = self.untilized.get(id(tensor))
+        if earlier is not None and earlier[0] is tensor and not any(
+                _written(launch, tensor) for launch in self.launches[earlier[2] + 1:]):
+            return earlier[1]
         rows = self._temp(tensor.shape, tensor.device_shape, tensor.data_format)
         rows.row_major = True
         ds = tensor.device_shape
         constants = rowmajor.push_constants(ds[-2], ds[-1], [0], math.prod(ds[:-2]))
         self.launches.append(Launch(("untilize", self._format(tensor)), constants, [tensor, rows], constants[0]))
-        return rows, 0, _device_order(tensor)
+        self.untilized[id(tensor)] = (tensor, (rows, 0, _device_order(tensor)), len(self.launches) - 1)
+        return self.untilized[id(tensor)][1]
 
     def _scalar_fill(self, v):
         """A scalar of the dispatch as a fill's value: a constant (a float, or an integer's
