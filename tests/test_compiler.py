@@ -1569,6 +1569,38 @@ CASES["attention_qkv_slices"] = Case(mlir("""
     }
 """))  # torch's self-attention as IREE fuses it: q, k and v slices of one binding (the qkv projection), the
 # result transposed back to sequence-first
+CASES["linear_weight_out_by_in"] = Case(mlir("""
+    #x = affine_map<(b, m, n, k) -> (b, m, k)>
+    #w = affine_map<(b, m, n, k) -> (n, k)>
+    #wb = affine_map<(b, m, n, k) -> (b, n, k)>
+    #o = affine_map<(b, m, n, k) -> (b, m, n)>
+    func.func @main(%x: tensor<2x40x70xf32>, %w: tensor<300x70xf32>, %v: tensor<2x45x70xf32>)
+        -> (tensor<2x40x300xf32>, tensor<2x40x45xf32>) {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<2x40x300xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x40x300xf32>) -> tensor<2x40x300xf32>
+      %r = linalg.generic {indexing_maps = [#x, #w, #o],
+                           iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+          ins(%x, %w : tensor<2x40x70xf32>, tensor<300x70xf32>) outs(%f : tensor<2x40x300xf32>) {
+        ^bb0(%a: f32, %b: f32, %o: f32):
+          %p = arith.mulf %a, %b : f32
+          %s = arith.addf %o, %p : f32
+          linalg.yield %s : f32
+      } -> tensor<2x40x300xf32>
+      %e2 = tensor.empty() : tensor<2x40x45xf32>
+      %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x40x45xf32>) -> tensor<2x40x45xf32>
+      %r2 = linalg.generic {indexing_maps = [#x, #wb, #o],
+                            iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+          ins(%x, %v : tensor<2x40x70xf32>, tensor<2x45x70xf32>) outs(%f2 : tensor<2x40x45xf32>) {
+        ^bb0(%a: f32, %b: f32, %o: f32):
+          %p = arith.mulf %a, %b : f32
+          %s = arith.addf %o, %p : f32
+          linalg.yield %s : f32
+      } -> tensor<2x40x45xf32>
+      return %r, %r2 : tensor<2x40x300xf32>, tensor<2x40x45xf32>
+    }
+"""))  # torch's Linear (its weight (out, in): x @ w^T) over a batch of sequences, and a batched x @ v^T (attention
+# scores as torch's bmm writes them); sizes not whole tiles
 CASES["attention_masked"] = Case(mlir("""
     #q = affine_map<(b, m, n, k1, k2) -> (b, m, k1)>
     #k = affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>
@@ -2699,6 +2731,15 @@ def test_gathers_read_windows_of_bindings_and_compose():
     last_matmul = len(computes) - 1 - computes[::-1].index("matmul")
     assert "tilize" not in computes and computes[:3] == ["gather", "gather", "matmul"], computes
     assert computes[last_matmul:].count("gather") == 1 and computes[last_matmul:].count("untilize") == 2, computes
+
+
+def test_a_transposed_weight_is_read_as_it_is():
+    """linear_weight_out_by_in's products read their (N, K) operands as they lie, each
+    tile transposed as the matmul unpacks it: no transpose launch before the matmul."""
+    computes = [kernel.name for export in read_executable(embedded_executable(vmfb("linear_weight_out_by_in")))
+                for stage in export.stages for kernel in stage.program.kernels
+                if kernel.name not in ("reader", "gather_reader", "writer")]
+    assert computes.count("matmul") == 2 and "transpose_wh" not in computes, computes
 
 
 @pytest.mark.parametrize("name, gathers", [

@@ -167,25 +167,29 @@ ROW_MAJOR_CASES = dict(
     window=st.sampled_from([(0, 0)] * 3 + [(0, 5), (3, 0), (2, 40)]),  # a's a window of a larger tensor
     workgroups=st.integers(1, 5),
     row_output=st.booleans(),  # out written row-major too (rowmajor.write_row_tiles)
+    transpose_b=st.booleans(),  # b held as (N, K), its tiles transposed as they unpack
 )
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(**ROW_MAJOR_CASES)
 def test_row_major_operands_give_the_tiles_product(device, batches, m, k, n, fmt, rows, b_batched, offset, tail,
-                                                   from_constant, window, workgroups, row_output):
+                                                   from_constant, window, workgroups, row_output, transpose_b):
     """A matmul reading a (and/or b) from a row-major binding computes what it computes
     on the tilized operands, bit for bit: the reader's face reads (rowmajor.read_row_tiles)
     are the tilize (padding zero); shapes not multiples of 32, batches, b shared or
-    batched, offsets (some from a push constant), windows of larger tensors. Written
-    row-major (row_output), the product is those tiles untilized, and nothing around them."""
+    batched, offsets (some from a push constant), windows of larger tensors; b held
+    transposed (transpose_b: (N, K), read down its tile columns, each tile transposed as
+    matmul_tiles unpacks it) or not. Written row-major (row_output), the product is those
+    tiles untilized, and nothing around them."""
     size, b_batches = fmt.element_size, batches if b_batched else 1
     rng = np.random.default_rng(m * 1000 + k * 10 + n)
     dtype = np.float32 if fmt is DataFormat.float32 else ml_dtypes.bfloat16
     values = [rng.standard_normal(shape).astype(dtype) for shape in ((batches, m, k), (b_batches, k, n))]
+    held = [values[0], np.ascontiguousarray(values[1].transpose(0, 2, 1)) if transpose_b else values[1]]
     full_a = (batches, m + window[0], k + window[1])  # a is a window of this tensor
     tensors, row_constants, bindings = [], [], []
-    for i, (value, full) in enumerate(zip(values, (full_a, values[1].shape))):
+    for i, (value, full) in enumerate(zip(held, (full_a, held[1].shape))):
         if rows[i]:
             nbytes = int(np.prod(full)) * size
             data, binding_offset, constant = placed(nbytes, offset, tail, from_constant, i)
@@ -197,16 +201,18 @@ def test_row_major_operands_give_the_tiles_product(device, batches, m, k, n, fmt
         else:
             bindings.append(tile_buffer(device, fmt, value.shape[1], value.shape[2],
                                         tilize_twin(value.view(BITS[size])), value.shape[0]))
-        tensors.append(tile_buffer(device, fmt, value.shape[1], value.shape[2], tilize_twin(value.view(BITS[size])),
-                                   value.shape[0]))
+        plain = values[i]  # the reference run's operand, b not transposed
+        tensors.append(tile_buffer(device, fmt, plain.shape[1], plain.shape[2], tilize_twin(plain.view(BITS[size])),
+                                   plain.shape[0]))
     mt, kt, nt = (-(-x // 32) for x in (m, k, n))
     constants = [batches * mt * nt, kt, nt, mt, kt * nt if b_batched else 0]
     outputs = []
-    for operands, extra, flags in ((tensors, [], (False, False)), (bindings, row_constants, rows)):
+    for operands, extra, flags, transposed in ((tensors, [], (False, False), False),
+                                               (bindings, row_constants, rows, transpose_b)):
         out = tile_buffer(device, DataFormat.float32, m, n, np.full(batches * mt * nt * 4096, 0xA5, np.uint8),
                           batches)
-        run_export(device, matmul_kernel.matmul(fmt, fmt, DataFormat.float32, rows=flags), workgroups,
-                   constants + extra, [*operands, out])
+        run_export(device, matmul_kernel.matmul(fmt, fmt, DataFormat.float32, transpose_b=transposed, rows=flags),
+                   workgroups, constants + extra, [*operands, out])
         outputs.append(host_bytes(out))
     assert np.array_equal(outputs[0], outputs[1])
     assert outputs[0].view(np.uint32).any()  # the product of random operands is not all zero
@@ -215,7 +221,8 @@ def test_row_major_operands_give_the_tiles_product(device, batches, m, k, n, fmt
         around = np.random.default_rng(n).integers(0, 256, 32 + out_bytes + tail, np.uint8)
         target = raw_buffer(device, around)
         out_constants = rowmajor.row_tile_constants(rowmajor.push_constants(m, n, [0], batches))
-        run_export(device, matmul_kernel.matmul(fmt, fmt, DataFormat.float32, rows=rows, row_output=True),
+        run_export(device, matmul_kernel.matmul(fmt, fmt, DataFormat.float32, transpose_b=transpose_b, rows=rows,
+                                                row_output=True),
                    workgroups, constants + row_constants + out_constants, [*bindings, (target, 32, out_bytes)])
         expected = around.copy()
         expected[32:32 + out_bytes] = untilize_twin(outputs[0], m, n, 4, batches).view(np.uint8).reshape(-1)

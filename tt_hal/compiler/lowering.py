@@ -3854,7 +3854,10 @@ class DispatchLowering:
         b_batch = [d for d in batch if d in b_dims]
         if b_batch not in ([], batch):
             b_batch = batch  # b gathered over every batch dim
-        b_tensor = self._operand(op, ins[1], b_dims, b_batch + [k, n], extents)
+        transpose_b = b_dims == b_batch + [n, k] and ins[1].fill is None and \
+            integer_width(op.results[0].type) is None  # torch's Linear weight, (out, in): read as it is
+        b_tensor = self._as(op, ins[1], tuple(extents[d] for d in b_dims)) if transpose_b else \
+            self._operand(op, ins[1], b_dims, b_batch + [k, n], extents)
         device = tuple(extents[d] for d in out_dims)
         stacked = _retiled(a_tensor, (math.prod(device[:-1]), extents[k])) if batch and not b_batch and \
             extents[m] % TILE and a_tensor.fill is None else None
@@ -3862,7 +3865,7 @@ class DispatchLowering:
             # b shared by the batch: one matmul of the batch's rows stacked, (B*M, K) @ (K, N),
             # not B matmuls each padding M rows to whole tiles (a loaded a tilized so at once)
             a_tensor, device = stacked, (stacked.device_shape[0], device[-1])
-        out = self._matmul(op, a_tensor, b_tensor, device, extents[k], bool(b_batch), init.shape)
+        out = self._matmul(op, a_tensor, b_tensor, device, extents[k], bool(b_batch), init.shape, transpose_b)
         self.values[op.results[0]] = self._accumulated(op, init, out)
         return True
 
@@ -3910,10 +3913,12 @@ class DispatchLowering:
             return self._combine(op, init, product, SfpuOp.ADD_INT, (0,), product.device_shape)
         return self._combine(op, init, product, SfpuOp.ADD, (0.0,), product.device_shape)
 
-    def _matmul(self, op, a: Tensor, b: Tensor, device, k_extent: int, b_batched: bool, shape) -> Tensor:
+    def _matmul(self, op, a: Tensor, b: Tensor, device, k_extent: int, b_batched: bool, shape,
+                transpose_b: bool = False) -> Tensor:
         """a @ b over the batch dims of `device` (the product's device shape, rows and
-        columns last; b shared by the batch unless `b_batched`), as a tensor of logical
-        shape `shape`: the matmul kernel, or exact integer matmuls."""
+        columns last; b shared by the batch unless `b_batched`; held as (N, K) with
+        `transpose_b`), as a tensor of logical shape `shape`: the matmul kernel, or exact
+        integer matmuls."""
         mt, nt, kt = tiles(device[-2]), tiles(device[-1]), tiles(k_extent)
         total = math.prod(device[:-2]) * mt * nt
         constants = [total, kt, nt, mt, kt * nt if b_batched else 0]
@@ -3921,7 +3926,7 @@ class DispatchLowering:
             return self._integer_matmul(op, a, b, constants, shape, device, k_extent)
         out = self._temp(shape, device, tile_format(op.results[0].type))
         kernel = ("matmul", self._format(a), self._format(b), self._format(out),
-                  self.options.math_fidelity, self.options.fp32_dest_acc_en)
+                  self.options.math_fidelity, self.options.fp32_dest_acc_en, transpose_b)
         self.launches.append(Launch(kernel, constants, [a, b, out], total))
         return out
 
@@ -3935,7 +3940,8 @@ class DispatchLowering:
                                     f"integers exactly up to K = {INTEGER_MATMUL_LIMIT}")
         a_bytes = [self._byte_plane(op, a, i) for i in range(4)]
         b_bytes = [self._byte_plane(op, b, j) for j in range(4)]
-        kernel = ("matmul", DataFormat.float32, DataFormat.float32, DataFormat.float32, MathFidelity.HiFi4, True)
+        kernel = ("matmul", DataFormat.float32, DataFormat.float32, DataFormat.float32, MathFidelity.HiFi4, True,
+                  False)
         products = []
         for i in range(4):
             for j in range(4 - i):

@@ -22,7 +22,7 @@ from tt_hal.kernels.common import (
     tile_range,
     writer_strips,
 )
-from tt_hal.kernels.rowmajor import ROW_TILE_CONSTANTS, read_tiles, row_tile_writer, tile_sources
+from tt_hal.kernels.rowmajor import ROW_TILE_CONSTANTS, read_tile_column, read_tiles, row_tile_writer, tile_sources
 from tt_hal.target.isa import MathFidelity, Op, Processor
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
@@ -30,14 +30,17 @@ from tt_hal.target.program import CircularBufferConfig, Export, Program, Stage
 
 
 def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFidelity = MathFidelity.HiFi4,
-           fp32_dest_acc_en: bool = False, rows: tuple[bool, bool] = (False, False), row_output: bool = False
-           ) -> Export:
+           fp32_dest_acc_en: bool = False, transpose_b: bool = False, rows: tuple[bool, bool] = (False, False),
+           row_output: bool = False) -> Export:
     """out (B, M, N) = a (B, M, K) @ b (B or 1, K, N) in tiles; bindings (a, b, out);
     push constants: output tiles B * Mt * Nt, Kt, Nt, Mt, and b's tiles per batch
     (Kt * Nt, or 0 when one b serves every batch). Workgroups split the output tiles;
-    each strip of them accumulates its Kt products in Dst. Where rows[i], operand i is
-    a row-major binding, with ROW_TILE_CONSTANTS more push constants (a's first); with
-    `row_output`, out too (its constants last)."""
+    each strip of them accumulates its Kt products in Dst. With `transpose_b`, b is held
+    as (B or 1, N, K) (torch's Linear weight, (out, in)): the reader takes a strip's b
+    tiles down a column of its tile grid and matmul_tiles transposes each as it unpacks
+    it (TT-Metal's `transpose` argument), with no transpose launch before. Where rows[i],
+    operand i is a row-major binding, with ROW_TILE_CONSTANTS more push constants (a's
+    first); with `row_output`, out too (its constants last)."""
     block = strip_tiles(fp32_dest_acc_en)
 
     r = KernelBuilder("reader")
@@ -55,12 +58,20 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
         r.emit(Op.MOD, page, t, n_tiles)
         r.emit(Op.ADD, b_base, b_base, page)
         r.emit(Op.MUL, a_base, a_base, k_tiles)  # a tile (m, 0)
+        if transpose_b:  # b tile (batch, n, 0) instead (page holds n)
+            r.emit(Op.SUB, b_base, b_base, page)
+            r.emit(Op.MUL, page, page, k_tiles)
+            r.emit(Op.ADD, b_base, b_base, page)
         with r.loop(k_tiles, "k") as k:
             r.emit(Op.ADD, page, a_base, k)  # a tile (m, k)
             read_tiles(r, a_pages, page, 1, CB_IN0, 1, ptr)
-            r.emit(Op.MUL, page, k, n_tiles)  # b tiles (batch, k, n .. n + ct)
-            r.emit(Op.ADD, page, page, b_base)
-            read_tiles(r, b_pages, page, ct, CB_IN1, pages, ptr)
+            if transpose_b:  # b tiles (batch, n .. n + ct, k)
+                r.emit(Op.ADD, page, b_base, k)
+                read_tile_column(r, b_pages, page, ct, k_tiles, CB_IN1, pages, ptr)
+            else:  # b tiles (batch, k, n .. n + ct)
+                r.emit(Op.MUL, page, k, n_tiles)
+                r.emit(Op.ADD, page, page, b_base)
+                read_tiles(r, b_pages, page, ct, CB_IN1, pages, ptr)
     reader = r.build(Processor.RISCV_1)
 
     c = KernelBuilder("matmul")
@@ -74,7 +85,7 @@ def matmul(a: DataFormat, b: DataFormat, out: DataFormat, math_fidelity: MathFid
         with c.loop(k_tiles, "k"):
             c.cb_wait_front(CB_IN0, one)
             c.cb_wait_front(CB_IN1, pages)
-            c.matmul_block(CB_IN0, CB_IN1, zero, zero, zero, 0, ct, one, one)
+            c.matmul_block(CB_IN0, CB_IN1, zero, zero, zero, int(transpose_b), ct, one, one)
             c.cb_pop_front(CB_IN0, one)
             c.cb_pop_front(CB_IN1, pages)
         pack_strip(c, ct, pages)

@@ -65,6 +65,7 @@ from tt_hal.kernels.common import (
     CB_OUT,
     address_generators,
     buffer_args,
+    noc_page,
     read_strip,
     read_tile,
     strips,
@@ -492,6 +493,27 @@ def read_tiles(k: KernelBuilder, source, page: Reg, count: Reg | int, cb: int, b
         read_tile(k, source, cb, page, ptr)
     else:
         read_strip(k, source, cb, page, count, block, ptr)
+
+
+def read_tile_column(k: KernelBuilder, source, page: Reg, count: Reg, stride: Reg, cb: int, block: Reg | int,
+                     ptr: Reg) -> None:
+    """`count` tile pages `stride` apart from `page` (down a column of the tile grid: a
+    transposed matmul operand's strip) of a tile_sources source into the back of `cb`,
+    `block` pages reserved and pushed."""
+    k.cb_reserve_back(cb, block)
+    k.emit(Op.GET_WRITE_PTR, ptr, cb)
+    at = k.reg("column_page")
+    k.emit(Op.MOV, at, page)
+    with k.loop(count, "j"):
+        if isinstance(source, RowTiles):
+            _tile_faces(k, Op.NOC_READ_ROWS, source, at, 1, ptr)  # (moves ptr past the tile)
+        else:
+            noc_page(k, Op.NOC_READ_PAGE, source, at, ptr)
+            k.emit(Op.ADDI, ptr, ptr, source.page_size)
+        k.emit(Op.ADD, at, at, stride)
+    k.noc_read_barrier()
+    k.cb_push_back(cb, block)
+    k.release(at)
 
 
 def read_row_tiles(k: KernelBuilder, source: RowTiles, page: Reg, count: Reg | int, cb: int, block: Reg | int,
