@@ -1601,6 +1601,35 @@ CASES["linear_weight_out_by_in"] = Case(mlir("""
     }
 """))  # torch's Linear (its weight (out, in): x @ w^T) over a batch of sequences, and a batched x @ v^T (attention
 # scores as torch's bmm writes them); sizes not whole tiles
+CASES["attention_multi_query"] = Case(mlir("""
+    #q = affine_map<(b, h, m, n, k1, k2) -> (b, h, m, k1)>
+    #k = affine_map<(b, h, m, n, k1, k2) -> (b, k2, k1)>
+    #v = affine_map<(b, h, m, n, k1, k2) -> (b, k2, n)>
+    #vt = affine_map<(b, h, m, n, k1, k2) -> (b, h, n, k2)>
+    #s = affine_map<(b, h, m, n, k1, k2) -> ()>
+    #mask = affine_map<(b, h, m, n, k1, k2) -> (b, m, k2)>
+    #o = affine_map<(b, h, m, n, k1, k2) -> (b, h, m, n)>
+    func.func @main(%q: tensor<2x4x16x8xf32>, %k: tensor<2x20x8xf32>, %v: tensor<2x20x8xf32>,
+                    %vt: tensor<2x4x8x20xf32>, %bias: tensor<2x16x20xf32>)
+        -> (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>) {
+      %scale = arith.constant 0.353553385 : f32
+      %e = tensor.empty() : tensor<2x4x16x8xf32>
+      %r = iree_linalg_ext.attention <indexing_maps = [#q, #k, #v, #s, #mask, #o]>
+          ins(%q, %k, %v, %scale, %bias : tensor<2x4x16x8xf32>, tensor<2x20x8xf32>, tensor<2x20x8xf32>, f32,
+              tensor<2x16x20xf32>) outs(%e : tensor<2x4x16x8xf32>) {
+        ^bb0(%x: f32):
+          iree_linalg_ext.yield %x : f32
+      } -> tensor<2x4x16x8xf32>
+      %r2 = iree_linalg_ext.attention <indexing_maps = [#q, #k, #vt, #s, #mask, #o]>
+          ins(%q, %k, %vt, %scale, %bias : tensor<2x4x16x8xf32>, tensor<2x20x8xf32>, tensor<2x4x8x20xf32>, f32,
+              tensor<2x16x20xf32>) outs(%e : tensor<2x4x16x8xf32>) {
+        ^bb0(%x: f32):
+          iree_linalg_ext.yield %x : f32
+      } -> tensor<2x4x16x8xf32>
+      return %r, %r2 : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>
+    }
+"""))  # multi-query attention (transformers' Falcon with SDPA): one K (and V) for every head, a float mask shared
+# by the heads; the second with per-head V held transposed, as IREE hands Falcon's dispatch
 CASES["attention_masked"] = Case(mlir("""
     #q = affine_map<(b, m, n, k1, k2) -> (b, m, k1)>
     #k = affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>

@@ -2420,7 +2420,8 @@ class DispatchLowering:
     def attention(self, op) -> None:
         """iree_linalg_ext.attention (torch's scaled_dot_product_attention): softmax(S) V
         with S = Q K^T scale through the region, plus the mask, over the op's maps, its loops
-        sorted by role from them: batch (in Q, K, V and the result), m (Q and the result),
+        sorted by role from them: batch (in Q, the result, and K or V: multi-query
+        attention's K and V shared by the heads are read for each), m (Q and the result),
         k1 (Q and K), k2 (K and V), n (V and the result). Q K^T is one batched matmul (each
         operand gathered into (batch, m, k1) and (batch, k1, k2) matrices,
         _gather_operand); one fused kernel scales it, applies the region (to S log2(e), then
@@ -2438,7 +2439,8 @@ class DispatchLowering:
             raise unimplemented(op, f"iree_linalg_ext.attention with maps {exprs}: the lowering takes projections")
         q_dims, k_dims, v_dims, out_dims = maps
         extents = {d: e for tensor, dims in zip((q, k, v, out), maps) for d, e in zip(dims, tensor.shape)}
-        batch = [d for d in out_dims if d in q_dims and d in k_dims and d in v_dims]
+        # (a batch dim that K or V does not read is broadcast over: multi-query attention's heads)
+        batch = [d for d in out_dims if d in q_dims and (d in k_dims or d in v_dims)]
         m = [d for d in out_dims if d in q_dims and d not in batch]
         n = [d for d in out_dims if d in v_dims and d not in batch]
         k1 = [d for d in q_dims if d in k_dims and d not in batch]
