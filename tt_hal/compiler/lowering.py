@@ -1961,6 +1961,8 @@ class DispatchLowering:
         if integer_width(value.type) in PACKED_WIDTHS:
             self._store_packed(op, tensor, integer_width(value.type))
             return
+        if self._store_gathered_source(op, tensor):
+            return
         held = None if tensor.fill is not None or tensor.row_major else tensor.device_shape
         if _whole_load(tensor):
             tensor = self._copied(op, tensor)
@@ -2009,6 +2011,37 @@ class DispatchLowering:
         else:
             self._convert(op, tensor, out)
         self.outputs[access] = (wanted, data_format, window)
+
+    def _store_gathered_source(self, op, tensor: Tensor) -> bool:
+        """Stores a gather's result by writing its source (a scratch tensor of the
+        binding's format, each element gathered once) through the window of the binding
+        where the gather puts its elements, if they lie as one: an attention's result
+        gathered into its dims and transposed back to sequence-first is written as the
+        attention leaves it; the gather and the untilize before it, then unread, are
+        dropped (_live). False (nothing done) otherwise."""
+        earlier = self.gathered.get(id(tensor))
+        element = str(op.operands[0].type.element_type)
+        if earlier is None or earlier[0] is not tensor or element not in MEMORY_FORMATS:
+            return False
+        _, source, table, _ = earlier
+        access = _access(op, self.subspans[op.operands[1]])
+        n = math.prod(source.shape)
+        if source.ref is None or source.ref[0] != "temp" or source.row_major or source.high is not None or \
+                self._format(source) is not MEMORY_FORMATS[element] or access in self.bound or \
+                table.size != n or (table < 0).any() or np.unique(table).size != n:
+            return False
+        full = self.subspans[op.operands[1]][2]
+        places = np.arange(math.prod(full)) if access[2] is None else _slice_indices(full, *access[2])
+        at = np.empty(n, np.int64)
+        at[table] = places.reshape(-1)  # each source element's place in the binding
+        in_device = np.empty(n, np.int64)
+        in_device[_device_order(source).reshape(-1)] = at
+        window = _strided_window(in_device, source.device_shape)
+        if window is None or sum(_written(launch, source) for launch in self.launches) != 1:
+            return False
+        source.ref = ("output", access)
+        self.outputs[access] = (source.device_shape, MEMORY_FORMATS[element], window)
+        return True
 
     def _merged_into_binding(self, op, tensor: Tensor, access) -> Tensor:
         """The whole binding a store writes a slice of that is no window (an NCHW
