@@ -1630,6 +1630,40 @@ CASES["attention_multi_query"] = Case(mlir("""
     }
 """))  # multi-query attention (transformers' Falcon with SDPA): one K (and V) for every head, a float mask shared
 # by the heads; the second with per-head V held transposed, as IREE hands Falcon's dispatch
+CASES["rms_norm_stored_sequence_first"] = Case(mlir("""
+    #x = affine_map<(b, s, d) -> (b, s, d)>
+    #row = affine_map<(b, s, d) -> (b, s)>
+    #gain = affine_map<(b, s, d) -> (d)>
+    #first = affine_map<(b, s, d) -> (s, b, d)>
+    func.func @main(%x: tensor<2x12x32xf32>, %g: tensor<32xf32>) -> tensor<12x2x32xf32> {
+      %zero = arith.constant 0.0 : f32
+      %n = arith.constant 32.0 : f32
+      %eps = arith.constant 1.0e-5 : f32
+      %e = tensor.empty() : tensor<2x12xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x12xf32>) -> tensor<2x12xf32>
+      %ss = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "parallel", "reduction"]}
+          ins(%x : tensor<2x12x32xf32>) outs(%f : tensor<2x12xf32>) {
+        ^bb0(%a: f32, %o: f32):
+          %sq = arith.mulf %a, %a : f32
+          %s = arith.addf %sq, %o : f32
+          linalg.yield %s : f32
+      } -> tensor<2x12xf32>
+      %et = tensor.empty() : tensor<12x2x32xf32>
+      %y = linalg.generic {indexing_maps = [#x, #row, #gain, #first],
+                           iterator_types = ["parallel", "parallel", "parallel"]}
+          ins(%x, %ss, %g : tensor<2x12x32xf32>, tensor<2x12xf32>, tensor<32xf32>) outs(%et : tensor<12x2x32xf32>) {
+        ^bb0(%a: f32, %sum: f32, %w: f32, %o: f32):
+          %mean = arith.divf %sum, %n : f32
+          %v = arith.addf %mean, %eps : f32
+          %r = math.rsqrt %v : f32
+          %t = arith.mulf %a, %r : f32
+          %u = arith.mulf %t, %w : f32
+          linalg.yield %u : f32
+      } -> tensor<12x2x32xf32>
+      return %y : tensor<12x2x32xf32>
+    }
+"""))  # an RMSNorm whose result IREE stores sequence-first (torch's nn.TransformerEncoderLayer without batch_first
+# transposes around its norms): computed in the input's order, written through a window of the result
 CASES["attention_masked"] = Case(mlir("""
     #q = affine_map<(b, m, n, k1, k2) -> (b, m, k1)>
     #k = affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>
@@ -2771,6 +2805,16 @@ def test_a_transposed_weight_is_read_as_it_is():
                 for stage in export.stages for kernel in stage.program.kernels
                 if kernel.name not in ("reader", "gather_reader", "writer")]
     assert computes.count("matmul") == 2 and "transpose_wh" not in computes, computes
+
+
+def test_a_permuted_result_is_stored_through_a_window():
+    """rms_norm_stored_sequence_first computes its (2, 12, 32) result in its inputs'
+    order and writes it sequence-first through a window of the binding: no transpose,
+    untilize or gather of its inputs or of its result."""
+    computes = [kernel.name for export in read_executable(embedded_executable(vmfb("rms_norm_stored_sequence_first")))
+                for stage in export.stages for kernel in stage.program.kernels
+                if kernel.name not in ("reader", "gather_reader", "writer")]
+    assert not {"transpose_wh", "untilize", "gather"} & set(computes), computes
 
 
 @pytest.mark.parametrize("name, gathers", [

@@ -2020,28 +2020,35 @@ class DispatchLowering:
         attention leaves it; the gather and the untilize before it, then unread, are
         dropped (_live). False (nothing done) otherwise."""
         earlier = self.gathered.get(id(tensor))
-        element = str(op.operands[0].type.element_type)
-        if earlier is None or earlier[0] is not tensor or element not in MEMORY_FORMATS:
+        if earlier is None or earlier[0] is not tensor:
             return False
         _, source, table, _ = earlier
+        window = self._store_window(op, source, table)
+        if window is None or sum(_written(launch, source) for launch in self.launches) != 1:
+            return False
+        access = _access(op, self.subspans[op.operands[1]])
+        source.ref = ("output", access)
+        self.outputs[access] = (source.device_shape, MEMORY_FORMATS[str(op.operands[0].type.element_type)], window)
+        return True
+
+    def _store_window(self, op, source: Tensor, table: np.ndarray) -> Window | None:
+        """The window of the binding a store `op` writes through which `source` (a
+        scratch tensor of the binding's format) lands where the store would put its
+        elements gathered at the flat indices `table` (each once); None if there is none."""
+        element = str(op.operands[0].type.element_type)
         access = _access(op, self.subspans[op.operands[1]])
         n = math.prod(source.shape)
-        if source.ref is None or source.ref[0] != "temp" or source.row_major or source.high is not None or \
-                self._format(source) is not MEMORY_FORMATS[element] or access in self.bound or \
-                table.size != n or (table < 0).any() or np.unique(table).size != n:
-            return False
+        if element not in MEMORY_FORMATS or source.ref is None or source.ref[0] != "temp" or source.row_major or \
+                source.high is not None or self._format(source) is not MEMORY_FORMATS[element] or \
+                access in self.bound or table.size != n or (table < 0).any() or np.unique(table).size != n:
+            return None
         full = self.subspans[op.operands[1]][2]
         places = np.arange(math.prod(full)) if access[2] is None else _slice_indices(full, *access[2])
         at = np.empty(n, np.int64)
         at[table] = places.reshape(-1)  # each source element's place in the binding
         in_device = np.empty(n, np.int64)
         in_device[_device_order(source).reshape(-1)] = at
-        window = _strided_window(in_device, source.device_shape)
-        if window is None or sum(_written(launch, source) for launch in self.launches) != 1:
-            return False
-        source.ref = ("output", access)
-        self.outputs[access] = (source.device_shape, MEMORY_FORMATS[element], window)
-        return True
+        return _strided_window(in_device, source.device_shape)
 
     def _merged_into_binding(self, op, tensor: Tensor, access) -> Tensor:
         """The whole binding a store writes a slice of that is no window (an NCHW
@@ -3217,6 +3224,11 @@ class DispatchLowering:
                 return
         if scalars:
             raise unimplemented(op, "a linalg.generic with scalar operands")
+        stored = self._permuted_for_store(op, k, ins, maps, extents, body, n_in, result_format) \
+            if not reductions and len(body) > 1 and maps[-1] != sorted(maps[-1]) else None
+        if stored is not None:
+            self.values[op.results[k]] = stored
+            return
         if sorted(maps[-1] + reductions) == list(range(len(iterators))) and maps[-1] != sorted(maps[-1]):
             # A transpose writes through a permuted map: number the loops in the
             # result's order (the reductions after them), so the permutation moves to
@@ -3244,6 +3256,27 @@ class DispatchLowering:
                                                            self._temp(init.shape, space, result_format), loops)
         else:
             self.values[op.results[k]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
+
+    def _permuted_for_store(self, op, k: int, ins, maps, extents, body, n_in: int, result_format) -> Tensor | None:
+        """An elementwise generic whose result map permutes its loops and whose result is
+        only stored (a LayerNorm IREE stores sequence-first), computed in the loops' order
+        and gathered into the result's, where the store then writes it through a window
+        (_store_gathered_source): no gather of its inputs. None where the store could not
+        (the launches of the attempt, unread, are dropped by _live)."""
+        result = op.results[k]
+        uses = list(result.uses)
+        if sorted(maps[-1]) != list(range(len(extents))) or len(uses) != 1 or \
+                uses[0].owner.name != "iree_tensor_ext.dispatch.tensor.store":
+            return None
+        loop_shape = tuple(extents)
+        ins, merged_maps, merged, loops = self._merged_loops(op, ins, maps[:-1] + [sorted(maps[-1])], extents)
+        space, axis = self._space(ins, None, merged_maps, merged)
+        computed = self._elementwise(op, ins, merged_maps, space, axis, body, n_in,
+                                     self._temp(loop_shape, space, result_format), loops)
+        order = np.arange(math.prod(loop_shape)).reshape(loop_shape).transpose(maps[-1]).reshape(-1)
+        if self._store_window(uses[0].owner, computed, order) is None:
+            return None
+        return self._gather_words(op, computed, order.reshape(_shape(op, result.type)))
 
     def _merged_loops(self, op, ins, maps, extents) -> tuple[list, list, list, dict | None]:
         """An elementwise generic's (ins, maps, extents) with its loops merged as the
