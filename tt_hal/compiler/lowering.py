@@ -3269,10 +3269,15 @@ class DispatchLowering:
                 uses[0].owner.name != "iree_tensor_ext.dispatch.tensor.store":
             return None
         loop_shape = tuple(extents)
-        ins, merged_maps, merged, loops = self._merged_loops(op, ins, maps[:-1] + [sorted(maps[-1])], extents)
-        space, axis = self._space(ins, None, merged_maps, merged)
-        computed = self._elementwise(op, ins, merged_maps, space, axis, body, n_in,
-                                     self._temp(loop_shape, space, result_format), loops)
+        try:
+            ins, merged_maps, merged, loops = self._merged_loops(op, ins, maps[:-1] + [sorted(maps[-1])], extents)
+            space, axis = self._space(ins, None, merged_maps, merged)
+            computed = self._elementwise(op, ins, merged_maps, space, axis, body, n_in,
+                                         self._temp(loop_shape, space, result_format), loops)
+        except HalError as error:  # (as the result's order would be computed then)
+            if error.code != StatusCode.UNIMPLEMENTED:
+                raise
+            return None
         order = np.arange(math.prod(loop_shape)).reshape(loop_shape).transpose(maps[-1]).reshape(-1)
         if self._store_window(uses[0].owner, computed, order) is None:
             return None
