@@ -2457,6 +2457,12 @@ def vmfb(name: str) -> bytes:
     return compiler.compile_vmfb(CASES[name].text)
 
 
+def compute_kernels(exports) -> list[str]:
+    """The compute kernels of the exports' stages, in order (not their data movers)."""
+    return [kernel.name for export in exports for stage in export.stages for kernel in stage.program.kernels
+            if kernel.name not in ("reader", "gather_reader", "writer")]
+
+
 @functools.cache
 def inputs(name: str) -> tuple[np.ndarray, ...]:
     case = CASES[name]
@@ -2738,9 +2744,7 @@ def test_elementwise_consumers_of_convolutions_run_in_their_tiling(name, after):
     and no retiling gather of the result, no vector gathered into a tensor of the
     result's shape (in MobileNetV2's 16x16 images, 64 tiles a quarter full instead of 16
     whole ones)."""
-    exports = read_executable(embedded_executable(vmfb(name)))
-    computes = [kernel.name for export in exports for stage in export.stages for kernel in stage.program.kernels
-                if kernel.name not in ("reader", "gather_reader", "writer")]
+    computes = compute_kernels(read_executable(embedded_executable(vmfb(name))))
     first = min(computes.index(k) for k in ("matmul", "eltwise_fused") if k in computes)
     assert computes[first:] == after, computes
 
@@ -2791,8 +2795,7 @@ def test_gathers_read_windows_of_bindings_and_compose():
     window of the output binding, is no launch either: the last kernel writes the
     attention's result through the window."""
     (export,) = read_executable(embedded_executable(vmfb("attention_qkv_slices")))
-    computes = [kernel.name for stage in export.stages for kernel in stage.program.kernels
-                if kernel.name not in ("reader", "gather_reader", "writer")]
+    computes = compute_kernels([export])
     last_matmul = len(computes) - 1 - computes[::-1].index("matmul")
     assert "tilize" not in computes and computes[:3] == ["gather", "gather", "matmul"], computes
     assert computes[last_matmul:] == ["matmul", "eltwise_fused_untilized"], computes
@@ -2801,9 +2804,7 @@ def test_gathers_read_windows_of_bindings_and_compose():
 def test_a_transposed_weight_is_read_as_it_is():
     """linear_weight_out_by_in's products read their (N, K) operands as they lie, each
     tile transposed as the matmul unpacks it: no transpose launch before the matmul."""
-    computes = [kernel.name for export in read_executable(embedded_executable(vmfb("linear_weight_out_by_in")))
-                for stage in export.stages for kernel in stage.program.kernels
-                if kernel.name not in ("reader", "gather_reader", "writer")]
+    computes = compute_kernels(read_executable(embedded_executable(vmfb("linear_weight_out_by_in"))))
     assert computes.count("matmul") == 2 and "transpose_wh" not in computes, computes
 
 
@@ -2811,9 +2812,7 @@ def test_a_permuted_result_is_stored_through_a_window():
     """rms_norm_stored_sequence_first computes its (2, 12, 32) result in its inputs'
     order and writes it sequence-first through a window of the binding: no transpose,
     untilize or gather of its inputs or of its result."""
-    computes = [kernel.name for export in read_executable(embedded_executable(vmfb("rms_norm_stored_sequence_first")))
-                for stage in export.stages for kernel in stage.program.kernels
-                if kernel.name not in ("reader", "gather_reader", "writer")]
+    computes = compute_kernels(read_executable(embedded_executable(vmfb("rms_norm_stored_sequence_first"))))
     assert not {"transpose_wh", "untilize", "gather"} & set(computes), computes
 
 
@@ -2826,9 +2825,7 @@ def test_a_convolution_reads_its_operands_once_as_the_matmul_takes_them(name, ga
     read as they lie, a window of their binding ((O, C*KH*KW) in torch's OIHW, (KH*KW*C, O)
     in JAX's HWIO): not regrouped first into the loop space, then untilized and gathered
     again, nor gathered as (O, K) and transposed."""
-    exports = read_executable(embedded_executable(vmfb(name)))
-    computes = [kernel.name for export in exports for stage in export.stages for kernel in stage.program.kernels
-                if kernel.name not in ("reader", "gather_reader", "writer")]
+    computes = compute_kernels(read_executable(embedded_executable(vmfb(name))))
     before = computes[:computes.index("matmul")]
     assert before.count("gather") == gathers and not {"untilize", "transpose_wh"} & set(before), computes
 
@@ -2886,9 +2883,7 @@ def test_a_merged_result_is_stored_into_a_padded_window_as_it_is_held(name):
     after it (~0.9 of MobileNetV2's 1.5 ms 1x1 dispatches); held as H*W x C tiles
     (channels-last), each H*W rows as H groups of W rows."""
     exports = read_executable(embedded_executable(vmfb(name)))
-    [kernels] = [[kernel.name for stage in export.stages for kernel in stage.program.kernels
-                  if kernel.name not in ("reader", "gather_reader", "writer")]
-                 for export in exports if "matmul" in export.name]
+    [kernels] = [compute_kernels([export]) for export in exports if "matmul" in export.name]
     assert kernels[kernels.index("matmul"):] == ["matmul", "eltwise_fused_untilized"], kernels
 
 
@@ -2932,8 +2927,7 @@ def test_taps_of_a_padded_input_are_windows_of_its_binding(name):
     as windows too: no gather (was one a tap and, in NCHW, one a weight)."""
     exports = read_executable(embedded_executable(vmfb(name)))
     [export] = [export for export in exports if "conv" in export.name and "matmul" not in export.name]
-    kernels = [kernel.name for stage in export.stages for kernel in stage.program.kernels
-               if kernel.name not in ("reader", "gather_reader", "writer")]
+    kernels = compute_kernels([export])
     assert kernels.count("tilize") == 3 and "gather" not in kernels, kernels
     tilized = [stage.bindings[1][1] for stage in export.stages if stage.program.kernels[1].name == "tilize"]
     views = [tensor for tensor in export.tensors if tensor.base is not None]
