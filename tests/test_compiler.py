@@ -76,6 +76,7 @@ from tt_hal.kernels.fused import FUSED_INPUTS, FUSED_ROW_TILE_INPUTS, Constant, 
 from tt_hal.target.isa import SfpuOp
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import ArgKind, BindingSource
+from tt_hal.target.sizes import tile_count
 from tt_hal.target.ttx import read_executable
 from tt_hal.tools.inspection import embedded_executable
 
@@ -1363,6 +1364,72 @@ CASES["extract_at_int64_indices"] = Case(mlir("""
 """), inputs=(1.0, 1.0, (-4, 4), (-4, 4)))  # torch's interpolate as IREE fuses it: source places from int64
 # indices (negative ones wrapped, as torch's indexing does), read by tensor.extract, over (C, H, W) = (64, 8, 8)
 # with small trailing dims, beside linalg.index
+CASES["interpolate_bilinear_int64"] = Case(mlir("""
+    #v = affine_map<(d0) -> (d0)>
+    #h = affine_map<(d0, d1, d2) -> (d1)>
+    #w = affine_map<(d0, d1, d2) -> (d2)>
+    #all = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+    func.func @main(%src: tensor<16x8x8xf32>, %places: tensor<16xf32>, %next: tensor<16xi64>,
+                    %fraction: tensor<16xf32>) -> tensor<16x16x16xf32> {
+      %e = tensor.empty() : tensor<16x16x16xf32>
+      %ei = tensor.empty() : tensor<16xi64>
+      %low = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]}
+          ins(%places : tensor<16xf32>) outs(%ei : tensor<16xi64>) {
+        ^bb0(%p: f32, %o: i64):
+          %i = arith.fptosi %p : f32 to i64
+          linalg.yield %i : i64
+      } -> tensor<16xi64>
+      %r = linalg.generic {indexing_maps = [#h, #w, #w, #w, #h, #h, #all],
+                           iterator_types = ["parallel", "parallel", "parallel"]}
+          ins(%low, %low, %next, %fraction, %next, %fraction
+              : tensor<16xi64>, tensor<16xi64>, tensor<16xi64>, tensor<16xf32>, tensor<16xi64>, tensor<16xf32>)
+          outs(%e : tensor<16x16x16xf32>) {
+        ^bb0(%row: i64, %column: i64, %column_next: i64, %fx: f32, %row_next: i64, %fy: f32, %out: f32):
+          %zero = arith.constant 0 : i64
+          %eight = arith.constant 8 : i64
+          %sixteen = arith.constant 16 : i64
+          %ch = linalg.index 0 : index
+          %chi = arith.index_cast %ch : index to i64
+          %chn = arith.cmpi slt, %chi, %zero : i64
+          %chw = arith.addi %chi, %sixteen : i64
+          %chs = arith.select %chn, %chw, %chi : i64
+          %c = arith.index_cast %chs : i64 to index
+          %rn = arith.cmpi slt, %row, %zero : i64
+          %rw = arith.addi %row, %eight : i64
+          %rs = arith.select %rn, %rw, %row : i64
+          %i = arith.index_cast %rs : i64 to index
+          %cn = arith.cmpi slt, %column, %zero : i64
+          %cw = arith.addi %column, %eight : i64
+          %cs = arith.select %cn, %cw, %column : i64
+          %j = arith.index_cast %cs : i64 to index
+          %nn = arith.cmpi slt, %column_next, %zero : i64
+          %nw = arith.addi %column_next, %eight : i64
+          %ns = arith.select %nn, %nw, %column_next : i64
+          %j1 = arith.index_cast %ns : i64 to index
+          %mn = arith.cmpi slt, %row_next, %zero : i64
+          %mw = arith.addi %row_next, %eight : i64
+          %ms = arith.select %mn, %mw, %row_next : i64
+          %i1 = arith.index_cast %ms : i64 to index
+          %a = tensor.extract %src[%c, %i, %j] : tensor<16x8x8xf32>
+          %b = tensor.extract %src[%c, %i, %j1] : tensor<16x8x8xf32>
+          %d = tensor.extract %src[%c, %i1, %j1] : tensor<16x8x8xf32>
+          %g = tensor.extract %src[%c, %i1, %j] : tensor<16x8x8xf32>
+          %ba = arith.subf %b, %a : f32
+          %bax = arith.mulf %ba, %fx : f32
+          %top = arith.addf %a, %bax : f32
+          %dg = arith.subf %d, %g : f32
+          %dgx = arith.mulf %dg, %fx : f32
+          %bottom = arith.addf %g, %dgx : f32
+          %bt = arith.subf %bottom, %top : f32
+          %bty = arith.mulf %bt, %fy : f32
+          %y = arith.addf %top, %bty : f32
+          linalg.yield %y : f32
+      } -> tensor<16x16x16xf32>
+      return %r : tensor<16x16x16xf32>
+    }
+"""), inputs=(1.0, (0.0, 8.0), (-8, 8), (0.0, 1.0)))  # torch's bilinear interpolate as IREE fuses it (a UNet's
+# upsampling): four extracts at int64 indices of one loop each (a row, a column, the next of each), wrapped
+# and cast, the channel's from linalg.index
 CASES["grouped_conv1d_bias"] = Case(mlir("""
     #bias = affine_map<(n, g, o, w) -> (g, o)>
     #all = affine_map<(n, g, o, w) -> (n, g, o, w)>
@@ -2769,6 +2836,28 @@ def test_loops_with_indices_and_extracts_are_merged_into_whole_tiles():
              if any(kernel.name.startswith("eltwise_fused") for kernel in stage.program.kernels)]
     tiles = [stage.constants[0].value for stage in fused if stage.constants and stage.constants[0].value]
     assert fused and max(tiles) <= 4, tiles
+
+
+def test_index_arithmetic_of_some_loops_runs_over_their_tiles(monkeypatch):
+    """interpolate_bilinear_int64's four extracts take five distinct indices, each a
+    function of one loop in some 20 instructions of int64 arithmetic (a wrap, a saturating
+    cast): each is computed once, over that loop's one tile, and the extracts' index
+    tables over the (16, 16, 16) loops only add them up (strided): no int64 arithmetic
+    runs over their 8 tiles."""
+    fused = []
+    original = lowering.DispatchLowering._fused
+
+    def recording(self, op, code, inputs, out):
+        fused.append((op.name, code, tile_count((1, *out.device_shape))))
+        return original(self, op, code, inputs, out)
+
+    monkeypatch.setattr(lowering.DispatchLowering, "_fused", recording)
+    compiler.compile_vmfb(CASES["interpolate_bilinear_int64"].text)
+    tables = [code for name, code, _ in fused if name == "tensor.extract"]
+    assert len(tables) == 4 and all(isinstance(i, (Input, Constant)) or i.op in (SfpuOp.ADD_INT, SfpuOp.MUL_INT)
+                                    for code in tables for i in code), tables
+    wide = [tiles for _, code, tiles in fused if any(getattr(i, "op", None) is SfpuOp.LT_UINT for i in code)]
+    assert 4 <= len(wide) <= 5 and set(wide) == {1}, wide  # the channel's index is an index: no carry
 
 
 def test_integer_identities_leave_the_code():

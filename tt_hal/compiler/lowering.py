@@ -199,16 +199,38 @@ def _constant(value):
 def _of_loops(value, dims: set) -> bool:
     """Is a generic body's `value` a function of constants and of linalg.index of `dims`
     alone (no block argument, no extract, nothing from outside the body but constants)?"""
+    read = _loops_read(value, [], {})
+    return read is not None and read <= dims
+
+
+def _loops_read(value, maps: list, memo: dict) -> set | None:
+    """The loops a generic body's `value` is a function of: the linalg.index dims and the
+    map dims of the inputs (`maps`: an input's loop dims by argument number) it reads,
+    besides constants; None where it reads anything else (the output, an extract, a value
+    from outside the body)."""
+    if value in memo:
+        return memo[value]
     if isinstance(value, ir.BlockArgument):
-        return False
-    operation = value.owner.operation
-    if operation.name == "arith.constant":
-        return True
-    if operation.name == "linalg.index":
-        return ir.IntegerAttr(operation.attributes["dim"]).value in dims
-    if operation.name == "tensor.extract" or operation.parent.name != "linalg.generic":
-        return False
-    return all(_of_loops(v, dims) for v in operation.operands)
+        number = value.arg_number
+        read = set(maps[number]) if number < len(maps) and maps[number] is not None else None
+    else:
+        operation = value.owner.operation
+        if operation.name == "arith.constant":
+            read = set()
+        elif operation.name == "linalg.index":
+            read = {ir.IntegerAttr(operation.attributes["dim"]).value}
+        elif operation.name == "tensor.extract" or operation.parent.name != "linalg.generic":
+            read = None
+        else:
+            read = set()
+            for v in operation.operands:
+                operand = _loops_read(v, maps, memo)
+                if operand is None:
+                    read = None
+                    break
+                read |= operand
+    memo[value] = read
+    return read
 
 
 def _shape(op, type_) -> tuple:
@@ -729,6 +751,12 @@ class _Code:
         index = self.value(v)
         return index if self.integer[index] else self.emit(Unary(SfpuOp.F32_TO_I32, index))
 
+    def clamped_index(self, v, extent: int) -> int:
+        """Index v clamped into a dim of `extent` (out of range is undefined: no read
+        lands outside the tensor)."""
+        i = self.emit(Binary(SfpuOp.MAX_INT, self.integer_value(v), self.emit(Constant(0, True))))
+        return self.emit(Binary(SfpuOp.MIN_INT, i, self.emit(Constant(extent - 1, True))))
+
     def narrowed(self, index: int, width: int) -> int:
         """An int32 made the canonical value of an i`width`: the low bits sign-extended (i1: 0 or 1)."""
         if width >= 32:
@@ -1125,6 +1153,9 @@ UNROLLED_REDUCTION = 16
 # of a merged group is gathered into it up to this many elements.
 MERGE_WITHOUT_HELD = 4
 EXPANDED_OPERAND = 1 << 16
+# A gather's index computed from some of the loops only is computed over their space
+# alone (_hoisted_indices) where that space has at least this many times fewer tiles.
+HOISTED_INDEX = 4
 _UNROLLED_COMBINES = ("arith.addf", "arith.maximumf", "arith.maxnumf", "arith.minimumf", "arith.minnumf")
 
 
@@ -3224,7 +3255,11 @@ class DispatchLowering:
                 return
         if scalars:
             raise unimplemented(op, "a linalg.generic with scalar operands")
-        stored = self._permuted_for_store(op, k, ins, maps, extents, body, n_in, result_format) \
+        hoisted = {} if reductions else self._hoisted_indices(op, ins, maps, extents, body)
+        if hoisted:  # inputs after the generic's own
+            ins = ins + [tensor for tensor, _ in hoisted.values()]
+            maps = maps[:-1] + [dims for _, dims in hoisted.values()] + maps[-1:]
+        stored = self._permuted_for_store(op, k, ins, maps, extents, body, n_in, result_format, list(hoisted)) \
             if not reductions and len(body) > 1 and maps[-1] != sorted(maps[-1]) else None
         if stored is not None:
             self.values[op.results[k]] = stored
@@ -3253,11 +3288,13 @@ class DispatchLowering:
             raise unimplemented(op, "a reduction of a flattened tensor")
         if not reductions:
             self.values[op.results[k]] = self._elementwise(op, ins, maps, space, axis, body, n_in,
-                                                           self._temp(init.shape, space, result_format), loops)
+                                                           self._temp(init.shape, space, result_format), loops,
+                                                           list(hoisted))
         else:
             self.values[op.results[k]] = self._reduction(op, ins, init, maps, space, axis, reductions[0], body, n_in)
 
-    def _permuted_for_store(self, op, k: int, ins, maps, extents, body, n_in: int, result_format) -> Tensor | None:
+    def _permuted_for_store(self, op, k: int, ins, maps, extents, body, n_in: int, result_format,
+                            hoisted: list) -> Tensor | None:
         """An elementwise generic whose result map permutes its loops and whose result is
         only stored (a LayerNorm IREE stores sequence-first), computed in the loops' order
         and gathered into the result's, where the store then writes it through a window
@@ -3273,7 +3310,7 @@ class DispatchLowering:
             ins, merged_maps, merged, loops = self._merged_loops(op, ins, maps[:-1] + [sorted(maps[-1])], extents)
             space, axis = self._space(ins, None, merged_maps, merged)
             computed = self._elementwise(op, ins, merged_maps, space, axis, body, n_in,
-                                         self._temp(loop_shape, space, result_format), loops)
+                                         self._temp(loop_shape, space, result_format), loops, hoisted)
         except HalError as error:  # (as the result's order would be computed then)
             if error.code != StatusCode.UNIMPLEMENTED:
                 raise
@@ -3282,6 +3319,42 @@ class DispatchLowering:
         if self._store_window(uses[0].owner, computed, order) is None:
             return None
         return self._gather_words(op, computed, order.reshape(_shape(op, result.type)))
+
+    def _hoisted_indices(self, op, ins, maps, extents, body) -> dict:
+        """The index operands of the body's tensor.extracts that are functions of some of
+        the loops only (torch's interpolate: a source row from the output's row, in int64
+        arithmetic of some 20 instructions), each clamped into its dim and computed once
+        over those loops' space, where it has HOISTED_INDEX times fewer tiles than theirs:
+        {(index value, extent): (int32 tensor, its loop dims)}. The extracts' tables
+        (extract_input) then read them as inputs, however many extracts share one."""
+        hoisted, memo = {}, {}
+        for extract in body[:-1]:
+            if extract.name != "tensor.extract":
+                continue
+            for v, extent in zip(list(extract.operands)[1:], _shape(op, extract.operands[0].type)):
+                if (v, extent) in hoisted or isinstance(v, ir.BlockArgument) or \
+                        v.owner.operation.name in ("linalg.index", "arith.constant"):
+                    continue  # no arithmetic to hoist
+                dims = _loops_read(v, maps[:-1], memo)
+                if not dims or len(dims) == len(extents):
+                    continue
+                dims = sorted(dims)
+                shape = [extents[d] for d in dims]
+                if tile_count((1, *shape)) * HOISTED_INDEX > tile_count((1, *extents)):
+                    continue
+                position = {d: i for i, d in enumerate(dims)}
+                read = [m is not None and set(m) <= set(dims) and t is not None for t, m in zip(ins, maps)]
+                sub_ins = [t if r else Tensor(_shape(op, a.type), fill=0.0)
+                           for t, r, a in zip(ins, read, op.operands)]
+                sub_maps = [[position[d] for d in m] if r else [] for m, r in zip(maps, read)]
+                space, axis = self._space(sub_ins, None, sub_maps + [list(range(len(dims)))], shape)
+                inputs: list = []
+                builder = self._code(op, sub_ins, sub_maps + [list(range(len(dims)))], space, axis, len(ins), inputs,
+                                     {d: (position[d], 1, extents[d]) for d in dims})
+                table = self._temp(tuple(shape), space, INTEGER_FORMAT)
+                self._fused(op, *_cone(builder.code, builder.clamped_index(v, extent), inputs), table)
+                hoisted[v, extent] = (table, dims)
+        return hoisted
 
     def _merged_loops(self, op, ins, maps, extents) -> tuple[list, list, list, dict | None]:
         """An elementwise generic's (ins, maps, extents) with its loops merged as the
@@ -3779,11 +3852,12 @@ class DispatchLowering:
         flat = np.ravel_multi_index([np.broadcast_to(grid[a], space) for a in axes], tensor.shape)
         return self._gather(op, tensor, flat, merged=True)
 
-    def _code(self, op, ins, maps, space, axis, n_in, inputs, loops=None) -> _Code:
+    def _code(self, op, ins, maps, space, axis, n_in, inputs, loops=None, hoisted=()) -> _Code:
         """The builder of eltwise_fused code over the generic's inputs (fills become
         constants; an i64 input's leaf is the pair of its words' leaves). `loops`: where
         the body's loops are if _merged_loops merged them, or an int: the loop's fixed
-        index."""
+        index. `hoisted`: the (index value, extent) of _hoisted_indices' tables, inputs
+        after the generic's own."""
         leaves = {}
         arguments = op.regions[0].blocks[0].arguments
 
@@ -3796,6 +3870,7 @@ class DispatchLowering:
         for i, (tensor, dims) in enumerate(zip(ins, maps[:n_in])):
             leaves[arguments[i]] = leaf(tensor, dims) if tensor.high is None else (leaf(tensor, dims),
                                                                                     leaf(tensor.high, dims))
+        hoisted_leaves = {key: leaf(ins[n_in + j], maps[n_in + j]) for j, key in enumerate(hoisted)}
         index_inputs = {}
 
         def index_input(dim: int) -> Instruction:
@@ -3830,9 +3905,8 @@ class DispatchLowering:
             sub = _Code(code.leaves, code.inputs, code.scalar_leaf, code.index_input, code.extract_input)
             flat, stride = None, 1
             for v, extent in reversed(list(zip(extract.operands[1:], source.shape))):
-                i = sub.integer_value(v)
-                i = sub.emit(Binary(SfpuOp.MAX_INT, i, sub.emit(Constant(0, True))))
-                i = sub.emit(Binary(SfpuOp.MIN_INT, i, sub.emit(Constant(extent - 1, True))))
+                i = sub.emit(hoisted_leaves[v, extent]) if (v, extent) in hoisted_leaves else \
+                    sub.clamped_index(v, extent)
                 if stride != 1:
                     i = sub.emit(Binary(SfpuOp.MUL_INT, i, sub.emit(Constant(stride, True))))
                 flat = i if flat is None else sub.emit(Binary(SfpuOp.ADD_INT, flat, i))
@@ -3850,7 +3924,7 @@ class DispatchLowering:
 
         return _Code(leaves, inputs, lambda v: self._scalar_leaf(v, inputs), index_input, extract_input)
 
-    def _elementwise(self, op, ins, maps, space, axis, body, n_in, out: Tensor, loops=None) -> Tensor:
+    def _elementwise(self, op, ins, maps, space, axis, body, n_in, out: Tensor, loops=None, hoisted=()) -> Tensor:
         result = body[-1].operands[0]
         if isinstance(result, ir.BlockArgument) and result.arg_number == n_in:
             raise unimplemented(op, "a linalg.generic that yields its own output")
@@ -3860,7 +3934,7 @@ class DispatchLowering:
             if permuted is not None:
                 return permuted
         inputs: list = []
-        builder = self._code(op, ins, maps, space, axis, n_in, inputs, loops)
+        builder = self._code(op, ins, maps, space, axis, n_in, inputs, loops, hoisted)
         if is_pair(result.type):  # an i64 or a complex: its words computed by two kernels
             return self._words(op, builder.code, inputs, builder.pair(result), out.shape, out.device_shape,
                                word_format(result.type))
