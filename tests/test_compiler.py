@@ -1430,6 +1430,42 @@ CASES["interpolate_bilinear_int64"] = Case(mlir("""
 """), inputs=(1.0, (0.0, 8.0), (-8, 8), (0.0, 1.0)))  # torch's bilinear interpolate as IREE fuses it (a UNet's
 # upsampling): four extracts at int64 indices of one loop each (a row, a column, the next of each), wrapped
 # and cast, the channel's from linalg.index
+CASES["rotary_half_swap"] = Case(mlir("""
+    #q = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+    #t = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+    #o = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+    func.func @main(%q: tensor<2x16x2x8xf32>, %cos: tensor<16x8xf32>, %sin: tensor<16x8xf32>)
+        -> tensor<2x2x16x8xf32> {
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %halves = tensor.expand_shape %q [[0], [1], [2], [3, 4]] output_shape [2, 16, 2, 2, 4]
+          : tensor<2x16x2x8xf32> into tensor<2x16x2x2x4xf32>
+      %e = tensor.empty() : tensor<2x2x16x8xf32>
+      %r = linalg.generic {indexing_maps = [#q, #t, #t, #o],
+                           iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+          ins(%q, %cos, %sin : tensor<2x16x2x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>)
+          outs(%e : tensor<2x2x16x8xf32>) {
+        ^bb0(%x: f32, %c: f32, %s: f32, %out: f32):
+          %b = linalg.index 0 : index
+          %h = linalg.index 1 : index
+          %p = linalg.index 2 : index
+          %d = linalg.index 3 : index
+          %within = arith.remsi %d, %c4 : index
+          %half = arith.divsi %d, %c4 : index
+          %other = arith.subi %c1, %half : index
+          %v = tensor.extract %halves[%b, %p, %h, %other, %within] : tensor<2x16x2x2x4xf32>
+          %n = arith.negf %v : f32
+          %first = arith.cmpi eq, %other, %c1 : index
+          %rotated = arith.select %first, %n, %v : f32
+          %xs = arith.mulf %rotated, %s : f32
+          %xc = arith.mulf %x, %c : f32
+          %y = arith.addf %xc, %xs : f32
+          linalg.yield %y : f32
+      } -> tensor<2x2x16x8xf32>
+      return %r : tensor<2x2x16x8xf32>
+    }
+"""))  # a rotary position embedding's half swap as IREE fuses HF Llama's (heads moved before the sequence): the
+# extract's indices are functions of the loops alone
 CASES["grouped_conv1d_bias"] = Case(mlir("""
     #bias = affine_map<(n, g, o, w) -> (g, o)>
     #all = affine_map<(n, g, o, w) -> (n, g, o, w)>
@@ -2858,6 +2894,16 @@ def test_index_arithmetic_of_some_loops_runs_over_their_tiles(monkeypatch):
                                     for code in tables for i in code), tables
     wide = [tiles for _, code, tiles in fused if any(getattr(i, "op", None) is SfpuOp.LT_UINT for i in code)]
     assert 4 <= len(wide) <= 5 and set(wide) == {1}, wide  # the channel's index is an index: no carry
+
+
+def test_an_extract_at_indices_of_the_loops_alone_is_known_when_lowering():
+    """rotary_half_swap's extract takes indices that are functions of the loops alone
+    (linalg.index, remsi, divsi, subi): their flat places are computed when lowering, and
+    the extract is a gather with a constant table, no kernel computing the table (nor
+    untilizing it) on the chip."""
+    (export,) = read_executable(embedded_executable(vmfb("rotary_half_swap")))
+    computes = compute_kernels([export])
+    assert computes[-1].startswith("eltwise_fused") and set(computes[:-1]) == {"gather"}, computes
 
 
 def test_integer_identities_leave_the_code():

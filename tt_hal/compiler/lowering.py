@@ -30,6 +30,7 @@ Anything else is UNIMPLEMENTED, naming the op and its source location.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import itertools
 import math
@@ -1154,8 +1155,8 @@ UNROLLED_REDUCTION = 16
 MERGE_WITHOUT_HELD = 4
 EXPANDED_OPERAND = 1 << 16
 # A gather's index computed from some of the loops only is computed over their space
-# alone (_hoisted_indices) where that space has at least this many times fewer tiles.
-HOISTED_INDEX = 4
+# alone (_hoisted_indices) where that saves this many instruction-tiles (a few launches).
+HOISTED_INDEX = 64
 _UNROLLED_COMBINES = ("arith.addf", "arith.maximumf", "arith.maxnumf", "arith.minimumf", "arith.minnumf")
 
 
@@ -1419,8 +1420,7 @@ _INDEX_COMPARE = {"eq": np.equal, "ne": np.not_equal, "slt": np.less, "sle": np.
 
 def _index_region(op, arguments: list[np.ndarray]) -> list:
     """The values an op's region yields for block arguments `arguments` (index arrays),
-    evaluated with numpy: index and integer arithmetic, compares, selects, affine.apply,
-    linearize_index and delinearize_index; UNIMPLEMENTED naming anything else."""
+    evaluated with numpy (_evaluated)."""
     block = op.regions[0].blocks[0]
     env = {argument: value for argument, value in zip(block.arguments, arguments)}
 
@@ -1433,41 +1433,59 @@ def _index_region(op, arguments: list[np.ndarray]) -> list:
         return constant
 
     for inner in list(block.operations)[:-1]:
-        name, operands = inner.name, [value(v) for v in inner.operands] if inner.name != "arith.constant" else []
-        if name == "arith.constant":
-            results = [_constant(inner.results[0])]
-        elif name in _INDEX_BINARY:
-            results = [_INDEX_BINARY[name](np.asarray(operands[0], np.int64), np.asarray(operands[1], np.int64))]
-        elif name == "arith.cmpi":
-            predicate = _INTEGER_PREDICATES[int(ir.IntegerAttr(inner.attributes["predicate"]).value)]
-            results = [_INDEX_COMPARE[predicate](*operands)]
-        elif name == "arith.select":
-            results = [np.where(*operands)]
-        elif name in ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci"):
-            results = operands
-        elif name == "affine.apply":
-            mapping = ir.AffineMapAttr(inner.attributes["map"]).value
-            names = {f"d{i}": operands[i] for i in range(mapping.n_dims)}
-            names |= {f"s{i}": operands[mapping.n_dims + i] for i in range(mapping.n_symbols)}
-            results = [_evaluate(_python_affine(expr), names) for expr in mapping.results]
-        elif name in ("affine.linearize_index", "affine.delinearize_index"):
-            basis = list(ir.DenseI64ArrayAttr(inner.attributes["static_basis"]))
-            dynamic = iter(operands[-basis.count(DYNAMIC):] if DYNAMIC in basis else [])
-            basis = [next(dynamic) if b == DYNAMIC else b for b in basis]
-            count = len(inner.operands) - sum(b == DYNAMIC for b in basis)  # indices (linearize) or 1
-            if name == "affine.linearize_index":
-                full = basis if len(basis) == count else [None, *basis]  # the outer bound may be left out
-                results = [sum(np.asarray(i, np.int64) * math.prod(full[k + 1:])
-                               for k, i in enumerate(operands[:count]))]
-            else:
-                x, count = np.asarray(operands[0], np.int64), len(inner.results)
-                full = basis if len(basis) == count else [None, *basis]
-                results = [x // math.prod(full[1:])] + [(x // math.prod(full[k + 1:])) % full[k]
-                                                        for k in range(1, count)]
-        else:
-            raise unimplemented(inner, f"{name} in an index region has no evaluation")
-        env.update(zip(inner.results, results))
+        operands = [value(v) for v in inner.operands] if inner.name != "arith.constant" else []
+        env.update(zip(inner.results, _evaluated(inner, operands)))
     return [value(v) for v in list(block.operations)[-1].operands]
+
+
+def _loop_value(value, loop_indices: Callable[[int], np.ndarray], memo: dict) -> np.ndarray:
+    """A generic body's value that is a function of the loops alone (_of_loops), evaluated
+    with numpy over the loop space (`loop_indices`: a loop dim's index at each element)."""
+    if value not in memo:
+        operation = value.owner.operation
+        if operation.name == "linalg.index":
+            memo[value] = loop_indices(ir.IntegerAttr(operation.attributes["dim"]).value)
+        elif operation.name == "arith.constant":
+            memo[value] = _constant(value)
+        else:
+            results = _evaluated(operation, [_loop_value(v, loop_indices, memo) for v in operation.operands])
+            memo[value] = results[list(operation.results).index(value)]
+    return memo[value]
+
+
+def _evaluated(inner, operands: list) -> list:
+    """The results of index op `inner` on numpy `operands`: index and integer arithmetic,
+    compares, selects, affine.apply, linearize_index and delinearize_index; UNIMPLEMENTED
+    naming anything else."""
+    name = inner.name
+    if name == "arith.constant":
+        return [_constant(inner.results[0])]
+    if name in _INDEX_BINARY:
+        return [_INDEX_BINARY[name](np.asarray(operands[0], np.int64), np.asarray(operands[1], np.int64))]
+    if name == "arith.cmpi":
+        predicate = _INTEGER_PREDICATES[int(ir.IntegerAttr(inner.attributes["predicate"]).value)]
+        return [_INDEX_COMPARE[predicate](*operands)]
+    if name == "arith.select":
+        return [np.where(*operands)]
+    if name in ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci"):
+        return operands
+    if name == "affine.apply":
+        mapping = ir.AffineMapAttr(inner.attributes["map"]).value
+        names = {f"d{i}": operands[i] for i in range(mapping.n_dims)}
+        names |= {f"s{i}": operands[mapping.n_dims + i] for i in range(mapping.n_symbols)}
+        return [_evaluate(_python_affine(expr), names) for expr in mapping.results]
+    if name in ("affine.linearize_index", "affine.delinearize_index"):
+        basis = list(ir.DenseI64ArrayAttr(inner.attributes["static_basis"]))
+        dynamic = iter(operands[-basis.count(DYNAMIC):] if DYNAMIC in basis else [])
+        basis = [next(dynamic) if b == DYNAMIC else b for b in basis]
+        count = len(inner.operands) - sum(b == DYNAMIC for b in basis)  # indices (linearize) or 1
+        if name == "affine.linearize_index":
+            full = basis if len(basis) == count else [None, *basis]  # the outer bound may be left out
+            return [sum(np.asarray(i, np.int64) * math.prod(full[k + 1:]) for k, i in enumerate(operands[:count]))]
+        x, count = np.asarray(operands[0], np.int64), len(inner.results)
+        full = basis if len(basis) == count else [None, *basis]
+        return [x // math.prod(full[1:])] + [(x // math.prod(full[k + 1:])) % full[k] for k in range(1, count)]
+    raise unimplemented(inner, f"{name} in an index region has no evaluation")
 
 
 def _is_constant(tensor: Tensor) -> bool:
@@ -3322,38 +3340,45 @@ class DispatchLowering:
 
     def _hoisted_indices(self, op, ins, maps, extents, body) -> dict:
         """The index operands of the body's tensor.extracts that are functions of some of
-        the loops only (torch's interpolate: a source row from the output's row, in int64
-        arithmetic of some 20 instructions), each clamped into its dim and computed once
-        over those loops' space, where it has HOISTED_INDEX times fewer tiles than theirs:
-        {(index value, extent): (int32 tensor, its loop dims)}. The extracts' tables
-        (extract_input) then read them as inputs, however many extracts share one."""
-        hoisted, memo = {}, {}
+        the loops and of inputs read over those loops only (torch's interpolate: a source
+        row from the output row's int64 place, some 20 instructions), each clamped into its
+        dim and computed once over those loops' space, where that saves HOISTED_INDEX
+        instruction-tiles over the extracts taking it: {(index value, extent): (int32
+        tensor, its loop dims)}. The extracts' tables (extract_input) read them as inputs.
+        Indices of the loops alone are known when lowering (extract_input), not here."""
+        uses: collections.Counter = collections.Counter()
         for extract in body[:-1]:
-            if extract.name != "tensor.extract":
+            if extract.name == "tensor.extract":
+                uses.update(zip(list(extract.operands)[1:], _shape(op, extract.operands[0].type)))
+        hoisted, memo, loop_only = {}, {}, {}
+        for (v, extent), count in uses.items():
+            if isinstance(v, ir.BlockArgument) or _loops_read(v, [], loop_only) is not None:
+                continue  # no arithmetic to hoist, or known when lowering
+            dims = _loops_read(v, maps[:-1], memo)
+            if not dims or len(dims) == len(extents):
                 continue
-            for v, extent in zip(list(extract.operands)[1:], _shape(op, extract.operands[0].type)):
-                if (v, extent) in hoisted or isinstance(v, ir.BlockArgument) or \
-                        v.owner.operation.name in ("linalg.index", "arith.constant"):
-                    continue  # no arithmetic to hoist
-                dims = _loops_read(v, maps[:-1], memo)
-                if not dims or len(dims) == len(extents):
-                    continue
-                dims = sorted(dims)
-                shape = [extents[d] for d in dims]
-                if tile_count((1, *shape)) * HOISTED_INDEX > tile_count((1, *extents)):
-                    continue
-                position = {d: i for i, d in enumerate(dims)}
-                read = [m is not None and set(m) <= set(dims) and t is not None for t, m in zip(ins, maps)]
-                sub_ins = [t if r else Tensor(_shape(op, a.type), fill=0.0)
-                           for t, r, a in zip(ins, read, op.operands)]
-                sub_maps = [[position[d] for d in m] if r else [] for m, r in zip(maps, read)]
-                space, axis = self._space(sub_ins, None, sub_maps + [list(range(len(dims)))], shape)
+            dims = sorted(dims)
+            shape = [extents[d] for d in dims]
+            saved_tiles = (tile_count((1, *extents)) - tile_count((1, *shape))) * count
+            position = {d: i for i, d in enumerate(dims)}
+            read = [m is not None and set(m) <= set(dims) and t is not None for t, m in zip(ins, maps)]
+            sub_ins = [t if r else Tensor(_shape(op, a.type), fill=0.0) for t, r, a in zip(ins, read, op.operands)]
+            sub_maps = [[position[d] for d in m] if r else [] for m, r in zip(maps, read)] + [list(range(len(dims)))]
+            try:  # (views the code makes of inputs and does not take are dropped by _live)
+                space, axis = self._space(sub_ins, None, sub_maps, shape)
                 inputs: list = []
-                builder = self._code(op, sub_ins, sub_maps + [list(range(len(dims)))], space, axis, len(ins), inputs,
+                builder = self._code(op, sub_ins, sub_maps, space, axis, len(ins), inputs,
                                      {d: (position[d], 1, extents[d]) for d in dims})
-                table = self._temp(tuple(shape), space, INTEGER_FORMAT)
-                self._fused(op, *_cone(builder.code, builder.clamped_index(v, extent), inputs), table)
-                hoisted[v, extent] = (table, dims)
+                code, inputs = _cone(builder.code, builder.clamped_index(v, extent), inputs)
+            except HalError as error:
+                if error.code != StatusCode.UNIMPLEMENTED:
+                    raise
+                code = ()
+            if len(code) * saved_tiles < HOISTED_INDEX:
+                continue
+            table = self._temp(tuple(shape), space, INTEGER_FORMAT)
+            self._fused(op, code, inputs, table)
+            hoisted[v, extent] = (table, dims)
         return hoisted
 
     def _merged_loops(self, op, ins, maps, extents) -> tuple[list, list, list, dict | None]:
@@ -3873,28 +3898,51 @@ class DispatchLowering:
         hoisted_leaves = {key: leaf(ins[n_in + j], maps[n_in + j]) for j, key in enumerate(hoisted)}
         index_inputs = {}
 
+        def loop_indices(dim: int) -> np.ndarray:
+            """Loop dim `dim`'s index at each element of the loop space."""
+            if loops is not None and isinstance(loops.get(dim), int):
+                return np.full(space, loops[dim], np.int32)
+            if axis is FLAT:
+                return np.arange(math.prod(space), dtype=np.int32).reshape(space)
+            if loops is not None:
+                loop, divisor, extent = loops[dim]
+                return np.indices(space, dtype=np.int32)[axis[loop]] // divisor % extent
+            return np.indices(space, dtype=np.int32)[axis[dim]]
+
+        def constant_input(values: np.ndarray) -> Instruction:
+            inputs.append((Tensor(space, space, ("constant", values.astype(np.int32)), data_format=INTEGER_FORMAT),
+                           FusedInput(INTEGER_FORMAT)))
+            return Input(len(inputs) - 1)
+
         def index_input(dim: int) -> Instruction:
             """Input of a constant tensor holding loop dim `dim`'s index at each element (a
             Constant where `loops` fixes the dim: a step of _sequential_reduction)."""
             if loops is not None and isinstance(loops.get(dim), int):
                 return Constant(loops[dim], True)
             if dim not in index_inputs:
-                if axis is FLAT:
-                    values = np.arange(math.prod(space), dtype=np.int32).reshape(space)
-                elif loops is not None:
-                    loop, divisor, extent = loops[dim]
-                    values = np.indices(space, dtype=np.int32)[axis[loop]] // divisor % extent
-                else:
-                    values = np.indices(space, dtype=np.int32)[axis[dim]]
-                index_inputs[dim] = Input(len(inputs))
-                inputs.append((Tensor(space, space, ("constant", values), data_format=INTEGER_FORMAT),
-                               FusedInput(INTEGER_FORMAT)))
+                index_inputs[dim] = constant_input(loop_indices(dim))
             return index_inputs[dim]
+
+        def known_index(v, extent: int) -> np.ndarray | None:
+            """Index v clamped into a dim of `extent` at each element of the loop space,
+            where it is a function of the loops alone (a rotary embedding's half swap):
+            known now. None where it is not, or has no numpy evaluation (_evaluated)."""
+            if _loops_read(v, [], {}) is None:
+                return None
+            try:
+                values = _loop_value(v, loop_indices, {})
+            except HalError as error:
+                if error.code != StatusCode.UNIMPLEMENTED:
+                    raise
+                return None
+            return np.clip(np.broadcast_to(values, space), 0, extent - 1)
 
         def extract_input(extract, code: _Code) -> Instruction:
             """The values a tensor.extract in the body takes: its source gathered at the flat
             index its indices make (each clamped into its dim, as out of range is undefined)
-            at each element of the loop space, computed by a fused kernel of its own."""
+            at each element of the loop space: a table known now where every index is a
+            function of the loops, else computed by a fused kernel of its own (indices of
+            the loops alone constant inputs of it, hoisted ones computed before)."""
             source = self.values.get(extract.operands[0])
             if source is None:
                 raise unimplemented(extract, "tensor.extract of a tensor that is not a value of the dispatch")
@@ -3902,23 +3950,35 @@ class DispatchLowering:
                 leaves = [self._fill_leaf(t.fill if t.fill is not None else t, code.inputs)
                           for t in (source, source.high) if t is not None]
                 return leaves[0] if len(leaves) == 1 else tuple(leaves)
-            sub = _Code(code.leaves, code.inputs, code.scalar_leaf, code.index_input, code.extract_input)
-            flat, stride = None, 1
-            for v, extent in reversed(list(zip(extract.operands[1:], source.shape))):
-                i = sub.emit(hoisted_leaves[v, extent]) if (v, extent) in hoisted_leaves else \
-                    sub.clamped_index(v, extent)
-                if stride != 1:
-                    i = sub.emit(Binary(SfpuOp.MUL_INT, i, sub.emit(Constant(stride, True))))
-                flat = i if flat is None else sub.emit(Binary(SfpuOp.ADD_INT, flat, i))
-                stride *= extent
-            table_code, table_inputs = _cone(sub.code, flat, code.inputs)
-            table = self._temp(space, space, INTEGER_FORMAT)
-            self._fused(extract, table_code, table_inputs, table)
+            indices = list(zip(extract.operands[1:], source.shape))
+            known = [known_index(v, extent) for v, extent in indices]
+            if all(k is not None for k in known):
+                flat = np.ravel_multi_index(known, source.shape)
+                gathered = [self._gather(extract, word, flat) for word in (source, source.high) if word is not None]
+            else:
+                sub = _Code(code.leaves, code.inputs, code.scalar_leaf, code.index_input, code.extract_input)
+                flat, stride = None, 1
+                for (v, extent), values in reversed(list(zip(indices, known))):
+                    if values is not None:
+                        i = sub.emit(constant_input(values))
+                    elif (v, extent) in hoisted_leaves:
+                        i = sub.emit(hoisted_leaves[v, extent])
+                    else:
+                        i = sub.clamped_index(v, extent)
+                    if stride != 1:
+                        i = sub.emit(Binary(SfpuOp.MUL_INT, i, sub.emit(Constant(stride, True))))
+                    flat = i if flat is None else sub.emit(Binary(SfpuOp.ADD_INT, flat, i))
+                    stride *= extent
+                table_code, table_inputs = _cone(sub.code, flat, code.inputs)
+                table = self._temp(space, space, INTEGER_FORMAT)
+                self._fused(extract, table_code, table_inputs, table)
+                gathered = [self._gather_at(extract, word, table) for word in (source, source.high) if word is not None]
             leaves = []
-            for word in (source, source.high):
-                if word is not None:
-                    gathered = self._gather_at(extract, word, table)
-                    code.inputs.append((gathered, FusedInput(self._format(gathered))))
+            for tensor in gathered:
+                if tensor.fill is not None:
+                    leaves.append(self._fill_leaf(tensor.fill, code.inputs))
+                else:
+                    code.inputs.append((tensor, FusedInput(self._format(tensor))))
                     leaves.append(Input(len(code.inputs) - 1))
             return leaves[0] if len(leaves) == 1 else tuple(leaves)
 
