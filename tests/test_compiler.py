@@ -1430,6 +1430,26 @@ CASES["interpolate_bilinear_int64"] = Case(mlir("""
 """), inputs=(1.0, (0.0, 8.0), (-8, 8), (0.0, 1.0)))  # torch's bilinear interpolate as IREE fuses it (a UNet's
 # upsampling): four extracts at int64 indices of one loop each (a row, a column, the next of each), wrapped
 # and cast, the channel's from linalg.index
+CASES["attention_mask_over_heads"] = Case(mlir("""
+    #causal = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+    #padding = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
+    #all = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+    func.func @main(%causal: tensor<12x12xi64>, %padding: tensor<2x12xi64>) -> tensor<2x4x12x12xi8> {
+      %e = tensor.empty() : tensor<2x4x12x12xi1>
+      %m = linalg.generic {indexing_maps = [#causal, #padding, #all],
+                           iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+          ins(%causal, %padding : tensor<12x12xi64>, tensor<2x12xi64>) outs(%e : tensor<2x4x12x12xi1>) {
+        ^bb0(%c: i64, %p: i64, %out: i1):
+          %zero = arith.constant 0 : i64
+          %product = arith.muli %c, %p : i64
+          %kept = arith.cmpi ne, %product, %zero : i64
+          linalg.yield %kept : i1
+      } -> tensor<2x4x12x12xi1>
+      %bytes = arith.extui %m : tensor<2x4x12x12xi1> to tensor<2x4x12x12xi8>
+      return %bytes : tensor<2x4x12x12xi8>
+    }
+"""), inputs=((-2, 3), (-2, 3)))  # torch's attention mask as torch_gpt's export computes it: a causal (query, key)
+# mask times a padding (batch, key) mask, in int64, compared with 0 and expanded over the 4 heads
 CASES["rotary_half_swap"] = Case(mlir("""
     #q = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
     #t = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
@@ -2894,6 +2914,23 @@ def test_index_arithmetic_of_some_loops_runs_over_their_tiles(monkeypatch):
                                     for code in tables for i in code), tables
     wide = [tiles for _, code, tiles in fused if any(getattr(i, "op", None) is SfpuOp.LT_UINT for i in code)]
     assert 4 <= len(wide) <= 5 and set(wide) == {1}, wide  # the channel's index is an index: no carry
+
+
+def test_a_value_of_some_loops_is_computed_over_their_tiles(monkeypatch):
+    """attention_mask_over_heads's int64 product (some 37 instructions on word pairs) is a
+    function of (batch, query, key): it is computed over those loops' 2 tiles, then
+    broadcast over the heads, not computed for each of the 4 heads' 8 tiles."""
+    fused = []
+    original = lowering.DispatchLowering._fused
+
+    def recording(self, op, code, inputs, out):
+        fused.append((code, out.device_shape))
+        return original(self, op, code, inputs, out)
+
+    monkeypatch.setattr(lowering.DispatchLowering, "_fused", recording)
+    compiler.compile_vmfb(CASES["attention_mask_over_heads"].text)
+    multiplies = {shape for code, shape in fused if any(getattr(i, "op", None) is SfpuOp.MUL_INT for i in code)}
+    assert multiplies == {(2, 12, 12)}, multiplies
 
 
 def test_an_extract_at_indices_of_the_loops_alone_is_known_when_lowering():

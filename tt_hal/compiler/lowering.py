@@ -1154,9 +1154,9 @@ UNROLLED_REDUCTION = 16
 # of a merged group is gathered into it up to this many elements.
 MERGE_WITHOUT_HELD = 4
 EXPANDED_OPERAND = 1 << 16
-# A gather's index computed from some of the loops only is computed over their space
-# alone (_hoisted_indices) where that saves this many instruction-tiles (a few launches).
-HOISTED_INDEX = 64
+# A body's value computed from some of the loops only is computed over their space alone
+# (_hoisted) where that saves this many instruction-tiles (a few launches).
+HOISTED = 64
 _UNROLLED_COMBINES = ("arith.addf", "arith.maximumf", "arith.maxnumf", "arith.minimumf", "arith.minnumf")
 
 
@@ -3273,7 +3273,7 @@ class DispatchLowering:
                 return
         if scalars:
             raise unimplemented(op, "a linalg.generic with scalar operands")
-        hoisted = {} if reductions else self._hoisted_indices(op, ins, maps, extents, body)
+        hoisted = {} if reductions else self._hoisted(op, ins, maps, extents, body)
         if hoisted:  # inputs after the generic's own
             ins = ins + [tensor for tensor, _ in hoisted.values()]
             maps = maps[:-1] + [dims for _, dims in hoisted.values()] + maps[-1:]
@@ -3338,28 +3338,48 @@ class DispatchLowering:
             return None
         return self._gather_words(op, computed, order.reshape(_shape(op, result.type)))
 
-    def _hoisted_indices(self, op, ins, maps, extents, body) -> dict:
-        """The index operands of the body's tensor.extracts that are functions of some of
-        the loops and of inputs read over those loops only (torch's interpolate: a source
-        row from the output row's int64 place, some 20 instructions), each clamped into its
-        dim and computed once over those loops' space, where that saves HOISTED_INDEX
-        instruction-tiles over the extracts taking it: {(index value, extent): (int32
-        tensor, its loop dims)}. The extracts' tables (extract_input) read them as inputs.
+    def _hoisted(self, op, ins, maps, extents, body) -> dict:
+        """Values of an elementwise body that are functions of some of the loops (and of
+        inputs read over those only), each computed once over those loops' space where
+        that saves HOISTED instruction-tiles (its code's length times the tiles it spares,
+        the loops as _merged_loops will run them, for each use): {key: (tensor, its loop
+        dims)}. Two kinds of key: (index value,
+        extent), an extract's index clamped into its dim, shared by every extract taking
+        it (torch's interpolate: a source row from the output row's int64 place, some 20
+        instructions; extract_input reads it); and a value whose users depend on more
+        loops, or the result (torch's attention mask, an int64 product over (batch, query,
+        key), broadcast over the heads), which _code then reads as the value's leaf.
         Indices of the loops alone are known when lowering (extract_input), not here."""
-        uses: collections.Counter = collections.Counter()
-        for extract in body[:-1]:
-            if extract.name == "tensor.extract":
-                uses.update(zip(list(extract.operands)[1:], _shape(op, extract.operands[0].type)))
-        hoisted, memo, loop_only = {}, {}, {}
-        for (v, extent), count in uses.items():
+        if len(extents) < 2:
+            return {}
+        memo, loop_only = {}, {}
+
+        def loops(v) -> set | None:
+            return _loops_read(v, maps[:-1], memo)
+
+        uses: collections.Counter = collections.Counter()  # (index, extent) -> the extracts taking it
+        for inner in body[:-1]:
+            if inner.name == "tensor.extract":
+                uses.update(zip(list(inner.operands)[1:], _shape(op, inner.operands[0].type)))
+        computed = [inner.results[0] for inner in body[:-1] if len(inner.results) == 1 and
+                    inner.name not in ("linalg.index", "arith.constant", "tensor.extract")]
+        frontier = [v for v in computed if any(  # read by ops of more loops, or yielded (as itself)
+            u.owner.name == "linalg.yield" or u.owner.name != "tensor.extract" and loops(u.owner.results[0]) != loops(v)
+            for u in v.uses)]
+        merge = self._merge(ins, maps, extents)  # (as _merged_loops will run the loops)
+        groups = merge[0] if merge is not None else [[d] for d in range(len(extents))]
+        whole_tiles = tile_count((1, *[math.prod(extents[d] for d in group) for group in groups]))
+        hoisted = {}
+        for key in [*uses, *frontier]:
+            v, extent = key if isinstance(key, tuple) else (key, None)
             if isinstance(v, ir.BlockArgument) or _loops_read(v, [], loop_only) is not None:
                 continue  # no arithmetic to hoist, or known when lowering
-            dims = _loops_read(v, maps[:-1], memo)
+            dims = loops(v)
             if not dims or len(dims) == len(extents):
                 continue
             dims = sorted(dims)
             shape = [extents[d] for d in dims]
-            saved_tiles = (tile_count((1, *extents)) - tile_count((1, *shape))) * count
+            saved_tiles = (whole_tiles - tile_count((1, *shape))) * uses.get(key, 1)
             position = {d: i for i, d in enumerate(dims)}
             read = [m is not None and set(m) <= set(dims) and t is not None for t, m in zip(ins, maps)]
             sub_ins = [t if r else Tensor(_shape(op, a.type), fill=0.0) for t, r, a in zip(ins, read, op.operands)]
@@ -3369,16 +3389,16 @@ class DispatchLowering:
                 inputs: list = []
                 builder = self._code(op, sub_ins, sub_maps, space, axis, len(ins), inputs,
                                      {d: (position[d], 1, extents[d]) for d in dims})
-                code, inputs = _cone(builder.code, builder.clamped_index(v, extent), inputs)
+                values = [builder.clamped_index(v, extent)] if extent is not None else \
+                    list(builder.pair(v)) if is_pair(v.type) else [builder.result(v)]
             except HalError as error:
                 if error.code != StatusCode.UNIMPLEMENTED:
                     raise
-                code = ()
-            if len(code) * saved_tiles < HOISTED_INDEX:
                 continue
-            table = self._temp(tuple(shape), space, INTEGER_FORMAT)
-            self._fused(op, code, inputs, table)
-            hoisted[v, extent] = (table, dims)
+            if sum(len(_cone(builder.code, value, inputs)[0]) for value in values) * saved_tiles < HOISTED:
+                continue
+            data_format = INTEGER_FORMAT if builder.integer[values[0]] else None
+            hoisted[key] = (self._words(op, builder.code, inputs, values, tuple(shape), space, data_format), dims)
         return hoisted
 
     def _merged_loops(self, op, ins, maps, extents) -> tuple[list, list, list, dict | None]:
@@ -3396,9 +3416,23 @@ class DispatchLowering:
         holds at most EXPANDED_OPERAND elements there. As they are where not (the store
         or a consumer retiles a merged result once). Also returns where each loop's index
         is (linalg.index): {loop: (merged loop, divisor, extent)}, None if unmerged."""
+        merge = self._merge(ins, maps, extents)
+        if merge is None:
+            return ins, maps, extents, None
+        groups, expansions = merge
+        merged = [math.prod(extents[d] for d in group) for group in groups]
+        ins = [self._gather_words(op, tensor, table) if table is not None else tensor
+               for tensor, (_, table) in zip(ins, expansions)]
+        loops = {d: (g, math.prod(extents[e] for e in group[i + 1:]), extents[d])
+                 for g, group in enumerate(groups) for i, d in enumerate(group)}
+        return ins, [dims for dims, _ in expansions] + _merged_maps(maps[-1:], groups), merged, loops
+
+    def _merge(self, ins, maps, extents) -> tuple[list, list] | None:
+        """How _merged_loops merges the loops: (the groups, _expansions' of the inputs),
+        None where it does not."""
         n = len(extents)
         if n < 3 or any(dims != sorted(dims) for dims in maps):
-            return ins, maps, extents, None
+            return None
         for groups in _tilings(list(range(n)), extents):
             if len(groups) == n:
                 break  # the loops as they are take no more tiles than the rest
@@ -3406,19 +3440,14 @@ class DispatchLowering:
             expansions = self._expansions(ins, maps, groups, extents)
             if expansions is None:
                 continue
-            merged_maps = [dims for dims, _ in expansions] + _merged_maps(maps[-1:], groups)
             held = [canonical(tensor.device_shape) == canonical(_broadcast_shape(merged, dims))
                     for tensor, (dims, table) in zip(ins, expansions)
                     if tensor is not None and tensor.fill is None and table is None and not _is_constant(tensor)
                     and not _whole_load(tensor) and any(len(groups[a]) > 1 for a in dims)]
             fewer = tile_count(extents) >= MERGE_WITHOUT_HELD * tile_count(merged)
             if all(held) and (held or fewer):
-                ins = [self._gather_words(op, tensor, table) if table is not None else tensor
-                       for tensor, (_, table) in zip(ins, expansions)]
-                loops = {d: (g, math.prod(extents[e] for e in group[i + 1:]), extents[d])
-                         for g, group in enumerate(groups) for i, d in enumerate(group)}
-                return ins, merged_maps, merged, loops
-        return ins, maps, extents, None
+                return groups, expansions
+        return None
 
     @staticmethod
     def _expansions(ins, maps, groups, extents) -> list | None:
@@ -3881,8 +3910,8 @@ class DispatchLowering:
         """The builder of eltwise_fused code over the generic's inputs (fills become
         constants; an i64 input's leaf is the pair of its words' leaves). `loops`: where
         the body's loops are if _merged_loops merged them, or an int: the loop's fixed
-        index. `hoisted`: the (index value, extent) of _hoisted_indices' tables, inputs
-        after the generic's own."""
+        index. `hoisted`: the keys of _hoisted's tensors, inputs after the generic's own
+        (a value's becomes its leaf)."""
         leaves = {}
         arguments = op.regions[0].blocks[0].arguments
 
@@ -3895,7 +3924,11 @@ class DispatchLowering:
         for i, (tensor, dims) in enumerate(zip(ins, maps[:n_in])):
             leaves[arguments[i]] = leaf(tensor, dims) if tensor.high is None else (leaf(tensor, dims),
                                                                                     leaf(tensor.high, dims))
-        hoisted_leaves = {key: leaf(ins[n_in + j], maps[n_in + j]) for j, key in enumerate(hoisted)}
+        hoisted_leaves = {}  # (index, extent) -> its leaf
+        for j, key in enumerate(hoisted):
+            tensor, dims = ins[n_in + j], maps[n_in + j]
+            words = leaf(tensor, dims) if tensor.high is None else (leaf(tensor, dims), leaf(tensor.high, dims))
+            (hoisted_leaves if isinstance(key, tuple) else leaves)[key] = words
         index_inputs = {}
 
         def loop_indices(dim: int) -> np.ndarray:
