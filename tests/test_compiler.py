@@ -2933,6 +2933,16 @@ def test_a_value_of_some_loops_is_computed_over_their_tiles(monkeypatch):
     assert multiplies == {(2, 12, 12)}, multiplies
 
 
+def test_an_attention_mask_in_the_scores_order_is_read_as_it_lies():
+    """attention_masked's second attention takes an i1 mask (a uint8 binding) in the
+    scores' own order: the masking kernel reads the binding's tiles, no copy to int32,
+    untilize and identity gather first; its kernels are the first attention's, whose
+    float bias is read so."""
+    biased, _, masked = (compute_kernels([export])
+                         for export in read_executable(embedded_executable(vmfb("attention_masked"))))
+    assert masked == biased, masked
+
+
 def test_an_extract_at_indices_of_the_loops_alone_is_known_when_lowering():
     """rotary_half_swap's extract takes indices that are functions of the loops alone
     (linalg.index, remsi, divsi, subi): their flat places are computed when lowering, and

@@ -3343,13 +3343,13 @@ class DispatchLowering:
         inputs read over those only), each computed once over those loops' space where
         that saves HOISTED instruction-tiles (its code's length times the tiles it spares,
         the loops as _merged_loops will run them, for each use): {key: (tensor, its loop
-        dims)}. Two kinds of key: (index value,
-        extent), an extract's index clamped into its dim, shared by every extract taking
-        it (torch's interpolate: a source row from the output row's int64 place, some 20
-        instructions; extract_input reads it); and a value whose users depend on more
-        loops, or the result (torch's attention mask, an int64 product over (batch, query,
-        key), broadcast over the heads), which _code then reads as the value's leaf.
-        Indices of the loops alone are known when lowering (extract_input), not here."""
+        dims)}. Two kinds of key: (index value, extent), an extract's index clamped into
+        its dim, shared by every extract taking it (torch's interpolate: a source row from
+        the output row's int64 place, some 20 instructions; extract_input reads it); and a
+        value whose readers depend on more loops, or the result (torch's attention mask,
+        an int64 product over (batch, query, key), broadcast over the heads), which _code
+        then reads as the value's leaf. Indices of the loops alone are known when lowering
+        (extract_input), not here."""
         if len(extents) < 2:
             return {}
         memo, loop_only = {}, {}
@@ -3638,6 +3638,10 @@ class DispatchLowering:
         flat = flat.reshape(shape or [math.prod(extents[d] for d in g) for g in groups])
         if device_shape is None:
             return self._gather(op, tensor, flat)
+        if flat.shape == tensor.shape and np.array_equal(flat.reshape(-1), np.arange(flat.size)):
+            retiled = _retiled(tensor, device_shape)  # read as it is (an attention's mask, in its order)
+            if retiled is not None:
+                return retiled
         # into the device shape at once (a constant's values are known now, in any shape)
         windowed = self._windowed_load(tensor, flat, device_shape)
         if windowed is not None:
