@@ -2919,18 +2919,22 @@ def test_index_arithmetic_of_some_loops_runs_over_their_tiles(monkeypatch):
 def test_a_value_of_some_loops_is_computed_over_their_tiles(monkeypatch):
     """attention_mask_over_heads's int64 product (some 37 instructions on word pairs) is a
     function of (batch, query, key): it is computed over those loops' 2 tiles, then
-    broadcast over the heads, not computed for each of the 4 heads' 8 tiles."""
+    broadcast over the heads, not computed for each of the 4 heads' 8 tiles; the generic
+    is then that broadcast (no kernel copying it and reading the masks as well)."""
     fused = []
     original = lowering.DispatchLowering._fused
 
     def recording(self, op, code, inputs, out):
-        fused.append((code, out.device_shape))
+        fused.append((code, len(inputs), out.device_shape))
         return original(self, op, code, inputs, out)
 
     monkeypatch.setattr(lowering.DispatchLowering, "_fused", recording)
     compiler.compile_vmfb(CASES["attention_mask_over_heads"].text)
-    multiplies = {shape for code, shape in fused if any(getattr(i, "op", None) is SfpuOp.MUL_INT for i in code)}
+    multiplies = {shape for code, _, shape in fused if any(getattr(i, "op", None) is SfpuOp.MUL_INT for i in code)}
     assert multiplies == {(2, 12, 12)}, multiplies
+    # over the heads, only the broadcast product's conversions to bytes: no kernel reading the
+    # masks' words for nothing
+    assert all(n == 1 for _, n, shape in fused if shape == (2, 4, 12, 12)), fused
 
 
 def test_an_attention_mask_in_the_scores_order_is_read_as_it_lies():

@@ -4039,6 +4039,8 @@ class DispatchLowering:
         index = builder.result(result)
         if index != len(code) - 1:  # (an i64's low word, say): the code of that value alone
             code, inputs = _cone(code, index, inputs)
+        if len(code) == 1 and isinstance(code[0], Input):  # (a hoisted value): that input alone
+            code, inputs = [Input(0)], [inputs[code[0].index]]
         if code == [Input(0)] and inputs[0][1].broadcast is Broadcast.NONE and not inputs[0][1].batch_broadcast:
             tensor = inputs[0][0]
             if tensor.ref is not None and tensor.ref[0] == "temp":
