@@ -1430,6 +1430,39 @@ CASES["interpolate_bilinear_int64"] = Case(mlir("""
 """), inputs=(1.0, (0.0, 8.0), (-8, 8), (0.0, 1.0)))  # torch's bilinear interpolate as IREE fuses it (a UNet's
 # upsampling): four extracts at int64 indices of one loop each (a row, a column, the next of each), wrapped
 # and cast, the channel's from linalg.index
+CASES["causal_depthwise_conv1d_twice"] = Case(mlir(f"""
+    #x = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1 + d3)>
+    #f = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+    #o = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1)>
+    func.func @conv(%x: tensor<2x64x16xf32>, %f: tensor<64x4xf32>) -> tensor<2x64x16xf32> {{
+      %zero = arith.constant 0.0 : f32
+      %p = tensor.pad %x low[0, 0, 3] high[0, 0, 3] {{
+        ^bb0(%i: index, %j: index, %k: index):
+          tensor.yield %zero : f32
+      }} : tensor<2x64x16xf32> to tensor<2x64x22xf32>
+      %e = tensor.empty() : tensor<2x64x19xf32>
+      %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x64x19xf32>) -> tensor<2x64x19xf32>
+      %r = linalg.generic {{indexing_maps = [#x, #f, #o],
+                           iterator_types = ["parallel", "parallel", "parallel", "reduction"]}}
+          ins(%p, %f : tensor<2x64x22xf32>, tensor<64x4xf32>) outs(%z : tensor<2x64x19xf32>) {{
+        ^bb0(%a: f32, %b: f32, %out: f32):
+          %m = arith.mulf %a, %b : f32
+          %s = arith.addf %out, %m : f32
+          linalg.yield %s : f32
+      }} -> tensor<2x64x19xf32>
+      %c = tensor.extract_slice %r[0, 0, 0] [2, 64, 16] [1, 1, 1] : tensor<2x64x19xf32> to tensor<2x64x16xf32>
+      %t = math.tanh %c : tensor<2x64x16xf32>
+      return %t : tensor<2x64x16xf32>
+    }}
+    func.func @main(%x: tensor<2x64x16xf32>) -> tensor<2x64x16xf32> {{
+      %f1 = arith.constant dense<{np.round(np.sin(np.arange(256)).reshape(64, 4) / 2, 4).tolist()}> : tensor<64x4xf32>
+      %f2 = arith.constant dense<{np.round(np.cos(np.arange(256)).reshape(64, 4) / 2, 4).tolist()}> : tensor<64x4xf32>
+      %y = call @conv(%x, %f1) : (tensor<2x64x16xf32>, tensor<64x4xf32>) -> tensor<2x64x16xf32>
+      %z = call @conv(%y, %f2) : (tensor<2x64x16xf32>, tensor<64x4xf32>) -> tensor<2x64x16xf32>
+      return %z : tensor<2x64x16xf32>
+    }}
+"""))  # Mamba's causal depthwise conv1d (64 channels, kernel 4), two layers: IREE makes one dispatch of both, its
+# bindings' offsets push constants, and its gathers of one matrix each batched into one (once a compiler crash)
 CASES["attention_mask_over_heads"] = Case(mlir("""
     #causal = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
     #padding = affine_map<(d0, d1, d2, d3) -> (d0, d3)>

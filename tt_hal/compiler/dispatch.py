@@ -370,7 +370,7 @@ def _gather_batches(launches: list[Launch], temp_numbers) -> tuple[list[Launch],
         first = gathered[0]
         target = Tensor((len(gathers), *first.device_shape), ref=("temp", next(temp_numbers)),
                         data_format=first.data_format)
-        constants = rowmajor.push_constants(*first.device_shape, gathers[0].constants[rowmajor.OFFSET_CONSTANTS:],
+        constants = rowmajor.push_constants(*first.device_shape[-2:], gathers[0].constants[rowmajor.OFFSET_CONSTANTS:],
                                             len(gathers))
         merged[indices[0]] = Launch(gathers[0].kernel, constants, [
             source, Tensor(table.shape, ref=("constant", table), data_format=gathers[0].operands[1].data_format,
