@@ -1430,6 +1430,32 @@ CASES["interpolate_bilinear_int64"] = Case(mlir("""
 """), inputs=(1.0, (0.0, 8.0), (-8, 8), (0.0, 1.0)))  # torch's bilinear interpolate as IREE fuses it (a UNet's
 # upsampling): four extracts at int64 indices of one loop each (a row, a column, the next of each), wrapped
 # and cast, the channel's from linalg.index
+_MASKED_ROWS = np.zeros((4, 16), np.float32)
+_MASKED_ROWS[1] = np.finfo(np.float32).min  # a padded query's row, every key masked
+_MASKED_ROWS[2, 8:] = np.finfo(np.float32).min  # half the keys masked
+_MASKED_ROWS[3] = -1.0e30
+CASES["softmax_fully_masked_rows"] = Case(mlir(f"""
+    func.func @main(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {{
+      %mask = arith.constant dense<{_MASKED_ROWS.tolist()}> : tensor<4x16xf32>
+      %m = arith.addf %x, %mask : tensor<4x16xf32>
+      %e = tensor.empty() : tensor<4x16xf32>
+      %s = linalg.softmax dimension(1) ins(%m : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+      %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %zero = stablehlo.constant dense<0.0> : tensor<f32>
+      %max = stablehlo.reduce(%m init: %ninf) applies stablehlo.maximum across dimensions = [1]
+          : (tensor<4x16xf32>, tensor<f32>) -> tensor<4xf32>
+      %b = stablehlo.broadcast_in_dim %max, dims = [0] : (tensor<4xf32>) -> tensor<4x16xf32>
+      %d = stablehlo.subtract %m, %b : tensor<4x16xf32>
+      %x2 = stablehlo.exponential %d : tensor<4x16xf32>
+      %sum = stablehlo.reduce(%x2 init: %zero) applies stablehlo.add across dimensions = [1]
+          : (tensor<4x16xf32>, tensor<f32>) -> tensor<4xf32>
+      %bs = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<4xf32>) -> tensor<4x16xf32>
+      %j = stablehlo.divide %x2, %bs : tensor<4x16xf32>
+      return %s, %j : tensor<4x16xf32>, tensor<4x16xf32>
+    }}
+"""))  # softmax (torch's, a named op; JAX's, StableHLO) over rows every element of which is finfo.min or -1e30 (a
+# fully masked attention row: GPT-Neo's local attention, Gemma 2's sliding window, for a padded query), half masked,
+# and plain: the FPU's truncated row max is above every element, and exp(x - max) must not make 0 / 0
 CASES["causal_depthwise_conv1d_twice"] = Case(mlir(f"""
     #x = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1 + d3)>
     #f = affine_map<(d0, d1, d2, d3) -> (d2, d3)>

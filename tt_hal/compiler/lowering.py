@@ -234,6 +234,32 @@ def _loops_read(value, maps: list, memo: dict) -> set | None:
     return read
 
 
+def _difference(value) -> tuple | None:
+    """(a, b) of a value that is arith.subf a, b; else None."""
+    if isinstance(value, ir.BlockArgument) or value.owner.operation.name != "arith.subf":
+        return None
+    return tuple(value.owner.operation.operands)
+
+
+def _maxima(op, n_in: int) -> set:
+    """(x, m) pairs of a generic's block arguments where input m is a float max reduction
+    (linalg.generic with maxnumf or maximumf) of input x: exp(x - m) is then a softmax's
+    (EXP_FLOOR)."""
+    arguments, operands = op.regions[0].blocks[0].arguments, list(op.operands)[:n_in]
+    found = set()
+    for j, m in enumerate(operands):
+        reduction = m.owner if isinstance(m, ir.OpResult) else None
+        if reduction is None or reduction.name != "linalg.generic" or "reduction" not in _iterators(reduction):
+            continue
+        combined = list(reduction.regions[0].blocks[0].operations)[-1].operands[0]
+        if isinstance(combined, ir.BlockArgument) or \
+                combined.owner.operation.name not in ("arith.maxnumf", "arith.maximumf"):
+            continue
+        sources = list(reduction.operands)[:ir.DenseI32ArrayAttr(reduction.attributes["operandSegmentSizes"])[0]]
+        found |= {(arguments[i], arguments[j]) for i, x in enumerate(operands) if x in sources}
+    return found
+
+
 def _shape(op, type_) -> tuple:
     """The static shape of `type_`, a type of `op`'s (() for a scalar)."""
     if not isinstance(type_, ir.RankedTensorType):
@@ -556,6 +582,7 @@ class _Code:
         self.memo: dict = {}
         self.pairs: dict = {}  # an i64 value -> its (low, high) words' values
         self.int64 = int64.Pairs(self.emit)
+        self.maxima: set = set()  # (x, m) of block arguments where m is a max reduction of x (_maxima)
 
     def emit(self, instruction: Instruction) -> int:
         same = self._simplified(instruction)
@@ -752,6 +779,11 @@ class _Code:
         index = self.value(v)
         return index if self.integer[index] else self.emit(Unary(SfpuOp.F32_TO_I32, index))
 
+    def above_exp_floor(self, x: int) -> int:
+        """Float x raised to EXP_FLOOR where it is below (NaN stays NaN)."""
+        floor = self.emit(Constant(EXP_FLOOR))
+        return self.emit(Ternary(SfpuOp.WHERE, self.emit(Binary(SfpuOp.LT, x, floor)), floor, x))
+
     def clamped_index(self, v, extent: int) -> int:
         """Index v clamped into a dim of `extent` (out of range is undefined: no read
         lands outside the tensor)."""
@@ -942,6 +974,8 @@ class _Code:
         operands = list(op.operands)
         if any(is_pair(v.type) and not isinstance(_constant(v), int) for v in operands):  # (fpowi's constant power)
             return self.narrow_of_wide(op)
+        if name == "math.exp" and _difference(operands[0]) in self.maxima:
+            return self.emit(Unary(SfpuOp.EXP, self.above_exp_floor(self.value(operands[0]))))
         if name in _UNARY:
             return self.emit(Unary(_UNARY[name], self.value(operands[0])))
         if name in ("math.powf", "math.fpowi") and _constant(operands[1]) is not None:
@@ -1154,6 +1188,13 @@ UNROLLED_REDUCTION = 16
 # of a merged group is gathered into it up to this many elements.
 MERGE_WITHOUT_HELD = 4
 EXPANDED_OPERAND = 1 << 16
+# exp(x - m), m the row max of x (a softmax's, a logsumexp's), takes x - m no lower than
+# this: the FPU's reduce_tile max keeps 7 mantissa bits, rounded toward zero, so for a row
+# of huge negatives (a fully masked attention row, finfo.min) every x - m would be about
+# -1e36 and every exp 0: 0 / 0 where IEEE arithmetic gives each element 1/n. exp(-80) is a
+# normal float (1.8e-35), so an element this far below its row's max weighs nothing beside
+# the max's exp(~0) = 1 (docs/fidelity.md).
+EXP_FLOOR = -80.0
 # A body's value computed from some of the loops only is computed over their space alone
 # (_hoisted) where that saves this many instruction-tiles (a few launches).
 HOISTED = 64
@@ -2571,9 +2612,12 @@ class DispatchLowering:
         self._fused(op, *_cone(code.code, score, inputs), scaled)
         largest = self._reduced(op, scaled, "arith.maximumf", 0, space, -1, row, row)
         weights = self._temp(scores.shape, space)
-        self._fused(op, [Input(0), Input(1), Binary(SfpuOp.SUB, 0, 1), Unary(SfpuOp.EXP, 2)],
-                    [(scaled, FusedInput(self._format(scaled))),
-                     (largest, FusedInput(self._format(largest), Broadcast.COL))], weights)
+        inputs = [(scaled, FusedInput(self._format(scaled))),
+                  (largest, FusedInput(self._format(largest), Broadcast.COL))]
+        code = _Code({}, inputs, lambda value: None)
+        difference = code.binary(SfpuOp.SUB, code.emit(Input(0)), code.emit(Input(1)))
+        code.emit(Unary(SfpuOp.EXP, code.above_exp_floor(difference)))
+        self._fused(op, code.code, inputs, weights)
         total = self._reduced(op, weights, "arith.addf", 0, space, -1, row, row)
         device = (*b_shape, size["m"], size["n"])
         product = self._matmul(op, weights, self._gather_operand(op, v, exprs[2], outer + [k2, n], extents),
@@ -4019,7 +4063,9 @@ class DispatchLowering:
                     leaves.append(Input(len(code.inputs) - 1))
             return leaves[0] if len(leaves) == 1 else tuple(leaves)
 
-        return _Code(leaves, inputs, lambda v: self._scalar_leaf(v, inputs), index_input, extract_input)
+        code = _Code(leaves, inputs, lambda v: self._scalar_leaf(v, inputs), index_input, extract_input)
+        code.maxima = _maxima(op, n_in)
+        return code
 
     def _elementwise(self, op, ins, maps, space, axis, body, n_in, out: Tensor, loops=None, hoisted=()) -> Tensor:
         result = body[-1].operands[0]
