@@ -1430,6 +1430,20 @@ CASES["interpolate_bilinear_int64"] = Case(mlir("""
 """), inputs=(1.0, (0.0, 8.0), (-8, 8), (0.0, 1.0)))  # torch's bilinear interpolate as IREE fuses it (a UNet's
 # upsampling): four extracts at int64 indices of one loop each (a row, a column, the next of each), wrapped
 # and cast, the channel's from linalg.index
+CASES["reduce_product"] = Case(mlir("""
+    func.func @main(%x: tensor<2x6x7xf32>, %k: tensor<3x5xi32>) -> (tensor<2x6xf32>, tensor<2x7xf32>, tensor<3xi32>) {
+      %one = stablehlo.constant dense<1.0> : tensor<f32>
+      %onei = stablehlo.constant dense<1> : tensor<i32>
+      %p = stablehlo.reduce(%x init: %one) applies stablehlo.multiply across dimensions = [2]
+          : (tensor<2x6x7xf32>, tensor<f32>) -> tensor<2x6xf32>
+      %q = stablehlo.reduce(%x init: %one) applies stablehlo.multiply across dimensions = [1]
+          : (tensor<2x6x7xf32>, tensor<f32>) -> tensor<2x7xf32>
+      %r = stablehlo.reduce(%k init: %onei) applies stablehlo.multiply across dimensions = [1]
+          : (tensor<3x5xi32>, tensor<i32>) -> tensor<3xi32>
+      return %p, %q, %r : tensor<2x6xf32>, tensor<2x7xf32>, tensor<3xi32>
+    }
+"""), inputs=((0.5, 1.5), (-3, 4)))  # torch.prod and jnp.prod: products over the last dim, a middle dim, and of
+# int32 (exact); reduce_tile sums and maxes only
 _MASKED_ROWS = np.zeros((4, 16), np.float32)
 _MASKED_ROWS[1] = np.finfo(np.float32).min  # a padded query's row, every key masked
 _MASKED_ROWS[2, 8:] = np.finfo(np.float32).min  # half the keys masked
@@ -3396,14 +3410,21 @@ UNLOWERED = {
           return %r : tensor<8x4xi32>
         }
     """), "stablehlo.dot_general", r"an integer matmul over K = 300"),
-    "integer_mul_reduce": (mlir("""
-        func.func @main(%a: tensor<40x50xi32>) -> tensor<40xi32> {
-          %z = stablehlo.constant dense<1> : tensor<i32>
-          %r = stablehlo.reduce(%a init: %z) applies stablehlo.multiply across dimensions = [1]
-              : (tensor<40x50xi32>, tensor<i32>) -> tensor<40xi32>
-          return %r : tensor<40xi32>
+    "division_reduce": (mlir("""
+        func.func @main(%a: tensor<40x50xf32>) -> tensor<40xf32> {
+          %one = arith.constant 1.0 : f32
+          %e = tensor.empty() : tensor<40xf32>
+          %i = linalg.fill ins(%one : f32) outs(%e : tensor<40xf32>) -> tensor<40xf32>
+          %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                               iterator_types = ["parallel", "reduction"]}
+              ins(%a : tensor<40x50xf32>) outs(%i : tensor<40xf32>) {
+            ^bb0(%x: f32, %o: f32):
+              %m = arith.divf %o, %x : f32
+              linalg.yield %m : f32
+          } -> tensor<40xf32>
+          return %r : tensor<40xf32>
         }
-    """), "stablehlo.reduce", r"a reduction combining with arith.muli"),
+    """), "linalg.generic", r"a reduction combining with arith.divf"),
     "scatter_subtracting_repeated_places": (mlir("""
         func.func @main(%x: tensor<50xf32>, %at: tensor<40x1xi32>, %v: tensor<40xf32>) -> tensor<50xf32> {
           %r = "stablehlo.scatter"(%x, %at, %v) ({

@@ -3271,8 +3271,12 @@ class DispatchLowering:
         reductions = [d for d, kind in enumerate(iterators) if kind == "reduction"]
         if reductions and not self._folds(op, n_in, [k]):
             return self._sequential_reduction(op, n_in, [k])
-        if wide and reductions and len(op.results) == 1 and len(reductions) == 1 and all(m is not None for m in maps):
-            return self._tree_reduction(op, n_in, 1)  # an i64 sum, max, ...: a tree of the body on word pairs
+        combined = result.owner.operation.name if not isinstance(result, ir.BlockArgument) else None
+        if (wide or combined in ("arith.mulf", "arith.muli")) and reductions and len(op.results) == 1 and \
+                len(reductions) == 1 and all(m is not None for m in maps):
+            # An i64 sum, max, ...: a tree of the body on word pairs; a product (torch.prod),
+            # which reduce_tile does not fold: a tree of multiplications.
+            return self._tree_reduction(op, n_in, 1)
         if wide and (reductions or any(m is None for m in maps[:n_in])):
             raise unimplemented(op, "a linalg.generic on i64 that is not elementwise over projections of its "
                                     "loops or a reduction over one of them: the bridge's i64 generics are "
@@ -4275,7 +4279,7 @@ class DispatchLowering:
         if combine is None or combine.name not in _FOLDS:
             raise unimplemented(op, f"a reduction combining with "
                                     f"{combine.name if combine is not None else 'nothing'}; supported: "
-                                    f"{', '.join(_FOLDS)}")
+                                    f"{', '.join(_FOLDS)}, arith.mulf and arith.muli over one dim")
         a, b = combine.operands
         is_out = [isinstance(v, ir.BlockArgument) and v.arg_number == n_in for v in (a, b)]
         if is_out.count(True) != 1:
