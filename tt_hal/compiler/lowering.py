@@ -779,10 +779,13 @@ class _Code:
         index = self.value(v)
         return index if self.integer[index] else self.emit(Unary(SfpuOp.F32_TO_I32, index))
 
-    def above_exp_floor(self, x: int) -> int:
-        """Float x raised to EXP_FLOOR where it is below (NaN stays NaN)."""
+    def above_exp_floor(self, difference: int, maximum: int) -> int:
+        """Float x - m raised to EXP_FLOOR where it is below and m below MASKED_MAX
+        (NaN stays NaN)."""
         floor = self.emit(Constant(EXP_FLOOR))
-        return self.emit(Ternary(SfpuOp.WHERE, self.emit(Binary(SfpuOp.LT, x, floor)), floor, x))
+        raised = self.emit(Ternary(SfpuOp.WHERE, self.emit(Binary(SfpuOp.LT, difference, floor)), floor, difference))
+        masked = self.emit(Binary(SfpuOp.LT, maximum, self.emit(Constant(MASKED_MAX))))
+        return self.emit(Ternary(SfpuOp.WHERE, masked, raised, difference))
 
     def clamped_index(self, v, extent: int) -> int:
         """Index v clamped into a dim of `extent` (out of range is undefined: no read
@@ -975,7 +978,9 @@ class _Code:
         if any(is_pair(v.type) and not isinstance(_constant(v), int) for v in operands):  # (fpowi's constant power)
             return self.narrow_of_wide(op)
         if name == "math.exp" and _difference(operands[0]) in self.maxima:
-            return self.emit(Unary(SfpuOp.EXP, self.above_exp_floor(self.value(operands[0]))))
+            difference = self.value(operands[0])
+            maximum = self.value(_difference(operands[0])[1])
+            return self.emit(Unary(SfpuOp.EXP, self.above_exp_floor(difference, maximum)))
         if name in _UNARY:
             return self.emit(Unary(_UNARY[name], self.value(operands[0])))
         if name in ("math.powf", "math.fpowi") and _constant(operands[1]) is not None:
@@ -1189,12 +1194,14 @@ UNROLLED_REDUCTION = 16
 MERGE_WITHOUT_HELD = 4
 EXPANDED_OPERAND = 1 << 16
 # exp(x - m), m the row max of x (a softmax's, a logsumexp's), takes x - m no lower than
-# this: the FPU's reduce_tile max keeps 7 mantissa bits, rounded toward zero, so for a row
-# of huge negatives (a fully masked attention row, finfo.min) every x - m would be about
-# -1e36 and every exp 0: 0 / 0 where IEEE arithmetic gives each element 1/n. exp(-80) is a
-# normal float (1.8e-35), so an element this far below its row's max weighs nothing beside
-# the max's exp(~0) = 1 (docs/fidelity.md).
+# EXP_FLOOR where m is below MASKED_MAX: the FPU's reduce_tile max keeps 7 mantissa bits,
+# rounded toward zero, so for a row of huge negatives (a fully masked attention row,
+# finfo.min) every x - m would be about -1e36 and every exp 0: 0 / 0 where IEEE arithmetic
+# gives each element 1/n. Only such a row's max is that low (its truncation moves it by
+# more than 80); other rows keep their exact zeros (e^-80 weights in a matmul after would
+# make subnormal products, which the host computes ~100 times slower).
 EXP_FLOOR = -80.0
+MASKED_MAX = -(2.0 ** 15)
 # A body's value computed from some of the loops only is computed over their space alone
 # (_hoisted) where that saves this many instruction-tiles (a few launches).
 HOISTED = 64
@@ -2615,8 +2622,9 @@ class DispatchLowering:
         inputs = [(scaled, FusedInput(self._format(scaled))),
                   (largest, FusedInput(self._format(largest), Broadcast.COL))]
         code = _Code({}, inputs, lambda value: None)
-        difference = code.binary(SfpuOp.SUB, code.emit(Input(0)), code.emit(Input(1)))
-        code.emit(Unary(SfpuOp.EXP, code.above_exp_floor(difference)))
+        maximum = code.emit(Input(1))
+        difference = code.binary(SfpuOp.SUB, code.emit(Input(0)), maximum)
+        code.emit(Unary(SfpuOp.EXP, code.above_exp_floor(difference, maximum)))
         self._fused(op, code.code, inputs, weights)
         total = self._reduced(op, weights, "arith.addf", 0, space, -1, row, row)
         device = (*b_shape, size["m"], size["n"])
