@@ -2970,9 +2970,10 @@ def test_loops_with_indices_and_extracts_are_merged_into_whole_tiles():
 def test_index_arithmetic_of_some_loops_runs_over_their_tiles(monkeypatch):
     """interpolate_bilinear_int64's four extracts take five distinct indices, each a
     function of one loop in some 20 instructions of int64 arithmetic (a wrap, a saturating
-    cast): each is computed once, over that loop's one tile, and the extracts' index
-    tables over the (16, 16, 16) loops only add them up (strided): no int64 arithmetic
-    runs over their 8 tiles."""
+    cast): the four read from inputs are each computed once, over that loop's one tile
+    (the channel's, of linalg.index alone, is known when lowering), and the extracts'
+    index tables over the (16, 16, 16) loops only add them up (strided): no int64
+    arithmetic runs over their 8 tiles."""
     fused = []
     original = lowering.DispatchLowering._fused
 
@@ -2986,7 +2987,7 @@ def test_index_arithmetic_of_some_loops_runs_over_their_tiles(monkeypatch):
     assert len(tables) == 4 and all(isinstance(i, (Input, Constant)) or i.op in (SfpuOp.ADD_INT, SfpuOp.MUL_INT)
                                     for code in tables for i in code), tables
     wide = [tiles for _, code, tiles in fused if any(getattr(i, "op", None) is SfpuOp.LT_UINT for i in code)]
-    assert 4 <= len(wide) <= 5 and set(wide) == {1}, wide  # the channel's index is an index: no carry
+    assert 4 <= len(wide) <= 5 and set(wide) == {1}, wide  # (5 if the channel's were computed on the chip)
 
 
 def test_a_value_of_some_loops_is_computed_over_their_tiles(monkeypatch):

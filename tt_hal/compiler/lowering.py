@@ -260,6 +260,11 @@ def _maxima(op, n_in: int) -> set:
     return found
 
 
+def _own_loops(dims, extents) -> dict:
+    """_code's `loops` for a space over loop dims `dims` alone, each its own axis in order."""
+    return {d: (i, 1, extents[d]) for i, d in enumerate(dims)}
+
+
 def _shape(op, type_) -> tuple:
     """The static shape of `type_`, a type of `op`'s (() for a scalar)."""
     if not isinstance(type_, ir.RankedTensorType):
@@ -977,10 +982,10 @@ class _Code:
         operands = list(op.operands)
         if any(is_pair(v.type) and not isinstance(_constant(v), int) for v in operands):  # (fpowi's constant power)
             return self.narrow_of_wide(op)
-        if name == "math.exp" and _difference(operands[0]) in self.maxima:
-            difference = self.value(operands[0])
-            maximum = self.value(_difference(operands[0])[1])
-            return self.emit(Unary(SfpuOp.EXP, self.above_exp_floor(difference, maximum)))
+        subtracted = _difference(operands[0]) if name == "math.exp" else None
+        if subtracted in self.maxima:  # a softmax's exp(x - max)
+            return self.emit(Unary(SfpuOp.EXP, self.above_exp_floor(self.value(operands[0]),
+                                                                     self.value(subtracted[1]))))
         if name in _UNARY:
             return self.emit(Unary(_UNARY[name], self.value(operands[0])))
         if name in ("math.powf", "math.fpowi") and _constant(operands[1]) is not None:
@@ -3076,7 +3081,7 @@ class DispatchLowering:
         shape = [extents[d] for d in dims]
         space, axis = self._space([], None, [list(range(len(dims)))], shape)
         inputs: list = []
-        builder = self._code(op, [], [], space, axis, 0, inputs, {d: (i, 1, extents[d]) for i, d in enumerate(dims)})
+        builder = self._code(op, [], [], space, axis, 0, inputs, _own_loops(dims, extents))
         values = builder.pair(value) if is_pair(value.type) else [builder.result(value)]
         return self._words(op, builder.code, inputs, values, tuple(shape), space, tile_format(op.results[k].type))
 
@@ -3202,7 +3207,7 @@ class DispatchLowering:
         yields = list(block.operations)[-1].operands
         accumulators = [self.values[v] for v in operands[n_in:]]
         in_maps = [[parallel.index(d) for d in dims if d != r] for dims in maps[:n_in]]
-        loops = {d: (i, 1, extents[d]) for i, d in enumerate(parallel)}
+        loops = _own_loops(parallel, extents)
         for position in range(extents[r]):
             ins = [Tensor(t.shape, fill=0.0) if not list(block.arguments[i].uses) else  # a shape only
                    self._along(op, t, [position], dims.index(r), [extents[d] for d in dims if d != r])
@@ -3422,9 +3427,7 @@ class DispatchLowering:
         frontier = [v for v in computed if any(  # read by ops of more loops, or yielded (as itself)
             u.owner.name == "linalg.yield" or u.owner.name != "tensor.extract" and loops(u.owner.results[0]) != loops(v)
             for u in v.uses)]
-        merge = self._merge(ins, maps, extents)  # (as _merged_loops will run the loops)
-        groups = merge[0] if merge is not None else [[d] for d in range(len(extents))]
-        whole_tiles = tile_count((1, *[math.prod(extents[d] for d in group) for group in groups]))
+        whole_tiles = None
         hoisted = {}
         for key in [*uses, *frontier]:
             v, extent = key if isinstance(key, tuple) else (key, None)
@@ -3433,6 +3436,10 @@ class DispatchLowering:
             dims = loops(v)
             if not dims or len(dims) == len(extents):
                 continue
+            if whole_tiles is None:  # the loops as _merged_loops will run them (found once, if asked)
+                merge = self._merge(ins, maps, extents)
+                groups = merge[0] if merge is not None else [[d] for d in range(len(extents))]
+                whole_tiles = tile_count((1, *[math.prod(extents[d] for d in group) for group in groups]))
             dims = sorted(dims)
             shape = [extents[d] for d in dims]
             saved_tiles = (whole_tiles - tile_count((1, *shape))) * uses.get(key, 1)
@@ -3443,8 +3450,7 @@ class DispatchLowering:
             try:  # (views the code makes of inputs and does not take are dropped by _live)
                 space, axis = self._space(sub_ins, None, sub_maps, shape)
                 inputs: list = []
-                builder = self._code(op, sub_ins, sub_maps, space, axis, len(ins), inputs,
-                                     {d: (position[d], 1, extents[d]) for d in dims})
+                builder = self._code(op, sub_ins, sub_maps, space, axis, len(ins), inputs, _own_loops(dims, extents))
                 values = [builder.clamped_index(v, extent)] if extent is not None else \
                     list(builder.pair(v)) if is_pair(v.type) else [builder.result(v)]
             except HalError as error:
