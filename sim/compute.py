@@ -87,6 +87,25 @@ def _face_row_to_dest(bits, source, src, at, source_at, step, fp32_dest):
             bits[at + k] = f32_to_bits(dst_store(src[source_at + k * step], fp32_dest))
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _bits_unary_tile(function, bits):
+    """bits[k] = the bits op `function` of bits[k] for a tile."""
+    for k in range(TILE_ELEMENTS):
+        bits[k] = sfpu_unary_bits(function, np.int64(bits[k]))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _bits_binary_tile(function, bits, other, words):
+    """bits[k] = the bits op `function` of (bits[k], other[k]) for a tile, through working
+    space `words`: in place, LLVM makes an op that keeps one operand (MASK's "keep or
+    zero", MAX_INT) a masked store (vpmaskmovd), which AMD cores run at a fraction of a
+    plain store's speed."""
+    for k in range(TILE_ELEMENTS):
+        words[k] = sfpu_binary_bits(function, np.int64(bits[k]), np.int64(other[k]))
+    for k in range(TILE_ELEMENTS):
+        bits[k] = words[k]
+
+
 # The rows of the address table (kernel_addresses) compute and the interpreter take: the
 # functions they call by address (sim/indirect.py), each compiled once on its own.
 ADDRESS_ROWS = 2
@@ -104,28 +123,80 @@ def sfpu(op, function, out, first, second, parameter, fp32_dest, results):
         if is_bits_unary(function):
             if not fp32_dest:
                 return Fault.INTEGER_NEEDS_32BIT_DST
-            for k in range(TILE_ELEMENTS):
-                bits[k] = sfpu_unary_bits(function, np.int64(bits[k]))
+            # As the binary ops below: a loop with the op a constant vectorizes.
+            if function == SfpuOp.NEG_INT:
+                _bits_unary_tile(SfpuOp.NEG_INT, bits)
+            elif function == SfpuOp.ABS_INT:
+                _bits_unary_tile(SfpuOp.ABS_INT, bits)
+            elif function == SfpuOp.NOT:
+                _bits_unary_tile(SfpuOp.NOT, bits)
+            elif function == SfpuOp.I32_TO_F32:
+                _bits_unary_tile(SfpuOp.I32_TO_F32, bits)
+            elif function == SfpuOp.U32_TO_F32:
+                _bits_unary_tile(SfpuOp.U32_TO_F32, bits)
+            elif function == SfpuOp.F32_TO_I32:
+                _bits_unary_tile(SfpuOp.F32_TO_I32, bits)
+            else:  # F32_TO_U32 (rare), in the loop that tests the op per element
+                _bits_unary_tile(function, bits)
             return Fault.OK
         sfpu_unary_values(function, out, parameter, results)
     elif op == Op.SFPU_BINARY:
         if is_bits_binary(function):
             if not fp32_dest and function != SfpuOp.MASK:
                 return Fault.INTEGER_NEEDS_32BIT_DST
-            other_bits = first.view(np.uint32)
-            # The generic loop tests the op per element; the fused kernels' padding masks
-            # (the commonest bits op) get a loop with the op a constant, which vectorizes.
-            # Into working space first: in place, LLVM makes "keep or zero" a masked store
-            # of zeros (vpmaskmovd), which AMD cores run at a fraction of a plain store's speed.
+            other, words = first.view(np.uint32), results.view(np.uint32)
+            # A loop with the op a constant vectorizes (~10x the generic loop, which tests
+            # the op per element): one for each op but the divisions, which do not.
             if function == SfpuOp.MASK:
-                words = results.view(np.uint32)
-                for k in range(TILE_ELEMENTS):
-                    words[k] = sfpu_binary_bits(SfpuOp.MASK, np.int64(bits[k]), np.int64(other_bits[k]))
-                for k in range(TILE_ELEMENTS):
-                    bits[k] = words[k]
+                _bits_binary_tile(SfpuOp.MASK, bits, other, words)
+            elif function == SfpuOp.ADD_INT:
+                _bits_binary_tile(SfpuOp.ADD_INT, bits, other, words)
+            elif function == SfpuOp.SUB_INT:
+                _bits_binary_tile(SfpuOp.SUB_INT, bits, other, words)
+            elif function == SfpuOp.MUL_INT:
+                _bits_binary_tile(SfpuOp.MUL_INT, bits, other, words)
+            elif function == SfpuOp.MAX_INT:
+                _bits_binary_tile(SfpuOp.MAX_INT, bits, other, words)
+            elif function == SfpuOp.MIN_INT:
+                _bits_binary_tile(SfpuOp.MIN_INT, bits, other, words)
+            elif function == SfpuOp.MAX_UINT:
+                _bits_binary_tile(SfpuOp.MAX_UINT, bits, other, words)
+            elif function == SfpuOp.MIN_UINT:
+                _bits_binary_tile(SfpuOp.MIN_UINT, bits, other, words)
+            elif function == SfpuOp.AND:
+                _bits_binary_tile(SfpuOp.AND, bits, other, words)
+            elif function == SfpuOp.OR:
+                _bits_binary_tile(SfpuOp.OR, bits, other, words)
+            elif function == SfpuOp.XOR:
+                _bits_binary_tile(SfpuOp.XOR, bits, other, words)
+            elif function == SfpuOp.SHL:
+                _bits_binary_tile(SfpuOp.SHL, bits, other, words)
+            elif function == SfpuOp.SHR:
+                _bits_binary_tile(SfpuOp.SHR, bits, other, words)
+            elif function == SfpuOp.SHRU:
+                _bits_binary_tile(SfpuOp.SHRU, bits, other, words)
+            elif function == SfpuOp.EQ_INT:
+                _bits_binary_tile(SfpuOp.EQ_INT, bits, other, words)
+            elif function == SfpuOp.NE_INT:
+                _bits_binary_tile(SfpuOp.NE_INT, bits, other, words)
+            elif function == SfpuOp.LT_INT:
+                _bits_binary_tile(SfpuOp.LT_INT, bits, other, words)
+            elif function == SfpuOp.GT_INT:
+                _bits_binary_tile(SfpuOp.GT_INT, bits, other, words)
+            elif function == SfpuOp.LE_INT:
+                _bits_binary_tile(SfpuOp.LE_INT, bits, other, words)
+            elif function == SfpuOp.GE_INT:
+                _bits_binary_tile(SfpuOp.GE_INT, bits, other, words)
+            elif function == SfpuOp.LT_UINT:
+                _bits_binary_tile(SfpuOp.LT_UINT, bits, other, words)
+            elif function == SfpuOp.GT_UINT:
+                _bits_binary_tile(SfpuOp.GT_UINT, bits, other, words)
+            elif function == SfpuOp.LE_UINT:
+                _bits_binary_tile(SfpuOp.LE_UINT, bits, other, words)
+            elif function == SfpuOp.GE_UINT:
+                _bits_binary_tile(SfpuOp.GE_UINT, bits, other, words)
             else:
-                for k in range(TILE_ELEMENTS):
-                    bits[k] = sfpu_binary_bits(function, np.int64(bits[k]), np.int64(other_bits[k]))
+                _bits_binary_tile(function, bits, other, words)
             return Fault.OK
         sfpu_binary_values(function, out, first, results)
     else:  # Dst[c] = Dst[a] where Dst[c] != 0 else Dst[b], moved whole

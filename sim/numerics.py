@@ -1195,10 +1195,11 @@ def is_bits_binary(op):
     return op == SfpuOp.MASK or SfpuOp.ADD_INT <= op <= SfpuOp.GE_UINT
 
 
-# The bit ops are inlined into compute.sfpu's tile loops: no call per element, and LLVM
-# can move the test of the loop-invariant `op` out of the loop (mobilenet's fused
-# launches 25 -> 21 ms a call); only that unit compiles them (~0.3 s of a cold start).
-@numba.njit(cache=True, nogil=True, inline="always")
+# compute.sfpu calls the bit ops in a tile loop per op, the op a constant there: LLVM
+# inlines each call, folds the op's test away and vectorizes the loop (~10x a loop that
+# tests the op per element). numba's own inlining of them into each loop would type and
+# emit their every branch again: a minute to compile, against 2 s.
+@numba.njit(cache=True, nogil=True)
 def sfpu_unary_bits(op, x):
     """An integer or conversion SFPU op on x's 32 bits -> the result's 32 bits."""
     s = _signed(x)
@@ -1226,7 +1227,7 @@ def _quotient(a, b):
     return q if (a < 0) == (b < 0) else -q
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
 def sfpu_binary_bits(op, x, y):
     """An integer binary SFPU op (or MASK) on the 32 bits of a and b -> the result's."""
     a, b = _signed(x), _signed(y)
