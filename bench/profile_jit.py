@@ -62,11 +62,12 @@ def workload(kind: str, model: str, size: int | None = None, grid: int = 1, dram
 
 
 def write_perf_map() -> Path:
-    """/tmp/perf-<pid>.map: each function of run_round's and compute's compiled libraries,
+    """/tmp/perf-<pid>.map: each function of run_round's, compute's and sfpu's compiled libraries,
     sized up to the next."""
     from tt_hal.sim import compute, interpreter
     addresses = {}
-    overloads = [*interpreter.run_round.overloads.values(), *compute.compute.overloads.values()]
+    overloads = [*interpreter.run_round.overloads.values(), *compute.compute.overloads.values(),
+                 *compute.sfpu.overloads.values()]
     for overload in overloads:
         library = overload.library
         for function in library._final_module.functions:  # numba keeps no public symbol table
