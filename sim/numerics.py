@@ -1195,10 +1195,10 @@ def is_bits_binary(op):
     return op == SfpuOp.MASK or SfpuOp.ADD_INT <= op <= SfpuOp.GE_UINT
 
 
-# compute.sfpu calls the bit ops in a tile loop per op, the op a constant there: LLVM
-# inlines each call, folds the op's test away and vectorizes the loop (~10x a loop that
-# tests the op per element). numba's own inlining of them into each loop would type and
-# emit their every branch again: a minute to compile, against 2 s.
+# compute.sfpu calls the common bit ops in a tile loop per op, the op a constant there:
+# LLVM inlines each call, folds the op's test away and vectorizes the loop (~10x a loop
+# that tests the op per element). numba's own inlining of them into each loop would
+# type and emit their every branch again: a minute to compile, against a second.
 @numba.njit(cache=True, nogil=True)
 def sfpu_unary_bits(op, x):
     """An integer or conversion SFPU op on x's 32 bits -> the result's 32 bits."""
