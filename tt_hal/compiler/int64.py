@@ -138,9 +138,11 @@ class Pairs:
     def negated(self, a: Pair) -> Pair:
         return self.subtract((self.constant(0), self.constant(0)), a)
 
-    def absolute(self, a: Pair) -> Pair:
-        """|a| (math.absi: the most negative value stays itself, as it wraps)."""
-        return self.select(SfpuOp.WHERE_INT, self._by(SfpuOp.LT_INT, a[1], 0), self.negated(a), a)
+    def absolute(self, a: Pair, negative: int | None = None) -> Pair:
+        """|a| (math.absi: the most negative value stays itself, as it wraps); `negative`:
+        1 where a < 0, if the caller has it already."""
+        negative = self._by(SfpuOp.LT_INT, a[1], 0) if negative is None else negative
+        return self.select(SfpuOp.WHERE_INT, negative, self.negated(a), a)
 
     def bits(self, a: Pair, low: int, width: int) -> int:
         """Bits [low, low + width) of a (width <= 16) as a non-negative int32."""
@@ -169,7 +171,7 @@ class Pairs:
         each (16-bit limbs for a divisor below 2^15: four)."""
         magnitude = abs(divisor)
         negative = self._by(SfpuOp.LT_INT, a[1], 0) if signed else None
-        x = self.select(SfpuOp.WHERE_INT, negative, self.negated(a), a) if signed else a
+        x = self.absolute(a, negative) if signed else a
         width = min(16, 31 - magnitude.bit_length())
         quotient, remainder = (self.constant(0), self.constant(0)), self.constant(0)
         low = 64
