@@ -168,6 +168,8 @@ def sfpu(op, function, out, first, second, parameter, fp32_dest, results):
                 _bits_binary_tile(SfpuOp.LT_INT, bits, other, words)
             elif function == SfpuOp.GE_INT:
                 _bits_binary_tile(SfpuOp.GE_INT, bits, other, words)
+            elif function == SfpuOp.LT_UINT:  # int64 arithmetic's carries and borrows
+                _bits_binary_tile(SfpuOp.LT_UINT, bits, other, words)
             else:
                 _bits_binary_tile(function, bits, other, words)
             return Fault.OK
