@@ -1,6 +1,7 @@
 """Compute instructions (sim/compute.py): the decoding of their operands' enums
 (tt_hal.target.isa) covers every member, tilize_block / untilize_block move
-bytes as numpy twins of the tile layout do, and matmul_block is the matmul_tiles loop."""
+bytes as numpy twins of the tile layout do, matmul_block is the matmul_tiles loop, and
+the SFPU's integer ops over a tile are their scalar functions element by element."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from tests import reference
 from tests.fpu_twin import is_exact, twin_matmul_tiles
 from tests.test_numerics import random_bf16_values, twin_matmul_tile
 from tt_hal.sim import compute, numerics
-from tt_hal.target.isa import Broadcast, MathFidelity, Op, Processor, ReduceKind
+from tt_hal.sim.faults import Fault
+from tt_hal.target.isa import Broadcast, MathFidelity, Op, Processor, ReduceKind, SfpuOp
 from tt_hal.target.kernel_builder import KernelBuilder
 from tt_hal.target.layout import DataFormat
 from tt_hal.target.program import ArgKind, CircularBufferConfig, Export, Program, RuntimeArg, Stage
@@ -383,3 +385,33 @@ def test_blocks_of_no_tiles_change_nothing(device):
     k.cb_push_back(16, 1)
     out = run_tiles(device, mover_export("empty", k.build(), counts, formats), a, b, 1)
     np.testing.assert_array_equal(out, np.zeros((1, TILE, TILE), np.float32))
+
+
+# ---- the SFPU's integer ops over a tile ----
+
+BITS_OPS = [(Op.SFPU_UNARY, op) for op in SfpuOp if numerics.is_bits_unary(int(op))] + \
+           [(Op.SFPU_BINARY, op) for op in SfpuOp if numerics.is_bits_binary(int(op))]
+
+
+@pytest.mark.parametrize("kind, op", BITS_OPS, ids=lambda v: v.name)
+def test_sfpu_tile_loops_are_the_scalar_ops(kind, op):
+    """compute.sfpu runs the commonest integer ops in a loop of their own (the op a
+    constant, vectorized by LLVM) and the rest in one that tests the op: every element
+    of the tile is the scalar op's (numerics.sfpu_unary_bits / sfpu_binary_bits, whose
+    twins are test_numerics'), edge words included."""
+    rng = np.random.default_rng(int(op))
+    edges = np.array([0, 1, 2, 31, 32, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFFFFFE, 0x3F800000, 0xBF800000,
+                      0x7F800000, 0x7FC00000, 0x4F000000, 0xCF000000], np.uint32)
+    x = np.concatenate([np.repeat(edges, len(edges)), rng.integers(0, 2 ** 32, TILE_ELEMENTS, np.uint32)])
+    y = np.concatenate([np.tile(edges, len(edges)), rng.integers(0, 2 ** 32, TILE_ELEMENTS, np.uint32)])
+    y[len(edges) ** 2::3] %= 40  # shift counts and divisors in range too
+    x, y = x[:TILE_ELEMENTS], y[:TILE_ELEMENTS]
+    out, first = x.view(np.float32).copy(), y.view(np.float32).copy()
+    results = np.zeros(TILE_ELEMENTS, np.float64)
+    fault = compute.sfpu(int(kind), int(op), out, first, first.copy(), np.float32(0.0), True, results)
+    assert fault == Fault.OK
+    if kind == Op.SFPU_UNARY:
+        expected = [numerics.sfpu_unary_bits(int(op), int(a)) for a in x]
+    else:
+        expected = [numerics.sfpu_binary_bits(int(op), int(a), int(b)) for a, b in zip(x, y)]
+    np.testing.assert_array_equal(out.view(np.uint32), np.array(expected, np.int64).astype(np.uint32))
