@@ -62,12 +62,12 @@ def workload(kind: str, model: str, size: int | None = None, grid: int = 1, dram
 
 
 def write_perf_map() -> Path:
-    """/tmp/perf-<pid>.map: each function of run_round's, compute's and sfpu's compiled libraries,
-    sized up to the next."""
-    from tt_hal.sim import compute, interpreter
+    """/tmp/perf-<pid>.map: each function of the compiled libraries of run_round and of
+    the units it calls by address (compute, the SFPU's), sized up to the next."""
+    from tt_hal.sim import indirect, interpreter
     addresses = {}
-    overloads = [*interpreter.run_round.overloads.values(), *compute.compute.overloads.values(),
-                 *compute.sfpu.overloads.values()]
+    units = [interpreter.run_round, *indirect.declared_functions()]
+    overloads = [overload for unit in units for overload in unit.overloads.values()]
     for overload in overloads:
         library = overload.library
         for function in library._final_module.functions:  # numba keeps no public symbol table

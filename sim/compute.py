@@ -108,16 +108,18 @@ def _bits_binary_tile(function, bits, other, words):
 
 # The rows of the address table (kernel_addresses) compute and the interpreter take: the
 # functions they call by address (sim/indirect.py), each compiled once on its own.
-ADDRESS_ROWS = 2
-COMPUTE_AT, SFPU_AT = range(ADDRESS_ROWS)
+ADDRESS_ROWS = 4
+COMPUTE_AT, SFPU_AT, UNARY_VALUES_AT, BINARY_VALUES_AT = range(ADDRESS_ROWS)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def sfpu(op, function, out, first, second, parameter, fp32_dest, results):
+def sfpu(op, function, out, first, second, parameter, fp32_dest, results, addresses):
     """SFPU_UNARY, SFPU_BINARY or SFPU_TERNARY (op) `function` (an SfpuOp) on the Dst
     tile `out`, with Dst tiles first (binary, ternary) and second (ternary) and the
     unary ops' float parameter; returns a fault code. Integer ops work on the bits;
-    results: a tile of float64 working space."""
+    results: a tile of float64 working space; addresses: kernel_addresses' table (the
+    float ops' loops are units of their own, called by address: linked in here, numba
+    would optimize their ~70 loops a second time on a cold start)."""
     bits = out.view(np.uint32)
     if op == Op.SFPU_UNARY:
         if is_bits_unary(function):
@@ -133,7 +135,7 @@ def sfpu(op, function, out, first, second, parameter, fp32_dest, results):
             else:
                 _bits_unary_tile(function, bits)
             return Fault.OK
-        sfpu_unary_values(function, out, parameter, results)
+        indirect.call(sfpu_unary_values, addresses[UNARY_VALUES_AT], (function, out, parameter, results))
     elif op == Op.SFPU_BINARY:
         if is_bits_binary(function):
             if not fp32_dest and function != SfpuOp.MASK:
@@ -173,7 +175,7 @@ def sfpu(op, function, out, first, second, parameter, fp32_dest, results):
             else:
                 _bits_binary_tile(function, bits, other, words)
             return Fault.OK
-        sfpu_binary_values(function, out, first, results)
+        indirect.call(sfpu_binary_values, addresses[BINARY_VALUES_AT], (function, out, first, results))
     else:  # Dst[c] = Dst[a] where Dst[c] != 0 else Dst[b], moved whole
         first_bits, second_bits = first.view(np.uint32), second.view(np.uint32)
         if function == SfpuOp.WHERE:  # as MASK above: the op a constant
@@ -190,8 +192,13 @@ def sfpu(op, function, out, first, second, parameter, fp32_dest, results):
 
 
 SFPU_ARGUMENTS = (types.int64, types.int64, *(types.Array(types.float32, 1, "C"),) * 3, types.float32, types.boolean,
-                  types.Array(types.float64, 1, "C"))
+                  types.Array(types.float64, 1, "C"), types.Array(types.int64, 1, "C"))
 indirect.declare(sfpu, SFPU_ARGUMENTS)
+UNARY_VALUES_ARGUMENTS = (types.int64, types.Array(types.float32, 1, "C"), types.float32,
+                          types.Array(types.float64, 1, "C"))
+indirect.declare(sfpu_unary_values, UNARY_VALUES_ARGUMENTS)
+BINARY_VALUES_ARGUMENTS = (types.int64, *(types.Array(types.float32, 1, "C"),) * 2, types.Array(types.float64, 1, "C"))
+indirect.declare(sfpu_binary_values, BINARY_VALUES_ARGUMENTS)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -374,7 +381,7 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
                 fault[4] = other
                 return Fault.DST_INDEX
         return indirect.call(sfpu, addresses[SFPU_AT], (op, a, out, dst[c, first], dst[c, second], bits_to_f32(cc),
-                                                        fp32_dest, results))
+                                                        fp32_dest, results, addresses))
     elif op == Op.FILL_TILE or op == Op.FILL_TILE_BITS:  # the bits as they are (an integer's, in a 32-bit Dst)
         pattern = (b if op == Op.FILL_TILE else r[b]) & 0xFFFFFFFF
         value = dst_store(bits_to_f32(pattern), fp32_dest)
@@ -408,11 +415,13 @@ indirect.declare(compute, compute_arguments(None), compute_arguments(0))
 
 @functools.cache
 def kernel_addresses(fpu_model: int | None) -> np.ndarray:
-    """The address table (COMPUTE_AT, SFPU_AT rows) for an FpuModel.jit_argument, each
-    function compiled or loaded from numba's cache on first use: the SFPU ops first, as
-    compute may be compiling in another process meanwhile (indirect.compile_elsewhere)."""
+    """The address table (the *_AT rows) for an FpuModel.jit_argument, each function
+    compiled or loaded from numba's cache on first use: the SFPU ops first, as compute
+    may be compiling in another process meanwhile (indirect.compile_elsewhere)."""
     sfpu_at = indirect.address(sfpu, SFPU_ARGUMENTS)
-    return np.array([indirect.address(compute, compute_arguments(fpu_model)), sfpu_at], np.int64)
+    unary_at = indirect.address(sfpu_unary_values, UNARY_VALUES_ARGUMENTS)
+    binary_at = indirect.address(sfpu_binary_values, BINARY_VALUES_ARGUMENTS)
+    return np.array([indirect.address(compute, compute_arguments(fpu_model)), sfpu_at, unary_at, binary_at], np.int64)
 
 
 # ---- tilize_block / untilize_block ----

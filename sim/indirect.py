@@ -97,6 +97,11 @@ def declared(dispatcher) -> tuple[tuple[types.Type, ...], ...]:
     return _DECLARED[dispatcher]
 
 
+def declared_functions() -> list:
+    """Every dispatcher declared here (the units called by address)."""
+    return list(_DECLARED)
+
+
 def address(dispatcher, argument_types: tuple[types.Type, ...]) -> int:
     """The address of `dispatcher` compiled for declared `argument_types`: compiled here, or
     loaded from numba's cache, on first use (after the process compile_elsewhere started

@@ -1056,6 +1056,7 @@ def sfpu_unary_values(op, values, parameter, out):
             out[k] = np.cbrt(x)
     else:  # an SfpuOp not implemented here (validated code never has one)
         out[:] = math.nan
+    return 0  # (called by address: sim/indirect.py)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -1138,6 +1139,7 @@ def sfpu_binary_values(op, values, others, out):
             out[k] = _power(a, b)
     else:  # an SfpuOp not implemented here (validated code never has one)
         out[:] = math.nan
+    return 0  # (called by address: sim/indirect.py)
 
 
 @numba.njit(cache=True, nogil=True)

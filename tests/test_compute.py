@@ -408,7 +408,8 @@ def test_sfpu_tile_loops_are_the_scalar_ops(kind, op):
     x, y = x[:TILE_ELEMENTS], y[:TILE_ELEMENTS]
     out, first = x.view(np.float32).copy(), y.view(np.float32).copy()
     results = np.zeros(TILE_ELEMENTS, np.float64)
-    fault = compute.sfpu(int(kind), int(op), out, first, first.copy(), np.float32(0.0), True, results)
+    fault = compute.sfpu(int(kind), int(op), out, first, first.copy(), np.float32(0.0), True, results,
+                         compute.kernel_addresses(None))
     assert fault == Fault.OK
     if kind == Op.SFPU_UNARY:
         expected = [numerics.sfpu_unary_bits(int(op), int(a)) for a in x]
