@@ -191,13 +191,14 @@ def sfpu(op, function, out, first, second, parameter, fp32_dest, results, addres
     return Fault.OK
 
 
-SFPU_ARGUMENTS = (types.int64, types.int64, *(types.Array(types.float32, 1, "C"),) * 3, types.float32, types.boolean,
-                  types.Array(types.float64, 1, "C"), types.Array(types.int64, 1, "C"))
+# The argument types of the functions called by address: a tile of float32 (Dst's),
+# float64 working space, an int64 vector (the address table, ...).
+_TILE, _WORK, _VECTOR = (types.Array(t, 1, "C") for t in (types.float32, types.float64, types.int64))
+SFPU_ARGUMENTS = (types.int64, types.int64, _TILE, _TILE, _TILE, types.float32, types.boolean, _WORK, _VECTOR)
 indirect.declare(sfpu, SFPU_ARGUMENTS)
-UNARY_VALUES_ARGUMENTS = (types.int64, types.Array(types.float32, 1, "C"), types.float32,
-                          types.Array(types.float64, 1, "C"))
+UNARY_VALUES_ARGUMENTS = (types.int64, _TILE, types.float32, _WORK)
 indirect.declare(sfpu_unary_values, UNARY_VALUES_ARGUMENTS)
-BINARY_VALUES_ARGUMENTS = (types.int64, *(types.Array(types.float32, 1, "C"),) * 2, types.Array(types.float64, 1, "C"))
+BINARY_VALUES_ARGUMENTS = (types.int64, _TILE, _TILE, _WORK)
 indirect.declare(sfpu_binary_values, BINARY_VALUES_ARGUMENTS)
 
 
@@ -399,12 +400,11 @@ def compute(op, a, b, cc, d, e, f, g, h, q, r, c, row, l1, cb_config, cb_pushed,
 def compute_arguments(fpu_model: int | None) -> tuple:
     """compute's argument types (in its parameters' order) for an FpuModel.jit_argument."""
     integer, flag = types.int64, types.boolean
-    vector, table = types.Array(types.int64, 1, "C"), types.Array(types.int64, 2, "C")
-    tile = types.Array(types.float32, 1, "C")
-    return ((integer,) * 10 + (vector, integer, integer, types.Array(types.uint8, 2, "C"), table, table, table, vector,
-            types.Array(types.float32, 3, "C"), flag, integer, flag, integer,
-            types.none if fpu_model is None else integer, vector, tile, tile, tile, types.Array(types.float64, 1, "C"),
-            types.Array(types.uint32, 2, "C"), vector))
+    table = types.Array(types.int64, 2, "C")
+    return ((integer,) * 10 + (_VECTOR, integer, integer, types.Array(types.uint8, 2, "C"), table, table, table,
+            _VECTOR, types.Array(types.float32, 3, "C"), flag, integer, flag, integer,
+            types.none if fpu_model is None else integer, _VECTOR, _TILE, _TILE, _TILE, _WORK,
+            types.Array(types.uint32, 2, "C"), _VECTOR))
 
 
 # The interpreter calls compute through its address (sim/indirect.py), so that it compiles
