@@ -470,6 +470,11 @@ def matmul_tile_fast(in0, in1, transpose, out, fidelity, fp32_dest, operands):
             out[at] = dst_store(out[at] + total, fp32_dest)
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _fold(total, value, is_max):
+    return max(total, value) if is_max else total + value
+
+
 @numba.njit(cache=True, nogil=True)
 def reduce_tile_fast(src, scaler, out, scratch, is_max, dim, fidelity, fp32_dest):
     """reduce_tile of `src` into Dst tile `out` in the fast model (fpu_reduce_tile's
@@ -478,36 +483,42 @@ def reduce_tile_fast(src, scaler, out, scratch, is_max, dim, fidelity, fp32_dest
     phases), summed in float32 or maxed in order (a row's columns left to right, a
     column's rows top to bottom, the whole tile row by row), then combined with Dst and
     stored once; the rest of the tile becomes 0. The products are one loop over the
-    tile, and rows (columns) accumulate side by side, each in its order: loops that
-    vectorize or pipeline, where one element at a time waited for the last sum."""
+    tile; rows (columns) accumulate side by side in src[:32], each in its order, a face
+    row (column) of 16 at a time at positions computed from the face layout, not read
+    from FACE_INDEX; Dst is zeroed in one loop and its 32 results written after."""
     phases = MathFidelity.HiFi4 if is_max else fidelity
     factor = scaler[0]
     for k in range(TILE_ELEMENTS):
         scratch[k] = fidelity_product(src[k], factor, phases)
-    start = np.float32(-math.inf) if is_max else np.float32(0.0)
+    face_row = 2 * FACE * FACE  # elements of a row of faces (faces 0, 1 or 2, 3)
     if dim == ReduceKind.SUM_ROW or dim == ReduceKind.SUM_COL:
-        for n in range(TILE):  # src[n]: row n's (column n's) result
-            src[n] = start
-        for m in range(TILE):
-            for n in range(TILE):
-                value = scratch[FACE_INDEX[n, m]] if dim == ReduceKind.SUM_ROW else scratch[FACE_INDEX[m, n]]
-                src[n] = max(src[n], value) if is_max else src[n] + value
+        for n in range(TILE):
+            src[n] = np.float32(-math.inf) if is_max else np.float32(0.0)
+        for m in range(TILE):  # column m of every row (ROW), row m of every column (COL)
+            if dim == ReduceKind.SUM_ROW:
+                at, step, other = (m // FACE) * FACE * FACE + m % FACE, FACE, face_row
+            else:
+                at, step, other = (m // FACE) * face_row + (m % FACE) * FACE, 1, FACE * FACE
+            for n in range(FACE):
+                src[n] = _fold(src[n], scratch[at + n * step], is_max)
+                src[FACE + n] = _fold(src[FACE + n], scratch[at + other + n * step], is_max)
     else:
-        total = start
+        total = np.float32(-math.inf) if is_max else np.float32(0.0)
         for k in range(TILE):
             for j in range(TILE):
-                value = scratch[FACE_INDEX[k, j]]
-                total = max(total, value) if is_max else total + value
+                total = _fold(total, scratch[FACE_INDEX[k, j]], is_max)
         src[0] = total
-    for i in range(TILE):
-        for j in range(TILE):
-            at = FACE_INDEX[i, j]
-            if (dim == ReduceKind.SUM_ROW and j == 0) or (dim == ReduceKind.SUM_COL and i == 0) or (i == 0 and j == 0):
-                result = src[i] if dim == ReduceKind.SUM_ROW else (src[j] if dim == ReduceKind.SUM_COL else src[0])
-                combined = max(out[at], result) if is_max else out[at] + result
-                out[at] = dst_store(combined, fp32_dest)
-            else:
-                out[at] = 0.0
+    results = 1 if dim == ReduceKind.SUM_SCALAR else TILE
+    for n in range(results):  # Dst's column 0 (ROW), row 0 (COL) or (0, 0), combined, into src[TILE:]
+        at = (n // FACE) * face_row + (n % FACE) * FACE if dim == ReduceKind.SUM_ROW else \
+            (n // FACE) * FACE * FACE + n % FACE
+        src[TILE + n] = dst_store(_fold(out[at], src[n], is_max), fp32_dest)
+    for k in range(TILE_ELEMENTS):
+        out[k] = 0.0
+    for n in range(results):
+        at = (n // FACE) * face_row + (n % FACE) * FACE if dim == ReduceKind.SUM_ROW else \
+            (n // FACE) * FACE * FACE + n % FACE
+        out[at] = src[TILE + n]
 
 
 # ---- The FPU datapath bit for bit (the `exact` numerics) ----
