@@ -472,7 +472,17 @@ def matmul_tile_fast(in0, in1, transpose, out, fidelity, fp32_dest, operands):
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _fold(total, value, is_max):
+    """A reduction's step: the max (Python's: the first unless the second is larger) or the sum."""
     return max(total, value) if is_max else total + value
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _reduced_at(n, dim):
+    """Where result n of a tile reduction goes in Dst (face order): row n of column 0
+    (ROW), column n of row 0 (COL; SCALAR's one result is n = 0)."""
+    if dim == ReduceKind.SUM_ROW:
+        return (n // FACE) * 2 * FACE * FACE + (n % FACE) * FACE
+    return (n // FACE) * FACE * FACE + n % FACE
 
 
 @numba.njit(cache=True, nogil=True)
@@ -509,16 +519,12 @@ def reduce_tile_fast(src, scaler, out, scratch, is_max, dim, fidelity, fp32_dest
                 total = _fold(total, scratch[FACE_INDEX[k, j]], is_max)
         src[0] = total
     results = 1 if dim == ReduceKind.SUM_SCALAR else TILE
-    for n in range(results):  # Dst's column 0 (ROW), row 0 (COL) or (0, 0), combined, into src[TILE:]
-        at = (n // FACE) * face_row + (n % FACE) * FACE if dim == ReduceKind.SUM_ROW else \
-            (n // FACE) * FACE * FACE + n % FACE
-        src[TILE + n] = dst_store(_fold(out[at], src[n], is_max), fp32_dest)
+    for n in range(results):  # combined with Dst, kept in src[TILE:] while Dst is zeroed
+        src[TILE + n] = dst_store(_fold(out[_reduced_at(n, dim)], src[n], is_max), fp32_dest)
     for k in range(TILE_ELEMENTS):
         out[k] = 0.0
     for n in range(results):
-        at = (n // FACE) * face_row + (n % FACE) * FACE if dim == ReduceKind.SUM_ROW else \
-            (n // FACE) * FACE * FACE + n % FACE
-        out[at] = src[TILE + n]
+        out[_reduced_at(n, dim)] = src[TILE + n]
 
 
 # ---- The FPU datapath bit for bit (the `exact` numerics) ----
