@@ -80,12 +80,15 @@ def child(root: Path, models: list[str], calls: int, outputs: str | None) -> Non
     print(json.dumps(medians))
 
 
-def differing(base: str, this: str) -> list[str]:
-    """The outputs of the two npz files that differ in name, dtype, shape or bytes."""
-    a, b = np.load(base), np.load(this)
-    names = sorted(set(a.files) | set(b.files))
-    return [n for n in names if n not in a.files or n not in b.files or a[n].dtype != b[n].dtype
-            or a[n].shape != b[n].shape or a[n].tobytes() != b[n].tobytes()]
+def differing(base: str, this: str) -> tuple[int, list[str]]:
+    """(the outputs compared, those of the two npz files that differ in name, dtype,
+    shape or bytes), each array read once."""
+    with np.load(base) as a, np.load(this) as b:
+        arrays = [{name: file[name] for name in file.files} for file in (a, b)]
+    names = sorted(set(arrays[0]) | set(arrays[1]))
+    changed = [n for n in names if n not in arrays[0] or n not in arrays[1] or arrays[0][n].dtype != arrays[1][n].dtype
+               or arrays[0][n].shape != arrays[1][n].shape or arrays[0][n].tobytes() != arrays[1][n].tobytes()]
+    return len(names), changed
 
 
 def main() -> int:
@@ -137,8 +140,7 @@ def main() -> int:
             print(f"{model:24} {', '.join(f'{s * 1e3:.2f}' for s in a):>28} "
                   f"{', '.join(f'{s * 1e3:.2f}' for s in b):>28} {statistics.median(b) / statistics.median(a):>9.3f}")
         if options.outputs:
-            changed = differing(saved["base"], saved["this"])
-            count = len(np.load(saved["this"]).files)
+            count, changed = differing(saved["base"], saved["this"])
             print(f"outputs: {count} compared byte for byte, " +
                   (f"{len(changed)} differ: {', '.join(changed)}" if changed else "all identical"))
             return 1 if changed else 0

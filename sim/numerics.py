@@ -476,12 +476,15 @@ def _fold(total, value, is_max):
     return max(total, value) if is_max else total + value
 
 
+FACE_ROW = 2 * FACE * FACE  # elements of a row of faces (faces 0, 1 or 2, 3 of a tile)
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
 def _reduced_at(n, dim):
     """Where result n of a tile reduction goes in Dst (face order): row n of column 0
     (ROW), column n of row 0 (COL; SCALAR's one result is n = 0)."""
     if dim == ReduceKind.SUM_ROW:
-        return (n // FACE) * 2 * FACE * FACE + (n % FACE) * FACE
+        return (n // FACE) * FACE_ROW + (n % FACE) * FACE
     return (n // FACE) * FACE * FACE + n % FACE
 
 
@@ -500,15 +503,14 @@ def reduce_tile_fast(src, scaler, out, scratch, is_max, dim, fidelity, fp32_dest
     factor = scaler[0]
     for k in range(TILE_ELEMENTS):
         scratch[k] = fidelity_product(src[k], factor, phases)
-    face_row = 2 * FACE * FACE  # elements of a row of faces (faces 0, 1 or 2, 3)
     if dim == ReduceKind.SUM_ROW or dim == ReduceKind.SUM_COL:
         for n in range(TILE):
             src[n] = np.float32(-math.inf) if is_max else np.float32(0.0)
         for m in range(TILE):  # column m of every row (ROW), row m of every column (COL)
             if dim == ReduceKind.SUM_ROW:
-                at, step, other = (m // FACE) * FACE * FACE + m % FACE, FACE, face_row
+                at, step, other = (m // FACE) * FACE * FACE + m % FACE, FACE, FACE_ROW
             else:
-                at, step, other = (m // FACE) * face_row + (m % FACE) * FACE, 1, FACE * FACE
+                at, step, other = (m // FACE) * FACE_ROW + (m % FACE) * FACE, 1, FACE * FACE
             for n in range(FACE):
                 src[n] = _fold(src[n], scratch[at + n * step], is_max)
                 src[FACE + n] = _fold(src[FACE + n], scratch[at + other + n * step], is_max)

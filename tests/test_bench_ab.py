@@ -35,8 +35,8 @@ def test_outputs_that_differ_in_bytes_dtype_or_presence_are_named(tmp_path):
     np.savez(a, same=same, value=np.float32([1.0, 2.0]), kind=np.int32([1]), gone=same)
     np.savez(b, same=same, value=np.float32([1.0, np.nextafter(np.float32(2.0), np.float32(3.0))]),
              kind=np.int64([1]))
-    assert ab.differing(str(a), str(b)) == ["gone", "kind", "value"]
-    assert ab.differing(str(a), str(a)) == []
+    assert ab.differing(str(a), str(b)) == (4, ["gone", "kind", "value"])
+    assert ab.differing(str(a), str(a)) == (4, [])
 
 
 def test_a_folder_that_is_no_checkout_and_an_unknown_model_are_usage_errors(tmp_path):
