@@ -525,7 +525,7 @@ def run_programs(runs: list[tuple], memory: ChipMemory, binding_tables: BindingT
                 log.debug("%s: %d workgroups on %d cores in %d rounds, %.3f ms", launch.name, total,
                           min(total, cores), ceil_div(total, cores), seconds * 1e3)
     finally:
-        if watched:
+        if stop is not NEVER_STOP:  # a deadline was armed (a launch may fault before its own is)
             watchdog.unwatch()
         for state in states.values():
             PreparedProgram.return_state(state)

@@ -1960,3 +1960,18 @@ def test_an_executables_tensors_are_its_own(device):
         assert "the tensors of <HalExecutable" in info.value.message and "another device" in info.value.message
     finally:
         other.close()
+
+
+def test_a_fault_before_the_first_launch_starts_is_reported_as_itself():
+    """A launch that faults before its deadline is armed (an L1 overflow, checked first),
+    as the first dispatch of a device: its own error, not one of the watchdog ending a
+    deadline that never started."""
+    dev = hal.create_device("tenstorrent")  # a new watchdog: no thread has a deadline slot yet
+    try:
+        l1 = dev.to_device(np.ones((64, 64), np.float32), "bfloat16", "tile", hal.L1_MEMORY_CONFIG)
+        size = l1.get_buffer().allocation.backend_buffer.address - dev.arch.l1_unreserved_base
+        writer = kernel("w", Processor.RISCV_0, lambda k: (k.cb_reserve_back(0, 1), k.cb_push_back(0, 1)))
+        export = make_export((writer, ()), cbs=(CircularBufferConfig(0, DF.uint8, size + 16, 1),), name="big")
+        expect_fault(dev, prepare(dev, export), SC.RESOURCE_EXHAUSTED, ["L1 overflow"])
+    finally:
+        dev.close()
