@@ -165,3 +165,14 @@ def test_numba_caches_go_when_any_simulator_source_changes(tmp_path):
     (first / "code.py").write_text("X = 2\n")  # another file than the cached function's
     drop_stale_numba_caches([first, second], stamp)
     assert not cache.exists()
+
+
+def test_the_simulator_refuses_a_name_other_than_tt_hal_sim():
+    """Imported as a top-level `sim` (from the repository's root), its numba caches would
+    name a module other processes cannot import: the import fails and says how to import
+    it, before any cache is written."""
+    result = subprocess.run([sys.executable, "-c", "from sim import numerics"], capture_output=True, text=True,
+                            cwd=ROOT, timeout=120)
+    assert result.returncode != 0 and "ImportError" in result.stderr
+    assert "import it as tt_hal.sim" in result.stderr
+    assert "tt_hal.sim" in loaded_by("import tt_hal.sim")
